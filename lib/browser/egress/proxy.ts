@@ -1,0 +1,163 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import type { EgressPolicy } from './policy.ts';
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
+  'te', 'trailer', 'transfer-encoding', 'upgrade',
+]);
+
+export class EgressDenied extends Error {}
+
+/**
+ * The forward proxy every remote browser is started behind. It resolves each destination itself
+ * and connects to the exact address it checked, so a DNS name that points at a private address is
+ * refused and a rebinding answer cannot slip past between the check and the connection.
+ */
+export class EgressProxy {
+  readonly #policy: EgressPolicy;
+  readonly #resolve: Resolver;
+  readonly #log: Logger;
+  readonly #server: Server;
+  readonly #sockets = new Set<Duplex>();
+  #port = 0;
+
+  constructor(policy: EgressPolicy, log: Logger, resolve: Resolver = systemResolver) {
+    this.#policy = policy;
+    this.#resolve = resolve;
+    this.#log = log;
+    this.#server = createServer((req, res) => void this.#forward(req, res));
+    this.#server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#tunnel(req, socket, head));
+    this.#server.on('connection', (socket: Socket) => this.#track(socket));
+  }
+
+  /** `http://127.0.0.1:PORT`, for Chromium's --proxy-server. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Resolve `host` and return the first address the policy allows, or throw EgressDenied. */
+  async pick(host: string): Promise<string> {
+    const bare = host.replace(/^\[|\]$/g, '');
+    const addresses = isIP(bare) ? [bare] : await this.#resolve(bare);
+    if (addresses.length === 0) throw new EgressDenied(`${host} did not resolve`);
+    let reason = '';
+    for (const address of addresses) {
+      const verdict = this.#policy.check(address);
+      if (verdict.allowed) return address;
+      reason = verdict.reason;
+    }
+    throw new EgressDenied(`${host}: ${reason}`);
+  }
+
+  #track(socket: Duplex): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+  }
+
+  async #tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    client.on('error', () => client.destroy());
+    const target = parseAuthority(req.url ?? '');
+    if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    let address: string;
+    try {
+      address = await this.pick(target.host);
+    } catch (err) {
+      this.#log.info({ host: target.host, reason: (err as Error).message }, 'egress refused');
+      return void client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    }
+    const upstream = connect({ host: address, port: target.port });
+    this.#track(upstream);
+    let connected = false;
+    upstream.once('connect', () => {
+      connected = true;
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => {
+      if (!connected) client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      else client.destroy();
+    });
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  }
+
+  async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+      if (url.protocol !== 'http:') throw new Error('only http:// is forwarded; https goes through CONNECT');
+    } catch (err) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end(`bad proxy request: ${(err as Error).message}\n`);
+      return;
+    }
+    let address: string;
+    try {
+      address = await this.pick(url.hostname);
+    } catch (err) {
+      this.#log.info({ host: url.hostname, reason: (err as Error).message }, 'egress refused');
+      res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Blocked</title><h1>Blocked by the egress policy</h1><p>${escapeHtml((err as Error).message)}</p>`);
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    }
+    const upstream = httpRequest({
+      host: address,
+      port: url.port || 80,
+      method: req.method,
+      path: url.pathname + url.search,
+      headers,
+      setHost: false,
+    });
+    upstream.on('response', (up) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(up.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      }
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+      up.pipe(res);
+    });
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream unreachable\n');
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  }
+}
+
+function parseAuthority(authority: string): { host: string; port: number } | null {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):(\d{1,5})$/.exec(authority);
+  if (!m?.[1] || !m[2]) return null;
+  const port = Number(m[2]);
+  return port > 0 && port < 65536 ? { host: m[1], port } : null;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { Chromium } from './chromium.ts';
+
+export type Launcher = () => Promise<Chromium>;
+
+/**
+ * Started browsers waiting to be handed out, so that /start answers without a cold start.
+ * The pool refills itself in the background, one launch at a time, backing off after failures.
+ */
+export class BrowserPool {
+  readonly #launch: Launcher;
+  readonly #size: number;
+  readonly #log: Logger;
+  readonly #onChange: (idle: number) => void;
+  readonly #idle: Chromium[] = [];
+  #filling = false;
+  #closed = false;
+  #failures = 0;
+  #retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(launch: Launcher, size: number, log: Logger, onChange: (idle: number) => void = () => {}) {
+    this.#launch = launch;
+    this.#size = size;
+    this.#log = log;
+    this.#onChange = onChange;
+  }
+
+  get idle(): number {
+    return this.#idle.length;
+  }
+
+  /** Begin filling; resolves once the pool is full the first time (or the first launch failed). */
+  async start(): Promise<void> {
+    await this.#fill();
+  }
+
+  /** A warm browser if one waits, else a fresh one. `warm` says which. */
+  async take(): Promise<{ browser: Chromium; warm: boolean }> {
+    if (this.#closed) throw new Error('the browser pool is closed');
+    const browser = this.#idle.shift();
+    this.#onChange(this.#idle.length);
+    void this.#fill();
+    if (browser) return { browser, warm: true };
+    return { browser: await this.#launch(), warm: false };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    const idle = this.#idle.splice(0);
+    this.#onChange(0);
+    await Promise.all(idle.map((b) => b.close()));
+  }
+
+  async #fill(): Promise<void> {
+    if (this.#filling) return;
+    this.#filling = true;
+    try {
+      while (!this.#closed && this.#idle.length < this.#size) {
+        let browser: Chromium;
+        try {
+          browser = await this.#launch();
+          this.#failures = 0;
+        } catch (err) {
+          this.#failures++;
+          const delay = Math.min(30_000, 500 * 2 ** Math.min(this.#failures, 6));
+          this.#log.error({ err, retryInMs: delay }, 'warm pool launch failed');
+          this.#retryTimer = setTimeout(() => void this.#fill(), delay);
+          this.#retryTimer.unref();
+          return;
+        }
+        if (this.#closed) {
+          await browser.close();
+          return;
+        }
+        browser.once('exit', () => this.#evict(browser));
+        this.#idle.push(browser);
+        this.#onChange(this.#idle.length);
+      }
+    } finally {
+      this.#filling = false;
+    }
+  }
+
+  #evict(browser: Chromium): void {
+    const i = this.#idle.indexOf(browser);
+    if (i < 0) return;
+    this.#log.warn({ pid: browser.pid }, 'an idle pooled browser exited; replacing it');
+    this.#idle.splice(i, 1);
+    this.#onChange(this.#idle.length);
+    void browser.close();
+    void this.#fill();
+  }
+}

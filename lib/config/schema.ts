@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not describe a runnable configuration. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** An integer environment variable with a default and bounds. */
+export const intVar = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? fallback);
+
+export const portVar = (fallback: number) => intVar(fallback, 0, 65535);
+
+/** An absolute http(s) or ws(s) base address, normalised without a trailing slash. */
+export const baseUrlVar = (schemes: readonly string[]) =>
+  z
+    .string()
+    .trim()
+    .url('must be an absolute URL')
+    .refine((v) => schemes.includes(new URL(v).protocol), `scheme must be one of ${schemes.join(', ')}`)
+    .refine((v) => {
+      const u = new URL(v);
+      return !u.search && !u.hash && !u.username && !u.password;
+    }, 'must not carry a query, fragment or credentials')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional();
+
+export const listVar = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+/** Parse `env` with `schema`, or throw a ConfigError naming every offending variable. */
+export function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.output<T> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+  );
+}

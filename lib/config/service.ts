@@ -1,0 +1,85 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseCidrList, type CidrBlock } from '../net/cidr.ts';
+import { baseUrlVar, intVar, listVar, parseEnv, portVar, type Env } from './schema.ts';
+
+const schema = z.object({
+  HOST: z.string().trim().min(1).optional().transform((v) => v ?? '127.0.0.1'),
+  SERVICE_PORT: portVar(3100),
+  DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
+  PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
+  PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
+  CHROME_PATH: z.string().trim().min(1).optional(),
+  BROWSER_POOL_SIZE: intVar(2, 0, 64),
+  BROWSER_CAPACITY: intVar(10, 1, 1000),
+  BROWSER_MAX_INSTANCES_PER_KEY: intVar(5, 1, 1000),
+  BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
+  BROWSER_LAUNCH_TIMEOUT_SECONDS: intVar(30, 1, 300),
+  BROWSER_EGRESS_ALLOW: listVar,
+  START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
+  SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
+  SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
+});
+
+export type ServiceConfig = {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** http(s) and ws(s) base addresses advertised to clients, no trailing slash; when unset, the listening address. */
+  publicUrl: string | undefined;
+  publicWsUrl: string | undefined;
+  logLevel: string;
+  chromePath: string | undefined;
+  browser: {
+    poolSize: number;
+    capacity: number;
+    maxInstancesPerKey: number;
+    maxLifetimeMs: number;
+    launchTimeoutMs: number;
+    egressAllow: CidrBlock[];
+    pingIntervalMs: number;
+  };
+  search: {
+    defaultRatePerMinute: number;
+    maxBodyBytes: number;
+  };
+};
+
+/** The addresses to advertise: the configured ones, else those of the socket the service listens on. */
+export function advertisedUrls(config: ServiceConfig, listening: { address: string; port: number }): { http: string; ws: string } {
+  const wildcard = listening.address === '0.0.0.0' || listening.address === '::';
+  const host = wildcard ? '127.0.0.1' : listening.address.includes(':') ? `[${listening.address}]` : listening.address;
+  const http = config.publicUrl ?? `http://${host}:${listening.port}`;
+  return { http, ws: config.publicWsUrl ?? http.replace(/^http/, 'ws') };
+}
+
+/** Parse the service's environment once, at start-up. Throws ConfigError with every problem. */
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  const v = parseEnv(schema, env);
+  const egressAllow = parseCidrList(v.BROWSER_EGRESS_ALLOW, 'BROWSER_EGRESS_ALLOW');
+  const publicUrl = v.PUBLIC_BROWSER_URL ?? v.PUBLIC_BROWSER_WS_URL?.replace(/^ws/, 'http');
+  const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
+  return {
+    host: v.HOST,
+    port: v.SERVICE_PORT,
+    dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
+    publicUrl,
+    publicWsUrl,
+    logLevel: v.LOG_LEVEL,
+    chromePath: v.CHROME_PATH,
+    browser: {
+      poolSize: v.BROWSER_POOL_SIZE,
+      capacity: v.BROWSER_CAPACITY,
+      maxInstancesPerKey: v.BROWSER_MAX_INSTANCES_PER_KEY,
+      maxLifetimeMs: v.BROWSER_MAX_LIFETIME_SECONDS * 1000,
+      launchTimeoutMs: v.BROWSER_LAUNCH_TIMEOUT_SECONDS * 1000,
+      egressAllow,
+      pingIntervalMs: v.START_PING_INTERVAL_MS,
+    },
+    search: {
+      defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,
+      maxBodyBytes: v.SEARCH_MAX_BODY_BYTES,
+    },
+  };
+}

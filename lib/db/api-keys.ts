@@ -1,0 +1,68 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+export type ApiKeyRow = {
+  id: string;
+  name: string;
+  secretHash: Buffer;
+  ratePerMinute: number;
+  maxInstances: number;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+};
+
+type RawRow = {
+  id: string; name: string; secret_hash: Uint8Array; rate_per_minute: number; max_instances: number;
+  created_at: number; last_used_at: number | null; revoked_at: number | null;
+};
+
+const fromRaw = (r: RawRow): ApiKeyRow => ({
+  id: r.id,
+  name: r.name,
+  secretHash: Buffer.from(r.secret_hash),
+  ratePerMinute: r.rate_per_minute,
+  maxInstances: r.max_instances,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+/** Every SQL statement about API keys. */
+export class ApiKeysTable {
+  readonly #insert: StatementSync;
+  readonly #byId: StatementSync;
+  readonly #all: StatementSync;
+  readonly #revoke: StatementSync;
+  readonly #touch: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#insert = db.prepare(`INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, created_at)
+      VALUES (?, ?, ?, ?, ?, ?)`);
+    this.#byId = db.prepare('SELECT * FROM api_keys WHERE id = ?');
+    this.#all = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
+    this.#revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.#touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+  }
+
+  insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): void {
+    this.#insert.run(row.id, row.name, row.secretHash, row.ratePerMinute, row.maxInstances, row.createdAt);
+  }
+
+  get(id: string): ApiKeyRow | undefined {
+    const raw = this.#byId.get(id) as RawRow | undefined;
+    return raw && fromRaw(raw);
+  }
+
+  list(): ApiKeyRow[] {
+    return (this.#all.all() as RawRow[]).map(fromRaw);
+  }
+
+  /** True when the key existed and was live. */
+  revoke(id: string, at: number): boolean {
+    return Number(this.#revoke.run(at, id).changes) > 0;
+  }
+
+  touch(id: string, at: number): void {
+    this.#touch.run(at, id);
+  }
+}

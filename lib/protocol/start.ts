@@ -1,0 +1,29 @@
+/**
+ * The /start socket's protocol. The service sends exactly one text message, the browser id, and
+ * later closes the socket with a code from this table when the instance ends for a reason other
+ * than the client closing it. Messages from the client are read and ignored.
+ * Documented for users in docs/api.md.
+ */
+export const BROWSER_ID_PREFIX = 'br_';
+/** `br_` and 32 base64url characters: 192 random bits. */
+export const BROWSER_ID_RE = /^br_[A-Za-z0-9_-]{32}$/;
+
+/** Largest client message accepted (and ignored) before the socket is closed with 1009. */
+export const START_MAX_CLIENT_MESSAGE_BYTES = 64 * 1024;
+
+export const START_CLOSE = {
+  /** The service is shutting down; every instance is ended. */
+  shutdown: { code: 1001, reason: 'service shutting down' },
+  /** Something in the service failed while holding the instance. */
+  internal: { code: 1011, reason: 'internal error' },
+  /** The API key was revoked while the instance was live. */
+  keyRevoked: { code: 4401, reason: 'API key revoked' },
+  /** The instance reached the operator's lifetime limit (BROWSER_MAX_LIFETIME_SECONDS). */
+  lifetime: { code: 4408, reason: 'instance lifetime limit reached' },
+  /** Chromium exited or crashed on its own. */
+  crashed: { code: 4500, reason: 'browser process exited' },
+} as const;
+
+export type EndReason = keyof typeof START_CLOSE | 'client-closed' | 'client-unresponsive';
+
+export const isBrowserId = (text: string): boolean => BROWSER_ID_RE.test(text);

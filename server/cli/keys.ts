@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../../lib/config/schema.ts';
+import { loadServiceConfig } from '../../lib/config/service.ts';
+import { KeyStore } from '../../lib/keys/store.ts';
+import { openServiceDatabase } from '../service/app.ts';
+
+const USAGE = `usage:
+  npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N]
+  npm run keys -- list
+  npm run keys -- revoke ID`;
+
+function fail(message: string): never {
+  console.error(`keys: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function wholeNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1_000_000) fail(`${flag} takes a whole number from 1 to 1000000`);
+  return Number(text);
+}
+
+function main(argv: string[]): void {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, 'rate-per-minute': { type: 'string' }, 'max-instances': { type: 'string' }, help: { type: 'boolean' } },
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadServiceConfig();
+  const db = openServiceDatabase(config.dataDir);
+  const keys = new KeyStore(db, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+  try {
+    switch (command) {
+      case 'create': {
+        if (rest.length) fail(`unexpected argument ${rest[0]}`);
+        if (!values.name?.trim()) fail('create needs --name NAME');
+        const limits = {
+          ratePerMinute: wholeNumber(values['rate-per-minute'], '--rate-per-minute'),
+          maxInstances: wholeNumber(values['max-instances'], '--max-instances'),
+        };
+        const { key, token } = keys.create(values.name, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)));
+        console.log(`created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers`);
+        console.log('the key is shown this once; store it now:');
+        console.log(token);
+        return;
+      }
+      case 'list': {
+        const all = keys.list();
+        if (!all.length) return void console.log('no keys yet; create one with: npm run keys -- create --name NAME');
+        console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
+        for (const k of all) {
+          console.log([k.id, k.name, k.ratePerMinute, k.maxInstances, k.createdAt.toISOString(), k.lastUsedAt?.toISOString() ?? '-', k.revokedAt ? 'revoked' : 'live'].join('\t'));
+        }
+        return;
+      }
+      case 'revoke': {
+        const [id, ...extra] = rest;
+        if (!id || extra.length) fail('revoke takes exactly one key id');
+        if (!keys.get(id)) fail(`no key with id ${id}`);
+        console.log(keys.revoke(id) ? `revoked ${id}` : `${id} was already revoked`);
+        return;
+      }
+      default:
+        fail(`unknown command ${command}`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+try {
+  main(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof RangeError) {
+    console.error(`keys: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}

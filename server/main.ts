@@ -1,0 +1,52 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm start`: the service and the portal as two processes of one command (ADR 0003). Each
+ * keeps its own event loop, so rendering a page never delays a CDP message. A signal reaches
+ * both; if either dies, the other is stopped and the command fails.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dev = process.env.NODE_ENV === 'development';
+
+if (!dev && !existsSync(join(root, '.next', 'BUILD_ID'))) {
+  console.log('periscope: building the portal once (next build)...');
+  const built = spawnSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
+
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+function run(name: string, script: string): void {
+  const child = spawn(process.execPath, [join(root, script)], { cwd: root, stdio: 'inherit', env: process.env });
+  children.set(name, child);
+  child.once('exit', (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      console.error(`periscope: the ${name} exited (code ${code}, signal ${signal}); stopping`);
+      stop('SIGTERM', 1);
+    } else if (children.size === 0) {
+      process.exit(process.exitCode ?? 0);
+    }
+  });
+}
+
+function stop(signal: NodeJS.Signals, exitCode = 0): void {
+  if (stopping) return;
+  stopping = true;
+  process.exitCode = exitCode;
+  if (children.size === 0) process.exit(exitCode);
+  for (const child of children.values()) child.kill(signal);
+  setTimeout(() => {
+    for (const child of children.values()) child.kill('SIGKILL');
+    process.exit(exitCode || 1);
+  }, 10_000).unref();
+}
+
+process.once('SIGTERM', () => stop('SIGTERM'));
+process.once('SIGINT', () => stop('SIGINT'));
+run('service', 'server/service/main.ts');
+run('portal', 'server/portal/main.ts');

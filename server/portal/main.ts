@@ -1,0 +1,46 @@
+import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import nextModule from 'next';
+import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
+import { ConfigError } from '../../lib/config/schema.ts';
+import { loadPortalConfig } from '../../lib/config/portal.ts';
+import { createLogger } from '../../lib/observability/log.ts';
+import { routeUpgrade } from './upgrade.ts';
+
+// At run time the CommonJS module itself is the factory; its typings only describe `.default`.
+const next = nextModule as unknown as (options: NextServerOptions) => NextServer;
+
+/** The portal: Next.js on a custom Node server that also owns the portal's WebSockets. */
+async function main(): Promise<void> {
+  const config = loadPortalConfig();
+  const log = createLogger('portal', config.logLevel);
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  // Only valid after prepare(); a custom server must route upgrades itself (see GUIDE and ADR 0003).
+  const nextUpgrade = app.getUpgradeHandler();
+
+  const server = createServer((req, res) => void handle(req, res));
+  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  log.info({ url: `http://${config.host}:${config.port}`, serviceUrl: config.serviceUrl }, 'portal listening');
+
+  const stop = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    server.close();
+    server.closeAllConnections();
+    void app.close().finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});

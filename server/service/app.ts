@@ -1,0 +1,117 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { Chromium } from '../../lib/browser/chromium.ts';
+import { EgressPolicy } from '../../lib/browser/egress/policy.ts';
+import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
+import { resolveChromium } from '../../lib/browser/executable.ts';
+import { BrowserFleet } from '../../lib/browser/fleet.ts';
+import { BrowserPool } from '../../lib/browser/pool.ts';
+import { advertisedUrls, type ServiceConfig } from '../../lib/config/service.ts';
+import { openDatabase } from '../../lib/db/sqlite.ts';
+import { serviceMigrations } from '../../lib/db/service-migrations.ts';
+import { NotFound } from '../../lib/errors.ts';
+import { KeyStore } from '../../lib/keys/store.ts';
+import { createLogger } from '../../lib/observability/log.ts';
+import { ServiceMetrics } from '../../lib/observability/metrics.ts';
+import type { ServiceContext } from './context.ts';
+import { rejectUpgrade } from '../http/respond.ts';
+import { Router } from '../http/router.ts';
+import { healthz, metrics } from './routes/health.ts';
+import { jsonVersion } from './routes/json-version.ts';
+import { DevtoolsSockets } from './sockets/devtools.ts';
+import { StartSockets } from './sockets/start.ts';
+
+export type RunningService = {
+  ctx: ServiceContext;
+  server: Server;
+  /** The address it listens on, e.g. http://127.0.0.1:3100. */
+  url: string;
+  close(): Promise<void>;
+};
+
+export function openServiceDatabase(dataDir: string): DatabaseSync {
+  return openDatabase(join(dataDir, 'service.db'), serviceMigrations);
+}
+
+/** Wire the service together and start listening. */
+export async function startService(config: ServiceConfig): Promise<RunningService> {
+  const log = createLogger('service', config.logLevel);
+  const metricsRegistry = new ServiceMetrics();
+  const db = openServiceDatabase(config.dataDir);
+  const keys = new KeyStore(db, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+
+  const executable = await resolveChromium(config.chromePath);
+  log.info({ chromium: executable }, 'using Chromium');
+  const egress = new EgressProxy(new EgressPolicy(config.browser.egressAllow), log.child({ part: 'egress' }));
+  await egress.listen();
+
+  const profilesDir = join(config.dataDir, 'profiles');
+  const launch = async () => {
+    const end = metricsRegistry.launchSeconds.startTimer();
+    const browser = await Chromium.launch({ executable: executable.path, profilesDir, proxyUrl: egress.url, timeoutMs: config.browser.launchTimeoutMs });
+    end();
+    return browser;
+  };
+  const pool = new BrowserPool(launch, config.browser.poolSize, log.child({ part: 'pool' }), (n) => metricsRegistry.poolSize.set(n));
+  const fleet = new BrowserFleet({
+    pool,
+    capacity: config.browser.capacity,
+    lifetimeMs: config.browser.maxLifetimeMs,
+    log: log.child({ part: 'fleet' }),
+    onProvisioned: (s, warm) => metricsRegistry.provisionSeconds.observe({ pool: warm ? 'warm' : 'cold' }, s),
+    onCountChange: (n) => metricsRegistry.instancesLive.set(n),
+  });
+  fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
+
+  const advertised = { http: '', ws: '' };
+  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet };
+  const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
+    .on('GET', '/healthz', healthz(ctx))
+    .on('GET', '/metrics', metrics(ctx))
+    .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx));
+  const starts = new StartSockets(ctx);
+  const devtools = new DevtoolsSockets(ctx);
+
+  const server = createServer((req, res) => void router.handle(req, res));
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/start') void starts.handleUpgrade(req, socket, head);
+    else if (url.pathname.startsWith('/devtools/')) devtools.handleUpgrade(req, socket, head, url);
+    else rejectUpgrade(socket, new NotFound(`no WebSocket endpoint at ${url.pathname}`));
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await pool.start();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  Object.assign(advertised, advertisedUrls(config, address));
+  log.info({ url, publicUrl: advertised.http, publicWsUrl: advertised.ws }, 'service listening');
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      log.info('shutting down');
+      server.close();
+      await fleet.shutdown();
+      await starts.drain(1000);
+      await pool.close();
+      await egress.close();
+      server.closeAllConnections();
+      db.close();
+      log.info('shut down');
+    })();
+    return closing;
+  };
+  return { ctx, server, url, close };
+}

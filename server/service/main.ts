@@ -1,0 +1,20 @@
+import { ConfigError } from '../../lib/config/schema.ts';
+import { loadServiceConfig } from '../../lib/config/service.ts';
+import { startService } from './app.ts';
+
+/** `npm run service`: the browser and search service alone. */
+try {
+  const service = await startService(loadServiceConfig());
+  const stop = (signal: string) => {
+    service.ctx.log.info({ signal }, 'signal received');
+    void service.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}

@@ -1,0 +1,73 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { findProcessesMentioning } from '../../lib/browser/reaper.ts';
+
+export type StartedBrowser = {
+  id: string;
+  socket: WebSocket;
+  headers: Record<string, string>;
+  /** Resolves with the close code and reason when the service closes /start. */
+  closed: Promise<{ code: number; reason: string }>;
+};
+
+/** Open /start the way any client does and read the browser id from the first message. */
+export function openStart(wsUrl: string, token: string): Promise<StartedBrowser> {
+  const socket = new WebSocket(`${wsUrl}/start`, { headers: { authorization: `Bearer ${token}` } });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  return new Promise((resolve, reject) => {
+    socket.once('message', (data, isBinary) => {
+      if (isBinary) return reject(new Error('the browser id came as a binary message'));
+      const id = data.toString();
+      resolve({ id, socket, closed, headers: { authorization: `Bearer ${token}`, 'x-browser-id': id } });
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => reject(Object.assign(new Error(`/start answered ${res.statusCode}: ${body}`), { status: res.statusCode, body, headers: res.headers })));
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** The refusal of a /start upgrade: status, headers and JSON body. */
+export async function refusedStart(wsUrl: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }> {
+  const socket = new WebSocket(`${wsUrl}/start`, { headers });
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => reject(new Error('the upgrade was accepted')));
+    socket.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) as Record<string, unknown>, headers: res.headers }));
+    });
+    socket.once('error', () => {});
+  });
+}
+
+export async function debuggerUrl(httpUrl: string, headers: Record<string, string>): Promise<string> {
+  const res = await fetch(`${httpUrl}/json/version`, { headers });
+  if (!res.ok) throw new Error(`/json/version answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+}
+
+/** Profiles the service holds under DATA_DIR (pool and live instances). */
+export function profileDirs(dataDir: string): string[] {
+  try {
+    return readdirSync(join(dataDir, 'profiles'));
+  } catch {
+    return [];
+  }
+}
+
+/** Chromium processes started for this DATA_DIR that are still running. */
+export const chromiumProcesses = (dataDir: string) => findProcessesMentioning(join(dataDir, 'profiles'));
+
+export async function eventually<T>(probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
