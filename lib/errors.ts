@@ -79,3 +79,9 @@ export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   return new ServiceError(500, 'internal error');
 }
+
+export class UpgradeRequired extends ServiceError {
+  constructor(message = 'this endpoint is a WebSocket; open it with an Upgrade: websocket handshake') {
+    super(426, message, { upgrade: 'websocket', connection: 'Upgrade' });
+  }
+}

@@ -39,6 +39,8 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
   #reserved = 0;
   readonly #reservedByKey = new Map<string, number>();
   #closing = false;
+  /** Provisions under way, which shutdown waits for so that no browser outlives the service. */
+  readonly #provisioning = new Set<Promise<unknown>>();
 
   constructor(opts: FleetOptions) {
     super();
@@ -49,15 +51,24 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     return this.#entries.size;
   }
 
+  /** Instances of a key that count against its limit: live ones and ones being provisioned, not ones ending. */
   countFor(keyId: string): number {
     let n = this.#reservedByKey.get(keyId) ?? 0;
-    for (const e of this.#entries.values()) if (e.instance.keyId === keyId) n++;
+    for (const e of this.#entries.values()) if (e.instance.keyId === keyId && !e.ending) n++;
     return n;
   }
 
-  async provision(key: ApiKey): Promise<Instance> {
+  /** A new instance for `key`, within the machine's capacity and the key's own limit. */
+  provision(key: ApiKey): Promise<Instance> {
+    const provisioning = this.#provision(key);
+    this.#provisioning.add(provisioning);
+    void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
+    return provisioning;
+  }
+
+  async #provision(key: ApiKey): Promise<Instance> {
     if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
-    if (this.#entries.size + this.#reserved >= this.#opts.capacity) {
+    if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
       throw new ServiceUnavailable(`the service is at capacity (${this.#opts.capacity} browsers); try again shortly`, 5);
     }
     if (this.countFor(key.id) >= key.maxInstances) {
@@ -124,7 +135,14 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
   /** End every instance and refuse new ones. */
   async shutdown(): Promise<void> {
     this.#closing = true;
+    await Promise.allSettled([...this.#provisioning]);
     await Promise.all([...this.#entries.keys()].map((id) => this.end(id, 'shutdown')));
+  }
+
+  #liveCount(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) if (!e.ending) n++;
+    return n;
   }
 
   #reserve(keyId: string, delta: number): void {

@@ -13,7 +13,7 @@ export class BrowserPool {
   readonly #log: Logger;
   readonly #onChange: (idle: number) => void;
   readonly #idle: Chromium[] = [];
-  #filling = false;
+  #filling: Promise<void> | null = null;
   #closed = false;
   #failures = 0;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -44,41 +44,44 @@ export class BrowserPool {
     return { browser: await this.#launch(), warm: false };
   }
 
+  /** Stop refilling, wait for a launch under way, and close every idle browser. */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    await this.#filling;
     const idle = this.#idle.splice(0);
     this.#onChange(0);
     await Promise.all(idle.map((b) => b.close()));
   }
 
-  async #fill(): Promise<void> {
-    if (this.#filling) return;
-    this.#filling = true;
-    try {
-      while (!this.#closed && this.#idle.length < this.#size) {
-        let browser: Chromium;
-        try {
-          browser = await this.#launch();
-          this.#failures = 0;
-        } catch (err) {
-          this.#failures++;
-          const delay = Math.min(30_000, 500 * 2 ** Math.min(this.#failures, 6));
-          this.#log.error({ err, retryInMs: delay }, 'warm pool launch failed');
-          this.#retryTimer = setTimeout(() => void this.#fill(), delay);
-          this.#retryTimer.unref();
-          return;
-        }
-        if (this.#closed) {
-          await browser.close();
-          return;
-        }
-        browser.once('exit', () => this.#evict(browser));
-        this.#idle.push(browser);
-        this.#onChange(this.#idle.length);
+  #fill(): Promise<void> {
+    this.#filling ??= this.#fillLoop().finally(() => {
+      this.#filling = null;
+    });
+    return this.#filling;
+  }
+
+  async #fillLoop(): Promise<void> {
+    while (!this.#closed && this.#idle.length < this.#size) {
+      let browser: Chromium;
+      try {
+        browser = await this.#launch();
+        this.#failures = 0;
+      } catch (err) {
+        this.#failures++;
+        const delay = Math.min(30_000, 500 * 2 ** Math.min(this.#failures, 6));
+        this.#log.error({ err, retryInMs: delay }, 'warm pool launch failed');
+        this.#retryTimer = setTimeout(() => void this.#fill(), delay);
+        this.#retryTimer.unref();
+        return;
       }
-    } finally {
-      this.#filling = false;
+      if (this.#closed) {
+        await browser.close();
+        return;
+      }
+      browser.once('exit', () => this.#evict(browser));
+      this.#idle.push(browser);
+      this.#onChange(this.#idle.length);
     }
   }
 

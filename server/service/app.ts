@@ -18,7 +18,7 @@ import { ServiceMetrics } from '../../lib/observability/metrics.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { Router } from '../http/router.ts';
-import { healthz, metrics } from './routes/health.ts';
+import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
 import { StartSockets } from './sockets/start.ts';
@@ -70,7 +70,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
-    .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx));
+    .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
+    .on('GET', '/start', upgradeRequired);
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 

@@ -45,6 +45,13 @@ export async function refusedStart(wsUrl: string, headers: Record<string, string
   });
 }
 
+/** Close /start as a client does and wait until the service has let go of the instance. */
+export async function closeStart(httpUrl: string, started: StartedBrowser): Promise<void> {
+  started.socket.close();
+  await started.closed;
+  await eventually(async () => (await fetch(`${httpUrl}/json/version`, { headers: started.headers })).status, (s) => s === 404);
+}
+
 export async function debuggerUrl(httpUrl: string, headers: Record<string, string>): Promise<string> {
   const res = await fetch(`${httpUrl}/json/version`, { headers });
   if (!res.ok) throw new Error(`/json/version answered ${res.status}: ${await res.text()}`);

@@ -1,3 +1,4 @@
+import { UpgradeRequired } from '../../../lib/errors.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
@@ -9,4 +10,9 @@ export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {
   const text = await ctx.metrics.registry.metrics();
   res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType });
   res.end(text);
+};
+
+/** A plain GET to a WebSocket endpoint. */
+export const upgradeRequired: Handler = () => {
+  throw new UpgradeRequired();
 };

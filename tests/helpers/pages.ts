@@ -1,0 +1,34 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const TEST_PAGE = `<!doctype html>
+<html><head><title>Periscope test page</title></head>
+<body>
+  <h1 id="heading">Hello from a local page</h1>
+  <button id="button" onclick="document.getElementById('heading').textContent = 'Clicked ' + (++window.clicks)">Click me</button>
+  <input id="field" aria-label="field">
+  <script>window.clicks = 0;</script>
+</body></html>`;
+
+/** A local HTTP server with the pages the browser tests visit. */
+export async function startPageServer(): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url === '/' || req.url?.startsWith('/?')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(TEST_PAGE);
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    server,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { chromiumProcesses, eventually, openStart, profileDirs } from '../helpers/browser.ts';
+import { RawCdp } from '../helpers/cdp.ts';
+import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+/** Pool size 0: every Chromium and profile under DATA_DIR belongs to a live instance. */
+const NO_POOL = { BROWSER_POOL_SIZE: '0' };
+
+const nothingLeft = async (service: ServiceProcess) => {
+  const left = await eventually(
+    async () => ({ processes: (await chromiumProcesses(service.dataDir)).length, profiles: profileDirs(service.dataDir).length }),
+    (v) => v.processes === 0 && v.profiles === 0,
+    2000,
+  );
+  assert.deepEqual(left, { processes: 0, profiles: 0 }, 'no Chromium process and no profile directory left within 2 s');
+};
+
+describe('instance lifecycle', () => {
+  let service: ServiceProcess;
+  let token: string;
+
+  before(async () => {
+    service = await startService({ ...NO_POOL, START_PING_INTERVAL_MS: '300' });
+    token = service.createKey({ name: 'lifecycle', maxInstances: 10 }).token;
+  });
+  after(() => service.stop());
+
+  it('ends the instance when /start closes: id refused, no process, no profile', async () => {
+    const started = await openStart(service.wsUrl, token);
+    assert.equal((await chromiumProcesses(service.dataDir)).length > 0, true);
+    assert.equal(profileDirs(service.dataDir).length, 1);
+    const url = ((await (await fetch(`${service.url}/json/version`, { headers: started.headers })).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+    const cdp = await RawCdp.connect(url, started.headers);
+    const cdpClosed = new Promise<void>((resolve) => cdp.socket.once('close', () => resolve()));
+
+    started.socket.close();
+    await started.closed;
+    await nothingLeft(service);
+    await cdpClosed;
+    const after = await fetch(`${service.url}/json/version`, { headers: started.headers });
+    assert.equal(after.status, 404);
+    assert.equal(typeof ((await after.json()) as { error: unknown }).error, 'string');
+  });
+
+  it('leaves nothing behind after 50 start/stop cycles', async () => {
+    for (let i = 0; i < 50; i++) {
+      const started = await openStart(service.wsUrl, token);
+      if (i % 2 === 0) started.socket.terminate();
+      else started.socket.close();
+      await started.closed;
+    }
+    await nothingLeft(service);
+    const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } };
+    assert.equal(health.browsers.live, 0);
+  });
+
+  it('closes /start with 4500 when Chromium is killed from outside', async () => {
+    const started = await openStart(service.wsUrl, token);
+    const pids = await chromiumProcesses(service.dataDir);
+    assert.ok(pids.length > 0);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    const closed = await started.closed;
+    assert.deepEqual(closed, { code: 4500, reason: 'browser process exited' });
+    await nothingLeft(service);
+    assert.equal((await fetch(`${service.url}/json/version`, { headers: started.headers })).status, 404);
+  });
+
+  it('ignores messages the client sends on /start, and closes with 1009 past 64 KiB', async () => {
+    const started = await openStart(service.wsUrl, token);
+    started.socket.send('hello');
+    started.socket.send(Buffer.from([0, 1, 2, 3]));
+    started.socket.send(JSON.stringify({ method: 'Browser.close' }));
+    await new Promise((r) => setTimeout(r, 700)); // two ping intervals: still answered
+    assert.equal((await fetch(`${service.url}/json/version`, { headers: started.headers })).status, 200);
+    started.socket.send('z'.repeat(64 * 1024 + 1));
+    const closed = await started.closed;
+    assert.equal(closed.code, 1009);
+    await nothingLeft(service);
+  });
+
+  it('ends the instance of a peer that stops answering pings', async () => {
+    // A raw TCP client that completes the handshake and then never reads a frame or answers a ping.
+    const { port } = new URL(service.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(['GET /start HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version: 13', `Authorization: Bearer ${token}`, '', ''].join('\r\n'));
+    const head = await new Promise<string>((resolve) => socket.once('data', (c: Buffer) => resolve(c.toString('latin1'))));
+    assert.match(head, /^HTTP\/1\.1 101 /);
+    socket.pause();
+    assert.equal(profileDirs(service.dataDir).length, 1);
+    const ended = await eventually(() => service.logs.some((l) => l.msg === 'instance ended' && l.reason === 'client-unresponsive'), Boolean, 5000);
+    assert.ok(ended, 'the service logged the unresponsive peer');
+    await nothingLeft(service);
+    socket.destroy();
+  });
+
+  it('closes /start with 4401 when the key is revoked while the instance is live', async () => {
+    const key = service.createKey({ name: 'to revoke' });
+    const started = await openStart(service.wsUrl, key.token);
+    const r = service.keysCli(['revoke', key.id]);
+    assert.equal(r.status, 0, r.stderr);
+    const closed = await started.closed;
+    assert.deepEqual(closed, { code: 4401, reason: 'API key revoked' });
+    await nothingLeft(service);
+  });
+});
+
+describe('lifetime limit', () => {
+  let service: ServiceProcess;
+  before(async () => {
+    service = await startService({ ...NO_POOL, BROWSER_MAX_LIFETIME_SECONDS: '1' });
+  });
+  after(() => service.stop());
+
+  it('closes /start with 4408 when the instance reaches its lifetime', async () => {
+    const started = await openStart(service.wsUrl, service.createKey().token);
+    const closed = await started.closed;
+    assert.deepEqual(closed, { code: 4408, reason: 'instance lifetime limit reached' });
+    await nothingLeft(service);
+  });
+});
+
+describe('graceful shutdown', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`on ${signal} closes every /start with 1001 and leaves no process or profile`, async () => {
+      const service = await startService({ BROWSER_POOL_SIZE: '2' });
+      const token = service.createKey({ maxInstances: 3 }).token;
+      const started = await Promise.all([openStart(service.wsUrl, token), openStart(service.wsUrl, token)]);
+      assert.equal(profileDirs(service.dataDir).length >= 2, true);
+      const dataDir = service.dataDir;
+      service.child.kill(signal);
+      const closes = await Promise.all(started.map((s) => s.closed));
+      for (const c of closes) assert.deepEqual(c, { code: 1001, reason: 'service shutting down' });
+      const code = await new Promise<number | null>((resolve) => {
+        if (service.child.exitCode !== null) resolve(service.child.exitCode);
+        else service.child.once('exit', (c) => resolve(c));
+      });
+      assert.equal(code, 0);
+      assert.equal((await chromiumProcesses(dataDir)).length, 0);
+      assert.deepEqual(profileDirs(dataDir), []);
+      await service.stop();
+    });
+  }
+});
