@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { createServer, request, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { parseCidrList } from '../../net/cidr.ts';
+import { EgressPolicy } from './policy.ts';
+import { EgressProxy } from './proxy.ts';
+
+/** The proxy with a resolver double: `evil.example` points at loopback, `ok.example` at an allowed address. */
+describe('EgressProxy', () => {
+  let target: Server;
+  let port = 0;
+  let proxy: EgressProxy;
+  let proxyPort = 0;
+  const seen: string[] = [];
+
+  before(async () => {
+    target = createServer((req, res) => {
+      seen.push(req.headers.host ?? '');
+      res.end('hello from target');
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.2', () => r()));
+    port = (target.address() as AddressInfo).port;
+    // 127.0.0.2 stands in for a public address: allowed explicitly, while the rest of loopback is not.
+    const resolver = async (host: string) => ({ 'evil.example': ['127.0.0.1'], 'ok.example': ['127.0.0.2'], 'mixed.example': ['10.0.0.1', '127.0.0.2'] })[host] ?? [];
+    proxy = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.2/32'], 'X')), pino({ level: 'silent' }), resolver);
+    await proxy.listen();
+    proxyPort = Number(new URL(proxy.url).port);
+  });
+  after(async () => {
+    await proxy.close();
+    target.close();
+  });
+
+  const viaProxy = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+  const tunnel = (authority: string) => new Promise<string>((resolve, reject) => {
+    const socket = connect(proxyPort, '127.0.0.1');
+    socket.once('connect', () => socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
+    socket.once('data', (c: Buffer) => {
+      resolve(c.toString().split('\r\n')[0] as string);
+      socket.destroy();
+    });
+    socket.once('error', reject);
+  });
+
+  it('forwards http to an allowed name, connecting to the address it checked', async () => {
+    const r = await viaProxy(`http://ok.example:${port}/page`);
+    assert.deepEqual(r, { status: 200, body: 'hello from target' });
+    assert.equal(seen.at(-1), `ok.example:${port}`, 'the Host header is kept');
+  });
+
+  it('refuses a name that resolves to a denied address, for http and CONNECT', async () => {
+    const before = seen.length;
+    const r = await viaProxy(`http://evil.example:${port}/`);
+    assert.equal(r.status, 403);
+    assert.match(r.body, /evil\.example/);
+    assert.match(await tunnel(`evil.example:${port}`), /^HTTP\/1\.1 403/);
+    assert.equal(seen.length, before);
+  });
+
+  it('uses only the allowed addresses of a name with mixed answers', async () => {
+    assert.match(await tunnel(`mixed.example:${port}`), /^HTTP\/1\.1 200/);
+  });
+
+  it('refuses names that do not resolve and malformed requests', async () => {
+    assert.equal((await viaProxy(`http://nowhere.example:${port}/`)).status, 403);
+    assert.match(await tunnel('no-port-here'), /^HTTP\/1\.1 400/);
+    assert.match(await tunnel('[::1:99999'), /^HTTP\/1\.1 400/);
+  });
+});
