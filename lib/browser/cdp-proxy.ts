@@ -5,21 +5,27 @@ import type { Duplex } from 'node:stream';
 /** Request headers that stay with us: our credentials, and the ones we set for Chromium. */
 const DROPPED = new Set(['authorization', 'x-browser-id', 'host', 'origin', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
 
-export type ProxyTraffic = { toBrowser: (bytes: number) => void; toClient: (bytes: number) => void };
+export type Traffic = { toBrowser: number; toClient: number };
+
+export type Splice = {
+  /** Settles when both sides have closed. */
+  closed: Promise<void>;
+  destroy: () => void;
+  /** Bytes relayed so far each way, read from the socket counters (nothing is counted per chunk). */
+  traffic: () => Traffic;
+};
 
 /**
  * Hand an authorised WebSocket upgrade straight to Chromium's DevTools server and splice the two
  * TCP streams. Chromium answers the handshake itself, so every CDP message, frame size and
  * extension passes through untouched, and the stream pipes carry backpressure both ways.
- * Returns once the splice is set up; the returned promise for `closed` settles when either side ends.
  */
 export function spliceDevtools(
   req: IncomingMessage,
   client: Duplex,
   head: Buffer,
   upstream: { host: string; port: number; path: string },
-  traffic: ProxyTraffic,
-): { closed: Promise<void>; destroy: () => void } {
+): Splice {
   const browser = connect({ host: upstream.host, port: upstream.port, noDelay: true });
   if ('setNoDelay' in client && typeof client.setNoDelay === 'function') client.setNoDelay(true);
   const lines = [`GET ${upstream.path} HTTP/1.1`, `Host: ${upstream.host}:${upstream.port}`];
@@ -51,10 +57,12 @@ export function spliceDevtools(
   browser.once('connect', () => {
     browser.write(handshake);
     if (head.length) browser.write(head);
-    browser.on('data', (chunk: Buffer) => traffic.toClient(chunk.length));
-    client.on('data', (chunk: Buffer) => traffic.toBrowser(chunk.length));
     browser.pipe(client);
     client.pipe(browser);
   });
-  return { closed, destroy };
+  const traffic = () => ({
+    toBrowser: Math.max(0, browser.bytesWritten - Buffer.byteLength(handshake)),
+    toClient: browser.bytesRead,
+  });
+  return { closed, destroy, traffic };
 }

@@ -24,7 +24,20 @@ export class ServiceMetrics {
   readonly proxyConnections = new Gauge({ name: 'periscope_cdp_proxy_connections', help: 'Open CDP proxy connections', registers: [this.registry] });
   readonly httpRequests = new Counter({ name: 'periscope_http_requests_total', help: 'HTTP requests, by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
 
+  readonly #beforeScrape: (() => void)[] = [];
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Run `fn` before each scrape, for figures read from counters kept elsewhere. */
+  beforeScrape(fn: () => void): void {
+    this.#beforeScrape.push(fn);
+  }
+
+  /** The text exposition, after bringing the figures up to date. */
+  async scrape(): Promise<string> {
+    for (const fn of this.#beforeScrape) fn();
+    return this.registry.metrics();
   }
 }

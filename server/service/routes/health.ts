@@ -7,7 +7,7 @@ export const healthz = (ctx: ServiceContext): Handler => (_req, res) =>
   sendJson(res, 200, { status: 'ok', browsers: { live: ctx.fleet.size, warm: ctx.pool.idle } });
 
 export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {
-  const text = await ctx.metrics.registry.metrics();
+  const text = await ctx.metrics.scrape();
   res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType });
   res.end(text);
 };

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { spliceDevtools } from '../../../lib/browser/cdp-proxy.ts';
+import { spliceDevtools, type Splice, type Traffic } from '../../../lib/browser/cdp-proxy.ts';
 import { parseDevtoolsPath, requireBrowserId } from '../../../lib/browser/devtools-address.ts';
 import type { Instance } from '../../../lib/browser/fleet.ts';
 import { NotFound } from '../../../lib/errors.ts';
@@ -11,11 +11,16 @@ import type { ServiceContext } from '../context.ts';
 /** WebSocket to webSocketDebuggerUrl (spec 4.3): authorise, then splice to the instance's Chromium. */
 export class DevtoolsSockets {
   readonly #ctx: ServiceContext;
-  readonly #byInstance = new Map<string, Set<() => void>>();
+  readonly #byInstance = new Map<string, Set<Splice>>();
+  /** Traffic already added to the metrics, per open splice. */
+  readonly #reported = new Map<Splice, Traffic>();
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
     ctx.fleet.on('ended', (instance) => this.#cut(instance));
+    ctx.metrics.beforeScrape(() => {
+      for (const splice of this.#reported.keys()) this.#report(splice);
+    });
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
@@ -34,25 +39,33 @@ export class DevtoolsSockets {
       rejectUpgrade(socket, err);
       return;
     }
-    const { metrics } = this.#ctx;
     const { hostname, port } = instance.browser.devtoolsUrl;
-    const splice = spliceDevtools(req, socket, head, { host: hostname, port: Number(port), path }, {
-      toBrowser: (n) => metrics.proxyBytes.inc({ direction: 'to_browser' }, n),
-      toClient: (n) => metrics.proxyBytes.inc({ direction: 'to_client' }, n),
-    });
-    const cuts = this.#byInstance.get(instance.id) ?? new Set();
-    cuts.add(splice.destroy);
-    this.#byInstance.set(instance.id, cuts);
-    metrics.proxyConnections.inc();
+    const splice = spliceDevtools(req, socket, head, { host: hostname, port: Number(port), path });
+    const splices = this.#byInstance.get(instance.id) ?? new Set();
+    splices.add(splice);
+    this.#byInstance.set(instance.id, splices);
+    this.#reported.set(splice, { toBrowser: 0, toClient: 0 });
+    this.#ctx.metrics.proxyConnections.inc();
     void splice.closed.then(() => {
-      metrics.proxyConnections.dec();
-      cuts.delete(splice.destroy);
-      if (cuts.size === 0 && this.#byInstance.get(instance.id) === cuts) this.#byInstance.delete(instance.id);
+      this.#report(splice);
+      this.#reported.delete(splice);
+      this.#ctx.metrics.proxyConnections.dec();
+      splices.delete(splice);
+      if (splices.size === 0 && this.#byInstance.get(instance.id) === splices) this.#byInstance.delete(instance.id);
     });
   }
 
+  #report(splice: Splice): void {
+    const before = this.#reported.get(splice);
+    if (!before) return;
+    const now = splice.traffic();
+    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_browser' }, now.toBrowser - before.toBrowser);
+    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_client' }, now.toClient - before.toClient);
+    this.#reported.set(splice, now);
+  }
+
   #cut(instance: Instance): void {
-    for (const destroy of this.#byInstance.get(instance.id) ?? []) destroy();
+    for (const splice of this.#byInstance.get(instance.id) ?? []) splice.destroy();
     this.#byInstance.delete(instance.id);
   }
 }
