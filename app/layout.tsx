@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { themeOf } from './_lib/theme.ts';
+import { Providers } from './providers.tsx';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -7,10 +9,16 @@ export const metadata: Metadata = {
   description: 'Self-hostable cloud browsers and web search.',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+// Every page depends on the session or the configuration: render per request.
+export const dynamic = 'force-dynamic';
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
-      <body>{children}</body>
+    <html lang="en" data-theme={await themeOf()}>
+      <body>
+        <a className="skip-link" href="#main">Skip to content</a>
+        <Providers>{children}</Providers>
+      </body>
     </html>
   );
 }

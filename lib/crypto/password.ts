@@ -5,8 +5,9 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * few hundred milliseconds a hash). The stored text names its own parameters, so they can be
  * raised later and old hashes still verify: `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<hash b64url>`.
  */
-export const PASSWORD_MIN_LENGTH = 10;
-export const PASSWORD_MAX_LENGTH = 256;
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password-rules.ts';
+
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 type Params = { logN: number; r: number; p: number };
 const CURRENT: Params = { logN: 17, r: 8, p: 1 };

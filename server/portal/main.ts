@@ -5,6 +5,9 @@ import nextModule from 'next';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ConfigError } from '../../lib/config/schema.ts';
 import { loadPortalConfig } from '../../lib/config/portal.ts';
+import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
+import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
+import { resolvePortalSecrets } from '../../lib/portal/secrets.ts';
 import { createLogger } from '../../lib/observability/log.ts';
 import { routeUpgrade } from './upgrade.ts';
 
@@ -15,6 +18,14 @@ const next = nextModule as unknown as (options: NextServerOptions) => NextServer
 async function main(): Promise<void> {
   const config = loadPortalConfig();
   const log = createLogger('portal', config.logLevel);
+  // Before Next starts: secrets (generated into DATA_DIR on first start) and the schema.
+  const secrets = resolvePortalSecrets(config);
+  for (const file of secrets.generated) {
+    log.warn({ file }, 'generated a secret on first start; set NEXTAUTH_SECRET and KEY_ENCRYPTION_SECRET in production (see README)');
+  }
+  process.env.NEXTAUTH_SECRET = secrets.authSecret;
+  process.env.NEXTAUTH_URL = config.publicUrl;
+  SqlitePortalData.open(config.dataDir).close();
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
@@ -22,7 +33,12 @@ async function main(): Promise<void> {
   // Only valid after prepare(); a custom server must route upgrades itself (see GUIDE and ADR 0003).
   const nextUpgrade = app.getUpgradeHandler();
 
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer((req, res) => {
+    // The client's address, for sign-in throttling; never taken from the request unless TRUST_PROXY.
+    const forwarded = config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+    req.headers[CLIENT_ADDRESS_HEADER] = forwarded || req.socket.remoteAddress || 'unknown';
+    void handle(req, res);
+  });
   server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

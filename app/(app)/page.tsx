@@ -1,0 +1,10 @@
+import { redirect } from 'next/navigation.js';
+import { currentTeam } from '../../lib/portal/teams.ts';
+import { requireSignedIn } from '../_lib/session.ts';
+
+/** Home: the remembered team's keys. */
+export default async function Home() {
+  const { portal, actor } = await requireSignedIn();
+  const team = await currentTeam(portal.data, actor);
+  redirect(`/teams/${team.id}/keys`);
+}

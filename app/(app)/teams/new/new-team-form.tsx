@@ -1,0 +1,31 @@
+'use client';
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { createTeamSchema } from '../../../../lib/portal/schemas.ts';
+import { api, ApiError } from '../../../_lib/client-api.ts';
+import { useForm } from '../../../_lib/use-form.ts';
+import { Alert } from '../../../_ui/alert.tsx';
+import { Button } from '../../../_ui/button.tsx';
+import { Field } from '../../../_ui/field.tsx';
+
+export function NewTeamForm() {
+  const [name, setName] = useState('');
+  const form = useForm(createTeamSchema);
+  const mutation = useMutation({
+    mutationFn: (body: { name: string }) => api<{ team: { id: string } }>('POST', '/api/teams', body),
+    onSuccess: (res) => window.location.assign(`/teams/${res.team.id}/keys`),
+    onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
+  });
+  return (
+    <form className="stack" noValidate aria-label="Create team" onSubmit={(e) => {
+      e.preventDefault();
+      const parsed = form.submit({ name });
+      if (parsed) mutation.mutate(parsed);
+    }}>
+      {mutation.error && !(mutation.error instanceof ApiError && mutation.error.fields.name) && <Alert tone="error">{mutation.error.message}</Alert>}
+      <Field id="team-name" label="Team name" placeholder="e.g. Research" value={name} error={form.errors.name || undefined} autoFocus
+        onChange={(e) => { setName(e.target.value); form.change({ name: e.target.value }, 'name'); }} onBlur={() => form.blur({ name }, 'name')} />
+      <div><Button type="submit" variant="primary" busy={mutation.isPending}>Create team</Button></div>
+    </form>
+  );
+}

@@ -1,0 +1,76 @@
+import { NextResponse } from 'next/server.js';
+import type { PublicUser } from '../../lib/portal/accounts.ts';
+import type { Actor } from '../../lib/portal/access.ts';
+import { BadRequest, Forbidden, ServiceError, SignInRequired } from '../../lib/portal/errors.ts';
+import { portal, type Portal } from '../../lib/portal/runtime.ts';
+import { signedIn } from './session.ts';
+
+type Context<P> = { params: Promise<P> };
+type Args<P> = { req: Request; params: P; portal: Portal; user: PublicUser; actor: Actor; body: () => Promise<unknown> };
+
+/** Duck-typed, since a route bundle may hold its own copy of the error classes. */
+function asServiceError(err: unknown): ServiceError | null {
+  if (err instanceof ServiceError) return err;
+  const e = err as { status?: unknown; body?: unknown; headers?: unknown } | null;
+  return e && typeof e.status === 'number' && typeof e.body === 'function' ? (err as ServiceError) : null;
+}
+
+/** The one place where an error becomes an API response. */
+export function errorResponse(err: unknown): NextResponse {
+  const e = asServiceError(err);
+  if (!e) {
+    portal().log.error({ err: (err as Error)?.message }, 'unexpected error in an API route');
+    return NextResponse.json({ error: 'internal error' }, { status: 500, headers: { 'cache-control': 'no-store' } });
+  }
+  return NextResponse.json(e.body(), { status: e.status, headers: { ...e.headers, 'cache-control': 'no-store' } });
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  if (!(req.headers.get('content-type') ?? '').includes('application/json')) throw new BadRequest('send a JSON body with Content-Type: application/json');
+  const text = await req.text();
+  if (text.length > 64 * 1024) throw new BadRequest('request body is too large');
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch {
+    throw new BadRequest('request body is not valid JSON');
+  }
+}
+
+/** Refuse state changes sent from another site (SameSite cookies already stop most; this stops the rest). */
+function checkOrigin(req: Request, p: Portal): void {
+  if (req.method === 'GET' || req.method === 'HEAD') return;
+  const origin = req.headers.get('origin');
+  if (origin && origin !== new URL(p.config.publicUrl).origin && origin !== new URL(req.url).origin) throw new Forbidden('cross-site request refused');
+}
+
+/**
+ * Every API route handler of the portal: session required (the server-side check behind
+ * proxy.ts), JSON in and out, errors mapped in one place.
+ */
+export function route<P = Record<string, never>>(handler: (args: Args<P>) => Promise<unknown>) {
+  return async (req: Request, ctx: Context<P>): Promise<NextResponse> => {
+    try {
+      const s = await signedIn();
+      if (!s) throw new SignInRequired();
+      checkOrigin(req, s.portal);
+      const result = await handler({ req, params: await ctx.params, portal: s.portal, user: s.user, actor: s.actor, body: () => readJson(req) });
+      return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/** The few routes open without a session (see lib/portal/public-paths.ts). */
+export function publicRoute(handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown> }) => Promise<unknown>) {
+  return async (req: Request): Promise<NextResponse> => {
+    try {
+      const p = portal();
+      checkOrigin(req, p);
+      const result = await handler({ req, portal: p, body: () => readJson(req) });
+      return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}

@@ -1,0 +1,17 @@
+import { notFound } from 'next/navigation.js';
+import type { TeamWithRole } from '../../lib/db/portal-data.ts';
+import { getTeam } from '../../lib/portal/teams.ts';
+import { requireSignedIn, type Signed } from './session.ts';
+
+/** For team pages: the signed-in member and the team, or the not-found page for anyone else. */
+export async function requireTeam(teamId: string): Promise<Signed & { team: TeamWithRole }> {
+  const s = await requireSignedIn();
+  try {
+    return { ...s, team: await getTeam(s.portal.data, s.actor, teamId) };
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) notFound();
+    throw err;
+  }
+}
+
+export const canManage = (team: TeamWithRole): boolean => team.role === 'owner' || team.role === 'admin';

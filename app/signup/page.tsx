@@ -1,0 +1,33 @@
+import type { Metadata } from 'next';
+import { Link } from '../_ui/link.tsx';
+import { oauthProviders } from '../../lib/portal/auth.ts';
+import { safeCallback } from '../../lib/portal/public-paths.ts';
+import { portal } from '../../lib/portal/runtime.ts';
+import { AuthShell } from '../_auth/auth-shell.tsx';
+import { OAuthButtons } from '../_auth/oauth-buttons.tsx';
+import { Alert } from '../_ui/alert.tsx';
+import { SignUpForm } from './signup-form.tsx';
+
+export const metadata: Metadata = { title: 'Create account' };
+
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const callbackUrl = safeCallback(typeof sp.callbackUrl === 'string' ? sp.callbackUrl : null);
+  const p = portal();
+  return (
+    <AuthShell
+      title="Create your account"
+      subtitle="You get a personal team right away; invite others whenever you like."
+      footer={<>Already have an account? <Link href={`/signin${callbackUrl !== '/' ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : ''}`}>Sign in</Link></>}
+    >
+      {p.config.signupEnabled ? (
+        <>
+          <OAuthButtons providers={oauthProviders(p)} callbackUrl={callbackUrl} />
+          <SignUpForm callbackUrl={callbackUrl} />
+        </>
+      ) : (
+        <Alert tone="warning">Sign-up is switched off on this deployment. Ask an administrator for an invitation.</Alert>
+      )}
+    </AuthShell>
+  );
+}

@@ -1,0 +1,55 @@
+'use client';
+import { signIn } from 'next-auth/react';
+import { useState, type FormEvent } from 'react';
+import { PASSWORD_MIN_LENGTH } from '../../lib/crypto/password-rules.ts';
+import { signUpSchema } from '../../lib/portal/schemas.ts';
+import { api, ApiError } from '../_lib/client-api.ts';
+import { useForm } from '../_lib/use-form.ts';
+import { Alert } from '../_ui/alert.tsx';
+import { Button } from '../_ui/button.tsx';
+import { Field } from '../_ui/field.tsx';
+
+export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
+  const [values, setValues] = useState({ name: '', email: '', password: '' });
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useForm(signUpSchema);
+
+  const set = (field: keyof typeof values, value: string) => {
+    const next = { ...values, [field]: value };
+    setValues(next);
+    form.change(next, field);
+  };
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    const parsed = form.submit(values);
+    if (!parsed) return;
+    setBusy(true);
+    try {
+      await api('POST', '/api/signup', parsed);
+      const result = await signIn('credentials', { email: parsed.email, password: parsed.password, redirect: false, callbackUrl });
+      if (!result?.ok || result.error) throw new Error(result?.error ?? 'Your account was created, but signing in failed. Try signing in.');
+      window.location.assign(callbackUrl);
+    } catch (err) {
+      setBusy(false);
+      if (err instanceof ApiError && Object.keys(err.fields).length) form.setErrors(err.fields);
+      setError((err as Error).message);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Create account">
+      {error && <Alert tone="error">{error}</Alert>}
+      <Field id="name" label="Name" autoComplete="name" value={values.name} error={form.errors.name || undefined}
+        onChange={(e) => set('name', e.target.value)} onBlur={() => form.blur(values, 'name')} required />
+      <Field id="email" label="Email" type="email" autoComplete="email" value={values.email} error={form.errors.email || undefined}
+        onChange={(e) => set('email', e.target.value)} onBlur={() => form.blur(values, 'email')} required />
+      <Field id="password" label="Password" type="password" autoComplete="new-password" value={values.password} error={form.errors.password || undefined}
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of a few words works well.`}
+        onChange={(e) => set('password', e.target.value)} onBlur={() => form.blur(values, 'password')} required />
+      <Button type="submit" variant="primary" block busy={busy}>Create account</Button>
+    </form>
+  );
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { portalMigrations } from './portal-migrations.ts';
+import {
+  LastOwnerError, type AuditEvent, type AuditInput, type FailureRecord, type Invite, type InviteAcceptance, type Member,
+  type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
+} from './portal-data.ts';
+import { openDatabase } from './sqlite.ts';
+
+type Row = Record<string, SQLInputValue>;
+
+const toUser = (r: Row): User => ({
+  id: r.id as string, email: r.email as string, name: r.name as string, passwordHash: (r.password_hash as string | null) ?? null,
+  currentTeamId: (r.current_team_id as string | null) ?? null, createdAt: Number(r.created_at),
+});
+const toTeam = (r: Row): Team => ({ id: r.id as string, name: r.name as string, personal: Number(r.personal) === 1, createdAt: Number(r.created_at) });
+const toMembership = (r: Row): Membership => ({ teamId: r.team_id as string, userId: r.user_id as string, role: r.role as Role, createdAt: Number(r.created_at) });
+const nullableNumber = (v: SQLInputValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const toInvite = (r: Row): Invite => ({
+  id: r.id as string, teamId: r.team_id as string, tokenHash: r.token_hash as string, role: r.role as Invite['role'],
+  createdBy: r.created_by as string, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
+  usedAt: nullableNumber(r.used_at), usedBy: (r.used_by as string | null) ?? null, revokedAt: nullableNumber(r.revoked_at),
+});
+const toKey = (r: Row): TeamKey => ({
+  id: r.id as string, teamId: r.team_id as string, name: r.name as string, source: r.source as TeamKey['source'],
+  serviceKeyId: (r.service_key_id as string | null) ?? null, hintPrefix: r.hint_prefix as string, hintLast4: r.hint_last4 as string,
+  sealed: r.sealed as string, isDefault: Number(r.is_default) === 1, createdBy: (r.created_by as string | null) ?? null,
+  createdAt: Number(r.created_at), lastUsedAt: nullableNumber(r.last_used_at), revokedAt: nullableNumber(r.revoked_at),
+});
+
+export function openPortalDatabase(dataDir: string): DatabaseSync {
+  return openDatabase(join(dataDir, 'portal.db'), portalMigrations);
+}
+
+/** The SQLite implementation of PortalData: every SQL statement of the portal lives in this file. */
+export class SqlitePortalData implements PortalData {
+  readonly #db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  static open(dataDir: string): SqlitePortalData {
+    return new SqlitePortalData(openPortalDatabase(dataDir));
+  }
+
+  #get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.#db.prepare(sql).get(...params) as Row | undefined;
+  }
+  #all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.#db.prepare(sql).all(...params) as Row[];
+  }
+  #run(sql: string, ...params: SQLInputValue[]): number {
+    return Number(this.#db.prepare(sql).run(...params).changes);
+  }
+  #tx<T>(fn: () => T): T {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+  #audit(e: AuditInput, at: number): void {
+    this.#run('INSERT INTO audit_events (id, team_id, actor_id, action, subject, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      `evt_${randomUUID()}`, e.teamId, e.actorId, e.action, e.subject, JSON.stringify(e.detail ?? {}), at);
+  }
+
+  // accounts
+
+  async createUser(user: User, team: Team, audit: Omit<AuditInput, 'teamId'>): Promise<void> {
+    this.#tx(() => {
+      this.#run('INSERT INTO users (id, email, name, password_hash, current_team_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        user.id, user.email, user.name, user.passwordHash, team.id, user.createdAt);
+      this.#run('INSERT INTO teams (id, name, personal, created_at) VALUES (?, ?, ?, ?)', team.id, team.name, team.personal ? 1 : 0, team.createdAt);
+      this.#run('INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (?, ?, ?, ?)', team.id, user.id, 'owner', team.createdAt);
+      this.#audit({ ...audit, teamId: team.id }, user.createdAt);
+    });
+  }
+  async userById(id: string) {
+    const r = this.#get('SELECT * FROM users WHERE id = ?', id);
+    return r && toUser(r);
+  }
+  async userByEmail(email: string) {
+    const r = this.#get('SELECT * FROM users WHERE email = ?', email);
+    return r && toUser(r);
+  }
+  async userByAccount(provider: string, providerAccountId: string) {
+    const r = this.#get(`SELECT u.* FROM users u JOIN oauth_accounts a ON a.user_id = u.id
+      WHERE a.provider = ? AND a.provider_account_id = ?`, provider, providerAccountId);
+    return r && toUser(r);
+  }
+  async linkAccount(provider: string, providerAccountId: string, userId: string, at: number) {
+    this.#run('INSERT INTO oauth_accounts (provider, provider_account_id, user_id, created_at) VALUES (?, ?, ?, ?)', provider, providerAccountId, userId, at);
+  }
+  async setCurrentTeam(userId: string, teamId: string) {
+    this.#run('UPDATE users SET current_team_id = ? WHERE id = ?', teamId, userId);
+  }
+
+  // teams and members
+
+  async teamsOf(userId: string): Promise<TeamWithRole[]> {
+    return this.#all(`SELECT t.*, m.role FROM teams t JOIN memberships m ON m.team_id = t.id
+      WHERE m.user_id = ? ORDER BY t.personal DESC, t.name COLLATE NOCASE, t.id`, userId)
+      .map((r) => ({ ...toTeam(r), role: r.role as Role }));
+  }
+  async team(id: string) {
+    const r = this.#get('SELECT * FROM teams WHERE id = ?', id);
+    return r && toTeam(r);
+  }
+  async createTeam(team: Team, ownerId: string, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run('INSERT INTO teams (id, name, personal, created_at) VALUES (?, ?, ?, ?)', team.id, team.name, team.personal ? 1 : 0, team.createdAt);
+      this.#run('INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (?, ?, ?, ?)', team.id, ownerId, 'owner', team.createdAt);
+      this.#audit(audit, team.createdAt);
+    });
+  }
+  async renameTeam(teamId: string, name: string, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run('UPDATE teams SET name = ? WHERE id = ?', name, teamId);
+      this.#audit(audit, Date.now());
+    });
+  }
+  async membership(teamId: string, userId: string) {
+    const r = this.#get('SELECT * FROM memberships WHERE team_id = ? AND user_id = ?', teamId, userId);
+    return r && toMembership(r);
+  }
+  async members(teamId: string): Promise<Member[]> {
+    return this.#all(`SELECT m.*, u.email, u.name FROM memberships m JOIN users u ON u.id = m.user_id
+      WHERE m.team_id = ? ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, u.email`, teamId)
+      .map((r) => ({ ...toMembership(r), email: r.email as string, name: r.name as string }));
+  }
+  async changeMembership(teamId: string, userId: string, role: Role | null, audit: AuditInput) {
+    this.#tx(() => {
+      if (role === null) this.#run('DELETE FROM memberships WHERE team_id = ? AND user_id = ?', teamId, userId);
+      else this.#run('UPDATE memberships SET role = ? WHERE team_id = ? AND user_id = ?', role, teamId, userId);
+      const owners = this.#get("SELECT COUNT(*) AS n FROM memberships WHERE team_id = ? AND role = 'owner'", teamId);
+      if (Number(owners?.n ?? 0) < 1) throw new LastOwnerError();
+      if (role === null) this.#run('UPDATE users SET current_team_id = NULL WHERE id = ? AND current_team_id = ?', userId, teamId);
+      this.#audit(audit, Date.now());
+    });
+  }
+
+  // invites
+
+  async createInvite(i: Invite, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run(`INSERT INTO invites (id, team_id, token_hash, role, created_by, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`, i.id, i.teamId, i.tokenHash, i.role, i.createdBy, i.createdAt, i.expiresAt);
+      this.#audit(audit, i.createdAt);
+    });
+  }
+  async invite(id: string) {
+    const r = this.#get('SELECT * FROM invites WHERE id = ?', id);
+    return r && toInvite(r);
+  }
+  async inviteByTokenHash(tokenHash: string) {
+    const r = this.#get('SELECT * FROM invites WHERE token_hash = ?', tokenHash);
+    return r && toInvite(r);
+  }
+  async pendingInvites(teamId: string, now: number) {
+    return this.#all(`SELECT * FROM invites WHERE team_id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?
+      ORDER BY created_at DESC`, teamId, now).map(toInvite);
+  }
+  async revokeInvite(teamId: string, inviteId: string, at: number, audit: AuditInput) {
+    return this.#tx(() => {
+      const n = this.#run('UPDATE invites SET revoked_at = ? WHERE id = ? AND team_id = ? AND used_at IS NULL AND revoked_at IS NULL', at, inviteId, teamId);
+      if (n) this.#audit(audit, at);
+      return n > 0;
+    });
+  }
+  async acceptInvite(inviteId: string, userId: string, now: number, audit: AuditInput): Promise<InviteAcceptance> {
+    return this.#tx(() => {
+      const r = this.#get('SELECT * FROM invites WHERE id = ?', inviteId);
+      if (!r) return 'revoked';
+      const invite = toInvite(r);
+      if (invite.revokedAt !== null) return 'revoked';
+      if (invite.usedAt !== null) return 'used';
+      if (invite.expiresAt <= now) return 'expired';
+      if (this.#get('SELECT 1 FROM memberships WHERE team_id = ? AND user_id = ?', invite.teamId, userId)) return 'already-member';
+      this.#run('UPDATE invites SET used_at = ?, used_by = ? WHERE id = ? AND used_at IS NULL', now, userId, inviteId);
+      this.#run('INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (?, ?, ?, ?)', invite.teamId, userId, invite.role, now);
+      this.#audit(audit, now);
+      return 'accepted';
+    });
+  }
+
+  // key vault
+
+  async insertKey(k: TeamKey, audit: AuditInput) {
+    this.#tx(() => {
+      const hasDefault = this.#get('SELECT 1 FROM team_keys WHERE team_id = ? AND is_default = 1', k.teamId);
+      this.#run(`INSERT INTO team_keys (id, team_id, name, source, service_key_id, hint_prefix, hint_last4, sealed, is_default, created_by, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.id, k.teamId, k.name, k.source, k.serviceKeyId, k.hintPrefix, k.hintLast4, k.sealed,
+        hasDefault ? 0 : 1, k.createdBy, k.createdAt);
+      this.#audit(audit, k.createdAt);
+    });
+  }
+  async keys(teamId: string) {
+    return this.#all('SELECT * FROM team_keys WHERE team_id = ? ORDER BY revoked_at IS NOT NULL, created_at DESC, id', teamId).map(toKey);
+  }
+  async key(teamId: string, keyId: string) {
+    const r = this.#get('SELECT * FROM team_keys WHERE team_id = ? AND id = ?', teamId, keyId);
+    return r && toKey(r);
+  }
+  async renameKey(teamId: string, keyId: string, name: string, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run('UPDATE team_keys SET name = ? WHERE team_id = ? AND id = ?', name, teamId, keyId);
+      this.#audit(audit, Date.now());
+    });
+  }
+  async setDefaultKey(teamId: string, keyId: string, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run('UPDATE team_keys SET is_default = 0 WHERE team_id = ? AND is_default = 1', teamId);
+      this.#run('UPDATE team_keys SET is_default = 1 WHERE team_id = ? AND id = ? AND revoked_at IS NULL', teamId, keyId);
+      this.#audit(audit, Date.now());
+    });
+  }
+  async revokeKey(teamId: string, keyId: string, at: number, audit: AuditInput) {
+    return this.#tx(() => {
+      const n = this.#run('UPDATE team_keys SET revoked_at = ?, is_default = 0 WHERE team_id = ? AND id = ? AND revoked_at IS NULL', at, teamId, keyId);
+      if (n) {
+        // The newest live key, if any, becomes the default so the team keeps working.
+        if (!this.#get('SELECT 1 FROM team_keys WHERE team_id = ? AND is_default = 1', teamId)) {
+          this.#run(`UPDATE team_keys SET is_default = 1 WHERE id = (SELECT id FROM team_keys WHERE team_id = ? AND revoked_at IS NULL
+            ORDER BY created_at DESC LIMIT 1)`, teamId);
+        }
+        this.#audit(audit, at);
+      }
+      return n > 0;
+    });
+  }
+  async touchKey(keyId: string, at: number) {
+    this.#run('UPDATE team_keys SET last_used_at = ? WHERE id = ?', at, keyId);
+  }
+  async allSealed() {
+    return this.#all('SELECT id, sealed FROM team_keys ORDER BY id').map((r) => ({ id: r.id as string, sealed: r.sealed as string }));
+  }
+  async replaceSealed(rows: readonly { id: string; sealed: string }[]) {
+    this.#tx(() => {
+      for (const r of rows) this.#run('UPDATE team_keys SET sealed = ? WHERE id = ?', r.sealed, r.id);
+    });
+  }
+
+  // audit
+
+  async audit(event: AuditInput, at: number) {
+    this.#audit(event, at);
+  }
+  async auditLog(teamId: string, limit: number): Promise<AuditEvent[]> {
+    return this.#all(`SELECT e.*, u.email AS actor_email FROM audit_events e LEFT JOIN users u ON u.id = e.actor_id
+      WHERE e.team_id = ? ORDER BY e.created_at DESC, e.rowid DESC LIMIT ?`, teamId, limit)
+      .map((r) => ({
+        id: r.id as string, teamId: r.team_id as string, actorId: (r.actor_id as string | null) ?? null,
+        actorEmail: (r.actor_email as string | null) ?? null, action: r.action as string, subject: r.subject as string,
+        detail: JSON.parse(r.detail as string) as Record<string, unknown>, createdAt: Number(r.created_at),
+      }));
+  }
+
+  // sign-in throttling
+
+  async failures(scope: string): Promise<FailureRecord | undefined> {
+    const r = this.#get('SELECT * FROM sign_in_failures WHERE scope = ?', scope);
+    return r && { scope, failures: Number(r.failures), windowStartedAt: Number(r.window_started_at), lockedUntil: nullableNumber(r.locked_until) };
+  }
+  async saveFailures(f: FailureRecord) {
+    this.#run(`INSERT INTO sign_in_failures (scope, failures, window_started_at, locked_until) VALUES (?, ?, ?, ?)
+      ON CONFLICT (scope) DO UPDATE SET failures = excluded.failures, window_started_at = excluded.window_started_at,
+      locked_until = excluded.locked_until`, f.scope, f.failures, f.windowStartedAt, f.lockedUntil);
+  }
+  async clearFailures(scope: string) {
+    this.#run('DELETE FROM sign_in_failures WHERE scope = ?', scope);
+  }
+
+  close() {
+    this.#db.close();
+  }
+}

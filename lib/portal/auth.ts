@@ -1,0 +1,113 @@
+import type { NextAuthOptions } from 'next-auth';
+import credentialsModule from 'next-auth/providers/credentials';
+import githubModule from 'next-auth/providers/github';
+import googleModule from 'next-auth/providers/google';
+import type { Provider } from 'next-auth/providers/index';
+import type { OAuthProviderConfig } from '../config/portal.ts';
+import { signInWithOAuth, signInWithPassword } from './accounts.ts';
+import type { Portal } from './runtime.ts';
+
+// These are CommonJS modules: Node hands over `module.exports` (the function is on .default),
+// a bundler hands over the function itself. Accept both.
+const interop = <T extends { default: unknown }>(m: T): T['default'] => ((m as { default?: unknown }).default ?? m) as T['default'];
+const CredentialsProvider = interop(credentialsModule);
+const GitHubProvider = interop(githubModule);
+const GoogleProvider = interop(googleModule);
+
+/** The header the portal's own server sets from the socket (or, with TRUST_PROXY, X-Forwarded-For). */
+export const CLIENT_ADDRESS_HEADER = 'x-periscope-client-address';
+
+function oauthProvider(p: OAuthProviderConfig): Provider {
+  switch (p.kind) {
+    case 'github':
+      return GitHubProvider({ clientId: p.clientId, clientSecret: p.clientSecret });
+    case 'google':
+      return GoogleProvider({ clientId: p.clientId, clientSecret: p.clientSecret });
+    case 'oidc':
+      return {
+        id: 'oidc',
+        name: p.name,
+        type: 'oauth',
+        wellKnown: `${p.issuer}/.well-known/openid-configuration`,
+        authorization: { params: { scope: 'openid email profile' } },
+        idToken: true,
+        checks: ['pkce', 'state'],
+        clientId: p.clientId,
+        clientSecret: p.clientSecret,
+        profile(profile: { sub: string; email?: string; name?: string }) {
+          return { id: profile.sub, email: profile.email ?? null, name: profile.name ?? null };
+        },
+      };
+  }
+}
+
+export type ProviderInfo = { id: string; name: string };
+
+/** The sign-in buttons to show: one per configured OAuth provider. */
+export function oauthProviders(portal: Portal): ProviderInfo[] {
+  return portal.config.oauth.map((p) => ({ id: p.kind, name: p.kind === 'oidc' ? p.name : p.kind === 'github' ? 'GitHub' : 'Google' }));
+}
+
+const header = (headers: Record<string, unknown> | undefined, name: string): string | null => {
+  const v = headers?.[name];
+  return typeof v === 'string' && v ? v : null;
+};
+
+/**
+ * next-auth with JWT sessions (required by the Credentials provider). The token carries only
+ * the user id; every request re-reads the user from the database (lib/portal/session.ts).
+ */
+export function authOptions(portal: Portal): NextAuthOptions {
+  const { data, throttle, log } = portal;
+  return {
+    secret: portal.authSecret,
+    session: { strategy: 'jwt', maxAge: 7 * 24 * 3600 },
+    pages: { signIn: '/signin', error: '/signin' },
+    providers: [
+      CredentialsProvider({
+        id: 'credentials',
+        name: 'Email and password',
+        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        async authorize(credentials, req) {
+          const address = header(req.headers as Record<string, unknown> | undefined, CLIENT_ADDRESS_HEADER);
+          const user = await signInWithPassword(data, throttle, { email: credentials?.email, password: credentials?.password }, address);
+          return { id: user.id, email: user.email, name: user.name };
+        },
+      }),
+      ...portal.config.oauth.map(oauthProvider),
+    ],
+    callbacks: {
+      async signIn({ account, profile, user }) {
+        if (!account || account.type === 'credentials') return true;
+        try {
+          await signInWithOAuth(data, {
+            provider: account.provider,
+            providerAccountId: account.providerAccountId,
+            email: user.email ?? (profile as { email?: string } | undefined)?.email ?? null,
+            name: user.name ?? null,
+          });
+          return true;
+        } catch (err) {
+          return `/signin?error=${encodeURIComponent((err as Error).message)}`;
+        }
+      },
+      async jwt({ token, user, account }) {
+        if (account && account.type !== 'credentials') {
+          const linked = await data.userByAccount(account.provider, account.providerAccountId);
+          if (linked) token.uid = linked.id;
+        } else if (user) {
+          token.uid = user.id;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        return { ...session, user: { ...session.user, id: typeof token.uid === 'string' ? token.uid : undefined } };
+      },
+    },
+    logger: {
+      error: (code, metadata) => log.warn({ code, reason: (metadata as { message?: string } | undefined)?.message }, 'auth error'),
+      warn: (code) => log.warn({ code }, 'auth warning'),
+      debug: () => {},
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/password-rules.ts';
+
+/**
+ * Input schemas shared by the forms (inline validation in the browser) and the server routes
+ * (the real check). Pure: safe to import from client components.
+ */
+export const emailSchema = z.string().trim().toLowerCase().max(254, 'That address is too long.').email('Enter a valid email address.');
+export const passwordSchema = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `Use at least ${PASSWORD_MIN_LENGTH} characters.`)
+  .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters.`);
+export const displayNameSchema = z.string().trim().min(1, 'Enter your name.').max(100, 'Use at most 100 characters.');
+export const teamNameSchema = z.string().trim().min(1, 'Enter a team name.').max(60, 'Use at most 60 characters.');
+export const keyNameSchema = z.string().trim().min(1, 'Enter a name for the key.').max(100, 'Use at most 100 characters.');
+export const roleSchema = z.enum(['owner', 'admin', 'member']);
+export const inviteRoleSchema = z.enum(['admin', 'member']);
+
+export const signUpSchema = z.object({ name: displayNameSchema, email: emailSchema, password: passwordSchema });
+export const createTeamSchema = z.object({ name: teamNameSchema });
+export const renameTeamSchema = z.object({ name: teamNameSchema });
+export const createInviteSchema = z.object({ role: inviteRoleSchema });
+export const changeRoleSchema = z.object({ role: roleSchema });
+export const currentTeamSchema = z.object({ teamId: z.string().min(1).max(100) });
+export const newKeySchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('create'), name: keyNameSchema }),
+  z.object({
+    mode: z.literal('add'),
+    name: keyNameSchema,
+    key: z.string().trim().min(16, 'That does not look like an API key.').max(512, 'That key is too long.')
+      .regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
+  }),
+]);
+export const updateKeySchema = z
+  .object({ name: keyNameSchema.optional(), default: z.literal(true).optional() })
+  .refine((v) => v.name !== undefined || v.default !== undefined, 'Nothing to change.');
+
+/** First message per field, for inline form errors. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? 'form');
+    out[field] ??= issue.message;
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+import { getToken } from 'next-auth/jwt';
+import { NextResponse, type NextRequest } from 'next/server.js';
+import { loadPortalConfig } from './lib/config/portal.ts';
+import { isApiPath, isPublicPath } from './lib/portal/public-paths.ts';
+import { resolvePortalSecrets } from './lib/portal/secrets.ts';
+
+/**
+ * The session check, in one place, before any page or route renders: everything outside
+ * lib/portal/public-paths.ts needs a valid session token. Pages redirect to sign-in, API routes
+ * answer 401. Route handlers and pages check again on the server (app/_lib/session.ts), so a
+ * mistake here fails closed.
+ */
+let secret: string | undefined;
+const authSecret = () => (secret ??= process.env.NEXTAUTH_SECRET || resolvePortalSecrets(loadPortalConfig()).authSecret);
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+function withHeaders(res: NextResponse): NextResponse {
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.headers.set(k, v);
+  return res;
+}
+
+export async function proxy(req: NextRequest): Promise<NextResponse> {
+  const { pathname, search } = req.nextUrl;
+  if (pathname.startsWith('/_next/')) return NextResponse.next();
+  const token = await getToken({ req, secret: authSecret() }).catch(() => null);
+  const signedIn = typeof token?.uid === 'string';
+  if (isPublicPath(pathname)) {
+    if (signedIn && (pathname === '/signin' || pathname === '/signup')) return withHeaders(NextResponse.redirect(new URL('/', req.url)));
+    return withHeaders(NextResponse.next());
+  }
+  if (signedIn) return withHeaders(NextResponse.next());
+  if (isApiPath(pathname)) {
+    return withHeaders(NextResponse.json({ error: 'sign in first' }, { status: 401, headers: { 'cache-control': 'no-store' } }));
+  }
+  const target = new URL('/signin', req.url);
+  if (pathname !== '/') target.searchParams.set('callbackUrl', `${pathname}${search}`);
+  return withHeaders(NextResponse.redirect(target));
+}
