@@ -10,10 +10,33 @@ export const TEST_PAGE = `<!doctype html>
   <script>window.clicks = 0;</script>
 </body></html>`;
 
+/** A page with controls at fixed positions, for driving through the live view by coordinates. */
+export const LIVE_PAGE = `<!doctype html>
+<html><head><title>Live test page</title>
+<style>
+  body { margin: 0; font: 16px sans-serif; height: 3000px; }
+  #button { position: absolute; left: 100px; top: 100px; width: 200px; height: 50px; }
+  #field { position: absolute; left: 100px; top: 200px; width: 300px; height: 30px; }
+  #alert { position: absolute; left: 100px; top: 300px; width: 200px; height: 50px; }
+  #popup { position: absolute; left: 100px; top: 400px; }
+  #status { position: absolute; left: 400px; top: 100px; }
+</style></head>
+<body>
+  <button id="button" onclick="document.getElementById('status').textContent = 'clicked ' + (++window.clicks)">Click me</button>
+  <input id="field" aria-label="field">
+  <button id="alert" onclick="document.getElementById('status').textContent = 'answer: ' + prompt('Your name?', 'nobody')">Ask</button>
+  <a id="popup" href="/?from=popup" target="_blank">open a tab</a>
+  <div id="status">idle</div>
+  <script>window.clicks = 0;</script>
+</body></html>`;
+
 /** A local HTTP server with the pages the browser tests visit. */
 export async function startPageServer(): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
-    if (req.url === '/' || req.url?.startsWith('/?')) {
+    if (req.url === '/live') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(LIVE_PAGE);
+    } else if (req.url === '/' || req.url?.startsWith('/?')) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(TEST_PAGE);
     } else {

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ControlState } from './control.ts';
+
+describe('ControlState', () => {
+  it('gives control to the first viewer; others watch until it is handed over', () => {
+    const c = new ControlState();
+    c.join('a', 'Ada');
+    c.join('b', 'Bob');
+    assert.equal(c.controllerId, 'a');
+    assert.equal(c.request('b'), false);
+    assert.deepEqual(c.list().map((v) => [v.id, v.control, v.requested]), [['a', true, false], ['b', false, true]]);
+    assert.equal(c.grant('b', 'a'), false, 'only the controller hands over');
+    assert.equal(c.grant('a', 'zed'), false, 'only to someone watching');
+    assert.equal(c.grant('a', 'b'), true);
+    assert.equal(c.controllerId, 'b');
+    assert.equal(c.list().find((v) => v.id === 'b')?.requested, false);
+  });
+
+  it('passes control on release to the first who asked, and on leave to the first who asked or the oldest', () => {
+    const c = new ControlState();
+    c.join('a', 'A');
+    c.join('b', 'B');
+    c.join('c', 'C');
+    c.request('c');
+    assert.equal(c.release('b'), false);
+    assert.equal(c.release('a'), true);
+    assert.equal(c.controllerId, 'c');
+    c.release('c');
+    assert.equal(c.controllerId, null, 'nobody asked: nobody controls');
+    assert.equal(c.request('b'), true, 'free control is granted at once');
+    c.leave('b');
+    assert.equal(c.controllerId, 'a', 'the longest watcher takes over');
+  });
+
+  it('lets a viewer join without taking control', () => {
+    const c = new ControlState();
+    c.join('watcher', 'W', { takeControl: false });
+    assert.equal(c.controllerId, null);
+    assert.equal(c.size, 1);
+  });
+});

@@ -1,0 +1,83 @@
+import type { ViewerInfo } from '../protocol/live.ts';
+
+type Entry = { id: string; name: string; joinedAt: number; requested: boolean };
+
+/**
+ * Who watches an instance and who controls it. One viewer at most has control; the first viewer
+ * takes it, others ask for it, and the controller hands it over (or releases it to the first who
+ * asked). When the controller leaves, control passes to the first who asked, else the longest watcher.
+ */
+export class ControlState {
+  readonly #viewers = new Map<string, Entry>();
+  #controllerId: string | null = null;
+  #clock = 0;
+
+  get controllerId(): string | null {
+    return this.#controllerId;
+  }
+
+  get size(): number {
+    return this.#viewers.size;
+  }
+
+  has(id: string): boolean {
+    return this.#viewers.has(id);
+  }
+
+  join(id: string, name: string, opts: { takeControl?: boolean } = {}): void {
+    this.#viewers.set(id, { id, name, joinedAt: ++this.#clock, requested: false });
+    if (this.#controllerId === null && opts.takeControl !== false) this.#controllerId = id;
+  }
+
+  leave(id: string): void {
+    this.#viewers.delete(id);
+    if (this.#controllerId === id) {
+      this.#controllerId = null;
+      this.#passOn();
+    }
+  }
+
+  /** Ask for control: granted at once when nobody has it. Returns whether `id` now controls. */
+  request(id: string): boolean {
+    const v = this.#viewers.get(id);
+    if (!v) return false;
+    if (this.#controllerId === null) {
+      this.#give(id);
+      return true;
+    }
+    if (this.#controllerId !== id) v.requested = true;
+    return this.#controllerId === id;
+  }
+
+  /** The controller hands control to `to`. Returns false when `from` does not control or `to` is not watching. */
+  grant(from: string, to: string): boolean {
+    if (this.#controllerId !== from || !this.#viewers.has(to)) return false;
+    this.#give(to);
+    return true;
+  }
+
+  /** The controller gives control up; the first who asked gets it. */
+  release(id: string): boolean {
+    if (this.#controllerId !== id) return false;
+    this.#controllerId = null;
+    this.#passOn({ fallbackToOldest: false, except: id });
+    return true;
+  }
+
+  list(): (ViewerInfo & { requested: boolean })[] {
+    return [...this.#viewers.values()]
+      .sort((a, b) => a.joinedAt - b.joinedAt)
+      .map((v) => ({ id: v.id, name: v.name, control: v.id === this.#controllerId, requested: v.requested }));
+  }
+
+  #give(id: string): void {
+    for (const v of this.#viewers.values()) if (v.id === id) v.requested = false;
+    this.#controllerId = id;
+  }
+
+  #passOn(opts: { fallbackToOldest?: boolean; except?: string } = {}): void {
+    const ordered = [...this.#viewers.values()].filter((v) => v.id !== opts.except).sort((a, b) => a.joinedAt - b.joinedAt);
+    const next = ordered.find((v) => v.requested) ?? (opts.fallbackToOldest === false ? undefined : ordered[0]);
+    if (next) this.#give(next.id);
+  }
+}

@@ -1,0 +1,297 @@
+import { EventEmitter } from 'node:events';
+import type { Protocol } from 'devtools-protocol/types/protocol.js';
+import type { Logger } from 'pino';
+import { CdpConnection, type CdpSession } from '../cdp/client.ts';
+import { CONTROL_ONLY, encodeFrame, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage } from '../protocol/live.ts';
+import { describeEnd, type HeldBrowser } from '../service-client/browser.ts';
+import { ControlState } from './control.ts';
+import type { FrameSlot } from './frame-slot.ts';
+import { InputQueue, keyEvent, mouseEvent, normaliseAddress, touchEvent, wheelEvent } from './input.ts';
+import { Tabs, type Viewport } from './tabs.ts';
+
+/** One person's view of the instance: where server messages and frames go. */
+export type Viewer = {
+  id: string;
+  name: string;
+  send(message: ServerMessage): void;
+  frames: FrameSlot;
+};
+
+export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
+export type LiveEnd = { reason: string; message: string };
+
+const COPY_SELECTION = `(() => {
+  const el = document.activeElement;
+  if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && typeof el.selectionStart === 'number') {
+    return el.value.substring(el.selectionStart, el.selectionEnd);
+  }
+  return String(getSelection() ?? '');
+})()`;
+
+/**
+ * A held browser made watchable: one CDP connection, one screencast of the tab in front (running
+ * only while someone watches) fanned out to every viewer, input from the viewer in control, tabs,
+ * navigation and dialogs.
+ */
+export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; frame: [FrameMeta] }> {
+  readonly held: HeldBrowser;
+  readonly #cdp: CdpConnection;
+  readonly #tabs: Tabs;
+  readonly #log: Logger;
+  readonly #quality: number;
+  readonly #viewers = new Map<string, Viewer>();
+  readonly control = new ControlState();
+  readonly #input: InputQueue;
+  #viewport: { mode: 'follow' | 'fixed' } & Viewport;
+  #screencastOn: string | null = null;
+  #lastFrame: { meta: FrameMeta; bytes: Uint8Array } | null = null;
+  #dialog: { tabId: string; info: DialogInfo } | null = null;
+  #seq = 0;
+  #ended: LiveEnd | null = null;
+  #stateQueued = false;
+
+  private constructor(held: HeldBrowser, cdp: CdpConnection, opts: LiveOptions) {
+    super();
+    this.held = held;
+    this.#cdp = cdp;
+    this.#log = opts.log;
+    this.#quality = opts.jpegQuality ?? 70;
+    this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
+    this.#tabs = new Tabs(cdp, this.#viewport);
+    this.#input = new InputQueue((params) => this.#tabs.active?.post('Input.dispatchMouseEvent', params));
+    this.#tabs.on('change', () => {
+      this.#syncScreencast();
+      this.#queueState();
+    });
+    this.#tabs.on('frame', (tabId, frame) => this.#relay(tabId, frame));
+    this.#tabs.on('dialog', (tabId, info) => this.#onDialog(tabId, info));
+    this.#tabs.on('attached', () => this.#syncScreencast());
+  }
+
+  static async open(held: HeldBrowser, opts: LiveOptions): Promise<LiveBrowser> {
+    const cdp = await CdpConnection.connect(held.debuggerUrl, held.headers);
+    const live = new LiveBrowser(held, cdp, opts);
+    await live.#tabs.init();
+    void held.ended.then((end) => live.#end(describeEnd(end)));
+    cdp.once('close', () => {
+      if (!live.#ended) held.release();
+    });
+    return live;
+  }
+
+  get ended(): LiveEnd | null {
+    return this.#ended;
+  }
+
+  get viewerCount(): number {
+    return this.#viewers.size;
+  }
+
+  get lastFrame(): { meta: FrameMeta; bytes: Uint8Array } | null {
+    return this.#lastFrame;
+  }
+
+  /** Title and address of the tab in front, for lists and dashboards. */
+  get page(): { title: string; url: string } {
+    const tab = this.#tabs.list().find((t) => t.active);
+    return { title: tab?.title ?? '', url: tab?.url ?? '' };
+  }
+
+  addViewer(viewer: Viewer, opts: { takeControl?: boolean } = {}): void {
+    if (this.#ended) {
+      viewer.send({ type: 'ended', ...this.#ended });
+      return;
+    }
+    this.#viewers.set(viewer.id, viewer);
+    this.control.join(viewer.id, viewer.name, opts);
+    viewer.send({ type: 'state', ...this.#state() });
+    if (this.#dialog) viewer.send({ type: 'dialog', dialog: this.#dialog.info });
+    // An idle page sends no frames: a newcomer gets the last one at once.
+    if (this.#lastFrame) viewer.frames.offer(this.#lastFrame.bytes);
+    this.#syncScreencast();
+    this.#queueState();
+  }
+
+  removeViewer(id: string): void {
+    const viewer = this.#viewers.get(id);
+    if (!viewer) return;
+    viewer.frames.close();
+    this.#viewers.delete(id);
+    this.control.leave(id);
+    this.#syncScreencast();
+    this.#queueState();
+  }
+
+  /** Act on one validated message from a viewer. */
+  async handle(viewerId: string, msg: ClientMessage): Promise<void> {
+    const viewer = this.#viewers.get(viewerId);
+    if (!viewer || this.#ended) return;
+    if (CONTROL_ONLY.has(msg.type) && this.control.controllerId !== viewerId) {
+      viewer.send({ type: 'error', code: 'not-in-control', message: 'ask for control first' });
+      return;
+    }
+    const page = this.#tabs.active;
+    switch (msg.type) {
+      case 'hello':
+        return;
+      case 'ping':
+        return viewer.send({ type: 'pong', t: msg.t });
+      case 'mouse':
+        if (msg.action === 'move') return this.#input.move(mouseEvent(msg));
+        return this.#input.send(() => page?.post('Input.dispatchMouseEvent', mouseEvent(msg)));
+      case 'wheel':
+        return this.#input.send(() => page?.post('Input.dispatchMouseEvent', wheelEvent(msg)));
+      case 'key':
+        return this.#input.send(() => page?.post('Input.dispatchKeyEvent', keyEvent(msg)));
+      case 'text':
+        return this.#input.send(() => page?.post('Input.insertText', { text: msg.text }));
+      case 'compose':
+        return this.#input.send(() => page?.post('Input.imeSetComposition', { text: msg.text, selectionStart: msg.selectionStart, selectionEnd: msg.selectionEnd }));
+      case 'touch':
+        return this.#input.send(() => page?.post('Input.dispatchTouchEvent', touchEvent(msg)));
+      case 'navigate': {
+        const url = normaliseAddress(msg.url);
+        if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
+        return this.#run(viewer, page, (p) => p.send('Page.navigate', { url }));
+      }
+      case 'history':
+        return this.#run(viewer, page, (p) => this.#history(p, msg.action));
+      case 'tab':
+        if (msg.action === 'open') {
+          const url = msg.url ? normaliseAddress(msg.url) : 'about:blank';
+          if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
+          await this.#tabs.open(url).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
+          return;
+        }
+        if (!this.#tabs.has(msg.tabId)) return viewer.send({ type: 'error', code: 'no-such-tab', message: 'that tab is gone' });
+        if (msg.action === 'switch') return this.#tabs.activate(msg.tabId);
+        await this.#tabs.close(msg.tabId).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
+        return;
+      case 'dialog': {
+        const dialog = this.#dialog;
+        if (!dialog) return;
+        const session = this.#tabs.session(dialog.tabId);
+        return this.#run(viewer, session, (p) => p.send('Page.handleJavaScriptDialog', { accept: msg.accept, promptText: msg.promptText }));
+      }
+      case 'copy': {
+        if (!page) return;
+        const r = await page.send('Runtime.evaluate', { expression: COPY_SELECTION, returnByValue: true }).catch(() => null);
+        return viewer.send({ type: 'clipboard', text: typeof r?.result.value === 'string' ? r.result.value : '' });
+      }
+      case 'viewport':
+        this.#viewport = { mode: msg.mode, width: msg.width, height: msg.height };
+        await this.#tabs.setViewport(this.#viewport);
+        this.#restartScreencast();
+        return this.#queueState();
+      case 'control':
+        if (msg.action === 'grant') {
+          if (!this.control.grant(viewerId, msg.viewerId)) {
+            return viewer.send({ type: 'error', code: 'not-in-control', message: 'only the viewer in control can hand it over, to someone watching' });
+          }
+        } else if (msg.action === 'request') this.control.request(viewerId);
+        else this.control.release(viewerId);
+        return this.#queueState();
+    }
+  }
+
+  /** End the instance: release /start (the service then ends the browser). */
+  stop(): void {
+    this.held.release();
+  }
+
+  async #run(viewer: Viewer, page: CdpSession | null, fn: (p: CdpSession) => Promise<unknown>): Promise<void> {
+    if (!page) return viewer.send({ type: 'error', code: 'failed', message: 'no page is open' });
+    try {
+      const r = (await fn(page)) as { errorText?: string } | undefined;
+      if (r?.errorText) viewer.send({ type: 'error', code: 'failed', message: r.errorText });
+    } catch (err) {
+      viewer.send({ type: 'error', code: 'failed', message: (err as Error).message });
+    }
+  }
+
+  async #history(page: CdpSession, action: 'back' | 'forward' | 'reload' | 'stop'): Promise<void> {
+    if (action === 'reload') return void (await page.send('Page.reload'));
+    if (action === 'stop') return void (await page.send('Page.stopLoading'));
+    const { currentIndex, entries } = await page.send('Page.getNavigationHistory');
+    const entry = entries[currentIndex + (action === 'back' ? -1 : 1)];
+    if (entry) await page.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+  }
+
+  #state() {
+    return {
+      tabs: this.#tabs.list(),
+      viewers: this.control.list(),
+      controllerId: this.control.controllerId,
+      viewport: { ...this.#viewport },
+    };
+  }
+
+  #queueState(): void {
+    if (this.#stateQueued) return;
+    this.#stateQueued = true;
+    queueMicrotask(() => {
+      this.#stateQueued = false;
+      const state = { type: 'state' as const, ...this.#state() };
+      for (const v of this.#viewers.values()) v.send(state);
+      this.emit('change');
+    });
+  }
+
+  #onDialog(tabId: string, info: DialogInfo | null): void {
+    this.#dialog = info ? { tabId, info } : null;
+    for (const v of this.#viewers.values()) v.send({ type: 'dialog', dialog: info });
+  }
+
+  /** Run the screencast on the tab in front while anyone watches, and nowhere else. */
+  #syncScreencast(): void {
+    const want = this.#viewers.size > 0 && !this.#ended ? this.#tabs.activeId : null;
+    if (want === this.#screencastOn && (want === null || this.#tabs.active)) return;
+    if (this.#screencastOn) this.#tabs.session(this.#screencastOn)?.post('Page.stopScreencast');
+    this.#screencastOn = null;
+    const session = want ? this.#tabs.active : null;
+    if (!want || !session) return;
+    this.#screencastOn = want;
+    session.post('Page.startScreencast', { format: 'jpeg', quality: this.#quality, maxWidth: this.#viewport.width, maxHeight: this.#viewport.height, everyNthFrame: 1 }, (err) =>
+      this.#log.warn({ err }, 'screencast did not start'));
+  }
+
+  #restartScreencast(): void {
+    if (this.#screencastOn) this.#tabs.session(this.#screencastOn)?.post('Page.stopScreencast');
+    this.#screencastOn = null;
+    this.#syncScreencast();
+  }
+
+  #relay(tabId: string, frame: Protocol.Page.ScreencastFrameEvent): void {
+    const session = this.#tabs.session(tabId);
+    const m = frame.metadata;
+    const meta: FrameMeta = {
+      seq: ++this.#seq,
+      tabId,
+      deviceWidth: m.deviceWidth,
+      deviceHeight: m.deviceHeight,
+      offsetTop: m.offsetTop,
+      pageScaleFactor: m.pageScaleFactor,
+      scrollOffsetX: m.scrollOffsetX,
+      scrollOffsetY: m.scrollOffsetY,
+      timestamp: (m.timestamp ?? 0) * 1000,
+      relayedAt: Date.now(),
+    };
+    const bytes = encodeFrame(meta, Buffer.from(frame.data, 'base64'));
+    this.#lastFrame = { meta, bytes };
+    for (const v of this.#viewers.values()) v.frames.offer(bytes);
+    // Acknowledge once relayed, so Chromium paces itself to what we can hand on.
+    session?.post('Page.screencastFrameAck', { sessionId: frame.sessionId });
+    this.emit('frame', meta);
+  }
+
+  #end(end: LiveEnd): void {
+    if (this.#ended) return;
+    this.#ended = end;
+    for (const v of this.#viewers.values()) {
+      v.frames.close();
+      v.send({ type: 'ended', ...end });
+    }
+    this.#cdp.close();
+    this.emit('ended', end);
+  }
+}

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { decodeFrame, type ClientMessage, type FrameMeta, type ServerMessage } from '../../lib/protocol/live.ts';
+import { FrameSlot } from '../../lib/remote/frame-slot.ts';
+import { LiveBrowser, type Viewer } from '../../lib/remote/live-browser.ts';
+import { holdBrowser } from '../../lib/service-client/browser.ts';
+import { eventually } from '../helpers/browser.ts';
+import { RawCdp } from '../helpers/cdp.ts';
+import { startPageServer } from '../helpers/pages.ts';
+import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+/** A viewer that keeps what it receives, like the page does. */
+function testViewer(id: string, name = id) {
+  const messages: ServerMessage[] = [];
+  const frames: FrameMeta[] = [];
+  const viewer: Viewer = {
+    id,
+    name,
+    send: (m) => messages.push(m),
+    frames: new FrameSlot({
+      send(data, done) {
+        frames.push(decodeFrame(data).meta);
+        setImmediate(done);
+      },
+    }),
+  };
+  const last = <T extends ServerMessage['type']>(type: T) => messages.filter((m) => m.type === type).at(-1) as Extract<ServerMessage, { type: T }> | undefined;
+  return { viewer, messages, frames, last };
+}
+
+describe('LiveBrowser: the relay over a real instance', () => {
+  let service: ServiceProcess;
+  let pages: Awaited<ReturnType<typeof startPageServer>>;
+  let live: LiveBrowser;
+  let probe: RawCdp;
+  const a = testViewer('a', 'Ada');
+  const b = testViewer('b', 'Bob');
+
+  const send = (viewerId: string, msg: Record<string, unknown>) => live.handle(viewerId, msg as ClientMessage);
+  /** Evaluate in the tab in front, through a second DevTools connection of the same instance. */
+  async function evaluate(expression: string): Promise<unknown> {
+    const tab = live.page;
+    const { targetInfos } = await probe.send<{ targetInfos: { targetId: string; url: string; type: string }[] }>('Target.getTargets');
+    const target = targetInfos.find((t) => t.type === 'page' && t.url === tab.url) ?? targetInfos.find((t) => t.type === 'page');
+    const { sessionId } = await probe.send<{ sessionId: string }>('Target.attachToTarget', { targetId: target!.targetId, flatten: true });
+    const r = await probe.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, returnByValue: true }, sessionId);
+    await probe.send('Target.detachFromTarget', { sessionId });
+    return r.result.value;
+  }
+  const click = async (viewerId: string, x: number, y: number) => {
+    await send(viewerId, { type: 'mouse', action: 'move', x, y });
+    await send(viewerId, { type: 'mouse', action: 'down', x, y, button: 'left', buttons: 1, clickCount: 1 });
+    await send(viewerId, { type: 'mouse', action: 'up', x, y, button: 'left', buttons: 0, clickCount: 1 });
+  };
+
+  before(async () => {
+    service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
+    pages = await startPageServer();
+    const held = await holdBrowser(service.url, service.createKey().token);
+    live = await LiveBrowser.open(held, { log: pino({ level: 'silent' }) });
+    probe = await RawCdp.connect(held.debuggerUrl, held.headers);
+  });
+  after(async () => {
+    await probe.close();
+    live.stop();
+    await pages.close();
+    await service.stop();
+  });
+
+  it('gives the first viewer control and streams frames once someone watches', async () => {
+    live.addViewer(a.viewer);
+    assert.equal(live.control.controllerId, 'a');
+    await send('a', { type: 'navigate', url: `${pages.url}live` });
+    assert.equal(await eventually(() => live.page.title, (t) => t === 'Live test page'), 'Live test page');
+    const frames = await eventually(() => a.frames.length, (n) => n > 0);
+    assert.ok(frames > 0, 'frames arrive');
+    const meta = a.frames.at(-1)!;
+    assert.deepEqual([meta.deviceWidth, meta.deviceHeight], [1280, 720]);
+  });
+
+  it('clicks, types, pastes and uses shortcuts in the remote page', async () => {
+    await click('a', 150, 125);
+    await click('a', 150, 125);
+    assert.equal(await eventually(() => evaluate("document.getElementById('status').textContent"), (v) => v === 'clicked 2'), 'clicked 2');
+    await click('a', 200, 215);
+    for (const ch of 'hello') {
+      await send('a', { type: 'key', action: 'down', key: ch, code: `Key${ch.toUpperCase()}` });
+      await send('a', { type: 'key', action: 'up', key: ch, code: `Key${ch.toUpperCase()}` });
+    }
+    await send('a', { type: 'text', text: ' pasted' });
+    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'hello pasted'), 'hello pasted');
+    // Ctrl+A selects everything, then typing replaces it.
+    await send('a', { type: 'key', action: 'down', key: 'Control', code: 'ControlLeft', modifiers: 2 });
+    await send('a', { type: 'key', action: 'down', key: 'a', code: 'KeyA', modifiers: 2 });
+    await send('a', { type: 'key', action: 'up', key: 'a', code: 'KeyA', modifiers: 2 });
+    await send('a', { type: 'key', action: 'up', key: 'Control', code: 'ControlLeft' });
+    await send('a', { type: 'copy' });
+    assert.equal(await eventually(() => a.last('clipboard')?.text, (t) => t === 'hello pasted'), 'hello pasted', 'copy reads the remote selection');
+    await send('a', { type: 'key', action: 'down', key: 'Z', code: 'KeyZ', modifiers: 8, text: 'Z' });
+    await send('a', { type: 'key', action: 'up', key: 'Z', code: 'KeyZ', modifiers: 8 });
+    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'Z'), 'Z');
+  });
+
+  it('scrolls with the wheel by pixel deltas', async () => {
+    await send('a', { type: 'wheel', x: 600, y: 400, deltaX: 0, deltaY: 480 });
+    assert.equal(await eventually(() => evaluate('scrollY'), (v) => v === 480), 480);
+    await send('a', { type: 'wheel', x: 600, y: 400, deltaX: 0, deltaY: -480 });
+    assert.equal(await eventually(() => evaluate('scrollY'), (v) => v === 0), 0);
+  });
+
+  it('shows a JavaScript dialog to the viewers and answers it', async () => {
+    await click('a', 150, 325);
+    const dialog = await eventually(() => a.last('dialog')?.dialog, (d) => Boolean(d));
+    assert.deepEqual(dialog, { dialogType: 'prompt', message: 'Your name?', defaultPrompt: 'nobody' });
+    await send('a', { type: 'dialog', accept: true, promptText: 'Grace' });
+    assert.equal(await eventually(() => evaluate("document.getElementById('status').textContent"), (v) => v === 'answer: Grace'), 'answer: Grace');
+    assert.equal(a.last('dialog')?.dialog, null);
+  });
+
+  it('opens, switches and closes tabs, and follows a page that opens one', async () => {
+    const before = a.last('state')!.tabs.length;
+    await click('a', 130, 410); // target=_blank link
+    const opened = await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 1 && t.some((x) => x.active && x.url.includes('from=popup')));
+    assert.ok(opened.find((t) => t.active)?.url.includes('from=popup'), 'the new tab comes to the front');
+    const first = opened.find((t) => t.url.endsWith('/live'))!;
+    await send('a', { type: 'tab', action: 'switch', tabId: first.id });
+    assert.equal(live.page.url, first.url);
+    await send('a', { type: 'tab', action: 'open', url: `${pages.url}?third` });
+    const three = await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 2);
+    const third = three.find((t) => t.active)!;
+    await send('a', { type: 'tab', action: 'close', tabId: third.id });
+    await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 1 && !t.some((x) => x.id === third.id));
+    await send('a', { type: 'tab', action: 'switch', tabId: 'no-such-tab' });
+    assert.equal(a.last('error')?.code, 'no-such-tab');
+    await send('a', { type: 'tab', action: 'switch', tabId: first.id });
+  });
+
+  it('navigates back, forward and reloads; refuses non-web addresses', async () => {
+    await send('a', { type: 'navigate', url: `${pages.url}?second` });
+    await eventually(() => live.page.url, (u) => u.endsWith('?second'));
+    await send('a', { type: 'history', action: 'back' });
+    await eventually(() => live.page.url, (u) => u.endsWith('/live'));
+    await send('a', { type: 'history', action: 'forward' });
+    assert.match(await eventually(() => live.page.url, (u) => u.endsWith('?second')), /\?second$/);
+    await send('a', { type: 'history', action: 'reload' });
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'chrome://version']) {
+      await send('a', { type: 'navigate', url });
+      assert.equal(a.last('error')?.code, 'invalid-message', url);
+    }
+    assert.match(live.page.url, /\?second$/);
+  });
+
+  it('gives a second viewer the last frame at once, view only, until control is handed over', async () => {
+    live.addViewer(b.viewer);
+    assert.ok(b.frames.length >= 1, 'a newcomer gets the last frame at once');
+    assert.equal(live.control.controllerId, 'a');
+    await send('b', { type: 'navigate', url: 'https://example.com' });
+    assert.equal(b.last('error')?.code, 'not-in-control');
+    await send('b', { type: 'control', action: 'request' });
+    const asked = await eventually(() => a.last('state')?.viewers ?? [], (v) => v.some((x) => x.id === 'b' && 'requested' in x && (x as { requested: boolean }).requested));
+    assert.ok(asked.length === 2);
+    await send('a', { type: 'control', action: 'grant', viewerId: 'b' });
+    assert.equal(live.control.controllerId, 'b');
+    assert.equal(await eventually(() => b.last('state')?.controllerId, (c) => c === 'b'), 'b');
+    await send('a', { type: 'mouse', action: 'down', x: 1, y: 1, button: 'left', buttons: 1, clickCount: 1 });
+    assert.equal(a.last('error')?.code, 'not-in-control');
+    live.removeViewer('b');
+    assert.equal(live.control.controllerId, 'a', 'control returns to the one still watching');
+  });
+
+  it('follows the viewer\'s viewport size', async () => {
+    await send('a', { type: 'viewport', mode: 'follow', width: 800, height: 600 });
+    assert.deepEqual(await eventually(() => evaluate('[innerWidth, innerHeight]'), (v) => JSON.stringify(v) === '[800,600]'), [800, 600]);
+    const meta = await eventually(() => a.frames.at(-1), (m) => m?.deviceWidth === 800);
+    assert.equal(meta?.deviceHeight, 600);
+  });
+
+  it('tells every viewer when the instance ends', async () => {
+    const ended = new Promise((resolve) => live.once('ended', resolve));
+    live.stop();
+    assert.deepEqual(await ended, { reason: 'stopped', message: 'stopped' });
+    assert.equal(a.last('ended')?.reason, 'stopped');
+  });
+});
