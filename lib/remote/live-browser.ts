@@ -73,8 +73,13 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     const live = new LiveBrowser(held, cdp, opts);
     await live.#tabs.init();
     void held.ended.then((end) => live.#end(describeEnd(end)));
+    // A DevTools connection that drops on its own usually means the browser died; the service then
+    // closes /start with the reason. Give it a moment to say so before letting go ourselves.
     cdp.once('close', () => {
-      if (!live.#ended) held.release();
+      if (live.#ended) return;
+      setTimeout(() => {
+        if (!live.#ended) held.release();
+      }, 2000).unref();
     });
     return live;
   }

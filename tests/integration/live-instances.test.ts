@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { FrameSlot } from '../../lib/remote/frame-slot.ts';
+import { LiveInstances, type EndedInstance } from '../../lib/remote/instances.ts';
+import { chromiumProcesses, eventually } from '../helpers/browser.ts';
+import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+const user = { userId: 'usr_1', name: 'Ada' };
+const viewer = (id: string) => ({ id, name: id, send: () => {}, frames: new FrameSlot({ send: (_d, done) => setImmediate(done) }) });
+
+describe('LiveInstances: instances the portal holds', () => {
+  let service: ServiceProcess;
+  let token: string;
+  let instances: LiveInstances;
+  const ended: EndedInstance[] = [];
+  const start = (name?: string) => instances.start({ teamId: 'team_1', user, keyId: 'key_1', keyName: 'default', apiKey: token, name });
+
+  before(async () => {
+    service = await startService({ BROWSER_POOL_SIZE: '1' });
+    token = service.createKey({ maxInstances: 10 }).token;
+    instances = new LiveInstances({ serviceUrl: service.url, idleMs: 600, maxPerUser: 2, log: pino({ level: 'silent' }) });
+    instances.on('ended', (e) => ended.push(e));
+  });
+  after(async () => {
+    await instances.shutdown();
+    await service.stop();
+  });
+
+  it('starts, names, lists and stops instances, recording why each ended', async () => {
+    const one = await start('research');
+    assert.equal(one.name, 'research');
+    assert.deepEqual(instances.listForTeam('team_1').map((i) => i.id), [one.id]);
+    assert.deepEqual(instances.listForTeam('team_2'), []);
+    instances.rename(one.id, 'renamed');
+    assert.equal(instances.get(one.id)?.name, 'renamed');
+    instances.stop(one.id);
+    const record = await eventually(() => ended.find((e) => e.id === one.id), Boolean);
+    assert.equal(record?.reason, 'stopped');
+    assert.equal(record?.name, 'renamed');
+    assert.equal(instances.get(one.id), undefined);
+  });
+
+  it('enforces the per-user limit', async () => {
+    const a = await start();
+    const b = await start();
+    await assert.rejects(start(), (err: Error & { status?: number }) => err.status === 429 && /limit/.test(err.message));
+    instances.stop(a.id);
+    instances.stop(b.id);
+    await eventually(() => instances.listForTeam('team_1').length, (n) => n === 0);
+  });
+
+  it('keeps a watched instance and ends one that nobody watches for the idle time', async () => {
+    const watched = await start('watched');
+    watched.live.addViewer(viewer('v1'));
+    const idle = await start('idle');
+    const record = await eventually(() => ended.find((e) => e.id === idle.id), Boolean, 5000);
+    assert.equal(record?.reason, 'idle');
+    assert.ok(instances.get(watched.id), 'the watched one lives on');
+    watched.live.removeViewer('v1');
+    assert.equal((await eventually(() => ended.find((e) => e.id === watched.id), Boolean, 5000))?.reason, 'idle');
+  });
+
+  it('records a crash when Chromium dies, and says so', async () => {
+    const doomed = await start('doomed');
+    doomed.live.addViewer(viewer('v2'));
+    for (const pid of await chromiumProcesses(service.dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    const record = await eventually(() => ended.find((e) => e.id === doomed.id), Boolean, 5000);
+    assert.equal(record?.reason, 'crashed');
+  });
+
+  it('records the service going away', async () => {
+    const other = await startService({ BROWSER_POOL_SIZE: '0' });
+    const held = new LiveInstances({ serviceUrl: other.url, idleMs: 60_000, maxPerUser: 2, log: pino({ level: 'silent' }) });
+    const ends: EndedInstance[] = [];
+    held.on('ended', (e) => ends.push(e));
+    const i = await held.start({ teamId: 't', user, keyId: 'k', keyName: 'k', apiKey: other.createKey().token });
+    await other.stop('SIGKILL');
+    const record = await eventually(() => ends.find((e) => e.id === i.id), Boolean, 5000);
+    assert.equal(record?.reason, 'service-gone');
+  });
+
+  it('refuses to start with a key the service refuses', async () => {
+    await assert.rejects(instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'k', apiKey: 'psk_nope' }), (err: Error & { status?: number }) => err.status === 401);
+  });
+});
