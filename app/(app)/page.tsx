@@ -1,6 +1,6 @@
 import { redirect } from 'next/navigation.js';
 import { currentTeam } from '../../lib/portal/teams.ts';
-import { requireSignedIn } from '../_lib/session.ts';
+import { requireSignedIn } from '../_lib/page-guard.ts';
 
 /** Home: the remembered team's keys. */
 export default async function Home() {

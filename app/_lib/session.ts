@@ -1,5 +1,4 @@
 import { getServerSession, type NextAuthOptions } from 'next-auth';
-import { redirect } from 'next/navigation.js';
 import { publicUser, type PublicUser } from '../../lib/portal/accounts.ts';
 import type { Actor } from '../../lib/portal/access.ts';
 import { authOptions } from '../../lib/portal/auth.ts';
@@ -27,11 +26,4 @@ export async function signedIn(): Promise<Signed | null> {
   if (!id) return null;
   const user = await p.data.userById(id);
   return user ? { portal: p, user: publicUser(user), actor: { userId: user.id } } : null;
-}
-
-/** For pages: the signed-in user, or a redirect to the sign-in page. */
-export async function requireSignedIn(): Promise<Signed> {
-  const s = await signedIn();
-  if (!s) redirect('/signin');
-  return s;
 }

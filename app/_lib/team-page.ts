@@ -1,7 +1,8 @@
 import { notFound } from 'next/navigation.js';
 import type { TeamWithRole } from '../../lib/db/portal-data.ts';
 import { getTeam } from '../../lib/portal/teams.ts';
-import { requireSignedIn, type Signed } from './session.ts';
+import { requireSignedIn } from './page-guard.ts';
+import type { Signed } from './session.ts';
 
 /** For team pages: the signed-in member and the team, or the not-found page for anyone else. */
 export async function requireTeam(teamId: string): Promise<Signed & { team: TeamWithRole }> {

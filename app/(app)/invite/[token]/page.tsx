@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { Link } from '../../../_ui/link.tsx';
 import { previewInvite } from '../../../../lib/portal/invites.ts';
 import { roleLabel } from '../../../../lib/portal/teams.ts';
-import { requireSignedIn } from '../../../_lib/session.ts';
+import { requireSignedIn } from '../../../_lib/page-guard.ts';
 import { Alert } from '../../../_ui/alert.tsx';
 import { AcceptInvite } from './accept-invite.tsx';
 

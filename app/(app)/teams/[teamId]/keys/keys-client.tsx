@@ -132,3 +132,20 @@ export function KeyActions({ teamId, keyId, name, isDefault }: { teamId: string;
     </div>
   );
 }
+
+/** Ask the service, through the portal's server, whether it accepts the key. */
+export function KeyTest({ teamId, keyId, name }: { teamId: string; keyId: string; name: string }) {
+  const router = useRouter();
+  const mutation = useMutation({
+    mutationFn: () => api<{ accepted: boolean; message: string }>('POST', `/api/teams/${teamId}/keys/${keyId}/check`),
+    onSuccess: () => router.refresh(),
+  });
+  return (
+    <>
+      <Button size="sm" variant="ghost" aria-label={`Test ${name}`} busy={mutation.isPending} onClick={() => mutation.mutate()}>Test</Button>
+      <span role="status" className={mutation.data?.accepted ? 'badge badge-success' : mutation.data || mutation.error ? 'badge badge-danger' : 'sr-only'}>
+        {mutation.data ? mutation.data.message : mutation.error ? mutation.error.message : ''}
+      </span>
+    </>
+  );
+}

@@ -4,7 +4,7 @@ import { formatDate } from '../../../../_lib/format.ts';
 import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
 import { Badge } from '../../../../_ui/badge.tsx';
 import { EmptyState } from '../../../../_ui/empty-state.tsx';
-import { KeyActions, NewKeyButtons } from './keys-client.tsx';
+import { KeyActions, KeyTest, NewKeyButtons } from './keys-client.tsx';
 
 export const metadata: Metadata = { title: 'API keys' };
 
@@ -36,7 +36,7 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
           <div className="table-wrap">
             <table className="table" aria-label="API keys">
               <thead>
-                <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th>{manage && <th scope="col"><span className="sr-only">Actions</span></th>}</tr>
+                <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
               </thead>
               <tbody>
                 {keys.map((k) => (
@@ -52,7 +52,14 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
                     <td>{formatDate(k.createdAt)}</td>
                     <td>{formatDate(k.lastUsedAt)}</td>
                     <td>{k.revokedAt ? <Badge tone="danger">Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
-                    {manage && <td style={{ textAlign: 'right' }}>{!k.revokedAt && <KeyActions teamId={team.id} keyId={k.id} name={k.name} isDefault={k.isDefault} />}</td>}
+                    <td style={{ textAlign: 'right' }}>
+                      {!k.revokedAt && (
+                        <div className="row" style={{ justifyContent: 'flex-end', gap: 'var(--space-2)' }}>
+                          <KeyTest teamId={team.id} keyId={k.id} name={k.name} />
+                          {manage && <KeyActions teamId={team.id} keyId={k.id} name={k.name} isDefault={k.isDefault} />}
+                        </div>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

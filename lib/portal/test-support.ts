@@ -1,0 +1,36 @@
+import { DatabaseSync } from 'node:sqlite';
+import { SecretBox } from '../crypto/secretbox.ts';
+import { portalMigrations } from '../db/portal-migrations.ts';
+import { SqlitePortalData } from '../db/portal-sqlite.ts';
+import { migrate } from '../db/sqlite.ts';
+import type { KeyIssuer } from './issuer.ts';
+import type { Vault } from './vault.ts';
+
+/** For unit tests: the real SQLite data module on an in-memory database. */
+export function memoryData(): SqlitePortalData {
+  const db = new DatabaseSync(':memory:');
+  db.exec('PRAGMA foreign_keys = ON');
+  migrate(db, portalMigrations);
+  return new SqlitePortalData(db);
+}
+
+/** An issuer double with the KeyIssuer interface, recording what it issued and revoked. */
+export class RecordingIssuer implements KeyIssuer {
+  readonly available = true;
+  readonly revoked: string[] = [];
+  #n = 0;
+  issue() {
+    this.#n++;
+    return { serviceKeyId: `svc${this.#n}`, token: `psk_${String(this.#n).padStart(16, '0')}_${'s'.repeat(39)}${String(1000 + this.#n)}` };
+  }
+  revoke(id: string) {
+    this.revoked.push(id);
+  }
+  lastUsed() {
+    return null;
+  }
+}
+
+export function memoryVault(secret = 'x'.repeat(40)): Vault & { issuer: RecordingIssuer } {
+  return { data: memoryData(), box: new SecretBox(secret), issuer: new RecordingIssuer() };
+}
