@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadPortalConfig } from './portal.ts';
-import { ConfigError } from './schema.ts';
+import type { ConfigError } from './schema.ts';
 
 describe('portal configuration', () => {
   it('has working defaults: embedded service, no OAuth, secrets left to DATA_DIR', () => {
