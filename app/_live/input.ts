@@ -1,0 +1,63 @@
+import type { ClientMessage, FrameMeta } from '../../lib/protocol/live.ts';
+
+/** CDP modifier bits: Alt=1, Ctrl=2, Meta=4, Shift=8. */
+export function modifiers(e: { altKey: boolean; ctrlKey: boolean; metaKey: boolean; shiftKey: boolean }): number {
+  return (e.altKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.metaKey ? 4 : 0) | (e.shiftKey ? 8 : 0);
+}
+
+const BUTTONS = ['left', 'middle', 'right', 'back', 'forward'] as const;
+
+/** Map a point on the canvas to the remote page's CSS pixels, through the frame's own metadata. */
+export function toRemote(canvas: HTMLElement, meta: FrameMeta | null, clientX: number, clientY: number): { x: number; y: number } {
+  const rect = canvas.getBoundingClientRect();
+  const width = meta?.deviceWidth ?? 1280;
+  const height = meta?.deviceHeight ?? 720;
+  const x = ((clientX - rect.left) / rect.width) * width;
+  const y = ((clientY - rect.top) / rect.height) * height;
+  return { x: Math.round(Math.max(0, Math.min(width, x)) * 100) / 100, y: Math.round(Math.max(0, Math.min(height, y)) * 100) / 100 };
+}
+
+export function mouseMessage(action: 'move' | 'down' | 'up', e: PointerEvent | MouseEvent, at: { x: number; y: number }, clickCount: number): ClientMessage {
+  return {
+    type: 'mouse',
+    action,
+    ...at,
+    button: action === 'move' ? 'none' : (BUTTONS[e.button] ?? 'left'),
+    buttons: e.buttons,
+    clickCount: action === 'move' ? 0 : Math.min(3, Math.max(1, clickCount)),
+    modifiers: modifiers(e),
+  };
+}
+
+export function wheelMessage(e: WheelEvent, at: { x: number; y: number }, pageHeight: number): ClientMessage {
+  const scale = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? pageHeight : 1;
+  return { type: 'wheel', ...at, deltaX: e.deltaX * scale, deltaY: e.deltaY * scale, modifiers: modifiers(e) };
+}
+
+export function keyMessage(action: 'down' | 'up', e: KeyboardEvent): ClientMessage {
+  return {
+    type: 'key',
+    action,
+    key: e.key.slice(0, 64),
+    code: e.code.slice(0, 64),
+    ...(action === 'down' && e.key.length === 1 && !e.ctrlKey && !e.metaKey ? { text: e.key } : {}),
+    location: e.location,
+    repeat: e.repeat,
+    modifiers: modifiers(e),
+  };
+}
+
+/** Keys the page keeps for itself even while the view has focus: paste goes through the paste event. */
+export function isPasteShortcut(e: KeyboardEvent): boolean {
+  return (e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'v';
+}
+
+export function isCopyShortcut(e: KeyboardEvent): boolean {
+  return (e.ctrlKey || e.metaKey) && !e.altKey && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x');
+}
+
+export function touchMessage(action: 'start' | 'move' | 'end' | 'cancel', e: TouchEvent, map: (x: number, y: number) => { x: number; y: number }): ClientMessage {
+  const list = action === 'end' || action === 'cancel' ? e.changedTouches : e.touches;
+  const points = Array.from(list).slice(0, 10).map((t) => ({ id: t.identifier % 1000, ...map(t.clientX, t.clientY), radiusX: Math.min(500, t.radiusX), radiusY: Math.min(500, t.radiusY), force: Math.min(1, t.force) }));
+  return { type: 'touch', action, points, modifiers: modifiers(e) };
+}

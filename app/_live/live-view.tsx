@@ -1,0 +1,303 @@
+'use client';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import type { DialogInfo, FrameMeta } from '../../lib/protocol/live.ts';
+import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
+import { isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
+import './live-view.css';
+
+type Props = { instanceId: string; name: string };
+
+const STATUS_TEXT: Record<LiveStatus, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  ended: 'This browser has ended',
+  refused: 'You cannot view this browser',
+};
+
+/**
+ * A remote browser inside the page: the screencast on a canvas, input while the view has focus,
+ * browser controls, tabs, dialogs, and who is watching and who has control.
+ */
+export function LiveView({ instanceId, name }: Props) {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const stageRef = useRef<HTMLDivElement>(null);
+  const keysRef = useRef<HTMLTextAreaElement>(null);
+  const connRef = useRef<LiveConnection | null>(null);
+  const metaRef = useRef<FrameMeta | null>(null);
+  const framesRef = useRef<number[]>([]);
+  const [status, setStatus] = useState<{ status: LiveStatus; detail?: string }>({ status: 'connecting' });
+  const [state, setState] = useState<LiveState | null>(null);
+  const [viewerId, setViewerId] = useState<string | null>(null);
+  const [dialog, setDialog] = useState<DialogInfo | null>(null);
+  const [promptText, setPromptText] = useState('');
+  const [address, setAddress] = useState('');
+  const [editingAddress, setEditingAddress] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [fps, setFps] = useState(0);
+  const [rtt, setRtt] = useState<number | null>(null);
+  const [size, setSize] = useState({ width: 1280, height: 720 });
+  const [focused, setFocused] = useState(false);
+
+  const inControl = Boolean(viewerId && state?.controllerId === viewerId);
+  const activeTab = state?.tabs.find((t) => t.active) ?? null;
+  const controller = state?.viewers.find((v) => v.control) ?? null;
+  const send = useCallback((m: Parameters<LiveConnection['send']>[0]) => connRef.current?.send(m), []);
+
+  useEffect(() => {
+    const conn = new LiveConnection(instanceId, {
+      onStatus: (s, detail) => setStatus({ status: s, detail }),
+      onWelcome: setViewerId,
+      onState: setState,
+      onDialog: (d) => {
+        setDialog(d);
+        setPromptText(d?.defaultPrompt ?? '');
+      },
+      onClipboard: (text) => {
+        void navigator.clipboard?.writeText(text).then(() => setNotice(text ? 'Copied the remote selection.' : 'Nothing is selected in the remote page.'), () => setNotice('The browser did not allow copying to your clipboard.'));
+      },
+      onError: setNotice,
+      onRtt: (ms) => setRtt(Math.round(ms)),
+      onFrame: (meta, bitmap) => {
+        const canvas = canvasRef.current;
+        metaRef.current = meta;
+        if (!canvas) return bitmap.close();
+        if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
+          canvas.width = bitmap.width;
+          canvas.height = bitmap.height;
+        }
+        canvas.getContext('2d')?.drawImage(bitmap, 0, 0);
+        bitmap.close();
+        setSize((s) => (s.width === meta.deviceWidth && s.height === meta.deviceHeight ? s : { width: meta.deviceWidth, height: meta.deviceHeight }));
+        framesRef.current.push(performance.now());
+      },
+    }, () => {
+      const rect = stageRef.current?.getBoundingClientRect();
+      return { width: Math.max(100, Math.min(4096, Math.round(rect?.width ?? 1280))), height: Math.max(100, Math.min(4096, Math.round(rect?.height ?? 720))) };
+    });
+    connRef.current = conn;
+    conn.connect();
+    const meter = setInterval(() => {
+      const now = performance.now();
+      framesRef.current = framesRef.current.filter((t) => now - t < 1000);
+      setFps(framesRef.current.length);
+    }, 500);
+    return () => {
+      clearInterval(meter);
+      conn.close();
+    };
+  }, [instanceId]);
+
+  useEffect(() => {
+    if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : activeTab?.url ?? '');
+  }, [activeTab?.url, editingAddress]);
+
+  useEffect(() => {
+    if (!notice) return;
+    const t = setTimeout(() => setNotice(null), 4000);
+    return () => clearTimeout(t);
+  }, [notice]);
+
+  // The viewport follows the stage's size when the controller chose "fit".
+  useEffect(() => {
+    const stage = stageRef.current;
+    if (!stage || state?.viewport.mode !== 'follow' || !inControl) return;
+    let last = '';
+    const observer = new ResizeObserver(([entry]) => {
+      if (!entry) return;
+      const width = Math.max(100, Math.min(4096, Math.round(entry.contentRect.width)));
+      const height = Math.max(100, Math.min(4096, Math.round(entry.contentRect.height)));
+      const key = `${width}x${height}`;
+      if (key !== last) send({ type: 'viewport', mode: 'follow', width, height });
+      last = key;
+    });
+    observer.observe(stage);
+    return () => observer.disconnect();
+  }, [state?.viewport.mode, inControl, send]);
+
+  // Pointer, wheel, touch and keyboard input, sent only by the viewer in control.
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    const keys = keysRef.current;
+    if (!canvas || !keys || !inControl) return;
+    const at = (x: number, y: number) => toRemote(canvas, metaRef.current, x, y);
+    const onPointer = (action: 'move' | 'down' | 'up') => (e: PointerEvent) => {
+      if (e.pointerType === 'touch') return;
+      if (action === 'down') {
+        canvas.setPointerCapture(e.pointerId);
+        keys.focus({ preventScroll: true });
+        e.preventDefault();
+      }
+      send(mouseMessage(action, e, at(e.clientX, e.clientY), e.detail || 1));
+    };
+    const down = onPointer('down');
+    const move = onPointer('move');
+    const up = onPointer('up');
+    const wheel = (e: WheelEvent) => {
+      e.preventDefault();
+      send(wheelMessage(e, at(e.clientX, e.clientY), metaRef.current?.deviceHeight ?? 720));
+    };
+    const touch = (action: 'start' | 'move' | 'end' | 'cancel') => (e: TouchEvent) => {
+      e.preventDefault();
+      if (action === 'start') keys.focus({ preventScroll: true });
+      send(touchMessage(action, e, at));
+    };
+    const touches = (['start', 'move', 'end', 'cancel'] as const).map((a) => [a, touch(a)] as const);
+    const keydown = (e: KeyboardEvent) => {
+      if (e.isComposing || e.key === 'Process') return;
+      if (isPasteShortcut(e)) return; // the paste event carries the text
+      if (isCopyShortcut(e)) send({ type: 'copy' });
+      e.preventDefault();
+      send(keyMessage('down', e));
+    };
+    const keyup = (e: KeyboardEvent) => {
+      if (e.isComposing || isPasteShortcut(e)) return;
+      e.preventDefault();
+      send(keyMessage('up', e));
+    };
+    const paste = (e: ClipboardEvent) => {
+      e.preventDefault();
+      const text = e.clipboardData?.getData('text/plain') ?? '';
+      if (text) send({ type: 'text', text: text.slice(0, 32_768) });
+    };
+    const compositionupdate = (e: CompositionEvent) => send({ type: 'compose', text: e.data.slice(0, 1024), selectionStart: e.data.length, selectionEnd: e.data.length });
+    const compositionend = (e: CompositionEvent) => {
+      if (e.data) send({ type: 'text', text: e.data });
+      keys.value = '';
+    };
+    canvas.addEventListener('pointerdown', down);
+    canvas.addEventListener('pointermove', move);
+    canvas.addEventListener('pointerup', up);
+    canvas.addEventListener('wheel', wheel, { passive: false });
+    for (const [a, fn] of touches) canvas.addEventListener(`touch${a}`, fn, { passive: false });
+    keys.addEventListener('keydown', keydown);
+    keys.addEventListener('keyup', keyup);
+    keys.addEventListener('paste', paste);
+    keys.addEventListener('compositionupdate', compositionupdate);
+    keys.addEventListener('compositionend', compositionend);
+    return () => {
+      canvas.removeEventListener('pointerdown', down);
+      canvas.removeEventListener('pointermove', move);
+      canvas.removeEventListener('pointerup', up);
+      canvas.removeEventListener('wheel', wheel);
+      for (const [a, fn] of touches) canvas.removeEventListener(`touch${a}`, fn);
+      keys.removeEventListener('keydown', keydown);
+      keys.removeEventListener('keyup', keyup);
+      keys.removeEventListener('paste', paste);
+      keys.removeEventListener('compositionupdate', compositionupdate);
+      keys.removeEventListener('compositionend', compositionend);
+    };
+  }, [inControl, send]);
+
+  const go = (e: FormEvent) => {
+    e.preventDefault();
+    if (!address.trim()) return;
+    send({ type: 'navigate', url: address });
+    setEditingAddress(false);
+    keysRef.current?.focus({ preventScroll: true });
+  };
+
+  const ended = status.status === 'ended' || status.status === 'refused';
+  return (
+    <section className="live" aria-label={`Live view of ${name}`}>
+      <div className="live-tabs" role="tablist" aria-label="Tabs">
+        {state?.tabs.map((t) => (
+          <div key={t.id} className="live-tab" data-active={t.active || undefined}>
+            <button type="button" role="tab" aria-selected={t.active} disabled={!inControl} onClick={() => send({ type: 'tab', action: 'switch', tabId: t.id })} title={t.url}>
+              {t.loading && <span className="spinner" aria-hidden="true" />}
+              <span className="live-tab-title">{t.title || t.url || 'New tab'}</span>
+            </button>
+            <button type="button" className="live-tab-close" aria-label={`Close tab ${t.title || t.url || 'New tab'}`} disabled={!inControl} onClick={() => send({ type: 'tab', action: 'close', tabId: t.id })}>×</button>
+          </div>
+        ))}
+        <button type="button" className="live-tab-new" aria-label="New tab" disabled={!inControl} onClick={() => send({ type: 'tab', action: 'open' })}>+</button>
+      </div>
+
+      <div className="live-toolbar">
+        <button type="button" className="btn btn-sm btn-ghost" aria-label="Back" disabled={!inControl} onClick={() => send({ type: 'history', action: 'back' })}>←</button>
+        <button type="button" className="btn btn-sm btn-ghost" aria-label="Forward" disabled={!inControl} onClick={() => send({ type: 'history', action: 'forward' })}>→</button>
+        {activeTab?.loading ? (
+          <button type="button" className="btn btn-sm btn-ghost" aria-label="Stop loading" disabled={!inControl} onClick={() => send({ type: 'history', action: 'stop' })}>✕</button>
+        ) : (
+          <button type="button" className="btn btn-sm btn-ghost" aria-label="Reload" disabled={!inControl} onClick={() => send({ type: 'history', action: 'reload' })}>↻</button>
+        )}
+        <form className="live-address" onSubmit={go}>
+          <input
+            aria-label="Address"
+            value={address}
+            placeholder="Type an address"
+            disabled={!inControl}
+            onFocus={() => setEditingAddress(true)}
+            onBlur={() => setEditingAddress(false)}
+            onChange={(e) => setAddress(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
+        </form>
+        <button type="button" className="btn btn-sm" onClick={() => send({ type: 'copy' })} disabled={ended}>Copy selection</button>
+        <button
+          type="button"
+          className="btn btn-sm"
+          aria-pressed={state?.viewport.mode === 'follow'}
+          disabled={!inControl}
+          onClick={() => send(state?.viewport.mode === 'follow' ? { type: 'viewport', mode: 'fixed', width: 1280, height: 720 } : { type: 'viewport', mode: 'follow', width: Math.round(stageRef.current?.clientWidth ?? 1280), height: Math.round(stageRef.current?.clientHeight ?? 720) })}
+        >
+          {state?.viewport.mode === 'follow' ? 'Fixed size' : 'Fit to window'}
+        </button>
+        {inControl ? (
+          <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>Release control</button>
+        ) : (
+          <button type="button" className="btn btn-sm btn-primary" disabled={ended} onClick={() => send({ type: 'control', action: 'request' })}>Request control</button>
+        )}
+      </div>
+
+      <div className="live-stage" ref={stageRef} data-focused={focused || undefined} style={{ aspectRatio: `${size.width} / ${size.height}` }}>
+        <canvas ref={canvasRef} className="live-canvas" width={size.width} height={size.height} aria-label={`Screen of ${name}${activeTab ? `: ${activeTab.title}` : ''}`} role="img" />
+        <textarea
+          ref={keysRef}
+          className="live-keys"
+          aria-label="Keyboard input for the remote browser"
+          onFocus={() => setFocused(true)}
+          onBlur={() => setFocused(false)}
+          readOnly={!inControl}
+        />
+        {status.status !== 'live' && (
+          <div className="live-overlay" role="status">
+            <p>{STATUS_TEXT[status.status]}</p>
+            {status.detail && <p className="muted">{status.detail}</p>}
+          </div>
+        )}
+        {dialog && (
+          <div className="live-dialog" role="alertdialog" aria-label={`The page says: ${dialog.message}`}>
+            <p className="live-dialog-message">{dialog.message || (dialog.dialogType === 'beforeunload' ? 'Leave this page?' : '')}</p>
+            {dialog.dialogType === 'prompt' && <input aria-label="Answer" value={promptText} onChange={(e) => setPromptText(e.target.value)} disabled={!inControl} />}
+            <div className="live-dialog-actions">
+              {dialog.dialogType !== 'alert' && <button type="button" className="btn btn-sm" disabled={!inControl} onClick={() => send({ type: 'dialog', accept: false })}>Cancel</button>}
+              <button type="button" className="btn btn-sm btn-primary" disabled={!inControl} onClick={() => send({ type: 'dialog', accept: true, promptText })}>OK</button>
+            </div>
+          </div>
+        )}
+      </div>
+
+      <div className="live-status" aria-live="polite">
+        <span className="live-dot" data-status={status.status} aria-hidden="true" />
+        <span>{STATUS_TEXT[status.status]}</span>
+        {status.status === 'live' && <span>{fps} fps</span>}
+        {status.status === 'live' && rtt !== null && <span>{rtt} ms round trip</span>}
+        <span>{size.width}×{size.height}</span>
+        <span data-testid="control-status">{inControl ? (focused ? 'You have control; keys go to the page' : 'You have control; click the page to type') : controller ? `${controller.name} has control` : 'Nobody has control'}</span>
+        <span className="live-viewers" aria-label="Watching">
+          {state?.viewers.map((v) => (
+            <span key={v.id} className="live-viewer" data-control={v.control || undefined} title={v.control ? `${v.name} (in control)` : v.name}>
+              {v.name}{v.id === viewerId ? ' (you)' : ''}
+              {inControl && !v.control && (v as { requested?: boolean }).requested && (
+                <button type="button" className="btn btn-sm btn-primary" onClick={() => send({ type: 'control', action: 'grant', viewerId: v.id })}>Give control to {v.name}</button>
+              )}
+            </span>
+          ))}
+        </span>
+        {notice && <span className="live-notice" role="status">{notice}</span>}
+      </div>
+    </section>
+  );
+}
