@@ -1,0 +1,44 @@
+/**
+ * The one interface between the search API (and the indexer) and an index engine. The default
+ * engine is SQLite FTS5 (./sqlite/); another one (a remote engine, an in-memory double in tests)
+ * implements the same two halves without the API noticing.
+ */
+
+export type SearchRequest = {
+  query: string;
+  /** Two-letter language code (lower case) that biases results. */
+  language: string;
+  limit: number;
+};
+
+export type SearchResult = { url: string; title: string; snippet: string };
+
+export type IndexStats = { pages: number };
+
+export interface SearchBackend {
+  /** Ranked results, duplicates collapsed. Rejects with BackendUnavailable when the index cannot answer. */
+  search(request: SearchRequest): Promise<SearchResult[]>;
+  stats(): Promise<IndexStats>;
+  close(): void;
+}
+
+/** A page as fetched: the address it was fetched from and its HTML. */
+export type FetchedPage = { url: string; html: string };
+
+export type UpsertOutcome = 'added' | 'replaced' | 'merged';
+
+export interface IndexWriter {
+  /** Add or replace one page. 'merged': another address of a page already seen in this run. */
+  upsert(page: FetchedPage): UpsertOutcome;
+  /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far. */
+  finish(progress?: (done: number, total: number) => void): void;
+  close(): void;
+}
+
+/** The index or engine failed to answer (missing, corrupt, locked, unreachable). */
+export class BackendUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BackendUnavailable';
+  }
+}

@@ -1,0 +1,38 @@
+import { words } from './tokenize.ts';
+
+/**
+ * Definition heads: what a definition-list term, a reference-table key or an anchor id names,
+ * reduced to its words (`coroutine asyncio.gather(*aws)` -> `asyncio gather`, `sqrt ( numeric )
+ * → numeric` -> `sqrt`, `log_min_messages (enum)` -> `log min messages`). A page whose definition
+ * head equals what the searcher typed is the page that defines it: the known-item answer.
+ */
+const KEYWORDS = /^(?:class|coroutine|method|function|attribute|exception|data|classmethod|staticmethod|awaitable|abstractmethod|property|async|decorator|module|static|final|enum|struct|macro|var|const|opcode|pdbcommand|envvar|option|keyword|directive|role)\s+/i;
+const MAX_PARTS = 8;
+
+export type DefinitionHead = { head: string; weight: number };
+
+/** The heads of one term entry: its full name, and (weaker) the trailing parts of a dotted name. */
+export function definitionHeads(entry: string): DefinitionHead[] {
+  let t = entry.replace(/¶/g, '').trim();
+  t = (t.split(/\s*[(=→[,;{]|\s[-–—]\s/)[0] ?? '').trim();
+  for (let i = 0; i < 3 && KEYWORDS.test(t); i++) t = t.replace(KEYWORDS, '');
+  const parts = words(t);
+  if (!parts.length || parts.length > MAX_PARTS) return [];
+  const out: DefinitionHead[] = [{ head: parts.join(' '), weight: 1 }];
+  const dotted = t.split('.');
+  for (let i = 1; i < dotted.length; i++) {
+    const tail = words(dotted.slice(i).join('.'));
+    if (tail.length) out.push({ head: tail.join(' '), weight: 0.5 });
+  }
+  return out;
+}
+
+/** What to look up for a query: the whole query, and each identifier in it. */
+export function queryHeads(concepts: readonly { parts: string[]; stop: boolean }[]): DefinitionHead[] {
+  const real = concepts.filter((c) => !c.stop);
+  const all = real.flatMap((c) => c.parts);
+  const out: DefinitionHead[] = [];
+  if (all.length && all.length <= MAX_PARTS) out.push({ head: all.join(' '), weight: 1 });
+  if (real.length > 1) for (const c of real) if (c.parts.length > 1) out.push({ head: c.parts.join(' '), weight: 0.6 });
+  return out;
+}

@@ -1,0 +1,178 @@
+import { parseDocument } from 'htmlparser2';
+import { normalizeUrl } from './url.ts';
+
+/** What the index keeps of one HTML page. */
+export type Extracted = {
+  title: string;
+  description: string;
+  /** rel=canonical, resolved and normalised; null when absent or not http(s). */
+  canonical: string | null;
+  /** The `lang` of the markup as written (`en`, `pt-BR`), or null. */
+  markupLang: string | null;
+  headings: string[];
+  /** Main text, one block (paragraph, list item, cell, heading) a line, without navigation. */
+  blocks: string[];
+  /** Terms the page defines: definition-list terms and the ids of its anchors (`asyncio.gather`). */
+  terms: string[];
+  /** Outgoing links (normalised absolute addresses) with their anchor text. */
+  links: { url: string; text: string }[];
+};
+
+type Node = { type: string; name?: string; data?: string; attribs?: Record<string, string>; children?: Node[] };
+
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'textarea', 'input', 'map', 'head']);
+const BLOCK = new Set(['p', 'div', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'td', 'th', 'tr', 'table', 'thead', 'tbody', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'section', 'article', 'main', 'blockquote', 'br', 'hr', 'figure', 'figcaption', 'caption', 'header', 'footer', 'nav', 'aside', 'address', 'details', 'summary']);
+const HEADING = /^h[1-6]$/;
+/** Navigation for sure: dropped whatever it holds. */
+const NAV_TAGS = new Set(['nav']);
+const NAV_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menu', 'menubar', 'toolbar']);
+const NAV_NAMES = /^(nav|navbar|navigation|navheader|navfooter|docnav|menu|menubar|sphinxsidebar|sphinxsidebarwrapper|related|breadcrumbs?|footer|site-?footer|site-?header|site-?nav|masthead|skip-?links?|cookie-?(banner|notice|consent)|pagination|pager|mobile-nav|nav-content|top-?bar|header-?nav)$/i;
+/** Possibly navigation: dropped when mostly links or very short. */
+const MAYBE_TAGS = new Set(['header', 'footer', 'aside']);
+const MAYBE_NAMES = /^(sidebar|aside|header|toc|share|social|widget)$/i;
+const NOISE_ID = /^(id[-._]?\d|index-\d|\d|ftn|footnote-ref|sec-\d|toc-|cite[_-]|fn\d|r\d+$)/i;
+const MAX_DEPTH = 400;
+const MAX_BLOCKS = 20_000;
+
+type Sink = { blocks: string[]; cur: string; headings: string[]; terms: string[]; links: { url: string; text: string }[]; textChars: number; linkChars: number };
+
+const newSink = (): Sink => ({ blocks: [], cur: '', headings: [], terms: [], links: [], textChars: 0, linkChars: 0 });
+
+function flush(s: Sink): void {
+  const t = s.cur.replace(/\s+/g, ' ').trim();
+  if (t && s.blocks.length < MAX_BLOCKS) s.blocks.push(t);
+  s.cur = '';
+}
+
+function merge(into: Sink, from: Sink): void {
+  flush(from);
+  flush(into);
+  into.blocks.push(...from.blocks);
+  into.headings.push(...from.headings);
+  into.terms.push(...from.terms);
+  into.links.push(...from.links);
+  into.textChars += from.textChars;
+  into.linkChars += from.linkChars;
+}
+
+function textOf(node: Node, depth = 0): string {
+  if (node.type === 'text') return node.data ?? '';
+  if (depth > MAX_DEPTH || !node.children || (node.name && SKIP.has(node.name))) return '';
+  let out = '';
+  for (const c of node.children) out += textOf(c, depth + 1);
+  return out;
+}
+
+const clean = (t: string) => t.replace(/\s+/g, ' ').trim();
+const classNames = (a: Record<string, string>) => `${a.class ?? ''} ${a.id ?? ''}`.split(/\s+/).filter(Boolean);
+
+type Walk = { base: string; head: { title: string; description: string; canonical: string | null; lang: string | null } };
+
+function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): void {
+  if (depth > MAX_DEPTH) return;
+  if (node.type === 'text') {
+    const t = node.data ?? '';
+    sink.cur += t;
+    const n = t.trim().length;
+    sink.textChars += n;
+    if (inLink) sink.linkChars += n;
+    return;
+  }
+  if (!node.children) return;
+  const name = node.name ?? '';
+  const a = node.attribs ?? {};
+  if (name === 'html' && a.lang) w.head.lang ??= a.lang;
+  if (name === 'head' || name === 'title' || name === 'meta' || name === 'link' || name === 'base') readHead(node, w, depth);
+  if (SKIP.has(name) || 'hidden' in a) return;
+  const role = (a.role ?? '').toLowerCase();
+  const names = classNames(a);
+  if (NAV_TAGS.has(name) || NAV_ROLES.has(role) || names.some((c) => NAV_NAMES.test(c))) return;
+  const maybe = MAYBE_TAGS.has(name) || names.some((c) => MAYBE_NAMES.test(c));
+  const target = maybe ? newSink() : sink;
+  const block = BLOCK.has(name);
+  if (block) flush(target);
+  if (a.id && !NOISE_ID.test(a.id) && a.id.length <= 80 && name !== 'html' && name !== 'body') target.terms.push(a.id);
+  const isLink = name === 'a' && typeof a.href === 'string';
+  const before = target.cur.length;
+  for (const c of node.children) walk(c, target, w, depth + 1, inLink || isLink);
+  if (isLink) {
+    const href = (a.href as string).trim();
+    const url = href.startsWith('#') ? null : normalizeUrl(href, w.base);
+    const text = clean(target.cur.slice(before)) || clean(a.title ?? '');
+    if (url && text) target.links.push({ url, text: text.slice(0, 200) });
+  }
+  if (HEADING.test(name)) {
+    const h = clean(textOf(node));
+    if (h) target.headings.push(h);
+  }
+  if (name === 'dt') {
+    const t = clean(textOf(node));
+    if (t) target.terms.push(t.slice(0, 300));
+  }
+  if (name === 'tr') {
+    const t = keyCell(node);
+    if (t) target.terms.push(t);
+  }
+  if (block) flush(target);
+  if (maybe) {
+    const density = target.textChars ? target.linkChars / target.textChars : 0;
+    if (target.textChars >= 200 && density < 0.35) merge(sink, target);
+  }
+}
+
+/** The key of a table row, as reference tables have it: the first line of its first cell
+ * (`bigint`, `sqrt ( numeric ) → numeric`). */
+function keyCell(tr: Node): string {
+  const cell = tr.children?.find((c) => c.name === 'td' || c.name === 'th');
+  if (!cell?.children) return '';
+  const firstBlock = cell.children.find((c) => c.name && BLOCK.has(c.name) && clean(textOf(c)));
+  const t = clean(textOf(firstBlock ?? cell));
+  return t.length <= 150 ? t : '';
+}
+
+function readHead(node: Node, w: Walk, depth: number): void {
+  const a = node.attribs ?? {};
+  switch (node.name) {
+    case 'title':
+      if (!w.head.title) w.head.title = clean(textOf(node));
+      break;
+    case 'meta': {
+      const key = (a.name ?? a.property ?? '').toLowerCase();
+      if ((key === 'description' || key === 'og:description') && !w.head.description) w.head.description = clean(a.content ?? '');
+      if ((a['http-equiv'] ?? '').toLowerCase() === 'content-language' && a.content) w.head.lang ??= a.content;
+      break;
+    }
+    case 'base':
+      if (a.href) w.base = normalizeUrl(a.href, w.base) ?? w.base;
+      break;
+    case 'link': {
+      const rel = (a.rel ?? '').toLowerCase().split(/\s+/);
+      if (rel.includes('canonical') && a.href && !w.head.canonical) w.head.canonical = normalizeUrl(a.href, w.base);
+      break;
+    }
+    case 'head':
+      for (const c of node.children ?? []) if (c.type !== 'text') readHead(c, w, depth + 1);
+      break;
+  }
+}
+
+/** Pull title, main text, headings, definitions, links and metadata out of an HTML page. */
+export function extractHtml(html: string, pageUrl: string): Extracted {
+  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true }) as unknown as Node;
+  const w: Walk = { base: pageUrl, head: { title: '', description: '', canonical: null, lang: null } };
+  const sink = newSink();
+  walk(doc, sink, w, 0, false);
+  flush(sink);
+  const lang = w.head.lang ? /^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?/i.exec(w.head.lang.trim())?.[0] ?? null : null;
+  const title = w.head.title || sink.headings[0] || '';
+  return {
+    title: title.slice(0, 500),
+    description: w.head.description.slice(0, 1000),
+    canonical: w.head.canonical,
+    markupLang: lang,
+    headings: sink.headings.slice(0, 500),
+    blocks: sink.blocks,
+    terms: [...new Set(sink.terms)].slice(0, 5000),
+    links: sink.links.slice(0, 5000),
+  };
+}

@@ -1,0 +1,106 @@
+import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language.ts';
+import type { Concept } from './tokenize.ts';
+import { indexText } from './tokenize.ts';
+
+/**
+ * Second-stage ranking of the candidates the full-text index returns. The index scores each page
+ * with BM25 over weighted fields; this adds what BM25 cannot see:
+ *
+ * - coverage: a page that contains every concept of the query beats one that matches a single
+ *   very rare word many times;
+ * - prominence: the query's concepts in the title, the address or a definition term of the page;
+ *   an identifier typed in full (`asyncio.gather`) matched as one term there is the strongest
+ *   known-item signal there is;
+ * - language: the share of the page's text in the requested language, and whether its markup or
+ *   its address declare that language (a bias, not a filter: other languages still come after);
+ * - popularity: how many other pages link to it (log-damped, small).
+ */
+export type Candidate = {
+  id: number;
+  /** BM25 from the index, higher is better (the negated FTS5 bm25()). */
+  bm25: number;
+  coversAll: boolean;
+  /** Every concept in the headings / in the anchor text of links to the page. */
+  headingsAll: boolean;
+  anchorsAll: boolean;
+  title: string;
+  url: string;
+  lang: string | null;
+  langShares: LanguageShares;
+  markupLang: string | null;
+  urlLang: string | null;
+  inlinks: number;
+  /** Concepts matched as a whole in the page's definition terms (from the index). */
+  termHits: number;
+  /** How exactly the page defines what was typed (definitions.ts), 0 to 1. */
+  defines: number;
+};
+
+export const WEIGHTS = {
+  coversAll: 0.35,
+  headings: 0.2,
+  anchors: 0.2,
+  title: 0.45,
+  titleExact: 0.25,
+  url: 0.25,
+  terms: 0.3,
+  defines: 0.5,
+  languageText: 0.9,
+  languageDeclared: 0.35,
+  likelyRegion: 0.05,
+  inlinks: 0.03,
+};
+
+const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
+
+function tokenSet(text: string): Set<string> {
+  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
+}
+
+/** Fraction of concepts found in a field (an identifier counts when found joined or all its parts are). */
+export function fieldCoverage(concepts: readonly Concept[], tokens: Set<string>): number {
+  if (!concepts.length) return 0;
+  let hit = 0;
+  for (const c of concepts) {
+    if (c.compound ? tokens.has(lightStem(c.compound)) : c.parts.every((p) => tokens.has(lightStem(p)))) hit++;
+  }
+  return hit / concepts.length;
+}
+
+/** How much a page is in the requested language, from 0 to 1. */
+export function languageMatch(c: Pick<Candidate, 'langShares' | 'markupLang' | 'urlLang'>, language: string): { text: number; declared: number; likely: boolean } {
+  const text = c.langShares[language] ?? 0;
+  const tags = [c.markupLang, c.urlLang].filter((t): t is string => !!t && primaryLanguage(t) === language);
+  return { text, declared: tags.length ? 1 : 0, likely: tags.some(isLikelyRegion) };
+}
+
+export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number): number {
+  const w = WEIGHTS;
+  const rel = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
+  const title = fieldCoverage(concepts, tokenSet(c.title));
+  const url = fieldCoverage(concepts, tokenSet(c.url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')));
+  const lang = languageMatch(c, language);
+  const terms = concepts.length ? Math.min(1, c.termHits / concepts.length) : 0;
+  return (
+    rel +
+    (c.coversAll ? w.coversAll : 0) +
+    (c.headingsAll ? w.headings : 0) +
+    (c.anchorsAll ? w.anchors : 0) +
+    w.title * title +
+    (title === 1 && titleIsJustQuery(c.title, concepts) ? w.titleExact : 0) +
+    w.url * url +
+    w.terms * terms +
+    w.defines * c.defines +
+    w.languageText * lang.text +
+    w.languageDeclared * lang.declared +
+    (lang.likely ? w.likelyRegion : 0) +
+    w.inlinks * Math.log1p(c.inlinks)
+  );
+}
+
+/** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */
+function titleIsJustQuery(title: string, concepts: readonly Concept[]): boolean {
+  const words = indexText(title.replace(/[—–|:].*$/, '')).split(' ').filter((t) => t && !/^\d+$/.test(t));
+  const queryTokens = new Set(concepts.flatMap((c) => [...c.parts, ...(c.compound ? [c.compound] : [])]).map(lightStem));
+  return words.length > 0 && words.every((t) => queryTokens.has(lightStem(t)));
+}

@@ -1,0 +1,99 @@
+import type { Concept } from './tokenize.ts';
+import { words } from './tokenize.ts';
+
+/**
+ * A query-dependent snippet: the passage of the page's main text that holds the most of the
+ * query's concepts (identifiers matched whole count double), cut to about `max` characters around
+ * the first match, in plain text. Falls back to the meta description, then to the opening text.
+ */
+export const SNIPPET_CHARS = 240;
+
+const stem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
+
+function blockScore(block: string, concepts: readonly Concept[]): { score: number; at: number } {
+  const lower = block.toLowerCase();
+  let score = 0;
+  let at = -1;
+  for (const c of concepts) {
+    if (c.stop) continue;
+    const whole = c.parts.length > 1 ? findIdentifier(lower, c.parts) : -1;
+    if (whole >= 0) {
+      score += 2;
+      if (at < 0 || whole < at) at = whole;
+      continue;
+    }
+    let found = true;
+    for (const p of c.parts) {
+      const i = findWord(lower, stem(p));
+      if (i < 0) {
+        found = false;
+        break;
+      }
+      if (at < 0 || i < at) at = i;
+    }
+    if (found) score += 1;
+  }
+  return { score, at };
+}
+
+function findWord(text: string, word: string): number {
+  let from = 0;
+  for (;;) {
+    const i = text.indexOf(word, from);
+    if (i < 0) return -1;
+    const before = i === 0 ? '' : (text[i - 1] as string);
+    if (!/[\p{L}\p{N}]/u.test(before)) return i;
+    from = i + 1;
+  }
+}
+
+/** An identifier written with any separators between its parts (`asyncio.gather`, `pg_stat`). */
+function findIdentifier(text: string, parts: readonly string[]): number {
+  const first = findWord(text, parts[0] as string);
+  if (first < 0) return -1;
+  const re = new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[._:\\-/\\s]*'), 'u');
+  const m = re.exec(text.slice(first));
+  return m ? first + m.index : -1;
+}
+
+function cut(block: string, at: number, max: number): string {
+  if (block.length <= max) return block;
+  let start = Math.max(0, at - Math.floor(max / 3));
+  if (start > 0) {
+    const space = block.indexOf(' ', start);
+    start = space >= 0 && space - start < 20 ? space + 1 : start;
+  }
+  let end = Math.min(block.length, start + max);
+  if (end < block.length) {
+    const space = block.lastIndexOf(' ', end);
+    end = space > start + max / 2 ? space : end;
+  }
+  return `${start > 0 ? '…' : ''}${block.slice(start, end).trim()}${end < block.length ? '…' : ''}`;
+}
+
+export function makeSnippet(body: string, description: string, concepts: readonly Concept[], title: string, max = SNIPPET_CHARS): string {
+  const blocks = body.split('\n');
+  let best = { score: 0, at: -1, block: '' };
+  const titleWords = new Set(words(title));
+  for (const block of blocks) {
+    if (block.length < 3) continue;
+    // A heading that repeats the title tells nothing new.
+    if (block.length < 120 && words(block).every((w) => titleWords.has(w))) continue;
+    const s = blockScore(block, concepts);
+    const adjusted = s.score + Math.min(block.length, 400) / 4000;
+    if (s.score > 0 && adjusted > best.score) best = { score: adjusted, at: s.at, block };
+  }
+  if (best.block) {
+    let text = best.block;
+    // A short passage reads better with what follows it.
+    if (text.length < max / 2) {
+      const i = blocks.indexOf(text);
+      const next = blocks.slice(i + 1, i + 3).join(' ');
+      text = `${text} ${next}`.trim();
+    }
+    return cut(text, Math.max(0, best.at), max);
+  }
+  if (description) return cut(description, 0, max);
+  const opening = blocks.find((b) => b.length > 40 && !titleWords.has(b.toLowerCase())) ?? blocks[0] ?? '';
+  return cut(opening, 0, max);
+}

@@ -1,0 +1,67 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { openDatabase, type Migration } from '../../db/sqlite.ts';
+
+/**
+ * The search index's own SQLite file (DATA_DIR/index.db by default), apart from the service's
+ * database so that it can be rebuilt, copied or deleted on its own. Append-only migrations.
+ *
+ * pages    one row per canonical page; `key` is the normalised address without its scheme
+ * aliases  every address a page was fetched or declared under -> the page (how variants collapse)
+ * links    outgoing links of each page with their anchor text, by target address
+ * defs     definition heads (see definitions.ts) -> the pages that define them
+ * fts      the full-text rows, contentless: the searchable token streams of each page's fields
+ */
+export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
+
+export const indexMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'search index',
+    up: `
+      CREATE TABLE pages (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        terms TEXT NOT NULL,
+        body TEXT NOT NULL,
+        lang TEXT,
+        lang_shares TEXT NOT NULL,
+        markup_lang TEXT,
+        url_lang TEXT,
+        inlinks INTEGER NOT NULL DEFAULT 0,
+        indexed_at INTEGER NOT NULL
+      );
+      CREATE TABLE aliases (
+        key TEXT PRIMARY KEY,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE
+      );
+      CREATE INDEX aliases_page ON aliases(page_id);
+      CREATE TABLE links (
+        source_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        target_key TEXT NOT NULL,
+        text TEXT NOT NULL
+      );
+      CREATE INDEX links_source ON links(source_id);
+      CREATE INDEX links_target ON links(target_key);
+      CREATE TABLE dirty (page_id INTEGER PRIMARY KEY);
+      CREATE TABLE defs (
+        head TEXT NOT NULL,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        weight REAL NOT NULL,
+        PRIMARY KEY (head, page_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX defs_page ON defs(page_id);
+      CREATE VIRTUAL TABLE fts USING fts5(
+        ${FTS_COLUMNS.join(', ')},
+        content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );`,
+  },
+];
+
+export function openIndexDatabase(file: string): DatabaseSync {
+  return openDatabase(file, indexMigrations);
+}

@@ -1,0 +1,144 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { FetchedPage, IndexWriter, UpsertOutcome } from '../backend.ts';
+import { definitionHeads } from '../definitions.ts';
+import { buildDocument, type PageDocument } from '../document.ts';
+import { indexText } from '../tokenize.ts';
+import { preferredUrl, urlWords } from '../url.ts';
+import { openIndexDatabase } from './schema.ts';
+
+const BATCH = 200;
+const MAX_ANCHOR_TEXTS = 400;
+
+function prepare(db: DatabaseSync) {
+  return {
+    byKey: db.prepare('SELECT id, url FROM pages WHERE key = ?'),
+    aliasPage: db.prepare('SELECT page_id AS id FROM aliases WHERE key = ?'),
+    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang, indexed_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+    update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = ?, lang = ?, lang_shares = ?,
+      markup_lang = ?, url_lang = ?, indexed_at = ? WHERE id = ?`),
+    alias: db.prepare('INSERT INTO aliases (key, page_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET page_id = excluded.page_id'),
+    oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
+    dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
+    link: db.prepare('INSERT INTO links (source_id, target_key, text) VALUES (?, ?, ?)'),
+    dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
+    def: db.prepare('INSERT INTO defs (head, page_id, weight) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)'),
+    dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
+    dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
+    clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
+    page: db.prepare('SELECT id, url, title, headings, terms, body FROM pages WHERE id = ?'),
+    anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
+      WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
+    inlinks: db.prepare(`SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`),
+    setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
+    ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
+    ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+/**
+ * Adds pages to the SQLite index. Pages are stored at once; the full-text rows, which include the
+ * anchor text of links from other pages, are rebuilt in finish() for every page that changed or
+ * gained or lost inbound links, so pages may arrive in any order.
+ */
+export class SqliteIndexWriter implements IndexWriter {
+  readonly #db: DatabaseSync;
+  readonly #own: boolean;
+  readonly #seen = new Set<number>();
+  readonly #touchedTargets = new Set<string>();
+  #pending = 0;
+  readonly #q: Statements;
+
+  constructor(fileOrDb: string | DatabaseSync) {
+    this.#own = typeof fileOrDb === 'string';
+    this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
+    this.#q = prepare(this.#db);
+  }
+
+  upsert(page: FetchedPage): UpsertOutcome {
+    const doc = buildDocument(page);
+    this.#begin();
+    return this.#store(doc);
+  }
+
+  #begin(): void {
+    if (this.#pending === 0) this.#db.exec('BEGIN IMMEDIATE');
+    if (++this.#pending >= BATCH) this.#commit();
+  }
+
+  #commit(): void {
+    if (this.#pending === 0) return;
+    this.#db.exec('COMMIT');
+    this.#pending = 0;
+  }
+
+  #store(doc: PageDocument): UpsertOutcome {
+    const q = this.#q;
+    const now = Date.now();
+    const existing = q.byKey.get(doc.key) as { id: number; url: string } | undefined;
+    const shares = JSON.stringify(doc.langShares);
+    const fields = [doc.title, doc.description, doc.headings.join('\n'), doc.terms.join('\n'), doc.blocks.join('\n'), doc.lang, shares, doc.markupLang, doc.urlLang, now] as const;
+    let id: number;
+    let outcome: UpsertOutcome;
+    if (existing) {
+      id = existing.id;
+      q.update.run(preferredUrl(doc.url, existing.url), ...fields, id);
+      outcome = this.#seen.has(id) ? 'merged' : 'replaced';
+      for (const r of q.oldTargets.all(id) as { k: string }[]) this.#touchedTargets.add(r.k);
+      q.dropLinks.run(id);
+    } else {
+      id = (q.insert.get(doc.key, doc.url, ...fields) as { id: number }).id;
+      outcome = 'added';
+    }
+    this.#seen.add(id);
+    for (const k of doc.aliasKeys) q.alias.run(k, id);
+    for (const l of doc.links) {
+      q.link.run(id, l.key, l.text);
+      this.#touchedTargets.add(l.key);
+    }
+    q.dropDefs.run(id);
+    for (const term of doc.terms) for (const d of definitionHeads(term)) q.def.run(d.head, id, d.weight);
+    q.dirty.run(id);
+    return outcome;
+  }
+
+  finish(progress?: (done: number, total: number) => void): void {
+    const q = this.#q;
+    if (this.#pending === 0) this.#db.exec('BEGIN IMMEDIATE');
+    this.#pending = 1;
+    for (const k of this.#touchedTargets) {
+      const row = q.aliasPage.get(k) as { id: number } | undefined;
+      if (row) q.dirty.run(row.id);
+    }
+    this.#touchedTargets.clear();
+    this.#commit();
+    const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
+    for (let i = 0; i < ids.length; i++) {
+      this.#begin();
+      this.#rebuild(ids[i] as number);
+      progress?.(i + 1, ids.length);
+    }
+    this.#commit();
+    this.#db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
+    this.#db.exec('PRAGMA optimize');
+  }
+
+  #rebuild(id: number): void {
+    const q = this.#q;
+    const p = q.page.get(id) as { id: number; url: string; title: string; headings: string; terms: string; body: string } | undefined;
+    q.clean.run(id);
+    q.ftsDelete.run(id);
+    if (!p) return;
+    const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
+    const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
+    q.setInlinks.run(inlinks, id);
+    q.ftsInsert.run(id, indexText(p.title), indexText(p.headings), indexText(urlWords(p.url)), indexText(p.terms), indexText(anchors), indexText(p.body));
+  }
+
+  close(): void {
+    if (this.#pending) this.#commit();
+    if (this.#own) this.#db.close();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Words as the index stores them and as queries are read, one function for both sides.
+ *
+ * - Text is NFKC-normalised and lower-cased; SQLite's tokenizer then removes diacritics and stems
+ *   English words (porter), the same way for documents and queries.
+ * - Identifiers are kept as developers type them: `asyncio.gather`, `pg_stat_activity`,
+ *   `object.__rmul__`, `kde.org`, `csh.cshrc`. Each is indexed as its parts (so `gather` finds it)
+ *   and as the joined forms of every run of two to five adjacent parts (`asynciogather`,
+ *   `pgstatactivity`, `statactivity`), so a query for the identifier, or for a trailing part of a
+ *   dotted name, matches it as one precise term.
+ * - Chinese, Japanese and Korean, written without spaces, are indexed as overlapping character
+ *   pairs (bigrams), the usual way to search them without a dictionary.
+ */
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
+const JOINERS = /[._:\-/'’]+/u;
+const MAX_COMPOUND_RUN = 5;
+const MAX_TOKEN = 64;
+
+function cjkBigrams(run: string): string {
+  const chars = [...run];
+  if (chars.length === 1) return ` ${run} `;
+  let out = ' ';
+  for (let i = 0; i + 1 < chars.length; i++) out += `${chars[i]}${chars[i + 1]} `;
+  return out;
+}
+
+function prepare(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(CJK_RUN, cjkBigrams);
+}
+
+/** Joined forms of every run of 2..MAX_COMPOUND_RUN adjacent parts. */
+function compounds(parts: string[], out: string[]): void {
+  for (let len = 2; len <= Math.min(MAX_COMPOUND_RUN, parts.length); len++) {
+    for (let i = 0; i + len <= parts.length; i++) {
+      const joined = parts.slice(i, i + len).join('');
+      if (joined.length <= MAX_TOKEN) out.push(joined);
+    }
+  }
+}
+
+/** The token stream of a text, as a space-separated string for the full-text index. */
+export function indexText(text: string): string {
+  const out: string[] = [];
+  for (const m of prepare(text).matchAll(WORD)) {
+    const word = m[0];
+    const parts = word.split(JOINERS).filter(Boolean);
+    for (const p of parts) if (p.length <= MAX_TOKEN) out.push(p);
+    if (parts.length > 1) compounds(parts, out);
+  }
+  return out.join(' ');
+}
+
+/** The plain words of a text (no compounds), for snippets and feature checks. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const m of prepare(text).matchAll(WORD)) for (const p of m[0].split(JOINERS)) if (p) out.push(p);
+  return out;
+}
+
+/** One thing the searcher typed: a word, or an identifier made of several parts. */
+export type Concept = {
+  /** The parts, in order (`asyncio.gather` -> asyncio, gather). */
+  parts: string[];
+  /** The joined form for identifiers of 2..5 parts, else null. */
+  compound: string | null;
+  /** Very common words that should not be required or counted. */
+  stop: boolean;
+};
+
+const STOPWORDS = new Set(
+  'a an and are as at be by for from in into is it of on or that the this to with was were will not no its than then'.split(' '),
+);
+
+export type ParsedQuery = {
+  concepts: Concept[];
+  /** Joined forms of adjacent words (`asyncio gather` -> asynciogather, `os posix_fallocate` ->
+   * osposixfallocate): people often type a dotted name with a space. */
+  joins: string[];
+};
+
+export function parseQuery(query: string): ParsedQuery {
+  const concepts: Concept[] = [];
+  const seen = new Set<string>();
+  for (const m of prepare(query).matchAll(WORD)) {
+    const parts = m[0].split(JOINERS).filter((p) => p && p.length <= MAX_TOKEN);
+    if (!parts.length) continue;
+    const key = parts.join(' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const compound = parts.length > 1 && parts.length <= MAX_COMPOUND_RUN ? parts.join('') : null;
+    concepts.push({ parts, compound: compound && compound.length <= MAX_TOKEN ? compound : null, stop: parts.length === 1 && STOPWORDS.has(parts[0] as string) });
+    if (concepts.length >= 32) break;
+  }
+  const joins: string[] = [];
+  for (let i = 0; i + 1 < concepts.length; i++) {
+    const a = concepts[i] as Concept;
+    const b = concepts[i + 1] as Concept;
+    if (a.stop || b.stop || a.parts.length + b.parts.length > MAX_COMPOUND_RUN) continue;
+    const joined = [...a.parts, ...b.parts].join('');
+    if (joined.length <= MAX_TOKEN) joins.push(joined);
+  }
+  return { concepts, joins };
+}
