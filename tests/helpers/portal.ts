@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export type TestUser = { name: string; email: string; password: string };
+
+/** A user nobody has used before in this run. */
+export function newUser(label = 'user'): TestUser {
+  const id = randomBytes(4).toString('hex');
+  return { name: `${label[0]?.toUpperCase()}${label.slice(1)} ${id}`, email: `${label}-${id}@example.test`, password: PASSWORD };
+}
+
+/** Sign up through the real form; ends on the personal team's keys page. */
+export async function signUp(page: Page, user: TestUser): Promise<void> {
+  await page.goto('/signup');
+  await page.getByLabel('Name', { exact: true }).fill(user.name);
+  await page.getByLabel('Email', { exact: true }).fill(user.email);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/teams\/team_[\w-]+\/keys$/);
+}
+
+export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'password'>): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email', { exact: true }).fill(user.email);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).toHaveURL(/\/teams\/team_[\w-]+\/keys$/);
+}
+
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/signin/);
+}
+
+/** A fresh browser context (its own cookies) with a newly signed-up user. */
+export async function userSession(browser: Browser, label: string): Promise<{ context: BrowserContext; page: Page; user: TestUser }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const user = newUser(label);
+  await signUp(page, user);
+  return { context, page, user };
+}
+
+export const teamIdOf = (page: Page): string => {
+  const m = /\/teams\/(team_[\w-]+)/.exec(page.url());
+  if (!m?.[1]) throw new Error(`not on a team page: ${page.url()}`);
+  return m[1];
+};
+
+/** Create a team through the header's "New team" page; returns its id. */
+export async function createTeam(page: Page, name: string): Promise<string> {
+  await page.getByRole('link', { name: 'New team' }).click();
+  await page.getByLabel('Team name').fill(name);
+  await page.getByRole('button', { name: 'Create team' }).click();
+  await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+  return teamIdOf(page);
+}
+
+/** Make an invitation link on the members page. */
+export async function inviteLink(page: Page, teamId: string, role: 'Member' | 'Admin' = 'Member'): Promise<string> {
+  await page.goto(`/teams/${teamId}/members`);
+  await page.getByRole('button', { name: 'Invite people' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Invite to this team' });
+  await dialog.getByRole('radio', { name: new RegExp(role) }).check();
+  await dialog.getByRole('button', { name: 'Create link' }).click();
+  const link = (await page.getByLabel('Invitation link').textContent()) ?? '';
+  expect(link).toMatch(/\/invite\/[\w-]{40,}$/);
+  await page.getByRole('button', { name: 'Done' }).click();
+  return link;
+}
+
+/** Create a key with "Create key"; returns the key shown once and the new row's id. */
+export async function createKey(page: Page, teamId: string, name: string): Promise<{ token: string; keyId: string }> {
+  await page.goto(`/teams/${teamId}/keys`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create a key' });
+  await dialog.getByLabel('Key name').fill(name);
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const token = (await page.getByLabel('New API key').textContent()) ?? '';
+  expect(token).toMatch(/^psk_[0-9a-f]{16}_[\w-]{43}$/);
+  await page.getByRole('button', { name: 'Done' }).click();
+  const row = page.getByRole('row').filter({ hasText: name });
+  await expect(row).toBeVisible();
+  return { token, keyId: (await row.getAttribute('data-key-id')) ?? '' };
+}
