@@ -71,9 +71,9 @@ export async function changeRole(data: PortalData, actor: Actor, teamId: string,
   const me = await requireRole(data, actor, teamId, 'admin');
   const { role } = parseOrThrow(changeRoleSchema, input);
   const { target, email } = await targetOf(data, teamId, userId);
-  if (target.role === role) return;
   if (me.role !== 'owner' && (target.role === 'owner' || role === 'owner')) throw new Forbidden('only owners can make or change owners');
   if (userId === actor.userId && me.role !== 'owner') throw new Forbidden('you cannot change your own role');
+  if (target.role === role) return;
   await guardLastOwner(() => data.changeMembership(teamId, userId, role, {
     teamId, actorId: actor.userId, action: 'member.role_changed', subject: email, detail: { from: target.role, to: role },
   }));

@@ -65,7 +65,7 @@ export async function inviteLink(page: Page, teamId: string, role: 'Member' | 'A
   const dialog = page.getByRole('dialog', { name: 'Invite to this team' });
   await dialog.getByRole('radio', { name: new RegExp(role) }).check();
   await dialog.getByRole('button', { name: 'Create link' }).click();
-  const link = (await page.getByLabel('Invitation link').textContent()) ?? '';
+  const link = (await page.getByTestId('invite-link').textContent()) ?? '';
   expect(link).toMatch(/\/invite\/[\w-]{40,}$/);
   await page.getByRole('button', { name: 'Done' }).click();
   return link;
@@ -78,7 +78,7 @@ export async function createKey(page: Page, teamId: string, name: string): Promi
   const dialog = page.getByRole('dialog', { name: 'Create a key' });
   await dialog.getByLabel('Key name').fill(name);
   await dialog.getByRole('button', { name: 'Create key' }).click();
-  const token = (await page.getByLabel('New API key').textContent()) ?? '';
+  const token = (await page.getByTestId('new-key').textContent()) ?? '';
   expect(token).toMatch(/^psk_[0-9a-f]{16}_[\w-]{43}$/);
   await page.getByRole('button', { name: 'Done' }).click();
   const row = page.getByRole('row').filter({ hasText: name });

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { appRoutes, fill } from '../helpers/portal-routes.ts';
+
+const routes = appRoutes(join(process.cwd(), 'app'));
+
+test.describe('every route requires a session', () => {
+  test('the route list is read from app/ and is complete', () => {
+    const patterns = routes.map((r) => `${r.kind} ${r.pattern}`);
+    for (const known of ['page /signin', 'page /signup', 'page /', 'page /teams/[teamId]/keys', 'page /invite/[token]', 'api /api/health', 'api /api/teams/[teamId]/keys/[keyId]', 'api /api/auth/[...nextauth]']) {
+      expect(patterns).toContain(known);
+    }
+    expect(routes.filter((r) => !r.public).length).toBeGreaterThanOrEqual(20);
+    expect(routes.filter((r) => r.public).map((r) => r.pattern).sort()).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/signup', '/signin', '/signup']);
+  });
+
+  test('signed out, every page redirects to sign-in and every API route answers 401', async ({ request }) => {
+    const seen: string[] = [];
+    for (const r of routes.filter((x) => !x.public)) {
+      const path = fill(r.pattern, {});
+      for (const method of r.methods) {
+        const res = await request.fetch(path, { method, maxRedirects: 0, data: method === 'GET' ? undefined : {}, failOnStatusCode: false });
+        if (r.kind === 'page') {
+          expect(res.status(), `${method} ${path}`).toBe(307);
+          const location = new URL(res.headers().location ?? '', 'http://x');
+          expect(location.pathname, `${method} ${path}`).toBe('/signin');
+        } else {
+          expect(res.status(), `${method} ${path}`).toBe(401);
+          expect(await res.json()).toEqual({ error: 'sign in first' });
+        }
+        seen.push(`${method} ${path}`);
+      }
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(25);
+  });
+
+  test('a forged or expired session cookie counts as signed out', async ({ request }) => {
+    const cookie = { 'cookie': 'next-auth.session-token=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..forged.forged.forged' };
+    expect((await request.get('/api/me', { headers: cookie })).status()).toBe(401);
+    const page = await request.get('/teams/new', { headers: cookie, maxRedirects: 0 });
+    expect(page.status()).toBe(307);
+  });
+
+  test('the public routes answer without a session', async ({ request, page }) => {
+    expect((await request.get('/api/health')).status()).toBe(200);
+    expect((await request.get('/signin')).status()).toBe(200);
+    expect((await request.get('/signup')).status()).toBe(200);
+    expect((await request.get('/api/auth/providers')).status()).toBe(200);
+    await page.goto('/teams/some_team/members?tab=1');
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fteams%2Fsome_team%2Fmembers%3Ftab%3D1$/);
+    await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  });
+});
