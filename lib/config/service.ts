@@ -20,6 +20,9 @@ const schema = z.object({
   START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
   SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
   SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
+  SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
+  SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
+  SEARCH_RESULTS: intVar(10, 1, 50),
 });
 
 export type ServiceConfig = {
@@ -43,6 +46,12 @@ export type ServiceConfig = {
   search: {
     defaultRatePerMinute: number;
     maxBodyBytes: number;
+    /** Length of the sliding rate-limit window; a key's limit counts requests per window. */
+    rateWindowMs: number;
+    /** The SQLite index file (default DATA_DIR/index.db). */
+    indexPath: string;
+    /** Results per answer. */
+    results: number;
   };
 };
 
@@ -60,10 +69,11 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const egressAllow = parseCidrList(v.BROWSER_EGRESS_ALLOW, 'BROWSER_EGRESS_ALLOW');
   const publicUrl = v.PUBLIC_BROWSER_URL ?? v.PUBLIC_BROWSER_WS_URL?.replace(/^ws/, 'http');
   const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
+  const dataDir = isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR);
   return {
     host: v.HOST,
     port: v.SERVICE_PORT,
-    dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
+    dataDir,
     publicUrl,
     publicWsUrl,
     logLevel: v.LOG_LEVEL,
@@ -80,6 +90,9 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,
       maxBodyBytes: v.SEARCH_MAX_BODY_BYTES,
+      rateWindowMs: v.SEARCH_RATE_WINDOW_SECONDS * 1000,
+      indexPath: resolve(dataDir, v.SEARCH_INDEX_PATH ?? 'index.db'),
+      results: v.SEARCH_RESULTS,
     },
   };
 }

@@ -53,8 +53,17 @@ export const WEIGHTS = {
 
 const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
+const tokenCache = new Map<string, Set<string>>();
+
+/** The (lightly stemmed) tokens of a short field; titles and addresses repeat across queries, so
+ * they are remembered (a bounded cache). */
 function tokenSet(text: string): Set<string> {
-  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
+  let set = tokenCache.get(text);
+  if (set) return set;
+  set = new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
+  if (tokenCache.size >= 20_000) tokenCache.clear();
+  tokenCache.set(text, set);
+  return set;
 }
 
 /** Fraction of concepts found in a field (an identifier counts when found joined or all its parts are). */

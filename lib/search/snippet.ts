@@ -1,5 +1,4 @@
 import type { Concept } from './tokenize.ts';
-import { words } from './tokenize.ts';
 
 /**
  * A query-dependent snippet: the passage of the page's main text that holds the most of the
@@ -10,10 +9,17 @@ export const SNIPPET_CHARS = 240;
 
 const stem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-function blockScore(block: string, concepts: readonly Concept[]): { score: number; at: number } {
+function blockScore(block: string, concepts: readonly Concept[], joins: readonly string[][]): { score: number; at: number } {
   const lower = block.toLowerCase();
   let score = 0;
   let at = -1;
+  for (const parts of joins) {
+    const i = findIdentifier(lower, parts);
+    if (i >= 0) {
+      score += 2;
+      if (at < 0 || i < at) at = i;
+    }
+  }
   for (const c of concepts) {
     if (c.stop) continue;
     const whole = c.parts.length > 1 ? findIdentifier(lower, c.parts) : -1;
@@ -71,16 +77,23 @@ function cut(block: string, at: number, max: number): string {
   return `${start > 0 ? '…' : ''}${block.slice(start, end).trim()}${end < block.length ? '…' : ''}`;
 }
 
+const MAX_SCAN = 300_000;
+
 export function makeSnippet(body: string, description: string, concepts: readonly Concept[], title: string, max = SNIPPET_CHARS): string {
-  const blocks = body.split('\n');
+  const real = concepts.filter((c) => !c.stop);
+  // Adjacent words typed apart may be one identifier on the page (`asyncio gather`).
+  const joins: string[][] = [];
+  for (let i = 0; i + 1 < real.length; i++) joins.push([...(real[i] as Concept).parts, ...(real[i + 1] as Concept).parts]);
+  const blocks = body.length > MAX_SCAN ? body.slice(0, MAX_SCAN).split('\n') : body.split('\n');
   let best = { score: 0, at: -1, block: '' };
-  const titleWords = new Set(words(title));
+  const lowerTitle = title.toLowerCase();
   for (const block of blocks) {
     if (block.length < 3) continue;
     // A heading that repeats the title tells nothing new.
-    if (block.length < 120 && words(block).every((w) => titleWords.has(w))) continue;
-    const s = blockScore(block, concepts);
-    const adjusted = s.score + Math.min(block.length, 400) / 4000;
+    if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
+    const s = blockScore(block, concepts, joins);
+    // Dense passages of readable length beat long listings that mention everything once.
+    const adjusted = s.score - Math.max(0, block.length - 400) / 4000;
     if (s.score > 0 && adjusted > best.score) best = { score: adjusted, at: s.at, block };
   }
   if (best.block) {
@@ -94,6 +107,6 @@ export function makeSnippet(body: string, description: string, concepts: readonl
     return cut(text, Math.max(0, best.at), max);
   }
   if (description) return cut(description, 0, max);
-  const opening = blocks.find((b) => b.length > 40 && !titleWords.has(b.toLowerCase())) ?? blocks[0] ?? '';
+  const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
   return cut(opening, 0, max);
 }

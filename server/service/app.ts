@@ -15,11 +15,14 @@ import { NotFound } from '../../lib/errors.ts';
 import { KeyStore } from '../../lib/keys/store.ts';
 import { createLogger } from '../../lib/observability/log.ts';
 import { ServiceMetrics } from '../../lib/observability/metrics.ts';
+import { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
+import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { Router } from '../http/router.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
+import { search as searchRoute } from './routes/search.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
 import { StartSockets } from './sockets/start.ts';
 
@@ -33,6 +36,17 @@ export type RunningService = {
 
 export function openServiceDatabase(dataDir: string): DatabaseSync {
   return openDatabase(join(dataDir, 'service.db'), serviceMigrations);
+}
+
+/** Say at start-up what the search index holds, and how to fill an empty one. */
+async function logIndexState(search: SqliteSearchBackend, file: string, log: ReturnType<typeof createLogger>): Promise<void> {
+  try {
+    const { pages } = await search.stats();
+    if (pages === 0) log.warn({ index: file }, 'search index is empty: every search answers no results; add pages with `npm run index -- SOURCE...` (a WARC file, a folder of HTML with --base-url, or an http(s) address to crawl)');
+    else log.info({ index: file, pages }, 'search index ready');
+  } catch (err) {
+    log.error({ index: file, err: (err as Error).message }, 'search index cannot be opened: searches will answer 502 until it can');
+  }
 }
 
 /** Wire the service together and start listening. */
@@ -66,12 +80,16 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
 
   const advertised = { http: '', ws: '' };
-  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet };
+  const search = new SqliteSearchBackend(config.search.indexPath);
+  const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
+  await logIndexState(search, config.search.indexPath, log);
+  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet, search, searchLimiter };
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
     .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
-    .on('GET', '/start', upgradeRequired);
+    .on('GET', '/start', upgradeRequired)
+    .on('POST', '/v0/search', searchRoute(ctx));
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 
@@ -110,6 +128,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       await egress.close();
       server.closeAllConnections();
       db.close();
+      search.close();
       log.info('shut down');
     })();
     return closing;

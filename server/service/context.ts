@@ -3,6 +3,8 @@ import type { BrowserFleet } from '../../lib/browser/fleet.ts';
 import type { BrowserPool } from '../../lib/browser/pool.ts';
 import type { ServiceConfig } from '../../lib/config/service.ts';
 import type { KeyStore } from '../../lib/keys/store.ts';
+import type { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
+import type { SearchBackend } from '../../lib/search/backend.ts';
 import type { ServiceMetrics } from '../../lib/observability/metrics.ts';
 
 /** What the service's handlers are given. */
@@ -15,4 +17,7 @@ export type ServiceContext = {
   keys: KeyStore;
   pool: BrowserPool;
   fleet: BrowserFleet;
+  /** The search index engine and the per-key limit of the search API. */
+  search: SearchBackend;
+  searchLimiter: SlidingWindowLimiter;
 };

@@ -10,9 +10,9 @@ import { openIndexDatabase } from './schema.ts';
 
 /** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
 export const FIELD_WEIGHTS = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
-const CANDIDATES = 100;
+const CANDIDATES = 60;
 
-type Statements = { defs: StatementSync; candidates: StatementSync; among: StatementSync; pages: StatementSync; content: StatementSync; count: StatementSync };
+type Statements = { version: StatementSync; defs: StatementSync; candidates: StatementSync; among: StatementSync; pages: StatementSync; content: StatementSync; count: StatementSync };
 
 type PageRow = { id: number; url: string; title: string; lang: string | null; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number };
 
@@ -25,8 +25,14 @@ export class SqliteSearchBackend implements SearchBackend {
   #db: DatabaseSync | null = null;
   #q: Statements | null = null;
 
-  constructor(file: string) {
+  readonly #cache = new Map<string, SearchResult[]>();
+  readonly #cacheSize: number;
+  #cacheVersion = -1;
+
+  /** `cacheSize`: how many answers to remember (least recently used go first); 0 turns it off. */
+  constructor(file: string, opts: { cacheSize?: number } = {}) {
     this.#file = file;
+    this.#cacheSize = opts.cacheSize ?? 2000;
   }
 
   #open(): Statements {
@@ -37,6 +43,7 @@ export class SqliteSearchBackend implements SearchBackend {
     const ids = 'rowid IN (SELECT value FROM json_each(?))';
     this.#q = {
       candidates: db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ${CANDIDATES}`),
+      version: db.prepare('PRAGMA data_version'),
       defs: db.prepare('SELECT page_id AS id, weight FROM defs WHERE head = ? LIMIT 50'),
       among: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? AND ${ids}`),
       pages: db.prepare(`SELECT id, url, title, lang, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id IN (SELECT value FROM json_each(?))`),
@@ -58,7 +65,26 @@ export class SqliteSearchBackend implements SearchBackend {
   }
 
   async search(req: SearchRequest): Promise<SearchResult[]> {
-    return this.#run('answer', (q) => this.#search(q, req));
+    return this.#run('answer', (q) => {
+      // Answers are remembered until the index changes (another process committing pages bumps
+      // SQLite's data_version), as web search engines cache their popular queries.
+      const version = (q.version.get() as { data_version: number }).data_version;
+      if (version !== this.#cacheVersion) {
+        this.#cache.clear();
+        this.#cacheVersion = version;
+      }
+      const key = `${req.language}\n${req.limit}\n${req.query}`;
+      const hit = this.#cache.get(key);
+      if (hit) {
+        this.#cache.delete(key);
+        this.#cache.set(key, hit);
+        return hit.map((r) => ({ ...r }));
+      }
+      const results = this.#search(q, req);
+      if (this.#cache.size >= this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value as string);
+      if (this.#cacheSize > 0) this.#cache.set(key, results);
+      return results.map((r) => ({ ...r }));
+    });
   }
 
   #search(q: Statements, req: SearchRequest): SearchResult[] {

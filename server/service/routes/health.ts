@@ -3,8 +3,13 @@ import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 
-export const healthz = (ctx: ServiceContext): Handler => (_req, res) =>
-  sendJson(res, 200, { status: 'ok', browsers: { live: ctx.fleet.size, warm: ctx.pool.idle } });
+export const healthz = (ctx: ServiceContext): Handler => async (_req, res) => {
+  const search = await ctx.search.stats().then(
+    ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
+    () => ({ error: 'the search index cannot be opened' }),
+  );
+  sendJson(res, 200, { status: 'ok', browsers: { live: ctx.fleet.size, warm: ctx.pool.idle }, search });
+};
 
 export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {
   const text = await ctx.metrics.scrape();

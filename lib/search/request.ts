@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { ValidationFailed, type FieldIssue } from '../errors.ts';
+
+/**
+ * The search request body (spec 2.3), validated where it enters.
+ * - `query`: a string of 1 to 348 characters, counted as Unicode code points (so an emoji or a
+ *   CJK character is one character, whatever its UTF-16 or UTF-8 length).
+ * - `language`: optional, a two-letter code, optionally with a region (`pt-BR`), any case;
+ *   default `en`. Only the two letters are used.
+ * - Unknown fields are ignored, so clients may send fields a later version understands.
+ */
+export const MAX_QUERY_CHARS = 348;
+
+const codePoints = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+const schema = z.object({
+  query: z
+    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be a string') })
+    .refine((q) => codePoints(q) >= 1, 'must not be empty')
+    .refine((q) => codePoints(q) <= MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
+    .refine((q) => q.isWellFormed(), 'must be valid Unicode text'),
+  language: z
+    .string({ error: 'must be a string' })
+    .regex(/^[A-Za-z]{2}(?:[-_][A-Za-z]{2})?$/, 'must be a two-letter language code such as "en" or "fr"')
+    .optional(),
+});
+
+export type SearchBody = { query: string; language: string };
+
+/** Parse a request body's text; throws ValidationFailed naming every offending field. */
+export function parseSearchBody(text: string): SearchBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ValidationFailed([{ field: 'body', message: `not valid JSON (${(err as Error).message.slice(0, 120)})` }]);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ValidationFailed([{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  const r = schema.safeParse(json);
+  if (!r.success) {
+    const issues: FieldIssue[] = r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message }));
+    throw new ValidationFailed(issues);
+  }
+  return { query: r.data.query, language: (r.data.language ?? 'en').slice(0, 2).toLowerCase() };
+}
