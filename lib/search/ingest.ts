@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+import type { FetchedPage, IndexWriter, UpsertOutcome } from './backend.ts';
+import { UnparseablePage } from './document.ts';
+import { crawl, type CrawlOptions } from './sources/crawler.ts';
+import { folderPages } from './sources/folder.ts';
+import { openWarcFile, warcPages, warcRecords } from './sources/warc.ts';
+
+/**
+ * `npm run index` without the terminal: feeds pages from each source into an IndexWriter and
+ * counts what happened. A page that cannot be used is reported and skipped; a source that cannot
+ * be read at all is reported and the others still run.
+ */
+export type IngestOptions = { baseUrl?: string; crawl?: Partial<CrawlOptions> };
+
+export type IngestReport = {
+  skipped(url: string, reason: string): void;
+  sourceFailed(source: string, reason: string): void;
+  /** `fraction` of the current source done (0..1) when known, with a label. */
+  progress(source: string, fraction: number | null, pages: number): void;
+};
+
+export type IngestSummary = Record<UpsertOutcome, number> & { skipped: number; failedSources: number; seconds: number };
+
+export async function ingest(sources: readonly string[], writer: IndexWriter, opts: IngestOptions, report: IngestReport): Promise<IngestSummary> {
+  const t0 = performance.now();
+  const sum: IngestSummary = { added: 0, replaced: 0, merged: 0, skipped: 0, failedSources: 0, seconds: 0 };
+  let pages = 0;
+  const take = (page: FetchedPage) => {
+    try {
+      sum[writer.upsert(page)]++;
+      pages++;
+    } catch (err) {
+      if (!(err instanceof UnparseablePage)) throw err;
+      sum.skipped++;
+      report.skipped(page.url, err.message.replace(`${page.url}: `, ''));
+    }
+  };
+  for (const source of sources) {
+    try {
+      if (/^https?:\/\//i.test(source)) {
+        await crawl([source], opts.crawl ?? {}, {
+          page: (p) => take(p),
+          skip: (url, reason) => {
+            sum.skipped++;
+            report.skipped(url, reason);
+          },
+          progress: (done, total) => report.progress(source, total ? done / total : null, pages),
+        });
+        continue;
+      }
+      const info = await stat(source);
+      if (info.isDirectory()) {
+        if (!opts.baseUrl) throw new Error('a folder of HTML files needs --base-url (the address its files are served under)');
+        for await (const p of folderPages(source, opts.baseUrl)) {
+          take(p);
+          report.progress(source, null, pages);
+        }
+        continue;
+      }
+      let read = 0;
+      const skippedBytes = { bytes: 0 };
+      const stream = await openWarcFile(source, (n) => (read = n));
+      for await (const item of warcPages(warcRecords(stream, skippedBytes))) {
+        if ('page' in item) take(item.page);
+        else {
+          sum.skipped++;
+          report.skipped(item.url ?? source, item.skip);
+        }
+        report.progress(source, info.size ? read / info.size : null, pages);
+      }
+      if (skippedBytes.bytes) report.skipped(source, `${skippedBytes.bytes} bytes that are not WARC records were passed over`);
+    } catch (err) {
+      sum.failedSources++;
+      report.sourceFailed(source, (err as Error).message);
+    }
+  }
+  sum.seconds = (performance.now() - t0) / 1000;
+  return sum;
+}
