@@ -17,6 +17,24 @@ const GoogleProvider = interop(googleModule);
 /** The header the portal's own server sets from the socket (or, with TRUST_PROXY, X-Forwarded-For). */
 export const CLIENT_ADDRESS_HEADER = 'x-periscope-client-address';
 
+type OidcClaims = { sub: string; email?: string; email_verified?: boolean; name?: string };
+
+const discovery = new Map<string, Promise<{ userinfo_endpoint?: string }>>();
+
+async function userinfo(issuer: string, accessToken: string | undefined): Promise<Partial<OidcClaims>> {
+  if (!accessToken) return {};
+  let meta = discovery.get(issuer);
+  if (!meta) {
+    meta = fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.json() as Promise<{ userinfo_endpoint?: string }>);
+    discovery.set(issuer, meta);
+    meta.catch(() => discovery.delete(issuer));
+  }
+  const endpoint = (await meta).userinfo_endpoint;
+  if (!endpoint) return {};
+  const res = await fetch(endpoint, { headers: { authorization: `Bearer ${accessToken}` }, signal: AbortSignal.timeout(10_000) });
+  return res.ok ? ((await res.json()) as Partial<OidcClaims>) : {};
+}
+
 function oauthProvider(p: OAuthProviderConfig): Provider {
   switch (p.kind) {
     case 'github':
@@ -34,8 +52,12 @@ function oauthProvider(p: OAuthProviderConfig): Provider {
         checks: ['pkce', 'state'],
         clientId: p.clientId,
         clientSecret: p.clientSecret,
-        profile(profile: { sub: string; email?: string; name?: string }) {
-          return { id: profile.sub, email: profile.email ?? null, name: profile.name ?? null };
+        // The ID token is verified by next-auth; many providers put email and name only in
+        // userinfo (as the OpenID Connect core spec has it for scope-requested claims).
+        async profile(claims: OidcClaims, tokens: { access_token?: string }) {
+          const merged = claims.email ? claims : { ...(await userinfo(p.issuer, tokens.access_token)), ...claims };
+          const userinfoEmail = merged.email && merged.email_verified !== false ? merged.email : null;
+          return { id: claims.sub, email: userinfoEmail, name: merged.name ?? null };
         },
       };
   }
