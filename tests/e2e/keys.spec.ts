@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Response } from '@playwright/test';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 import { createKey, createTeam, signUp, newUser, teamIdOf, inviteLink, userSession } from '../helpers/portal.ts';
 import { appRoutes, fill } from '../helpers/portal-routes.ts';
@@ -112,7 +112,7 @@ test.describe('API keys', () => {
     const swept: string[] = [];
     for (const viewer of [page, member.page]) {
       const mine: { url: string; body: string }[] = [];
-      const collect = (res: import('@playwright/test').Response) => void res.body().then((b) => mine.push({ url: res.url(), body: b.toString('latin1') }), () => {});
+      const collect = (res: Response) => void res.body().then((b) => mine.push({ url: res.url(), body: b.toString('latin1') }), () => {});
       viewer.on('response', collect);
       for (const r of routes.filter((x) => x.kind === 'page' && !x.public)) {
         await viewer.goto(fill(r.pattern, values));

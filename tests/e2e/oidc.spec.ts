@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import Provider from 'oidc-provider';
 import { E2E_BASE_URL, E2E_OIDC_CLIENT, E2E_OIDC_ISSUER, E2E_OIDC_PORT } from '../helpers/portal-env.ts';
 import { signOut } from '../helpers/portal.ts';
@@ -36,7 +36,7 @@ test.afterAll(async () => {
 });
 
 /** Through the provider's own login (and consent) pages, unless it still has a session for us. */
-async function ssoSignIn(page: import('@playwright/test').Page, login: string, providerSession = false) {
+async function ssoSignIn(page: Page, login: string, providerSession = false) {
   await page.goto('/signin');
   await page.getByRole('button', { name: 'Continue with Test SSO' }).click();
   if (providerSession) {
