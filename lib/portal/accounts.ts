@@ -59,9 +59,10 @@ export type OAuthProfile = { provider: string; providerAccountId: string; email:
  * address gets a new user with a personal team. An address that already has an account is
  * not linked automatically (that would let whoever controls the provider take it over).
  */
-export async function signInWithOAuth(data: PortalData, p: OAuthProfile): Promise<PublicUser> {
+export async function signInWithOAuth(data: PortalData, p: OAuthProfile, opts: { signupEnabled: boolean }): Promise<PublicUser> {
   const linked = await data.userByAccount(p.provider, p.providerAccountId);
   if (linked) return publicUser(linked);
+  if (!opts.signupEnabled) throw new Forbidden('Sign-up is switched off on this deployment.');
   const email = p.email?.trim().toLowerCase();
   if (!email) throw new Error('The provider did not share an email address; allow it and try again.');
   if (await data.userByEmail(email)) throw new Conflict('An account with this email already exists. Sign in with your password.');

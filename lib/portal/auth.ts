@@ -107,7 +107,7 @@ export function authOptions(portal: Portal): NextAuthOptions {
             providerAccountId: account.providerAccountId,
             email: user.email ?? (profile as { email?: string } | undefined)?.email ?? null,
             name: user.name ?? null,
-          });
+          }, { signupEnabled: portal.config.signupEnabled });
           return true;
         } catch (err) {
           return `/signin?error=${encodeURIComponent((err as Error).message)}`;
