@@ -4,12 +4,12 @@ import { ThemeToggle, type Theme } from '../_ui/theme-toggle.tsx';
 import { SignOutButton } from './sign-out-button.tsx';
 import { TeamSwitcher, type TeamOption } from './team-switcher.tsx';
 
-export function TopBar({ user, teams, currentTeamId, theme }: { user: PublicUser; teams: TeamOption[]; currentTeamId: string; theme: Theme }) {
+export function TopBar({ user, teams, currentTeamId, theme }: { user: PublicUser; teams: TeamOption[]; currentTeamId: string | null; theme: Theme }) {
   return (
     <header className="topbar">
       <nav className="topbar-inner" aria-label="Main">
         <Link href="/" className="brand"><span className="brand-mark" aria-hidden="true" /> <span className="hide-sm">Periscope</span></Link>
-        <TeamSwitcher teams={teams} currentTeamId={currentTeamId} />
+        {currentTeamId && <TeamSwitcher teams={teams} currentTeamId={currentTeamId} />}
         <Link href="/teams/new" className="btn btn-ghost btn-sm">New team</Link>
         <span className="grow" />
         <ThemeToggle initial={theme} />

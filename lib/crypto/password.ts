@@ -13,12 +13,25 @@ type Params = { logN: number; r: number; p: number };
 const CURRENT: Params = { logN: 17, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, { logN, r, p }: Params): Promise<Buffer> {
-  const N = 2 ** logN;
-  const options: ScryptOptions = { N, r, p, maxmem: 128 * N * r * p + 16 * 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+// Each hash holds 128 MiB while it runs: at most this many at once, the rest wait their turn,
+// so a burst of sign-ins cannot exhaust memory.
+const MAX_CONCURRENT = 4;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer, { logN, r, p }: Params): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    const N = 2 ** logN;
+    const options: ScryptOptions = { N, r, p, maxmem: 128 * N * r * p + 16 * 1024 * 1024 };
+    return await new Promise<Buffer>((resolve, reject) => {
+      scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
+    });
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 /** Why a password is not acceptable, or null when it is. */

@@ -19,13 +19,13 @@ describe('teams and roles', () => {
   it('gives each new user a personal team they own, and remembers the chosen team', async () => {
     const data = memoryData();
     const ann = await user(data, 'Ann');
-    const personal = await currentTeam(data, ann);
+    const personal = (await currentTeam(data, ann))!;
     assert.equal(personal.personal, true);
     assert.equal(personal.role, 'owner');
     const work = await createTeam(data, ann, { name: 'Work' });
-    assert.equal((await currentTeam(data, ann)).id, work.id);
+    assert.equal((await currentTeam(data, ann))?.id, work.id);
     await selectTeam(data, ann, personal.id);
-    assert.equal((await currentTeam(data, ann)).id, personal.id);
+    assert.equal((await currentTeam(data, ann))?.id, personal.id);
   });
 
   it('refuses every read and write to a team one is not a member of (404, as for no team)', async () => {

@@ -16,12 +16,10 @@ export async function listTeams(data: PortalData, actor: Actor): Promise<TeamWit
   return data.teamsOf(actor.userId);
 }
 
-/** The team the user last chose, if still a member; else the personal (first) team. */
-export async function currentTeam(data: PortalData, actor: Actor): Promise<TeamWithRole> {
+/** The team the user last chose, if still a member; else the personal (first) team; null when in none. */
+export async function currentTeam(data: PortalData, actor: Actor): Promise<TeamWithRole | null> {
   const [user, teams] = await Promise.all([data.userById(actor.userId), data.teamsOf(actor.userId)]);
-  const team = teams.find((t) => t.id === user?.currentTeamId) ?? teams[0];
-  if (!team) throw new NotFound('you are not a member of any team');
-  return team;
+  return teams.find((t) => t.id === user?.currentTeamId) ?? teams[0] ?? null;
 }
 
 export async function selectTeam(data: PortalData, actor: Actor, teamId: string): Promise<void> {

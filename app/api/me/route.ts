@@ -4,5 +4,5 @@ import { route } from '../../_lib/api.ts';
 export const GET = route(async ({ portal, user, actor }) => ({
   user,
   teams: await listTeams(portal.data, actor),
-  currentTeamId: (await currentTeam(portal.data, actor)).id,
+  currentTeamId: (await currentTeam(portal.data, actor))?.id ?? null,
 }));
