@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { extractHtml } from './extract.ts';
+import { buildDocument, UnparseablePage } from './document.ts';
+
+const html = `<!DOCTYPE html><html lang="pt-BR"><head><title>Kettles &amp; Co</title>
+<meta name="description" content="All about kettles."><link rel="canonical" href="/kettles/">
+<script>var nav = 'no';</script><style>.x{}</style></head><body>
+<nav><a href="/">Home</a><a href="/about">About us</a></nav>
+<div class="sphinxsidebar"><a href="/toc">Table of contents</a></div>
+<header><a href="/">Logo</a></header>
+<main><h1>Kettles</h1><p>A kettle boils <b>water</b>.</p>
+<dl><dt id="kettle.boil">kettle.boil(temperature)</dt><dd>Boils.</dd></dl>
+<table><tr><td><code>descale</code> ( acid )</td><td>Removes scale.</td></tr></table>
+<aside class="sidebar">${'A long sidebar that is real content and not navigation at all. '.repeat(5)}</aside>
+<p>See <a href="/tea.html#green">green tea</a>.</p></main>
+<footer>Copyright 2026 <a href="/legal">Legal</a></footer></body></html>`;
+
+test('main text without navigation, with headings, definitions, links and metadata', () => {
+  const x = extractHtml(html, 'https://shop.test/kettles/index.html');
+  assert.equal(x.title, 'Kettles & Co');
+  assert.equal(x.description, 'All about kettles.');
+  assert.equal(x.canonical, 'https://shop.test/kettles/');
+  assert.equal(x.markupLang, 'pt-BR');
+  assert.deepEqual(x.headings, ['Kettles']);
+  const text = x.blocks.join('\n');
+  assert.match(text, /A kettle boils water\./);
+  assert.match(text, /A long sidebar that is real content/);
+  for (const junk of ['Home', 'About us', 'Table of contents', 'Logo', 'Copyright', 'var nav']) assert.ok(!text.includes(junk), junk);
+  assert.ok(x.terms.includes('kettle.boil'));
+  assert.ok(x.terms.includes('kettle.boil(temperature)'));
+  assert.ok(x.terms.includes('descale ( acid )'));
+  assert.deepEqual(x.links, [{ url: 'https://shop.test/tea.html', text: 'green tea' }]);
+});
+
+test('documents: canonical on the same site only, never across languages; language from the text', () => {
+  const page = (canonical: string, body: string) => `<html><head><title>T</title><link rel="canonical" href="${canonical}"></head><body><p>${body}</p></body></html>`;
+  const german = 'Der Paketmanager installiert die Software und löst dabei alle Abhängigkeiten auf, bevor das System neu gestartet wird.';
+  assert.equal(buildDocument({ url: 'https://docs.python.org/3.11/a.html', html: page('https://docs.python.org/3/a.html', 'x') }).url, 'https://docs.python.org/3/a.html');
+  assert.equal(buildDocument({ url: 'https://a.test/x.html', html: page('https://elsewhere.test/x.html', 'x') }).url, 'https://a.test/x.html');
+  const de = buildDocument({ url: 'https://h.test/browse/de-DE/stable/x.html', html: page('https://h.test/browse/stable/x.html', german) });
+  assert.equal(de.url, 'https://h.test/browse/de-DE/stable/x.html');
+  assert.equal(de.lang, 'de');
+  assert.equal(de.urlLang, 'de-DE');
+  assert.throws(() => buildDocument({ url: 'https://a.test/bin', html: '\u0000'.repeat(100) }), UnparseablePage);
+  assert.throws(() => buildDocument({ url: 'https://a.test/empty', html: '<html><body></body></html>' }), UnparseablePage);
+});
