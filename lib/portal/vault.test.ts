@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { SecretBox } from '../crypto/secretbox.ts';
 import { signUp } from './accounts.ts';
 import { acceptInvite, createInvite } from './invites.ts';
+import { NoIssuer } from './issuer.ts';
 import { createTeam } from './teams.ts';
 import { memoryVault } from './test-support.ts';
 import { addKey, auditLog, listKeys, resealAll, revokeKey, updateKey, withTeamKey } from './vault.ts';
@@ -81,5 +82,15 @@ describe('key vault', () => {
     const before = await v.data.allSealed();
     await assert.rejects(resealAll(v.data, v.box, new SecretBox('m'.repeat(40))), /does not hold/);
     assert.deepEqual(await v.data.allSealed(), before, 'a failed rotation changes nothing');
+  });
+
+  it('with a remote service, refuses "Create key" and still stores existing keys', async () => {
+    const { v, ann, team } = await setup();
+    const remote = { ...v, issuer: new NoIssuer() };
+    await assert.rejects(addKey(remote, ann, team.id, { mode: 'create', name: 'K' }), /remote service/);
+    const { key } = await addKey(remote, ann, team.id, { mode: 'add', name: 'K', key: EXTERNAL });
+    assert.equal(key.source, 'external');
+    await revokeKey(remote, ann, team.id, key.id);
+    assert.deepEqual(v.issuer.revoked, []);
   });
 });
