@@ -23,6 +23,7 @@ const schema = z.object({
   SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
   SEARCH_RESULTS: intVar(10, 1, 50),
+  SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
 });
 
 export type ServiceConfig = {
@@ -52,6 +53,8 @@ export type ServiceConfig = {
     indexPath: string;
     /** Results per answer. */
     results: number;
+    /** Answers remembered until the index changes (0: none). */
+    cacheSize: number;
   };
 };
 
@@ -93,6 +96,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       rateWindowMs: v.SEARCH_RATE_WINDOW_SECONDS * 1000,
       indexPath: resolve(dataDir, v.SEARCH_INDEX_PATH ?? 'index.db'),
       results: v.SEARCH_RESULTS,
+      cacheSize: v.SEARCH_CACHE_SIZE,
     },
   };
 }

@@ -4,7 +4,7 @@ import { definitionHeads, queryHeads } from './definitions.ts';
 import { languageMatch, score, type Candidate } from './rank.ts';
 import { parseQuery } from './tokenize.ts';
 
-const base: Candidate = { id: 1, bm25: 10, coversAll: true, headingsAll: false, anchorsAll: false, title: 'Shell environment', url: 'https://h.test/x.html', lang: 'en', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, termHits: 0, defines: 0 };
+const base: Candidate = { id: 1, bm25: 10, coversAll: true, headingsAll: false, title: 'Shell environment', url: 'https://h.test/x.html', lang: 'en', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0 };
 
 test('the language bias puts the page in the requested language first, even with a lower text score', () => {
   const concepts = parseQuery('csh.cshrc').concepts;

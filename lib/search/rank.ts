@@ -20,9 +20,8 @@ export type Candidate = {
   /** BM25 from the index, higher is better (the negated FTS5 bm25()). */
   bm25: number;
   coversAll: boolean;
-  /** Every concept in the headings / in the anchor text of links to the page. */
+  /** Every concept in the headings. */
   headingsAll: boolean;
-  anchorsAll: boolean;
   title: string;
   url: string;
   lang: string | null;
@@ -30,8 +29,6 @@ export type Candidate = {
   markupLang: string | null;
   urlLang: string | null;
   inlinks: number;
-  /** Concepts matched as a whole in the page's definition terms (from the index). */
-  termHits: number;
   /** How exactly the page defines what was typed (definitions.ts), 0 to 1. */
   defines: number;
 };
@@ -39,11 +36,9 @@ export type Candidate = {
 export const WEIGHTS = {
   coversAll: 0.35,
   headings: 0.2,
-  anchors: 0.2,
   title: 0.45,
   titleExact: 0.25,
   url: 0.25,
-  terms: 0.3,
   defines: 0.5,
   languageText: 0.9,
   languageDeclared: 0.35,
@@ -89,16 +84,13 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   const title = fieldCoverage(concepts, tokenSet(c.title));
   const url = fieldCoverage(concepts, tokenSet(c.url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')));
   const lang = languageMatch(c, language);
-  const terms = concepts.length ? Math.min(1, c.termHits / concepts.length) : 0;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +
     (c.headingsAll ? w.headings : 0) +
-    (c.anchorsAll ? w.anchors : 0) +
     w.title * title +
     (title === 1 && titleIsJustQuery(c.title, concepts) ? w.titleExact : 0) +
     w.url * url +
-    w.terms * terms +
     w.defines * c.defines +
     w.languageText * lang.text +
     w.languageDeclared * lang.declared +

@@ -5,12 +5,15 @@ import { score, type Candidate } from '../rank.ts';
 import { makeSnippet } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
 import { queryHeads } from '../definitions.ts';
-import { matchAll, matchAny, matchConcept } from './match.ts';
+import { matchAll, matchAny } from './match.ts';
 import { openIndexDatabase } from './schema.ts';
 
 /** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
 export const FIELD_WEIGHTS = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
 const CANDIDATES = 60;
+const FEATURE_DEPTH = 25;
+/** How much of a page's text the snippet is chosen from. */
+const SNIPPET_SCAN = 40_000;
 
 type Statements = { version: StatementSync; defs: StatementSync; candidates: StatementSync; among: StatementSync; pages: StatementSync; content: StatementSync; count: StatementSync };
 
@@ -47,7 +50,7 @@ export class SqliteSearchBackend implements SearchBackend {
       defs: db.prepare('SELECT page_id AS id, weight FROM defs WHERE head = ? LIMIT 50'),
       among: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? AND ${ids}`),
       pages: db.prepare(`SELECT id, url, title, lang, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id IN (SELECT value FROM json_each(?))`),
-      content: db.prepare('SELECT body, description FROM pages WHERE id = ?'),
+      content: db.prepare(`SELECT substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id = ?`),
       count: db.prepare('SELECT COUNT(*) AS n FROM pages'),
     };
     this.#db = db;
@@ -102,15 +105,12 @@ export class SqliteSearchBackend implements SearchBackend {
     for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
     if (!rows.length) return [];
     const idList = JSON.stringify(rows.map((r) => r.id));
-    const coversAll = concepts.length > 1 ? new Set((q.among.all(matchAll(concepts), idList) as { id: number }[]).map((r) => r.id)) : new Set(rows.map((r) => r.id));
+    // The costlier coverage checks look at the head of the list only (and at pages that define the query).
+    const headIds = JSON.stringify(rows.filter((r, i) => i < FEATURE_DEPTH || defines.has(r.id)).map((r) => r.id));
+    const coversAll = concepts.length > 1 ? new Set((q.among.all(matchAll(concepts), headIds) as { id: number }[]).map((r) => r.id)) : new Set(rows.map((r) => r.id));
     const inColumn = (column: string) =>
-      new Set((q.among.all(`{${column}} : (${matchAll(concepts)})`, idList) as { id: number }[]).map((r) => r.id));
+      new Set((q.among.all(`{${column}} : (${matchAll(concepts)})`, headIds) as { id: number }[]).map((r) => r.id));
     const headingsAll = inColumn('headings');
-    const anchorsAll = inColumn('anchors');
-    const termHits = new Map<number, number>();
-    for (const c of concepts) {
-      for (const r of q.among.all(`{terms} : (${matchConcept(c)})`, idList) as { id: number }[]) termHits.set(r.id, (termHits.get(r.id) ?? 0) + 1);
-    }
     const pages = new Map((q.pages.all(idList) as PageRow[]).map((p) => [p.id, p]));
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
@@ -122,7 +122,6 @@ export class SqliteSearchBackend implements SearchBackend {
         bm25: r.s,
         coversAll: coversAll.has(r.id),
         headingsAll: headingsAll.has(r.id),
-        anchorsAll: anchorsAll.has(r.id),
         title: p.title,
         url: p.url,
         lang: p.lang,
@@ -130,7 +129,6 @@ export class SqliteSearchBackend implements SearchBackend {
         markupLang: p.markup_lang,
         urlLang: p.url_lang,
         inlinks: p.inlinks,
-        termHits: termHits.get(r.id) ?? 0,
         defines: defines.get(r.id) ?? 0,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
