@@ -7,13 +7,19 @@ export function modifiers(e: { altKey: boolean; ctrlKey: boolean; metaKey: boole
 
 const BUTTONS = ['left', 'middle', 'right', 'back', 'forward'] as const;
 
-/** Map a point on the canvas to the remote page's CSS pixels, through the frame's own metadata. */
-export function toRemote(canvas: HTMLElement, meta: FrameMeta | null, clientX: number, clientY: number): { x: number; y: number } {
+/**
+ * Map a point on the canvas to the remote page's CSS pixels, through the frame's own metadata
+ * (the size of the viewport it shows), allowing for letterboxing when the element's shape differs.
+ */
+export function toRemote(canvas: HTMLCanvasElement, meta: FrameMeta | null, clientX: number, clientY: number): { x: number; y: number } {
   const rect = canvas.getBoundingClientRect();
   const width = meta?.deviceWidth ?? 1280;
   const height = meta?.deviceHeight ?? 720;
-  const x = ((clientX - rect.left) / rect.width) * width;
-  const y = ((clientY - rect.top) / rect.height) * height;
+  const scale = Math.min(rect.width / width, rect.height / height) || 1;
+  const left = rect.left + (rect.width - width * scale) / 2;
+  const top = rect.top + (rect.height - height * scale) / 2;
+  const x = (clientX - left) / scale;
+  const y = (clientY - top) / scale;
   return { x: Math.round(Math.max(0, Math.min(width, x)) * 100) / 100, y: Math.round(Math.max(0, Math.min(height, y)) * 100) / 100 };
 }
 

@@ -251,7 +251,7 @@ export function LiveView({ instanceId, name }: Props) {
         )}
       </div>
 
-      <div className="live-stage" ref={stageRef} data-focused={focused || undefined} style={{ aspectRatio: `${size.width} / ${size.height}` }}>
+      <div className="live-stage" ref={stageRef} data-focused={focused || undefined} style={{ aspectRatio: `${size.width} / ${size.height}`, width: `min(100%, calc(78vh * ${size.width} / ${size.height}))` }}>
         <canvas ref={canvasRef} className="live-canvas" width={size.width} height={size.height} aria-label={`Screen of ${name}${activeTab ? `: ${activeTab.title}` : ''}`} role="img" />
         <textarea
           ref={keysRef}

@@ -45,6 +45,8 @@ const schema = z.object({
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_NAME: optionalText,
+  LIVE_IDLE_MINUTES: intVar(10, 1, 24 * 60),
+  LIVE_MAX_INSTANCES_PER_USER: intVar(3, 1, 100),
 });
 
 export type OAuthProviderConfig =
@@ -74,6 +76,8 @@ export type PortalConfig = {
   signIn: { maxFailures: number; maxFailuresPerAddress: number; lockMs: number };
   inviteTtlMs: number;
   oauth: OAuthProviderConfig[];
+  /** Remote browsing: an instance nobody watches ends after idleMs; a user runs at most maxPerUser. */
+  live: { idleMs: number; maxPerUser: number };
 };
 
 function pair(problems: string[], idName: string, secretName: string, id: string | undefined, secret: string | undefined): boolean {
@@ -133,5 +137,6 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     },
     inviteTtlMs: v.INVITE_TTL_HOURS * 3_600_000,
     oauth,
+    live: { idleMs: v.LIVE_IDLE_MINUTES * 60_000, maxPerUser: v.LIVE_MAX_INSTANCES_PER_USER },
   };
 }

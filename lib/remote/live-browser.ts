@@ -72,6 +72,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     const cdp = await CdpConnection.connect(held.debuggerUrl, held.headers);
     const live = new LiveBrowser(held, cdp, opts);
     await live.#tabs.init();
+    live.#tabs.startPolling(1000);
     void held.ended.then((end) => live.#end(describeEnd(end)));
     // A DevTools connection that drops on its own usually means the browser died; the service then
     // closes /start with the reason. Give it a moment to say so before letting go ourselves.

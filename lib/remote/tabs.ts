@@ -23,11 +23,32 @@ export class Tabs extends EventEmitter<{
   #activeId: string | null = null;
   #viewport: Viewport;
   #clock = 0;
+  #poll: NodeJS.Timeout | null = null;
 
   constructor(cdp: CdpConnection, viewport: Viewport) {
     super();
     this.#cdp = cdp;
     this.#viewport = viewport;
+    cdp.once('close', () => this.stopPolling());
+  }
+
+  /**
+   * Chromium announces new targets and navigations, but not a title that a script sets later:
+   * read every page's title and address every `ms` (one cheap call) while the browser lives.
+   */
+  startPolling(ms: number): void {
+    this.#poll ??= setInterval(() => void this.#pollTargets(), ms);
+    this.#poll.unref();
+  }
+
+  stopPolling(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = null;
+  }
+
+  async #pollTargets(): Promise<void> {
+    const r = await this.#cdp.browser.send('Target.getTargets').catch(() => null);
+    for (const info of r?.targetInfos ?? []) if (info.type === 'page') this.#changed(info);
   }
 
   async init(): Promise<void> {

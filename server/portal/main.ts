@@ -9,6 +9,10 @@ import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
 import { resolvePortalSecrets } from '../../lib/portal/secrets.ts';
 import { createLogger } from '../../lib/observability/log.ts';
+import { liveInstances } from '../../lib/portal/browsers.ts';
+import { portal } from '../../lib/portal/runtime.ts';
+import { sameOrigins, sessionUser } from './live-auth.ts';
+import { LiveSockets } from './sockets/live.ts';
 import { routeUpgrade } from './upgrade.ts';
 
 // At run time the CommonJS module itself is the factory; its typings only describe `.default`.
@@ -39,7 +43,15 @@ async function main(): Promise<void> {
     req.headers[CLIENT_ADDRESS_HEADER] = forwarded || req.socket.remoteAddress || 'unknown';
     void handle(req, res);
   });
-  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade }));
+  const p = portal();
+  const live = new LiveSockets({
+    instances: () => liveInstances(p),
+    authenticate: (req) => sessionUser(p, req),
+    isMember: async (teamId, userId) => (await p.data.membership(teamId, userId)) !== undefined,
+    allowedOrigins: (req) => sameOrigins(p, req),
+    log: log.child({ part: 'live' }),
+  });
+  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade, live }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -49,8 +61,14 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
     server.close();
-    server.closeAllConnections();
-    void app.close().finally(() => process.exit(0));
+    live.closeAll();
+    // Close every /start socket cleanly: the service then ends those instances.
+    void liveInstances(p)
+      .shutdown()
+      .finally(() => {
+        server.closeAllConnections();
+        void app.close().finally(() => process.exit(0));
+      });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { NotFound } from '../../lib/errors.ts';
 import { rejectUpgrade } from '../http/respond.ts';
+import { LIVE_PATH, type LiveSockets } from './sockets/live.ts';
 
 type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> | void;
 
@@ -10,9 +11,14 @@ type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promi
  * upgrade listener (attached on the first HTTP request) ignores sockets we already took over.
  * In development Next's hot-reload socket passes through.
  */
-export function routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { dev: boolean; nextUpgrade: NextUpgrade }): void {
+export function routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { dev: boolean; nextUpgrade: NextUpgrade; live: LiveSockets }): void {
   socket.on('error', () => socket.destroy());
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const live = LIVE_PATH.exec(path);
+  if (live?.[1]) {
+    void opts.live.handleUpgrade(req, socket, head, live[1]);
+    return;
+  }
   if (opts.dev && path.startsWith('/_next/')) {
     void opts.nextUpgrade(req, socket, head);
     return;

@@ -22,12 +22,17 @@ export const LIVE_PAGE = `<!doctype html>
   #status { position: absolute; left: 400px; top: 100px; }
 </style></head>
 <body>
-  <button id="button" onclick="document.getElementById('status').textContent = 'clicked ' + (++window.clicks)">Click me</button>
-  <input id="field" aria-label="field">
-  <button id="alert" onclick="document.getElementById('status').textContent = 'answer: ' + prompt('Your name?', 'nobody')">Ask</button>
+  <button id="button" onclick="show('clicked ' + (++window.clicks))">Click me</button>
+  <input id="field" aria-label="field" oninput="show('field: ' + this.value)">
+  <button id="alert" onclick="show('answer: ' + prompt('Your name?', 'nobody'))">Ask</button>
   <a id="popup" href="/?from=popup" target="_blank">open a tab</a>
   <div id="status">idle</div>
-  <script>window.clicks = 0;</script>
+  <script>
+    window.clicks = 0;
+    // Every change shows in the title too, so a viewer sees it in the tab strip.
+    function show(text) { document.getElementById('status').textContent = text; document.title = text; }
+    addEventListener('scroll', () => { document.title = 'scrolled ' + Math.round(scrollY); });
+  </script>
 </body></html>`;
 
 /** A local HTTP server with the pages the browser tests visit. */

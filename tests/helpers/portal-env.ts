@@ -25,6 +25,8 @@ export const e2eEnv: Record<string, string> = {
   NEXTAUTH_URL: E2E_BASE_URL,
   LOG_LEVEL: 'warn',
   BROWSER_POOL_SIZE: '0',
+  // The live-view tests open pages served on loopback, which remote browsers may not reach by default.
+  BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
   SIGNIN_MAX_FAILURES: String(E2E_MAX_FAILURES),
   SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
   OIDC_ISSUER: E2E_OIDC_ISSUER,

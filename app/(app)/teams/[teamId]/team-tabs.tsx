@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation.js';
 export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boolean }) {
   const path = usePathname();
   const tabs = [
+    { href: `/teams/${teamId}/browsers`, label: 'Browsers' },
     { href: `/teams/${teamId}/keys`, label: 'API keys' },
     { href: `/teams/${teamId}/members`, label: 'Members' },
     ...(showAudit ? [{ href: `/teams/${teamId}/audit`, label: 'Audit log' }] : []),
@@ -13,7 +14,7 @@ export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boo
   return (
     <nav className="tabs" aria-label="Team">
       {tabs.map((t) => (
-        <Link key={t.href} href={t.href} aria-current={path === t.href ? 'page' : undefined}>{t.label}</Link>
+        <Link key={t.href} href={t.href} aria-current={path === t.href || path.startsWith(`${t.href}/`) ? 'page' : undefined}>{t.label}</Link>
       ))}
     </nav>
   );

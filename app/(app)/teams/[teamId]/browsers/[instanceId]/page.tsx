@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation.js';
+import { getBrowser } from '../../../../../../lib/portal/browsers.ts';
+import { requireTeam } from '../../../../../_lib/team-page.ts';
+import { LiveView } from '../../../../../_live/live-view.tsx';
+import { Link } from '../../../../../_ui/link.tsx';
+import { StopBrowserButton } from './stop-button.tsx';
+
+export const metadata: Metadata = { title: 'Live browser' };
+
+export default async function LiveBrowserPage({ params }: { params: Promise<{ teamId: string; instanceId: string }> }) {
+  const { teamId, instanceId } = await params;
+  const { portal, actor, team } = await requireTeam(teamId);
+  const browser = await getBrowser(portal, actor, team.id, instanceId).catch((err: { status?: number }) => {
+    if (err.status === 404) notFound();
+    throw err;
+  });
+  return (
+    <section className="stack" aria-labelledby="live-title">
+      <div className="page-head">
+        <div>
+          <p><Link href={`/teams/${team.id}/browsers`}>← All browsers</Link></p>
+          <h2 id="live-title">{browser.name}</h2>
+          <p>Started by {browser.startedBy.name} with the key “{browser.keyName}”.</p>
+        </div>
+        {browser.canStop && <StopBrowserButton teamId={team.id} instanceId={browser.id} name={browser.name} />}
+      </div>
+      <LiveView instanceId={browser.id} name={browser.name} />
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { startPageServer } from '../helpers/pages.ts';
+import { createKey, signUp, newUser, teamIdOf } from '../helpers/portal.ts';
+
+/**
+ * Remote browsing end to end: the real portal and service, a real remote Chromium, driven through
+ * the live view like a person would. The remote page mirrors every change into its title, which
+ * the portal shows in its tab strip.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let pages: Awaited<ReturnType<typeof startPageServer>>;
+test.beforeAll(async () => {
+  pages = await startPageServer();
+});
+test.afterAll(async () => {
+  await pages.close();
+});
+
+/** Click at a point of the remote page (CSS pixels), through the canvas. */
+async function remoteClick(page: Page, x: number, y: number): Promise<void> {
+  const canvas = page.getByRole('img', { name: /^Screen of/ });
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.click(box.x + (x / 1280) * box.width, box.y + (y / 720) * box.height);
+}
+
+const activeTab = (page: Page): Locator => page.getByRole('tab', { selected: true });
+
+test('start a browser, use it through the live view, reload, hand over control, stop it', async ({ page, context }) => {
+  const user = newUser('live');
+  await signUp(page, user);
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'browsing');
+
+  await page.goto(`/teams/${teamId}/browsers`);
+  await expect(page.getByText('No browsers running')).toBeVisible();
+  await page.getByLabel('Name').fill('E2E browser');
+  await page.getByRole('button', { name: 'Start browser' }).click();
+  await expect(page).toHaveURL(/\/browsers\/inst_[\w-]+$/);
+  const liveUrl = page.url();
+  await expect(page.getByRole('heading', { name: 'E2E browser' })).toBeVisible();
+  await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
+
+  // Address bar.
+  await page.getByLabel('Address').fill(`${pages.url}live`);
+  await page.getByLabel('Address').press('Enter');
+  await expect(activeTab(page)).toHaveText(/Live test page/);
+
+  // Click a button inside the live view and see the remote page change.
+  await remoteClick(page, 150, 125);
+  await expect(activeTab(page)).toHaveText(/clicked 1/);
+
+  // Type into a remote field, with a shortcut (select all, then replace) and a paste.
+  await remoteClick(page, 200, 215);
+  await page.keyboard.type('hello');
+  await expect(activeTab(page)).toHaveText(/field: hello/);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Z');
+  await expect(activeTab(page)).toHaveText(/field: Z$/);
+  await page.getByLabel('Keyboard input for the remote browser').evaluate((el) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', ' pasted');
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  await expect(activeTab(page)).toHaveText(/field: Z pasted/);
+
+  // Scroll with the wheel.
+  const canvas = page.getByRole('img', { name: /^Screen of/ });
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, 400);
+  await expect(activeTab(page)).toHaveText(/scrolled [1-9]\d*/);
+  await page.mouse.wheel(0, -2000);
+  await expect(activeTab(page)).toHaveText(/scrolled 0/);
+
+  // Answer a JavaScript dialog in the page.
+  await remoteClick(page, 150, 325);
+  const dialog = page.getByRole('alertdialog', { name: /Your name\?/ });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Answer').fill('Grace');
+  await dialog.getByRole('button', { name: 'OK' }).click();
+  await expect(activeTab(page)).toHaveText(/answer: Grace/);
+  await expect(dialog).toBeHidden();
+
+  // Open, switch and close tabs.
+  await page.getByRole('button', { name: 'New tab' }).click();
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  await page.getByLabel('Address').fill(`${pages.url}?second`);
+  await page.getByLabel('Address').press('Enter');
+  await expect(activeTab(page)).toHaveText(/127\.0\.0\.1.*second|Periscope test page/);
+  await page.getByRole('tab', { name: /answer: Grace/ }).click();
+  await expect(activeTab(page)).toHaveText(/answer: Grace/);
+  await page.getByRole('button', { name: /Close tab (Periscope test page|127)/ }).click();
+  await expect(page.getByRole('tab')).toHaveCount(1);
+
+  // Reload the portal page: the same instance, in the same state.
+  await page.reload();
+  await expect(page).toHaveURL(liveUrl);
+  await expect(activeTab(page)).toHaveText(/answer: Grace/);
+  await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
+
+  // A second viewer watches, asks for control and receives it.
+  const second = await context.newPage();
+  await second.goto(liveUrl);
+  await expect(second.getByTestId('control-status')).toHaveText(new RegExp(`${user.name} has control`));
+  await expect(second.getByLabel('Address')).toBeDisabled();
+  await second.getByRole('button', { name: 'Request control' }).click();
+  await page.getByRole('button', { name: `Give control to ${user.name}` }).click();
+  await expect(second.getByTestId('control-status')).toHaveText(/You have control/);
+  await expect(page.getByTestId('control-status')).toHaveText(new RegExp(`${user.name} has control`));
+  await remoteClick(second, 150, 125);
+  await expect(activeTab(second)).toHaveText(/clicked 2/);
+  await expect(activeTab(page)).toHaveText(/clicked 2/);
+
+  // Stop it: both views say it ended, and it is gone from the list.
+  await page.getByRole('button', { name: 'Stop E2E browser' }).click();
+  await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/browsers$`));
+  await expect(second.getByRole('status').filter({ hasText: 'This browser has ended' })).toBeVisible();
+  await expect(page.getByText('No browsers running')).toBeVisible();
+});
