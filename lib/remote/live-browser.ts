@@ -15,7 +15,11 @@ export type Viewer = {
   name: string;
   send(message: ServerMessage): void;
   frames: FrameSlot;
+  /** Bytes queued on the viewer's connection and not yet handed to the network, when known. */
+  bufferedBytes?: () => number;
 };
+
+export type ViewerStats = { id: string; name: string; sent: number; dropped: number; waitingBytes: number; bufferedBytes: number | null };
 
 export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
 export type LiveEnd = { reason: string; message: string };
@@ -101,6 +105,18 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   get page(): { title: string; url: string } {
     const tab = this.#tabs.list().find((t) => t.active);
     return { title: tab?.title ?? '', url: tab?.url ?? '' };
+  }
+
+  /** Per viewer: frames sent and dropped, and what waits for it; the relay's memory is bounded by these. */
+  viewerStats(): ViewerStats[] {
+    return [...this.#viewers.values()].map((v) => ({
+      id: v.id,
+      name: v.name,
+      sent: v.frames.sent,
+      dropped: v.frames.dropped,
+      waitingBytes: v.frames.waitingBytes,
+      bufferedBytes: v.bufferedBytes?.() ?? null,
+    }));
   }
 
   addViewer(viewer: Viewer, opts: { takeControl?: boolean } = {}): void {

@@ -35,10 +35,35 @@ export const LIVE_PAGE = `<!doctype html>
   </script>
 </body></html>`;
 
+/** A page that repaints every animation frame, so the screencast runs at full rate. */
+export const ANIMATED_PAGE = `<!doctype html>
+<html><head><title>Animated</title><style>body { margin: 0; } canvas { display: block; }</style></head>
+<body><canvas id="c" width="1280" height="720"></canvas>
+<script>
+  const c = document.getElementById('c').getContext('2d');
+  let n = 0;
+  function draw() {
+    n++;
+    c.fillStyle = 'hsl(' + (n * 7 % 360) + ', 70%, 50%)';
+    c.fillRect(0, 0, 1280, 720);
+    c.fillStyle = '#fff';
+    c.font = '96px sans-serif';
+    c.fillText('frame ' + n, 100 + (n * 5) % 800, 360);
+    requestAnimationFrame(draw);
+  }
+  draw();
+  // A click moves the page, which shows in the next frame's metadata (scrollOffsetY).
+  document.body.style.height = '5000px';
+  addEventListener('mousedown', () => scrollTo(0, scrollY === 0 ? 1000 : 0));
+</script></body></html>`;
+
 /** A local HTTP server with the pages the browser tests visit. */
 export async function startPageServer(): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
-    if (req.url === '/live') {
+    if (req.url === '/animated') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(ANIMATED_PAGE);
+    } else if (req.url === '/live') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(LIVE_PAGE);
     } else if (req.url === '/' || req.url?.startsWith('/?')) {

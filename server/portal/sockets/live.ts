@@ -81,6 +81,7 @@ export class LiveSockets {
       frames: new FrameSlot({
         send: (data, done) => (ws.readyState === ws.OPEN ? ws.send(data, { binary: true }, done) : done(new Error('closed'))),
       }),
+      bufferedBytes: () => ws.bufferedAmount,
     };
     const live = instance.live;
     this.#open.add(ws);
