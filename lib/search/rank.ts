@@ -1,6 +1,6 @@
 import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language.ts';
 import type { Concept } from './tokenize.ts';
-import { indexText } from './tokenize.ts';
+import { indexText, words } from './tokenize.ts';
 
 /**
  * Second-stage ranking of the candidates the full-text index returns. The index scores each page
@@ -35,7 +35,7 @@ export type Candidate = {
 
 export const WEIGHTS = {
   coversAll: 0.35,
-  headings: 0.2,
+  headings: 0.4,
   title: 0.45,
   titleExact: 0.25,
   url: 0.25,
@@ -66,7 +66,7 @@ export function fieldCoverage(concepts: readonly Concept[], tokens: Set<string>)
   if (!concepts.length) return 0;
   let hit = 0;
   for (const c of concepts) {
-    if (c.compound ? tokens.has(lightStem(c.compound)) : c.parts.every((p) => tokens.has(lightStem(p)))) hit++;
+    if (c.compound ? tokens.has(c.compound) : c.parts.every((p) => tokens.has(lightStem(p)))) hit++;
   }
   return hit / concepts.length;
 }
@@ -101,7 +101,9 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
 
 /** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */
 function titleIsJustQuery(title: string, concepts: readonly Concept[]): boolean {
-  const words = indexText(title.replace(/[—–|:].*$/, '')).split(' ').filter((t) => t && !/^\d+$/.test(t));
-  const queryTokens = new Set(concepts.flatMap((c) => [...c.parts, ...(c.compound ? [c.compound] : [])]).map(lightStem));
-  return words.length > 0 && words.every((t) => queryTokens.has(lightStem(t)));
+  const titleWords = words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t));
+  // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
+  const exact = new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts));
+  const stemmed = new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem));
+  return titleWords.length > 0 && titleWords.every((t) => exact.has(t) || stemmed.has(lightStem(t)));
 }

@@ -5,9 +5,9 @@
  *   English words (porter), the same way for documents and queries.
  * - Identifiers are kept as developers type them: `asyncio.gather`, `pg_stat_activity`,
  *   `object.__rmul__`, `kde.org`, `csh.cshrc`. Each is indexed as its parts (so `gather` finds it)
- *   and as the joined forms of every run of two to five adjacent parts (`asynciogather`,
- *   `pgstatactivity`, `statactivity`), so a query for the identifier, or for a trailing part of a
- *   dotted name, matches it as one precise term.
+ *   and as the joined forms of every run of two to five adjacent parts (`asynciogather0`,
+ *   `pgstatactivity0`, `statactivity0`; the trailing digit keeps the stemmer off them), so a query
+ *   for the identifier, or for a trailing part of a dotted name, matches it as one precise term.
  * - Chinese, Japanese and Korean, written without spaces, are indexed as overlapping character
  *   pairs (bigrams), the usual way to search them without a dictionary.
  */
@@ -16,6 +16,9 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
 const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[._:\-/'’]+/u;
 const MAX_COMPOUND_RUN = 5;
+/** Joined forms end in a digit, which keeps the porter stemmer off them: an identifier matches as
+ * written (`pg_sequences` is not `pg_sequence`), while ordinary words are still stemmed. */
+const joinedToken = (parts: readonly string[]) => `${parts.join('')}0`;
 const MAX_TOKEN = 64;
 
 function cjkBigrams(run: string): string {
@@ -34,7 +37,7 @@ function prepare(text: string): string {
 function compounds(parts: string[], out: string[]): void {
   for (let len = 2; len <= Math.min(MAX_COMPOUND_RUN, parts.length); len++) {
     for (let i = 0; i + len <= parts.length; i++) {
-      const joined = parts.slice(i, i + len).join('');
+      const joined = joinedToken(parts.slice(i, i + len));
       if (joined.length <= MAX_TOKEN) out.push(joined);
     }
   }
@@ -89,7 +92,7 @@ export function parseQuery(query: string): ParsedQuery {
     const key = parts.join(' ');
     if (seen.has(key)) continue;
     seen.add(key);
-    const compound = parts.length > 1 && parts.length <= MAX_COMPOUND_RUN ? parts.join('') : null;
+    const compound = parts.length > 1 && parts.length <= MAX_COMPOUND_RUN ? joinedToken(parts) : null;
     concepts.push({ parts, compound: compound && compound.length <= MAX_TOKEN ? compound : null, stop: parts.length === 1 && STOPWORDS.has(parts[0] as string) });
     if (concepts.length >= 32) break;
   }
@@ -98,7 +101,7 @@ export function parseQuery(query: string): ParsedQuery {
     const a = concepts[i] as Concept;
     const b = concepts[i + 1] as Concept;
     if (a.stop || b.stop || a.parts.length + b.parts.length > MAX_COMPOUND_RUN) continue;
-    const joined = [...a.parts, ...b.parts].join('');
+    const joined = joinedToken([...a.parts, ...b.parts]);
     if (joined.length <= MAX_TOKEN) joins.push(joined);
   }
   return { concepts, joins };
