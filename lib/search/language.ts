@@ -7,8 +7,8 @@ import { eld } from 'eld/medium';
  */
 export type LanguageShares = Record<string, number>;
 
-const CHUNK = 600;
-const MAX_CHUNKS = 40;
+const CHUNK = 500;
+const MAX_CHUNKS = 16;
 const MIN_LETTERS = 30;
 
 /** Codes the detector may give that searchers write differently, and near-identical languages. */
@@ -41,13 +41,12 @@ export function isLikelyRegion(tag: string): boolean {
 }
 
 function letters(s: string): number {
-  return (s.match(/\p{L}/gu) ?? []).length;
+  return s.replace(/\P{L}+/gu, '').length;
 }
 
-/** Weight of a chunk: its letters, with CJK characters counted as a word each (about 3 letters). */
-function weight(s: string): number {
-  const cjk = (s.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu) ?? []).length;
-  return letters(s) + 2 * cjk;
+/** CJK characters weigh as a word each (about 3 letters) when chunks are weighed. */
+function cjk(s: string): number {
+  return s.replace(/[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu, '').length;
 }
 
 /** Group text blocks into chunks of about CHUNK characters, sampled evenly across the page. */
@@ -72,11 +71,12 @@ export function detectLanguages(blocks: readonly string[]): LanguageShares {
   const totals: Record<string, number> = {};
   let sum = 0;
   for (const chunk of chunks(blocks)) {
-    if (letters(chunk) < MIN_LETTERS) continue;
+    const n = letters(chunk);
+    if (n < MIN_LETTERS) continue;
     const code = eld.detect(chunk.slice(0, 2 * CHUNK)).language;
     if (!code) continue;
     const lang = normalizeLanguage(code);
-    const w = weight(chunk);
+    const w = n + 2 * cjk(chunk);
     totals[lang] = (totals[lang] ?? 0) + w;
     sum += w;
   }
