@@ -123,7 +123,7 @@ export type FrameMeta = {
   pageScaleFactor: number;
   scrollOffsetX: number;
   scrollOffsetY: number;
-  /** When Chromium produced the frame (ms since epoch), and when the server relayed it. */
+  /** When Chromium produced the frame, and when the server received it from Chromium (ms since epoch). */
   timestamp: number;
   relayedAt: number;
 };

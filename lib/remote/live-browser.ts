@@ -284,6 +284,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   }
 
   #relay(tabId: string, frame: Protocol.Page.ScreencastFrameEvent): void {
+    const receivedAt = performance.timeOrigin + performance.now();
     const session = this.#tabs.session(tabId);
     const m = frame.metadata;
     const meta: FrameMeta = {
@@ -296,7 +297,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       scrollOffsetX: m.scrollOffsetX,
       scrollOffsetY: m.scrollOffsetY,
       timestamp: (m.timestamp ?? 0) * 1000,
-      relayedAt: Date.now(),
+      relayedAt: receivedAt,
     };
     const bytes = encodeFrame(meta, Buffer.from(frame.data, 'base64'));
     this.#lastFrame = { meta, bytes };

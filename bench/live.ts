@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pino } from 'pino';
+import WebSocket from 'ws';
+import { CdpConnection } from '../lib/cdp/client.ts';
+import { Chromium } from '../lib/browser/chromium.ts';
+import { EgressPolicy } from '../lib/browser/egress/policy.ts';
+import { EgressProxy } from '../lib/browser/egress/proxy.ts';
+import { resolveChromium } from '../lib/browser/executable.ts';
+import { parseCidrList } from '../lib/net/cidr.ts';
+import { decodeFrame, type FrameMeta } from '../lib/protocol/live.ts';
+import { startPageServer } from '../tests/helpers/pages.ts';
+import { cpuSeconds, signedInUser, startApp } from './_portal.ts';
+import { percentile, printTable } from './_stats.ts';
+
+/**
+ * Remote browsing through the portal against the screencast read straight from Chromium, in one
+ * run: frames per second, time the relay adds per frame, click to visible change, and the portal's
+ * CPU per extra viewer. The page repaints every animation frame; a click scrolls it, which shows in
+ * the next frame's metadata.
+ */
+const SECONDS = 5;
+const CLICKS = 20;
+const EXTRA_VIEWERS = 5;
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Seen = { meta: FrameMeta; at: number };
+
+function portalViewer(url: string, headers: Record<string, string>) {
+  const ws = new WebSocket(url, { headers });
+  const frames: Seen[] = [];
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => {
+      ws.send(JSON.stringify({ type: 'hello', v: 1 }));
+      resolve();
+    });
+    ws.once('error', reject);
+  });
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) frames.push({ meta: decodeFrame(new Uint8Array(data as Buffer)).meta, at: now() });
+  });
+  return { ws, frames, opened, send: (m: unknown) => ws.send(JSON.stringify(m)) };
+}
+
+/** Wait for the first frame after `from` whose scroll position differs; false if none came in time. */
+async function waitForScrollChange(frames: { meta: { scrollOffsetY: number } }[], from: number, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  const before = frames[from - 1]?.meta.scrollOffsetY ?? 0;
+  while (Date.now() < deadline) {
+    if (frames.slice(from).some((f) => f.meta.scrollOffsetY !== before)) return true;
+    await new Promise((r) => setImmediate(r));
+  }
+  return false;
+}
+
+async function viaPortal(pageUrl: string) {
+  const app = await startApp(3590, { BROWSER_POOL_SIZE: '1' });
+  try {
+    const { cookie, teamId } = await signedInUser(app.portalUrl);
+    const headers = { cookie, origin: app.portalUrl, 'content-type': 'application/json' };
+    const key = await fetch(`${app.portalUrl}/api/teams/${teamId}/keys`, { method: 'POST', headers, body: JSON.stringify({ mode: 'create', name: 'bench' }) });
+    if (!key.ok) throw new Error(`key: ${key.status} ${await key.text()}`);
+    const started = await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) });
+    if (!started.ok) throw new Error(`start: ${started.status} ${await started.text()}`);
+    const { browser } = (await started.json()) as { browser: { id: string } };
+    const url = `${app.portalUrl.replace('http', 'ws')}/live/${browser.id}`;
+    const main = portalViewer(url, { cookie, origin: app.portalUrl });
+    await main.opened;
+    main.send({ type: 'navigate', url: pageUrl });
+    await sleep(3000);
+
+    const from = main.frames.length;
+    const cpu0 = cpuSeconds(app.portal.pid!);
+    await sleep(SECONDS * 1000);
+    const oneViewerCpu = cpuSeconds(app.portal.pid!) - cpu0;
+    const window = main.frames.slice(from);
+    const fps = window.length / SECONDS;
+    const added = window.map((f) => f.at - f.meta.relayedAt);
+
+    const extras = Array.from({ length: EXTRA_VIEWERS }, () => portalViewer(url, { cookie, origin: app.portalUrl }));
+    await Promise.all(extras.map((e) => e.opened));
+    await sleep(1000);
+    const cpu1 = cpuSeconds(app.portal.pid!);
+    const fromMany = main.frames.length;
+    await sleep(SECONDS * 1000);
+    const manyCpu = cpuSeconds(app.portal.pid!) - cpu1;
+    const fpsWithExtras = (main.frames.length - fromMany) / SECONDS;
+    for (const e of extras) e.ws.close();
+
+    const clicks: number[] = [];
+    for (let i = 0; i < CLICKS; i++) {
+      await sleep(150);
+      const mark = main.frames.length;
+      const t0 = now();
+      main.send({ type: 'mouse', action: 'down', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
+      main.send({ type: 'mouse', action: 'up', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
+      if (await waitForScrollChange(main.frames, mark)) clicks.push(now() - t0);
+    }
+    main.ws.close();
+    await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers/${browser.id}`, { method: 'DELETE', headers: { cookie, origin: app.portalUrl } });
+    return { fps, fpsWithExtras, added, clicks, cpuPerViewer: ((manyCpu - oneViewerCpu) / EXTRA_VIEWERS / SECONDS) * 100 };
+  } finally {
+    await app.stop();
+  }
+}
+
+async function direct(pageUrl: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'periscope-bench-direct-'));
+  const egress = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.1/32'], 'allow')), pino({ level: 'silent' }));
+  await egress.listen();
+  const executable = await resolveChromium(process.env.CHROME_PATH);
+  const chromium = await Chromium.launch({ executable: executable.path, profilesDir: dir, proxyUrl: egress.url, timeoutMs: 30_000 });
+  try {
+    const cdp = await CdpConnection.connect(chromium.devtoolsUrl.href);
+    const { targetInfos } = await cdp.browser.send('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page')!;
+    const { sessionId } = await cdp.browser.send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    const session = cdp.session(sessionId);
+    await session.send('Page.enable');
+    await session.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 1, mobile: false });
+    const frames: Seen[] = [];
+    session.on('Page.screencastFrame', (f) => {
+      frames.push({ meta: { scrollOffsetY: f.metadata.scrollOffsetY } as FrameMeta, at: now() });
+      session.post('Page.screencastFrameAck', { sessionId: f.sessionId });
+    });
+    // As the portal does: the screencast runs first, and the navigation happens under it.
+    await session.send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: 1280, maxHeight: 720, everyNthFrame: 1 });
+    await session.send('Page.navigate', { url: pageUrl });
+    await sleep(3000);
+    const from = frames.length;
+    await sleep(SECONDS * 1000);
+    const fps = (frames.length - from) / SECONDS;
+    const clicks: number[] = [];
+    for (let i = 0; i < CLICKS; i++) {
+      await sleep(150);
+      const mark = frames.length;
+      const t0 = now();
+      session.post('Input.dispatchMouseEvent', { type: 'mousePressed', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
+      session.post('Input.dispatchMouseEvent', { type: 'mouseReleased', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
+      if (await waitForScrollChange(frames, mark)) clicks.push(now() - t0);
+    }
+    cdp.close();
+    return { fps, clicks, version: chromium.version.Browser };
+  } finally {
+    await chromium.close();
+    await egress.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const pages = await startPageServer();
+const pageUrl = `${pages.url}animated`;
+const portal = await viaPortal(pageUrl);
+const straight = await direct(pageUrl);
+await pages.close();
+
+printTable(`Live view (${straight.version}), animated page, ${SECONDS} s windows`, [
+  { measure: 'frames per second reaching a viewer through the portal', value: portal.fps, target: '' },
+  { measure: 'frames per second straight from Chromium', value: straight.fps, target: '' },
+  { measure: 'ratio portal / straight', value: portal.fps / straight.fps, target: '>= 0.95' },
+  { measure: `frames per second to the first viewer with ${EXTRA_VIEWERS} more watching`, value: portal.fpsWithExtras, target: '' },
+  { measure: 'time the relay adds per frame, p50 (ms)', value: percentile(portal.added, 0.5), target: '< 3' },
+  { measure: 'time the relay adds per frame, p99 (ms)', value: percentile(portal.added, 0.99), target: '' },
+  { measure: `click to visible change through the portal, p50 (ms; ${portal.clicks.length}/${CLICKS} seen)`, value: percentile(portal.clicks, 0.5), target: '' },
+  { measure: `click to visible change straight, p50 (ms; ${straight.clicks.length}/${CLICKS} seen)`, value: percentile(straight.clicks, 0.5), target: '' },
+  { measure: 'difference, p50 (ms)', value: percentile(portal.clicks, 0.5) - percentile(straight.clicks, 0.5), target: '< 10' },
+  { measure: 'portal CPU per extra viewer (% of a core)', value: portal.cpuPerViewer, target: '' },
+]);
+process.exit(0);
