@@ -37,6 +37,9 @@ const schema = z.object({
   SIGNIN_MAX_FAILURES_PER_ADDRESS: intVar(30, 2, 100_000),
   SIGNIN_LOCK_MINUTES: intVar(15, 1, 24 * 60),
   INVITE_TTL_HOURS: intVar(72, 1, 24 * 30),
+  SEARCH_URL: baseUrlVar(['http:', 'https:']),
+  PORTAL_SEARCH_CACHE_ENTRIES: intVar(1000, 0, 1_000_000),
+  PORTAL_SEARCH_CACHE_TTL_SECONDS: intVar(300, 1, 7 * 24 * 3600),
   GITHUB_CLIENT_ID: optionalText,
   GITHUB_CLIENT_SECRET: optionalText,
   GOOGLE_CLIENT_ID: optionalText,
@@ -59,6 +62,11 @@ export type PortalConfig = {
   port: number;
   /** Base address of the service's public interface (browser flow and search). */
   serviceUrl: string;
+  /**
+   * The hosted search page: `url` is the search interface's base address (SEARCH_URL, default
+   * serviceUrl); answers are cached for ttlMs, at most `entries` of them (0: no cache).
+   */
+  search: { url: string; cacheEntries: number; cacheTtlMs: number };
   /** True when the service runs beside the portal on the same DATA_DIR, so the portal can issue keys. */
   embeddedService: boolean;
   dataDir: string;
@@ -120,6 +128,11 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     host: v.HOST,
     port: v.PORT,
     serviceUrl: v.SERVICE_URL ?? `http://127.0.0.1:${v.SERVICE_PORT}`,
+    search: {
+      url: v.SEARCH_URL ?? v.SERVICE_URL ?? `http://127.0.0.1:${v.SERVICE_PORT}`,
+      cacheEntries: v.PORTAL_SEARCH_CACHE_ENTRIES,
+      cacheTtlMs: v.PORTAL_SEARCH_CACHE_TTL_SECONDS * 1000,
+    },
     embeddedService: v.EMBEDDED_SERVICE ?? v.SERVICE_URL === undefined,
     dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
     logLevel: v.LOG_LEVEL,

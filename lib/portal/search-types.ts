@@ -1,0 +1,58 @@
+/**
+ * What the portal's search route (POST /api/teams/:teamId/search) answers, shared by the server
+ * and the page. Plain data only: this module is imported by browser code.
+ */
+export type SearchHit = { url: string; title: string; snippet: string };
+
+/**
+ * The team key's limit as the search service last reported it. `resetSeconds` counts from the
+ * moment the answer left the portal: while searches remain, until the whole quota is back; at 0
+ * remaining, until one more search is allowed.
+ */
+export type RateState = { limit: number; remaining: number; resetSeconds: number; windowSeconds: number | null };
+
+export type SearchAnswer = {
+  query: string;
+  language: string;
+  results: SearchHit[];
+  /** True when the portal answered from its cache: no request reached the service, no quota used. */
+  cached: boolean;
+  /** How old the answer is, in seconds (0 for a fresh one). */
+  ageSeconds: number;
+  /** True when the service's index holds no pages at all (so no query can find anything). */
+  indexEmpty: boolean;
+  rate: RateState | null;
+};
+
+/** Why a search failed, as the page needs to tell it apart. */
+export type SearchFailureCode =
+  | 'invalid' // the query breaks the request rules (never sent to the service)
+  | 'no_key' // the team has no usable default key
+  | 'key_refused' // the service refused the team's key (401)
+  | 'rate_limited' // the key's limit is used up (429); retryAfterSeconds says when to try again
+  | 'upstream_failed' // the service or its index failed (502, 5xx, unreachable, timeout)
+  | 'upstream_rejected'; // any other answer the portal did not expect
+
+export type SearchFailureBody = {
+  error: string;
+  code: SearchFailureCode;
+  retryAfterSeconds?: number;
+  rate?: RateState | null;
+  issues?: { field: string; message: string }[];
+};
+
+export const SEARCH_LANGUAGES: readonly { code: string; name: string }[] = [
+  { code: 'en', name: 'English' },
+  { code: 'de', name: 'Deutsch' },
+  { code: 'es', name: 'Español' },
+  { code: 'fr', name: 'Français' },
+  { code: 'it', name: 'Italiano' },
+  { code: 'ja', name: '日本語' },
+  { code: 'ko', name: '한국어' },
+  { code: 'nl', name: 'Nederlands' },
+  { code: 'pl', name: 'Polski' },
+  { code: 'pt', name: 'Português' },
+  { code: 'ru', name: 'Русский' },
+  { code: 'uk', name: 'Українська' },
+  { code: 'zh', name: '中文' },
+];
