@@ -1,6 +1,6 @@
 import {
   LIVE_CLOSE, LIVE_PROTOCOL_VERSION, decodeFrame,
-  type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage,
+  type ClientMessageInput, type DialogInfo, type FrameMeta, type ServerMessage,
 } from '../../lib/protocol/live.ts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'refused';
@@ -32,6 +32,7 @@ export class LiveConnection {
   readonly #instanceId: string;
   readonly #h: LiveHandlers;
   readonly #viewport: () => { width: number; height: number };
+  readonly #takeControl: boolean;
   #ws: WebSocket | null = null;
   #attempt = 0;
   #closed = false;
@@ -40,10 +41,11 @@ export class LiveConnection {
   #decoding = false;
   #pendingFrame: ArrayBuffer | null = null;
 
-  constructor(instanceId: string, handlers: LiveHandlers, viewport: () => { width: number; height: number }) {
+  constructor(instanceId: string, handlers: LiveHandlers, viewport: () => { width: number; height: number }, opts: { takeControl: boolean }) {
     this.#instanceId = instanceId;
     this.#h = handlers;
     this.#viewport = viewport;
+    this.#takeControl = opts.takeControl;
   }
 
   connect(): void {
@@ -56,7 +58,7 @@ export class LiveConnection {
     this.#ws = ws;
     ws.onopen = () => {
       this.#attempt = 0;
-      this.send({ type: 'hello', v: LIVE_PROTOCOL_VERSION, viewport: this.#viewport() });
+      this.send({ type: 'hello', v: LIVE_PROTOCOL_VERSION, viewport: this.#viewport(), takeControl: this.#takeControl });
       this.#pinger = setInterval(() => this.send({ type: 'ping', t: performance.now() }), 2000);
     };
     ws.onmessage = (event) => {
@@ -75,7 +77,7 @@ export class LiveConnection {
     };
   }
 
-  send(message: ClientMessage): void {
+  send(message: ClientMessageInput): void {
     if (this.#ws?.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify(message));
   }
 

@@ -5,7 +5,9 @@ import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts
 import { isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
 import './live-view.css';
 
-type Props = { instanceId: string; name: string };
+/** `watch`: join view-only; `control`: ask for control at once; `auto`: take control if nobody has it. */
+export type JoinMode = 'auto' | 'watch' | 'control';
+type Props = { instanceId: string; name: string; mode?: JoinMode };
 
 const STATUS_TEXT: Record<LiveStatus, string> = {
   connecting: 'Connecting…',
@@ -19,7 +21,7 @@ const STATUS_TEXT: Record<LiveStatus, string> = {
  * A remote browser inside the page: the screencast on a canvas, input while the view has focus,
  * browser controls, tabs, dialogs, and who is watching and who has control.
  */
-export function LiveView({ instanceId, name }: Props) {
+export function LiveView({ instanceId, name, mode = 'auto' }: Props) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const stageRef = useRef<HTMLDivElement>(null);
   const keysRef = useRef<HTMLTextAreaElement>(null);
@@ -47,7 +49,10 @@ export function LiveView({ instanceId, name }: Props) {
   useEffect(() => {
     const conn = new LiveConnection(instanceId, {
       onStatus: (s, detail) => setStatus({ status: s, detail }),
-      onWelcome: setViewerId,
+      onWelcome: (id) => {
+        setViewerId(id);
+        if (mode === 'control') conn.send({ type: 'control', action: 'request' });
+      },
       onState: setState,
       onDialog: (d) => {
         setDialog(d);
@@ -74,7 +79,7 @@ export function LiveView({ instanceId, name }: Props) {
     }, () => {
       const rect = stageRef.current?.getBoundingClientRect();
       return { width: Math.max(100, Math.min(4096, Math.round(rect?.width ?? 1280))), height: Math.max(100, Math.min(4096, Math.round(rect?.height ?? 720))) };
-    });
+    }, { takeControl: mode === 'auto' });
     connRef.current = conn;
     conn.connect();
     const meter = setInterval(() => {
@@ -86,7 +91,7 @@ export function LiveView({ instanceId, name }: Props) {
       clearInterval(meter);
       conn.close();
     };
-  }, [instanceId]);
+  }, [instanceId, mode]);
 
   useEffect(() => {
     if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : activeTab?.url ?? '');

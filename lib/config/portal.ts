@@ -50,6 +50,7 @@ const schema = z.object({
   OIDC_NAME: optionalText,
   LIVE_IDLE_MINUTES: intVar(10, 1, 24 * 60),
   LIVE_MAX_INSTANCES_PER_USER: intVar(3, 1, 100),
+  LIVE_MAX_INSTANCES_PER_TEAM: intVar(10, 1, 1000),
 });
 
 export type OAuthProviderConfig =
@@ -85,7 +86,7 @@ export type PortalConfig = {
   inviteTtlMs: number;
   oauth: OAuthProviderConfig[];
   /** Remote browsing: an instance nobody watches ends after idleMs; a user runs at most maxPerUser. */
-  live: { idleMs: number; maxPerUser: number };
+  live: { idleMs: number; maxPerUser: number; maxPerTeam: number };
 };
 
 function pair(problems: string[], idName: string, secretName: string, id: string | undefined, secret: string | undefined): boolean {
@@ -150,6 +151,6 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     },
     inviteTtlMs: v.INVITE_TTL_HOURS * 3_600_000,
     oauth,
-    live: { idleMs: v.LIVE_IDLE_MINUTES * 60_000, maxPerUser: v.LIVE_MAX_INSTANCES_PER_USER },
+    live: { idleMs: v.LIVE_IDLE_MINUTES * 60_000, maxPerUser: v.LIVE_MAX_INSTANCES_PER_USER, maxPerTeam: v.LIVE_MAX_INSTANCES_PER_TEAM },
   };
 }

@@ -23,6 +23,13 @@ export type TeamKey = {
 };
 export type AuditInput = { teamId: string; actorId: string | null; action: string; subject: string; detail?: Record<string, unknown> };
 export type AuditEvent = { id: string; teamId: string; actorId: string | null; actorEmail: string | null; action: string; subject: string; detail: Record<string, unknown>; createdAt: number };
+/** A browser instance that has ended, as the team's history shows it. */
+export type InstanceRecord = {
+  id: string; teamId: string; name: string; startedBy: string | null; startedByName: string; keyName: string;
+  startedAt: number; endedAt: number; reason: string; message: string;
+};
+/** A search a user made on the portal's search page. */
+export type RecentSearch = { query: string; language: string; searchedAt: number };
 export type FailureRecord = { scope: string; failures: number; windowStartedAt: number; lockedUntil: number | null };
 
 /** Thrown inside a change that would leave a team without an owner. */
@@ -78,6 +85,18 @@ export interface PortalData {
   // audit
   audit(event: AuditInput, at: number): Promise<void>;
   auditLog(teamId: string, limit: number): Promise<AuditEvent[]>;
+
+  // browser instance history
+  recordInstance(record: InstanceRecord): Promise<void>;
+  /** Instances of a team that ended at or after `since`, newest first. */
+  instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]>;
+
+  // recent searches (per user)
+  /** Remember a search (again: it moves to the top); keeps the user's newest `keep` only. */
+  recordSearch(userId: string, search: RecentSearch, keep: number): Promise<void>;
+  /** The user's searches, newest first. */
+  recentSearches(userId: string, limit: number): Promise<RecentSearch[]>;
+  clearRecentSearches(userId: string): Promise<void>;
 
   // sign-in throttling
   failures(scope: string): Promise<FailureRecord | undefined>;

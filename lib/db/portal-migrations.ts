@@ -96,4 +96,35 @@ export const portalMigrations: readonly Migration[] = [
         locked_until INTEGER
       );`,
   },
+  {
+    version: 4,
+    name: 'ended browser instances',
+    up: `
+      CREATE TABLE instance_history (
+        id TEXT PRIMARY KEY,
+        team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        started_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+        started_by_name TEXT NOT NULL,
+        key_name TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL
+      );
+      CREATE INDEX instance_history_by_team ON instance_history(team_id, ended_at);`,
+  },
+  {
+    version: 5,
+    name: 'recent searches',
+    up: `
+      CREATE TABLE recent_searches (
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        query TEXT NOT NULL,
+        language TEXT NOT NULL,
+        searched_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, query, language)
+      );
+      CREATE INDEX recent_searches_by_user ON recent_searches(user_id, searched_at);`,
+  },
 ];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './portal-migrations.ts';
 import {
-  LastOwnerError, type AuditEvent, type AuditInput, type FailureRecord, type Invite, type InviteAcceptance, type Member,
+  LastOwnerError, type AuditEvent, type AuditInput, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
   type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
 } from './portal-data.ts';
 import { openDatabase } from './sqlite.ts';
@@ -259,6 +259,43 @@ export class SqlitePortalData implements PortalData {
         actorEmail: (r.actor_email as string | null) ?? null, action: r.action as string, subject: r.subject as string,
         detail: JSON.parse(r.detail as string) as Record<string, unknown>, createdAt: Number(r.created_at),
       }));
+  }
+
+  // browser instance history
+
+  async recordInstance(r: InstanceRecord) {
+    // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
+    const startedBy = r.startedBy && this.#get('SELECT id FROM users WHERE id = ?', r.startedBy) ? r.startedBy : null;
+    this.#run(`INSERT OR IGNORE INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM teams WHERE id = ?)`,
+      r.id, r.teamId, r.name, startedBy, r.startedByName, r.keyName, r.startedAt, r.endedAt, r.reason, r.message, r.teamId);
+  }
+  async instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]> {
+    return this.#all('SELECT * FROM instance_history WHERE team_id = ? AND ended_at >= ? ORDER BY ended_at DESC, rowid DESC LIMIT ?', teamId, since, limit)
+      .map((r) => ({
+        id: r.id as string, teamId: r.team_id as string, name: r.name as string, startedBy: (r.started_by as string | null) ?? null,
+        startedByName: r.started_by_name as string, keyName: r.key_name as string, startedAt: Number(r.started_at),
+        endedAt: Number(r.ended_at), reason: r.reason as string, message: r.message as string,
+      }));
+  }
+
+  // recent searches
+
+  async recordSearch(userId: string, r: RecentSearch, keep: number) {
+    this.#tx(() => {
+      // Delete, then insert: a repeated search gets a new rowid, which orders searches made in one millisecond.
+      this.#run('DELETE FROM recent_searches WHERE user_id = ? AND query = ? AND language = ?', userId, r.query, r.language);
+      this.#run('INSERT INTO recent_searches (user_id, query, language, searched_at) VALUES (?, ?, ?, ?)', userId, r.query, r.language, r.searchedAt);
+      this.#run(`DELETE FROM recent_searches WHERE user_id = ? AND rowid NOT IN
+        (SELECT rowid FROM recent_searches WHERE user_id = ? ORDER BY searched_at DESC, rowid DESC LIMIT ?)`, userId, userId, keep);
+    });
+  }
+  async recentSearches(userId: string, limit: number): Promise<RecentSearch[]> {
+    return this.#all('SELECT query, language, searched_at FROM recent_searches WHERE user_id = ? ORDER BY searched_at DESC, rowid DESC LIMIT ?', userId, limit)
+      .map((r) => ({ query: r.query as string, language: r.language as string, searchedAt: Number(r.searched_at) }));
+  }
+  async clearRecentSearches(userId: string) {
+    this.#run('DELETE FROM recent_searches WHERE user_id = ?', userId);
   }
 
   // sign-in throttling

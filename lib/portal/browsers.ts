@@ -3,34 +3,41 @@ import { atLeast, requireRole, type Actor } from './access.ts';
 import { BadRequest, Forbidden, NotFound } from './errors.ts';
 import type { Portal } from './runtime.ts';
 import { withTeamKey } from './vault.ts';
+import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
 import { LiveInstances, type LiveInstance } from '../remote/instances.ts';
+import { ServiceHealthReader } from '../service-client/health.ts';
 import { z } from 'zod';
 
-/** What pages and API responses carry about a live instance. */
-export type BrowserView = {
-  id: string;
-  name: string;
-  startedBy: { id: string; name: string };
-  keyName: string;
-  startedAt: number;
-  title: string;
-  url: string;
-  viewers: { id: string; name: string; control: boolean }[];
-  canStop: boolean;
-};
+/** What pages and API responses carry about a live instance: never its key or browser id. */
+export type BrowserView = DashboardInstance;
 
 const KEY = Symbol.for('periscope.live-instances');
-type Holder = { [KEY]?: LiveInstances };
+type Holder = { [KEY]?: { instances: LiveInstances; health: ServiceHealthReader } };
+
+const HISTORY_MS = 24 * 3_600_000;
 
 /**
- * The process-wide registry of live instances, shared by the custom server (the live-view
- * socket) and the route handlers (start, list, stop), which may be separate bundles of one process.
+ * The process-wide registry of live instances, shared by the custom server (the live-view and
+ * dashboard sockets) and the route handlers (start, list, stop), which may be separate bundles of
+ * one process. Every instance that ends is recorded in the team's history here, in one place.
  */
-export function liveInstances(p: Portal): LiveInstances {
+function registry(p: Portal): NonNullable<Holder[typeof KEY]> {
   const holder = globalThis as Holder;
-  holder[KEY] ??= new LiveInstances({ serviceUrl: p.config.serviceUrl, idleMs: p.config.live.idleMs, maxPerUser: p.config.live.maxPerUser, log: p.log.child({ part: 'live' }) });
+  if (!holder[KEY]) {
+    const { idleMs, maxPerUser, maxPerTeam } = p.config.live;
+    const instances = new LiveInstances({ serviceUrl: p.config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: p.log.child({ part: 'live' }) });
+    instances.on('ended', (e) => {
+      p.data.recordInstance({
+        id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
+        keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
+      }).catch((err: Error) => p.log.error({ err, instanceId: e.id }, 'could not record an ended instance'));
+    });
+    holder[KEY] = { instances, health: new ServiceHealthReader(p.config.serviceUrl) };
+  }
   return holder[KEY];
 }
+
+export const liveInstances = (p: Portal): LiveInstances => registry(p).instances;
 
 const startSchema = z.object({
   name: z.string().trim().max(80, 'at most 80 characters').optional(),
@@ -100,4 +107,22 @@ export async function renameBrowser(p: Portal, actor: Actor, teamId: string, ins
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
   liveInstances(p).rename(instance.id, parse(renameSchema, input).name);
   return view(instance, canStop);
+}
+
+/** Everything the team dashboard shows: live instances, usage against the limits, the last day's ended ones. */
+export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
+  const instances = await listBrowsers(p, actor, teamId);
+  const { instances: live, health } = registry(p);
+  const [service, history] = await Promise.all([health.read(), p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100)]);
+  return {
+    instances,
+    capacity: {
+      team: { used: instances.length, limit: live.limits.perTeam },
+      mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },
+      service: service && { used: service.live, limit: service.capacity },
+    },
+    history: history.map((h) => ({
+      id: h.id, name: h.name, startedByName: h.startedByName, keyName: h.keyName, startedAt: h.startedAt, endedAt: h.endedAt, reason: h.reason, message: h.message,
+    })),
+  };
 }

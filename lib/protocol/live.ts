@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeWithMeta, encodeWithMeta } from './binary.ts';
 
 /**
  * The portal's live-view socket (`/live/<instanceId>`): one typed, versioned protocol shared by the
@@ -16,7 +17,13 @@ const shortText = z.string().max(64);
 const tabId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
 
 export const clientMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hello'), v: z.number().int(), viewport: z.object({ width: z.number().int().min(100).max(4096), height: z.number().int().min(100).max(4096) }).optional() }),
+  z.object({
+    type: z.literal('hello'),
+    v: z.number().int(),
+    viewport: z.object({ width: z.number().int().min(100).max(4096), height: z.number().int().min(100).max(4096) }).optional(),
+    /** False to watch without taking control even when nobody has it. */
+    takeControl: z.boolean().default(true),
+  }),
   z.object({
     type: z.literal('mouse'),
     action: z.enum(['move', 'down', 'up']),
@@ -63,6 +70,8 @@ export const clientMessage = z.discriminatedUnion('type', [
 ]);
 
 export type ClientMessage = z.infer<typeof clientMessage>;
+/** What a client may send: defaults may be left out. */
+export type ClientMessageInput = z.input<typeof clientMessage>;
 export type ClientMessageType = ClientMessage['type'];
 
 /** Messages that only the viewer in control may send. */
@@ -128,19 +137,10 @@ export type FrameMeta = {
   relayedAt: number;
 };
 
-/** Binary frame: 4-byte big-endian metadata length, the metadata as JSON, then the JPEG bytes. */
-export function encodeFrame(meta: FrameMeta, jpeg: Uint8Array): Uint8Array {
-  const head = new TextEncoder().encode(JSON.stringify(meta));
-  const out = new Uint8Array(4 + head.length + jpeg.length);
-  new DataView(out.buffer).setUint32(0, head.length);
-  out.set(head, 4);
-  out.set(jpeg, 4 + head.length);
-  return out;
-}
+/** A frame as a binary message (lib/protocol/binary.ts): its metadata, then the JPEG bytes. */
+export const encodeFrame = (meta: FrameMeta, jpeg: Uint8Array): Uint8Array => encodeWithMeta(meta, jpeg);
 
 export function decodeFrame(data: ArrayBuffer | Uint8Array): { meta: FrameMeta; jpeg: Uint8Array } {
-  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
-  const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as FrameMeta;
-  return { meta, jpeg: bytes.subarray(4 + length) };
+  const { meta, payload } = decodeWithMeta<FrameMeta>(data);
+  return { meta, jpeg: payload };
 }

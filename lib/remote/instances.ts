@@ -34,6 +34,7 @@ export type InstancesOptions = {
   serviceUrl: string;
   idleMs: number;
   maxPerUser: number;
+  maxPerTeam: number;
   log: Logger;
 };
 
@@ -49,6 +50,7 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
   readonly #instances = new Map<string, LiveInstance>();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #starting = new Map<string, number>();
+  readonly #startingForTeam = new Map<string, number>();
   readonly #stopReasons = new Map<string, LiveEnd>();
 
   constructor(opts: InstancesOptions) {
@@ -61,7 +63,12 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
     if (mine >= this.#opts.maxPerUser) {
       throw new TooManyRequests(`you already run ${mine} browser${mine === 1 ? '' : 's'}, your limit; stop one first`, 5);
     }
+    const team = this.countForTeam(input.teamId) + (this.#startingForTeam.get(input.teamId) ?? 0);
+    if (team >= this.#opts.maxPerTeam) {
+      throw new TooManyRequests(`this team already runs ${team} browsers, its limit; stop one first`, 5);
+    }
     this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 0) + 1);
+    this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 0) + 1);
     let live: LiveBrowser;
     try {
       const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey);
@@ -73,6 +80,7 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
       }
     } finally {
       this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 1) - 1);
+      this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 1) - 1);
     }
     const instance: LiveInstance = {
       id: newInstanceId(),
@@ -103,6 +111,14 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
 
   countForTeam(teamId: string): number {
     return this.listForTeam(teamId).length;
+  }
+
+  countForUser(userId: string): number {
+    return [...this.#instances.values()].filter((i) => i.startedBy.userId === userId).length;
+  }
+
+  get limits(): { perUser: number; perTeam: number } {
+    return { perUser: this.#opts.maxPerUser, perTeam: this.#opts.maxPerTeam };
   }
 
   rename(id: string, name: string): void {

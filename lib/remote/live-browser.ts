@@ -49,6 +49,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   #viewport: { mode: 'follow' | 'fixed' } & Viewport;
   #screencastOn: string | null = null;
   #lastFrame: { meta: FrameMeta; bytes: Uint8Array } | null = null;
+  #lastJpeg: Uint8Array | null = null;
   #dialog: { tabId: string; info: DialogInfo } | null = null;
   #seq = 0;
   #ended: LiveEnd | null = null;
@@ -105,6 +106,28 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   get page(): { title: string; url: string } {
     const tab = this.#tabs.list().find((t) => t.active);
     return { title: tab?.title ?? '', url: tab?.url ?? '' };
+  }
+
+  /**
+   * A small picture of the tab in front: the running screencast's latest frame when one runs
+   * (no extra work for Chromium), else a quarter-size screenshot.
+   */
+  async thumbnail(): Promise<{ jpeg: Uint8Array; source: 'screencast' | 'capture' } | null> {
+    if (this.#ended) return null;
+    if (this.#screencastOn && this.#lastJpeg) return { jpeg: this.#lastJpeg, source: 'screencast' };
+    const page = this.#tabs.active;
+    if (!page) return null;
+    try {
+      const { cssVisualViewport: v } = await page.send('Page.getLayoutMetrics');
+      const shot = await page.send('Page.captureScreenshot', {
+        format: 'jpeg',
+        quality: 50,
+        clip: { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: Math.min(1, 320 / Math.max(1, v.clientWidth)) },
+      });
+      return { jpeg: Buffer.from(shot.data, 'base64'), source: 'capture' };
+    } catch {
+      return null;
+    }
   }
 
   /** Per viewer: frames sent and dropped, and what waits for it; the relay's memory is bounded by these. */
@@ -299,8 +322,10 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       timestamp: (m.timestamp ?? 0) * 1000,
       relayedAt: receivedAt,
     };
-    const bytes = encodeFrame(meta, Buffer.from(frame.data, 'base64'));
+    const jpeg = Buffer.from(frame.data, 'base64');
+    const bytes = encodeFrame(meta, jpeg);
     this.#lastFrame = { meta, bytes };
+    this.#lastJpeg = jpeg;
     for (const v of this.#viewers.values()) v.frames.offer(bytes);
     // Acknowledge once relayed, so Chromium paces itself to what we can hand on.
     session?.post('Page.screencastFrameAck', { sessionId: frame.sessionId });

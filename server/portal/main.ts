@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nextModule from 'next';
@@ -9,9 +9,10 @@ import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
 import { resolvePortalSecrets } from '../../lib/portal/secrets.ts';
 import { createLogger } from '../../lib/observability/log.ts';
-import { liveInstances } from '../../lib/portal/browsers.ts';
+import { dashboardSnapshot, liveInstances } from '../../lib/portal/browsers.ts';
 import { portal } from '../../lib/portal/runtime.ts';
 import { sameOrigins, sessionUser } from './live-auth.ts';
+import { DashboardSockets } from './sockets/dashboard.ts';
 import { LiveSockets } from './sockets/live.ts';
 import { routeUpgrade } from './upgrade.ts';
 
@@ -44,14 +45,20 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   const p = portal();
+  const auth = { authenticate: (req: IncomingMessage) => sessionUser(p, req), allowedOrigins: (req: IncomingMessage) => sameOrigins(p, req) };
   const live = new LiveSockets({
+    ...auth,
     instances: () => liveInstances(p),
-    authenticate: (req) => sessionUser(p, req),
     isMember: async (teamId, userId) => (await p.data.membership(teamId, userId)) !== undefined,
-    allowedOrigins: (req) => sameOrigins(p, req),
     log: log.child({ part: 'live' }),
   });
-  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade, live }));
+  const dashboard = new DashboardSockets({
+    ...auth,
+    instances: () => liveInstances(p),
+    snapshot: (userId, teamId) => dashboardSnapshot(p, { userId }, teamId),
+    log: log.child({ part: 'dashboard' }),
+  });
+  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade, live, dashboard }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -62,6 +69,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close();
     live.closeAll();
+    dashboard.closeAll();
     // Close every /start socket cleanly: the service then ends those instances.
     void liveInstances(p)
       .shutdown()

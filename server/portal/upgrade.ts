@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { NotFound } from '../../lib/errors.ts';
 import { rejectUpgrade } from '../http/respond.ts';
+import { DASHBOARD_PATH, type DashboardSockets } from './sockets/dashboard.ts';
 import { LIVE_PATH, type LiveSockets } from './sockets/live.ts';
 
 type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> | void;
@@ -11,12 +12,17 @@ type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promi
  * upgrade listener (attached on the first HTTP request) ignores sockets we already took over.
  * In development Next's hot-reload socket passes through.
  */
-export function routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { dev: boolean; nextUpgrade: NextUpgrade; live: LiveSockets }): void {
+export function routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { dev: boolean; nextUpgrade: NextUpgrade; live: LiveSockets; dashboard: DashboardSockets }): void {
   socket.on('error', () => socket.destroy());
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   const live = LIVE_PATH.exec(path);
   if (live?.[1]) {
     void opts.live.handleUpgrade(req, socket, head, live[1]);
+    return;
+  }
+  const dashboard = DASHBOARD_PATH.exec(path);
+  if (dashboard?.[1]) {
+    void opts.dashboard.handleUpgrade(req, socket, head, dashboard[1]);
     return;
   }
   if (opts.dev && path.startsWith('/_next/')) {

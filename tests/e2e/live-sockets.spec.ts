@@ -59,6 +59,8 @@ test.describe('portal socket paths', () => {
       [`${ws}/live/inst_AAAAAAAAAAAAAAAA`, { origin: base }, { opened: false, status: 401 }],
       [`${ws}/live/inst_AAAAAAAAAAAAAAAA`, { origin: 'http://evil.test' }, { opened: false, status: 403 }],
       [`${ws}/live/not-an-instance`, { origin: base }, { opened: false, status: 404 }],
+      [`${ws}/events/team_AAAAAAAAAAAAAAAA`, { origin: base }, { opened: false, status: 401 }],
+      [`${ws}/events/team_AAAAAAAAAAAAAAAA`, { origin: 'http://evil.test' }, { opened: false, status: 403 }],
       [`${ws}/teams`, { origin: base }, { opened: false, status: 404 }],
     ];
     for (const round of ['before', 'after']) {

@@ -19,7 +19,7 @@ describe('LiveInstances: instances the portal holds', () => {
   before(async () => {
     service = await startService({ BROWSER_POOL_SIZE: '1' });
     token = service.createKey({ maxInstances: 10 }).token;
-    instances = new LiveInstances({ serviceUrl: service.url, idleMs: 600, maxPerUser: 2, log: pino({ level: 'silent' }) });
+    instances = new LiveInstances({ serviceUrl: service.url, idleMs: 600, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
     instances.on('ended', (e) => ended.push(e));
   });
   after(async () => {
@@ -77,7 +77,7 @@ describe('LiveInstances: instances the portal holds', () => {
 
   it('records the service going away', async () => {
     const other = await startService({ BROWSER_POOL_SIZE: '0' });
-    const held = new LiveInstances({ serviceUrl: other.url, idleMs: 60_000, maxPerUser: 2, log: pino({ level: 'silent' }) });
+    const held = new LiveInstances({ serviceUrl: other.url, idleMs: 60_000, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
     const ends: EndedInstance[] = [];
     held.on('ended', (e) => ends.push(e));
     const i = await held.start({ teamId: 't', user, keyId: 'k', keyName: 'k', apiKey: other.createKey().token });

@@ -2,23 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { Forbidden, NotFound, SignInRequired } from '../../../lib/portal/errors.ts';
+import { NotFound } from '../../../lib/portal/errors.ts';
 import { LIVE_CLOSE, LIVE_MAX_MESSAGE_BYTES, LIVE_PROTOCOL_VERSION, parseClientMessage, type ServerMessage } from '../../../lib/protocol/live.ts';
 import { FrameSlot } from '../../../lib/remote/frame-slot.ts';
 import type { LiveInstance, LiveInstances } from '../../../lib/remote/instances.ts';
 import type { Viewer } from '../../../lib/remote/live-browser.ts';
 import type { Logger } from '../../../lib/observability/log.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
+import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
+import { Heartbeat } from './heartbeat.ts';
 
 export const LIVE_PATH = /^\/live\/(inst_[A-Za-z0-9_-]{16})$/;
 
-export type LiveSocketDeps = {
+export type LiveSocketDeps = SocketAuth & {
   instances: () => LiveInstances;
-  /** The signed-in user of an upgrade request (session cookie), or null. */
-  authenticate: (req: IncomingMessage) => Promise<{ userId: string; name: string } | null>;
   isMember: (teamId: string, userId: string) => Promise<boolean>;
-  /** Origins allowed to open the socket (the portal's own). */
-  allowedOrigins: (req: IncomingMessage) => string[];
   log: Logger;
 };
 
@@ -33,24 +31,17 @@ const PING_MS = 15_000;
 export class LiveSockets {
   readonly #deps: LiveSocketDeps;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: LIVE_MAX_MESSAGE_BYTES, perMessageDeflate: false });
-  readonly #open = new Set<WebSocket>();
-  readonly #alive = new WeakSet<WebSocket>();
-  readonly #pinger: NodeJS.Timeout;
+  readonly #heartbeat = new Heartbeat(PING_MS);
 
   constructor(deps: LiveSocketDeps) {
     this.#deps = deps;
-    this.#pinger = setInterval(() => this.#heartbeat(), PING_MS);
-    this.#pinger.unref();
   }
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, instanceId: string): Promise<void> {
-    let user: { userId: string; name: string };
+    let user: SignedInUser;
     let instance: LiveInstance;
     try {
-      const origin = req.headers.origin;
-      if (!origin || !this.#deps.allowedOrigins(req).includes(origin)) throw new Forbidden('cross-origin live-view connections are not allowed');
-      const signed = await this.#deps.authenticate(req);
-      if (!signed) throw new SignInRequired();
+      const signed = await authorizeUpgrade(req, this.#deps);
       const found = this.#deps.instances().get(instanceId);
       // Another team's instance is "not found" too: nothing about it leaks.
       if (!found || !(await this.#deps.isMember(found.teamId, signed.userId))) throw new NotFound('no such browser');
@@ -65,11 +56,10 @@ export class LiveSockets {
 
   /** Close every viewer's socket (portal shutdown). */
   closeAll(): void {
-    clearInterval(this.#pinger);
-    for (const ws of this.#open) ws.close(LIVE_CLOSE.goingAway.code, LIVE_CLOSE.goingAway.reason);
+    this.#heartbeat.closeAll(LIVE_CLOSE.goingAway.code, LIVE_CLOSE.goingAway.reason);
   }
 
-  #attach(ws: WebSocket, instance: LiveInstance, user: { userId: string; name: string }): void {
+  #attach(ws: WebSocket, instance: LiveInstance, user: SignedInUser): void {
     const viewerId = `v_${randomBytes(6).toString('base64url')}`;
     const send = (message: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
@@ -84,13 +74,11 @@ export class LiveSockets {
       bufferedBytes: () => ws.bufferedAmount,
     };
     const live = instance.live;
-    this.#open.add(ws);
-    this.#alive.add(ws);
+    this.#heartbeat.add(ws);
     let invalid = 0;
     let joined = false;
     const onEnded = () => ws.close(LIVE_CLOSE.ended.code, LIVE_CLOSE.ended.reason);
 
-    ws.on('pong', () => this.#alive.add(ws));
     ws.on('message', (data, isBinary) => {
       const parsed = isBinary ? { ok: false as const, error: 'binary messages are not part of the protocol' } : parseClientMessage(data.toString());
       if (!parsed.ok) {
@@ -107,7 +95,7 @@ export class LiveSockets {
         }
         joined = true;
         send({ type: 'welcome', v: LIVE_PROTOCOL_VERSION, viewerId, instanceId: instance.id });
-        live.addViewer(viewer);
+        live.addViewer(viewer, { takeControl: msg.takeControl });
         if (live.ended) return onEnded();
         live.once('ended', onEnded);
         return;
@@ -119,20 +107,8 @@ export class LiveSockets {
     });
     ws.on('error', () => ws.terminate());
     ws.once('close', () => {
-      this.#open.delete(ws);
       live.off('ended', onEnded);
       live.removeViewer(viewerId);
     });
-  }
-
-  #heartbeat(): void {
-    for (const ws of this.#open) {
-      if (!this.#alive.has(ws)) {
-        ws.terminate();
-        continue;
-      }
-      this.#alive.delete(ws);
-      ws.ping();
-    }
   }
 }

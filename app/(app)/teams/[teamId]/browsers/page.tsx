@@ -1,25 +1,25 @@
 import type { Metadata } from 'next';
-import { listBrowsers } from '../../../../../lib/portal/browsers.ts';
+import { dashboardSnapshot } from '../../../../../lib/portal/browsers.ts';
 import { listKeys } from '../../../../../lib/portal/vault.ts';
 import { requireTeam } from '../../../../_lib/team-page.ts';
-import { BrowsersClient } from './browsers-client.tsx';
+import { Dashboard } from './dashboard.tsx';
 
 export const metadata: Metadata = { title: 'Browsers' };
 
 export default async function BrowsersPage({ params }: { params: Promise<{ teamId: string }> }) {
   const { teamId } = await params;
-  const { portal, actor, team } = await requireTeam(teamId);
-  const [browsers, keys] = await Promise.all([listBrowsers(portal, actor, team.id), listKeys(portal.vault, actor, team.id)]);
+  const { portal, actor, user, team } = await requireTeam(teamId);
+  const [snapshot, keys] = await Promise.all([dashboardSnapshot(portal, actor, team.id), listKeys(portal.vault, actor, team.id)]);
   const usable = keys.filter((k) => !k.revokedAt).map((k) => ({ id: k.id, name: k.name, isDefault: k.isDefault }));
   return (
     <section className="stack" aria-labelledby="browsers-title">
       <div className="page-head">
         <div>
           <h2 id="browsers-title">Browsers</h2>
-          <p>Remote Chromium instances this team runs. They keep running when you close the tab, until stopped or left unwatched for {Math.round(portal.config.live.idleMs / 60_000)} minutes.</p>
+          <p>The team&apos;s remote Chromium instances, live. They keep running when you close the tab, until stopped or left unwatched for {Math.round(portal.config.live.idleMs / 60_000)} minutes.</p>
         </div>
       </div>
-      <BrowsersClient teamId={team.id} initial={browsers} keys={usable} />
+      <Dashboard teamId={team.id} me={user.id} initial={snapshot} keys={usable} serviceUrl={portal.config.serviceUrl} />
     </section>
   );
 }

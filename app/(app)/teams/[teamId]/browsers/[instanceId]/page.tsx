@@ -2,14 +2,18 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation.js';
 import { getBrowser } from '../../../../../../lib/portal/browsers.ts';
 import { requireTeam } from '../../../../../_lib/team-page.ts';
-import { LiveView } from '../../../../../_live/live-view.tsx';
+import { LiveView, type JoinMode } from '../../../../../_live/live-view.tsx';
 import { Link } from '../../../../../_ui/link.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
 
 export const metadata: Metadata = { title: 'Live browser' };
 
-export default async function LiveBrowserPage({ params }: { params: Promise<{ teamId: string; instanceId: string }> }) {
+type Search = { mode?: string | string[] };
+
+export default async function LiveBrowserPage({ params, searchParams }: { params: Promise<{ teamId: string; instanceId: string }>; searchParams: Promise<Search> }) {
   const { teamId, instanceId } = await params;
+  const requested = (await searchParams).mode;
+  const mode: JoinMode = requested === 'watch' || requested === 'control' ? requested : 'auto';
   const { portal, actor, team } = await requireTeam(teamId);
   const browser = await getBrowser(portal, actor, team.id, instanceId).catch((err: { status?: number }) => {
     if (err.status === 404) notFound();
@@ -25,7 +29,7 @@ export default async function LiveBrowserPage({ params }: { params: Promise<{ te
         </div>
         {browser.canStop && <StopBrowserButton teamId={team.id} instanceId={browser.id} name={browser.name} />}
       </div>
-      <LiveView instanceId={browser.id} name={browser.name} />
+      <LiveView instanceId={browser.id} name={browser.name} mode={mode} />
     </section>
   );
 }

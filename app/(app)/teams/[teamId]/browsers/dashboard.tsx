@@ -1,0 +1,189 @@
+'use client';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { DashboardInstance, DashboardSnapshot, Usage } from '../../../../../lib/protocol/dashboard.ts';
+import { DashboardConnection, type PushStatus } from '../../../../_live/dashboard-connection.ts';
+import { api, ApiError } from '../../../../_lib/client-api.ts';
+import { formatDate } from '../../../../_lib/format.ts';
+import { Alert } from '../../../../_ui/alert.tsx';
+import { Button } from '../../../../_ui/button.tsx';
+import { EmptyState } from '../../../../_ui/empty-state.tsx';
+import { Link } from '../../../../_ui/link.tsx';
+import { StartForm, type KeyChoice } from './start-form.tsx';
+import './dashboard.css';
+
+type Sort = 'newest' | 'oldest' | 'person' | 'address';
+
+const REASONS: Record<string, string> = {
+  stopped: 'Stopped', idle: 'Idle', lifetime: 'Lifetime limit', crashed: 'Crashed', keyRevoked: 'Key revoked',
+  shutdown: 'Service shut down', internal: 'Service error', 'service-gone': 'Service unreachable', 'portal-shutdown': 'Portal shut down',
+};
+
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}
+
+function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
+  if (!usage) return <div className="usage"><span>{label}</span><span className="muted">unknown</span></div>;
+  const share = Math.min(1, usage.used / Math.max(1, usage.limit));
+  return (
+    <div className="usage">
+      <span>{label}</span>
+      <meter min={0} max={usage.limit} value={usage.used} aria-label={`${label}: ${usage.used} of ${usage.limit}`} data-full={share >= 1 || undefined} />
+      <span>{usage.used} of {usage.limit}</span>
+    </div>
+  );
+}
+
+/**
+ * The team's live instances, pushed from the server as they start, change and end, with small
+ * thumbnails, usage against the limits, filters, and the last day's ended instances.
+ */
+export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: string; me: string; initial: DashboardSnapshot; keys: KeyChoice[]; serviceUrl: string }) {
+  const [snapshot, setSnapshot] = useState(initial);
+  const [status, setStatus] = useState<PushStatus>('connecting');
+  const [thumbs, setThumbs] = useState<Record<string, string>>({});
+  const thumbsRef = useRef<Record<string, string>>({});
+  const [now, setNow] = useState(() => Date.now());
+  const [person, setPerson] = useState('');
+  const [address, setAddress] = useState('');
+  const [sort, setSort] = useState<Sort>('newest');
+
+  useEffect(() => {
+    const conn = new DashboardConnection(teamId, {
+      onSnapshot: setSnapshot,
+      onStatus: setStatus,
+      onThumbnail: (id, url) => {
+        const old = thumbsRef.current[id];
+        thumbsRef.current = { ...thumbsRef.current, [id]: url };
+        setThumbs(thumbsRef.current);
+        if (old) URL.revokeObjectURL(old);
+      },
+    });
+    conn.connect();
+    const tick = setInterval(() => setNow(Date.now()), 1000);
+    return () => {
+      clearInterval(tick);
+      conn.close();
+      for (const url of Object.values(thumbsRef.current)) URL.revokeObjectURL(url);
+    };
+  }, [teamId]);
+
+  const stop = useMutation({ mutationFn: (id: string) => api('DELETE', `/api/teams/${teamId}/browsers/${id}`) });
+  const people = useMemo(() => [...new Map(snapshot.instances.map((i) => [i.startedBy.id, i.startedBy.name])).entries()], [snapshot.instances]);
+  const shown = useMemo(() => {
+    const needle = address.trim().toLowerCase();
+    const list = snapshot.instances.filter((i) => (!person || i.startedBy.id === person) && (!needle || i.url.toLowerCase().includes(needle) || i.title.toLowerCase().includes(needle)));
+    const by: Record<Sort, (a: DashboardInstance, b: DashboardInstance) => number> = {
+      newest: (a, b) => b.startedAt - a.startedAt,
+      oldest: (a, b) => a.startedAt - b.startedAt,
+      person: (a, b) => a.startedBy.name.localeCompare(b.startedBy.name) || b.startedAt - a.startedAt,
+      address: (a, b) => a.url.localeCompare(b.url),
+    };
+    return list.sort(by[sort]);
+  }, [snapshot.instances, person, address, sort]);
+
+  return (
+    <>
+      <StartForm teamId={teamId} keys={keys} />
+      <div className="card card-body dash-capacity" aria-label="Capacity">
+        <UsageMeter label="This team" usage={snapshot.capacity.team} />
+        <UsageMeter label="You" usage={snapshot.capacity.mine} />
+        <UsageMeter label="Service" usage={snapshot.capacity.service} />
+        <span className="dash-push" data-status={status} role="status">{status === 'live' ? 'Updating live' : status === 'closed' ? 'Updates stopped' : 'Connecting for updates…'}</span>
+      </div>
+      {stop.error && <Alert tone="error">{stop.error instanceof ApiError ? stop.error.message : 'Could not stop that browser.'}</Alert>}
+
+      <div className="row dash-filters" role="search" aria-label="Filter browsers">
+        <div className="field">
+          <label htmlFor="filter-person">Started by</label>
+          <select id="filter-person" className="input" value={person} onChange={(e) => setPerson(e.target.value)}>
+            <option value="">Anyone</option>
+            {people.map(([id, name]) => <option key={id} value={id}>{id === me ? `${name} (you)` : name}</option>)}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="filter-address">Address or title</label>
+          <input id="filter-address" className="input" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="e.g. example.com" />
+        </div>
+        <div className="field">
+          <label htmlFor="sort">Sort</label>
+          <select id="sort" className="input" value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+            <option value="person">By person</option>
+            <option value="address">By address</option>
+          </select>
+        </div>
+      </div>
+
+      {snapshot.instances.length === 0 ? (
+        <div className="card">
+          <EmptyState icon="◫" title="No browsers running">
+            Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code> with one of the team&apos;s API keys; browsers started that way belong to the key, not to this dashboard.
+          </EmptyState>
+        </div>
+      ) : shown.length === 0 ? (
+        <p className="muted">No browser matches these filters.</p>
+      ) : (
+        <ul className="dash-grid" aria-label="Running browsers">
+          {shown.map((i) => {
+            const controller = i.viewers.find((v) => v.control);
+            return (
+              <li key={i.id} className="card dash-card" data-browser-id={i.id} aria-label={i.name}>
+                <Link href={`/teams/${teamId}/browsers/${i.id}?mode=watch`} className="dash-thumb" aria-label={`Watch ${i.name}`}>
+                  {thumbs[i.id] ? <img src={thumbs[i.id]} alt={`Thumbnail of ${i.name}`} /> : <span className="muted">No picture yet</span>}
+                </Link>
+                <div className="dash-body">
+                  <div className="row" style={{ justifyContent: 'space-between' }}>
+                    <strong>{i.name}</strong>
+                    <span className="muted" title={formatDate(i.startedAt)}>up {duration(now - i.startedAt)}</span>
+                  </div>
+                  <div className="dash-page" title={i.url}><span>{i.title || 'Untitled'}</span><span className="muted">{i.url}</span></div>
+                  <div className="muted dash-meta">
+                    by {i.startedBy.name}{i.startedBy.id === me ? ' (you)' : ''} · key {i.keyName} · since {formatDate(i.startedAt)}
+                  </div>
+                  <div className="dash-meta" data-testid="viewers">
+                    {i.viewers.length === 0 ? 'Nobody watching' : `${i.viewers.length} watching`}{controller ? ` · ${controller.name} has control` : ''}
+                  </div>
+                  <div className="row" style={{ gap: 'var(--space-2)' }}>
+                    <Link className="btn btn-sm" href={`/teams/${teamId}/browsers/${i.id}?mode=watch`} aria-label={`Watch ${i.name}`}>Watch</Link>
+                    <Link className="btn btn-sm" href={`/teams/${teamId}/browsers/${i.id}?mode=control`} aria-label={`Ask for control of ${i.name}`}>Ask for control</Link>
+                    {i.canStop && <Button size="sm" variant="danger" aria-label={`Stop ${i.name}`} busy={stop.isPending && stop.variables === i.id} onClick={() => stop.mutate(i.id)}>Stop</Button>}
+                  </div>
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+
+      <section className="card" aria-labelledby="history-title">
+        <div className="card-header"><h3 id="history-title">Ended in the last day</h3></div>
+        {snapshot.history.length === 0 ? (
+          <p className="card-body muted">Nothing has ended in the last day.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" aria-label="Ended browsers">
+              <thead><tr><th scope="col">Name</th><th scope="col">Started by</th><th scope="col">Ran for</th><th scope="col">Ended</th><th scope="col">Why</th></tr></thead>
+              <tbody>
+                {snapshot.history.map((h) => (
+                  <tr key={h.id} data-browser-id={h.id}>
+                    <td>{h.name}</td>
+                    <td>{h.startedByName}</td>
+                    <td>{duration(h.endedAt - h.startedAt)}</td>
+                    <td>{formatDate(h.endedAt)}</td>
+                    <td title={h.message}>{REASONS[h.reason] ?? h.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

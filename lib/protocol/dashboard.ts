@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { decodeWithMeta, encodeWithMeta } from './binary.ts';
+
+/**
+ * The team dashboard's push channel (`/events/<teamId>`): the server sends a snapshot of the team's
+ * live instances whenever something changes, and small thumbnails as binary messages. The client
+ * only pings. See docs/decisions/0031-dashboard-push-channel.md.
+ */
+export const DASHBOARD_PROTOCOL_VERSION = 1;
+export const DASHBOARD_MAX_MESSAGE_BYTES = 1024;
+
+export type DashboardInstance = {
+  id: string;
+  name: string;
+  startedBy: { id: string; name: string };
+  keyName: string;
+  startedAt: number;
+  title: string;
+  url: string;
+  viewers: { id: string; name: string; control: boolean }[];
+  canStop: boolean;
+};
+
+export type Usage = { used: number; limit: number };
+export type Capacity = { team: Usage; mine: Usage; service: Usage | null };
+
+export type EndedInstanceView = {
+  id: string;
+  name: string;
+  startedByName: string;
+  keyName: string;
+  startedAt: number;
+  endedAt: number;
+  reason: string;
+  message: string;
+};
+
+export type DashboardSnapshot = { instances: DashboardInstance[]; capacity: Capacity; history: EndedInstanceView[] };
+
+export type DashboardServerMessage =
+  | ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot)
+  | { type: 'pong'; t: number }
+  | { type: 'error'; message: string };
+
+export const dashboardClientMessage = z.object({ type: z.literal('ping'), t: z.number().finite() }).strict();
+export type DashboardClientMessage = z.infer<typeof dashboardClientMessage>;
+
+export const DASHBOARD_CLOSE = {
+  goingAway: { code: 1001, reason: 'portal shutting down' },
+  unauthenticated: { code: 4401, reason: 'sign in first' },
+  removed: { code: 4403, reason: 'no longer a member of this team' },
+} as const;
+
+export type ThumbnailMeta = { instanceId: string; at: number; source: 'screencast' | 'capture' };
+
+export const encodeThumbnail = (meta: ThumbnailMeta, jpeg: Uint8Array): Uint8Array => encodeWithMeta(meta, jpeg);
+
+export function decodeThumbnail(data: ArrayBuffer | Uint8Array): { meta: ThumbnailMeta; jpeg: Uint8Array } {
+  const { meta, payload } = decodeWithMeta<ThumbnailMeta>(data);
+  return { meta, jpeg: payload };
+}

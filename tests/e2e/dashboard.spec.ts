@@ -1,0 +1,112 @@
+import { expect, test, type Page } from '@playwright/test';
+import WebSocket from 'ws';
+import { createKey, createTeam, inviteLink, newUser, signUp, userSession } from '../helpers/portal.ts';
+
+/** Start a browser from the dashboard; returns its instance id (the live page opens). */
+async function startBrowser(page: Page, teamId: string, name: string): Promise<string> {
+  await page.goto(`/teams/${teamId}/browsers`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Start browser' }).click();
+  await expect(page).toHaveURL(/\/browsers\/inst_[\w-]+$/);
+  return /\/browsers\/(inst_[\w-]+)$/.exec(page.url())![1]!;
+}
+
+const card = (page: Page, name: string) => page.getByRole('listitem', { name });
+
+test('two members see each other\'s browsers live; another team sees neither; a stop reaches every view; control is handed over', async ({ page, browser, baseURL }) => {
+  // Ada owns a team with a key; Bob joins it as a member.
+  await signUp(page, newUser('ada'));
+  const teamId = await createTeam(page, 'Browsing crew');
+  await createKey(page, teamId, 'crew key');
+  const link = await inviteLink(page, teamId, 'Member');
+  const bob = await userSession(browser, 'bob');
+  await bob.page.goto(link);
+  await bob.page.getByRole('button', { name: 'Join Browsing crew' }).click();
+  await expect(bob.page).toHaveURL(new RegExp(`/teams/${teamId}/keys$`));
+
+  // Each starts a browser; both dashboards show both, pushed without a reload.
+  await bob.page.goto(`/teams/${teamId}/browsers`);
+  await expect(bob.page.getByText('No browsers running')).toBeVisible();
+  const adaId = await startBrowser(page, teamId, 'Ada browser');
+  await expect(card(bob.page, 'Ada browser')).toBeVisible();
+  const bobDash = await bob.context.newPage();
+  await bobDash.goto(`/teams/${teamId}/browsers`);
+  const bobId = await startBrowser(bob.page, teamId, 'Bob browser');
+  await page.goto(`/teams/${teamId}/browsers`);
+  for (const p of [page, bobDash]) {
+    await expect(card(p, 'Ada browser')).toBeVisible();
+    await expect(card(p, 'Bob browser')).toBeVisible();
+    await expect(p.getByLabel('This team: 2 of 10')).toBeVisible();
+  }
+  await expect(card(bobDash, 'Bob browser')).toContainText(/1 watching · .+ has control/);
+  await expect(card(page, 'Ada browser').getByRole('img', { name: 'Thumbnail of Ada browser' })).toBeVisible();
+  // Only the starter, owners and admins may stop: Bob sees no Stop on Ada's browser, Ada (owner) sees both.
+  await expect(card(bobDash, 'Ada browser').getByRole('button', { name: 'Stop Ada browser' })).toHaveCount(0);
+  await expect(card(page, 'Bob browser').getByRole('button', { name: 'Stop Bob browser' })).toBeVisible();
+  expect((await bobDash.request.delete(`/api/teams/${teamId}/browsers/${adaId}`)).status()).toBe(403);
+
+  // Filters and sorting.
+  await page.getByLabel('Address or title').fill('no-such-address');
+  await expect(page.getByText('No browser matches these filters.')).toBeVisible();
+  await page.getByLabel('Address or title').fill('');
+  await page.getByLabel('Sort').selectOption('oldest');
+  await expect(page.getByRole('listitem').first()).toHaveAttribute('aria-label', 'Ada browser');
+  await page.getByLabel('Sort').selectOption('newest');
+  await expect(page.getByRole('listitem').first()).toHaveAttribute('aria-label', 'Bob browser');
+
+  // Carol, of another team, sees neither: not the page, not the API, not the push channel.
+  const carol = await userSession(browser, 'carol');
+  await carol.page.goto(`/teams/${teamId}/browsers`);
+  await expect(carol.page.getByText('Ada browser')).toHaveCount(0);
+  await expect(carol.page.getByRole('heading', { name: 'Nothing here' })).toBeVisible();
+  for (const path of [`/api/teams/${teamId}/browsers`, `/api/teams/${teamId}/browsers/${adaId}`]) {
+    expect((await carol.page.request.get(path)).status(), path).toBe(404);
+  }
+  expect((await carol.page.request.delete(`/api/teams/${teamId}/browsers/${adaId}`)).status()).toBe(404);
+  await carol.page.goto(`/teams/${teamId}/browsers/${adaId}`);
+  await expect(carol.page.getByRole('heading', { name: 'Nothing here' })).toBeVisible();
+  const cookie = (await carol.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const ws = baseURL!.replace('http', 'ws');
+  for (const path of [`/events/${teamId}`, `/live/${adaId}`]) {
+    const status = await new Promise<number>((resolve) => {
+      const s = new WebSocket(`${ws}${path}`, { headers: { cookie, origin: baseURL! } });
+      s.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      s.once('open', () => resolve(101));
+      s.once('error', () => {});
+    });
+    expect(status, path).toBe(404);
+  }
+
+  // Ada is watching her browser (and has control); Bob watches it without control, asks, and receives it.
+  const adaView = await page.context().newPage();
+  await adaView.goto(`/teams/${teamId}/browsers/${adaId}`);
+  await expect(adaView.getByTestId('control-status')).toHaveText(/You have control/);
+  await bobDash.goto(`/teams/${teamId}/browsers`);
+  await card(bobDash, 'Ada browser').getByRole('link', { name: 'Watch Ada browser' }).first().click();
+  await expect(bobDash.getByTestId('control-status')).toHaveText(/ has control/);
+  await expect(bobDash.getByLabel('Address')).toBeDisabled();
+  await expect(card(page, 'Ada browser')).toContainText('2 watching');
+  await bobDash.getByRole('button', { name: 'Request control' }).click();
+  await adaView.getByRole('button', { name: `Give control to ${bob.user.name}` }).click();
+  await expect(bobDash.getByTestId('control-status')).toHaveText(/You have control/);
+  await expect(bobDash.getByLabel('Address')).toBeEnabled();
+  await expect(adaView.getByTestId('control-status')).toHaveText(`${bob.user.name} has control`);
+
+  // Ada stops her browser: Bob's dashboard and live view show it ended within 2 s.
+  const bobBoard = await bob.context.newPage();
+  await bobBoard.goto(`/teams/${teamId}/browsers`);
+  await expect(card(bobBoard, 'Ada browser')).toBeVisible();
+  await page.goto(`/teams/${teamId}/browsers`);
+  await card(page, 'Ada browser').getByRole('button', { name: 'Stop Ada browser' }).click();
+  await expect(bobDash.getByRole('status').filter({ hasText: 'This browser has ended' })).toBeVisible({ timeout: 2000 });
+  await expect(card(bobBoard, 'Ada browser')).toHaveCount(0, { timeout: 2000 });
+  await expect(bobBoard.getByRole('table', { name: 'Ended browsers' }).getByRole('row').filter({ hasText: 'Ada browser' })).toContainText('Stopped');
+
+  // Clean up: Bob stops his own.
+  await card(bobBoard, 'Bob browser').getByRole('button', { name: 'Stop Bob browser' }).click();
+  await expect(bobBoard.getByText('No browsers running')).toBeVisible();
+  expect(bobId).toMatch(/^inst_/);
+  await adaView.close();
+  await bob.context.close();
+  await carol.context.close();
+});
