@@ -60,7 +60,10 @@ export const ANIMATED_PAGE = `<!doctype html>
 /** A local HTTP server with the pages the browser tests visit. */
 export async function startPageServer(): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
-    if (req.url === '/animated') {
+    if (req.url === '/download') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="report.txt"' });
+      res.end('downloaded content');
+    } else if (req.url === '/animated') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(ANIMATED_PAGE);
     } else if (req.url === '/live') {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { spliceDevtools, type Splice, type Traffic } from '../../../lib/browser/cdp-proxy.ts';
 import { parseDevtoolsPath, requireBrowserId } from '../../../lib/browser/devtools-address.ts';
@@ -40,7 +41,8 @@ export class DevtoolsSockets {
       return;
     }
     const { hostname, port } = instance.browser.devtoolsUrl;
-    const splice = spliceDevtools(req, socket, head, { host: hostname, port: Number(port), path });
+    const downloadDir = join(instance.browser.profileDir, 'Downloads');
+    const splice = spliceDevtools(req, socket, head, { host: hostname, port: Number(port), path, downloadDir });
     const splices = this.#byInstance.get(instance.id) ?? new Set();
     splices.add(splice);
     this.#byInstance.set(instance.id, splices);
