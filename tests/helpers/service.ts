@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +17,8 @@ export type ServiceProcess = {
   createKey(opts?: { name?: string; ratePerMinute?: number; maxInstances?: number }): { token: string; id: string };
   /** Run the keys CLI with arguments; returns its output and exit status. */
   keysCli(args: string[]): { status: number | null; stdout: string; stderr: string };
+  /** The same without blocking this process (its sockets keep answering pings meanwhile). */
+  keysCliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }>;
   /** Send a signal and wait for the process to exit; returns the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 };
@@ -70,6 +72,10 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     const r = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], { cwd: ROOT, env: fullEnv, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
+  const keysCliAsync = (args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], { cwd: ROOT, env: fullEnv, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+  });
   return {
     url,
     wsUrl: url.replace(/^http/, 'ws'),
@@ -77,6 +83,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     child,
     logs,
     keysCli,
+    keysCliAsync,
     createKey(opts = {}) {
       const args = ['create', '--name', opts.name ?? 'test'];
       if (opts.ratePerMinute) args.push('--rate-per-minute', String(opts.ratePerMinute));

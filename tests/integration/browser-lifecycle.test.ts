@@ -22,7 +22,7 @@ describe('instance lifecycle', () => {
   let token: string;
 
   before(async () => {
-    service = await startService({ ...NO_POOL, START_PING_INTERVAL_MS: '300' });
+    service = await startService({ ...NO_POOL, START_PING_INTERVAL_MS: '1000' });
     token = service.createKey({ name: 'lifecycle', maxInstances: 10 }).token;
   });
   after(() => service.stop());
@@ -72,7 +72,7 @@ describe('instance lifecycle', () => {
     started.socket.send('hello');
     started.socket.send(Buffer.from([0, 1, 2, 3]));
     started.socket.send(JSON.stringify({ method: 'Browser.close' }));
-    await new Promise((r) => setTimeout(r, 700)); // two ping intervals: still answered
+    await new Promise((r) => setTimeout(r, 2100)); // two ping intervals: still answered
     assert.equal((await fetch(`${service.url}/json/version`, { headers: started.headers })).status, 200);
     started.socket.send('z'.repeat(64 * 1024 + 1));
     const closed = await started.closed;
@@ -100,7 +100,7 @@ describe('instance lifecycle', () => {
   it('closes /start with 4401 when the key is revoked while the instance is live', async () => {
     const key = service.createKey({ name: 'to revoke' });
     const started = await openStart(service.wsUrl, key.token);
-    const r = service.keysCli(['revoke', key.id]);
+    const r = await service.keysCliAsync(['revoke', key.id]);
     assert.equal(r.status, 0, r.stderr);
     const closed = await started.closed;
     assert.deepEqual(closed, { code: 4401, reason: 'API key revoked' });
