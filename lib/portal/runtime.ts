@@ -5,6 +5,7 @@ import type { PortalData } from '../db/portal-data.ts';
 import { SqlitePortalData } from '../db/portal-sqlite.ts';
 import { createLogger, type Logger } from '../observability/log.ts';
 import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './issuer.ts';
+import { SearchProxy } from './search.ts';
 import { resolvePortalSecrets } from './secrets.ts';
 import { SignInThrottle } from './throttle.ts';
 import type { Vault } from './vault.ts';
@@ -17,6 +18,8 @@ export type Portal = {
   vault: Vault;
   throttle: SignInThrottle;
   log: Logger;
+  /** The hosted search page's upstream, answer cache and last-seen limits (decision 0040). */
+  search: SearchProxy;
 };
 
 export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = process.env): Portal {
@@ -36,6 +39,7 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
     vault: { data, box, issuer },
     throttle: new SignInThrottle(data, config.signIn),
     log,
+    search: new SearchProxy(config.search),
   };
 }
 

@@ -56,3 +56,6 @@ export const SEARCH_LANGUAGES: readonly { code: string; name: string }[] = [
   { code: 'uk', name: 'Українська' },
   { code: 'zh', name: '中文' },
 ];
+
+/** A query's text as the portal sends and caches it: Unicode NFC, whitespace trimmed and collapsed. */
+export const normaliseQueryText = (q: string): string => q.normalize('NFC').replace(/\s+/gu, ' ').trim();

@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation.js';
 export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boolean }) {
   const path = usePathname();
   const tabs = [
+    { href: `/teams/${teamId}/search`, label: 'Search' },
     { href: `/teams/${teamId}/browsers`, label: 'Browsers' },
     { href: `/teams/${teamId}/keys`, label: 'API keys' },
     { href: `/teams/${teamId}/members`, label: 'Members' },

@@ -1,0 +1,56 @@
+import type { Metadata } from 'next';
+import { recentSearches, searchForMember } from '../../../../../lib/portal/search.ts';
+import type { SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
+import { listKeys } from '../../../../../lib/portal/vault.ts';
+import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
+import { SearchClient, type InitialSearch } from './search-client.tsx';
+import './search.css';
+
+export const metadata: Metadata = { title: 'Search' };
+
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
+
+/** Duck-typed: the page bundle may hold its own copy of the error classes. */
+function failureOf(err: unknown): (SearchFailureBody & { status: number }) | null {
+  const e = err as { status?: unknown; body?: unknown } | null;
+  if (!e || typeof e.status !== 'number' || typeof e.body !== 'function') return null;
+  const body = (e.body as () => Partial<SearchFailureBody>)();
+  if (typeof body.code !== 'string') return null;
+  return { ...(body as SearchFailureBody), status: e.status };
+}
+
+/**
+ * The hosted search page. A shared link (?q=...&lang=...) is searched here, on the server, so its
+ * first results arrive with the page; later searches go through POST /api/teams/:teamId/search.
+ */
+export default async function SearchPage({ params, searchParams }: { params: Promise<{ teamId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { teamId } = await params;
+  const sp = await searchParams;
+  const { portal, actor, team } = await requireTeam(teamId);
+  const query = first(sp.q).normalize('NFC').replace(/\s+/gu, ' ').trim();
+  const language = (first(sp.lang) || 'en').slice(0, 2).toLowerCase();
+  const keys = await listKeys(portal.vault, actor, team.id);
+  const hasKey = keys.some((k) => k.isDefault && !k.revokedAt);
+  const initial: InitialSearch = { query, language, answer: null, failure: null };
+  if (query && hasKey) {
+    try {
+      initial.answer = await searchForMember(portal, actor, team.id, { query, language }, { record: true });
+    } catch (err) {
+      const failure = failureOf(err);
+      if (!failure) throw err;
+      initial.failure = failure;
+    }
+  }
+  const recent = await recentSearches(portal.data, actor);
+  return (
+    <section className="stack" aria-labelledby="search-title">
+      <div className="page-head">
+        <div>
+          <h2 id="search-title">Search</h2>
+          <p>Search the web index with this team’s default API key. The key stays on the server; repeated searches come from the portal’s cache and use none of its limit.</p>
+        </div>
+      </div>
+      <SearchClient teamId={team.id} hasKey={hasKey} canManage={canManage(team)} initial={initial} recent={recent} />
+    </section>
+  );
+}

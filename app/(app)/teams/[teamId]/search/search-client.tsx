@@ -1,0 +1,224 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { usePathname, useSearchParams } from 'next/navigation.js';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { RecentSearch } from '../../../../../lib/db/portal-data.ts';
+import { normaliseQueryText, SEARCH_LANGUAGES, type SearchAnswer, type SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
+import { MAX_QUERY_CHARS, parseSearchBody } from '../../../../../lib/search/request.ts';
+import { api } from '../../../../_lib/client-api.ts';
+import { Alert } from '../../../../_ui/alert.tsx';
+import { Button } from '../../../../_ui/button.tsx';
+import { EmptyState } from '../../../../_ui/empty-state.tsx';
+import { Link } from '../../../../_ui/link.tsx';
+import { QuotaIndicator, type SeenRate } from './quota.tsx';
+import { RecentSearches } from './recent.tsx';
+import { Results } from './results.tsx';
+import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, SearchError, type ReceivedAnswer } from './search-api.ts';
+import { SearchFailure } from './search-state.tsx';
+import { useResultKeys } from './use-result-keys.ts';
+
+export type InitialSearch = { query: string; language: string; answer: SearchAnswer | null; failure: (SearchFailureBody & { status: number }) | null };
+
+type Props = { teamId: string; hasKey: boolean; canManage: boolean; initial: InitialSearch; recent: RecentSearch[] };
+
+const codePoints = (s: string) => [...s].length;
+
+/** Check a query with the service's own rules before sending it; the message to show, or null. */
+function problem(query: string, language: string): string | null {
+  try {
+    parseSearchBody(JSON.stringify({ query, language }));
+    return null;
+  } catch (err) {
+    const issue = (err as { issues?: { field: string; message: string }[] }).issues?.[0];
+    return issue ? `The ${issue.field === 'language' ? 'language' : 'query'} ${issue.message}.` : 'This query cannot be searched.';
+  }
+}
+
+export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Props) {
+  const params = useSearchParams();
+  const pathname = usePathname();
+  const q = normaliseQueryText(params.get('q') ?? '');
+  const lang = (params.get('lang') ?? 'en').slice(0, 2).toLowerCase() || 'en';
+  const [draft, setDraft] = useState(q);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLOListElement>(null);
+  const client = useQueryClient();
+
+  // The server's first answer (a shared link renders with results) and, if it failed, its failure.
+  const [mountedAt] = useState(() => Date.now());
+  const isInitial = q === initial.query && lang === initial.language;
+  const [initialError] = useState(() => (initial.failure ? new SearchError(initial.failure.status, initial.failure, mountedAt) : null));
+  // A failure other than an upstream one is not retried at once: a 429 waits for the reset, the rest for the user.
+  const [gateOpen, setGateOpen] = useState(() => !initialError || initialError.code === 'upstream_failed');
+
+  const search = useQuery<ReceivedAnswer, SearchError>({
+    queryKey: ['search', teamId, lang, q],
+    queryFn: ({ signal }) => postSearch(teamId, q, lang, signal),
+    enabled: hasKey && q !== '' && !(isInitial && !gateOpen),
+    initialData: isInitial && initial.answer ? { ...initial.answer, receivedAt: mountedAt } : undefined,
+    staleTime: Infinity,
+    gcTime: 10 * 60_000,
+    refetchOnWindowFocus: false,
+    retry: (n, err) => err instanceof SearchError && err.code === 'upstream_failed' && n < MAX_UPSTREAM_RETRIES,
+    retryDelay: (n) => retryDelayMs(n - 1),
+  });
+  const error: SearchError | null = search.error ?? (isInitial && !gateOpen ? initialError : null);
+  const failing = search.failureReason instanceof SearchError && search.failureReason.code === 'upstream_failed' && search.isFetching ? search.failureReason : null;
+
+  // The limit as last reported, from an answer or a refusal, whichever came last.
+  const seen: SeenRate | null = (() => {
+    const fromAnswer = search.data?.rate ? { rate: search.data.rate, receivedAt: search.data.receivedAt } : null;
+    const err = error ?? failing;
+    const fromError = err?.rate ? { rate: err.rate, receivedAt: err.at } : null;
+    if (fromAnswer && fromError) return fromError.receivedAt > fromAnswer.receivedAt ? fromError : fromAnswer;
+    return fromError ?? fromAnswer;
+  })();
+  const [lastSeen, setLastSeen] = useState<SeenRate | null>(seen);
+  useEffect(() => {
+    if (seen && (!lastSeen || seen.receivedAt > lastSeen.receivedAt)) setLastSeen(seen);
+  }, [seen, lastSeen]);
+
+  const retry = () => {
+    if (isInitial && !gateOpen) setGateOpen(true);
+    else void search.refetch();
+  };
+
+  // 429: search again by itself once, when the service said it would allow one more.
+  const autoRetried = useRef(new Set<string>());
+  const searchKey = `${lang}\n${q}`;
+  const limited = error?.code === 'rate_limited' ? error : null;
+  const willRetry = Boolean(limited) && !autoRetried.current.has(searchKey);
+  useEffect(() => {
+    if (!limited || autoRetried.current.has(searchKey)) return;
+    const ms = Math.max(0, limited.at + (limited.retryAfterSeconds ?? 1) * 1000 - Date.now()) + 300;
+    const t = setTimeout(() => {
+      autoRetried.current.add(searchKey);
+      retry();
+    }, ms);
+    return () => clearTimeout(t);
+  }, [limited, searchKey]);
+
+  // Back and forward change the address: the box follows.
+  useEffect(() => {
+    setDraft(q);
+    setInvalid(null);
+  }, [q]);
+
+  const recentQuery = useQuery<RecentSearch[]>({
+    queryKey: ['recent-searches'],
+    queryFn: async () => (await api<{ searches: RecentSearch[] }>('GET', '/api/me/recent-searches')).searches,
+    initialData: recent,
+    staleTime: 30_000,
+  });
+  useEffect(() => {
+    if (search.data && search.dataUpdatedAt > mountedAt) void client.invalidateQueries({ queryKey: ['recent-searches'] });
+  }, [search.data, search.dataUpdatedAt, mountedAt, client]);
+  const clear = useMutation({
+    mutationFn: () => api('DELETE', '/api/me/recent-searches'),
+    onSuccess: () => client.setQueryData(['recent-searches'], []),
+  });
+
+  /** Put a search in the address (a new history entry), which runs it; the same search again re-runs it. */
+  const go = (query: string, language: string) => {
+    const next = new URLSearchParams();
+    if (query) next.set('q', query);
+    next.set('lang', language);
+    if (query === q && language === lang) {
+      if (query) retry();
+      return;
+    }
+    window.history.pushState(null, '', `${pathname}?${next.toString()}`);
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const query = normaliseQueryText(draft);
+    if (!query) {
+      setInvalid('Type what you are looking for, then press Enter.');
+      return;
+    }
+    const p = problem(query, lang);
+    setInvalid(p);
+    if (!p) go(query, lang);
+  };
+
+  const { active } = useResultKeys({ inputRef, listRef, count: search.data?.results.length ?? 0, resetOn: search.data });
+
+  const data = search.data;
+  const tooLong = codePoints(draft) > MAX_QUERY_CHARS;
+  return (
+    <div className="search-page stack">
+      <form role="search" className="search-form" onSubmit={submit} aria-label="Search the web index">
+        <div className="search-box">
+          <label htmlFor="search-q" className="sr-only">Search</label>
+          <input
+            id="search-q" ref={inputRef} className="input search-input" type="search" name="q" value={draft} autoComplete="off" spellCheck={false}
+            placeholder="Search the index — press / to focus" aria-invalid={invalid || tooLong ? true : undefined}
+            aria-describedby="search-hint" onChange={(e) => setDraft(e.target.value)} autoFocus={!q}
+          />
+          <label htmlFor="search-lang" className="sr-only">Language</label>
+          <select id="search-lang" className="select search-lang" value={lang} onChange={(e) => go(q, e.target.value)}>
+            {SEARCH_LANGUAGES.map((l) => <option key={l.code} value={l.code}>{l.name}</option>)}
+            {!SEARCH_LANGUAGES.some((l) => l.code === lang) && <option value={lang}>{lang}</option>}
+          </select>
+          {/* Never disabled while a search runs: a disabled default button would block Enter in the box. */}
+          <Button type="submit" variant="primary" aria-busy={search.isFetching || undefined}>
+            {search.isFetching && <span className="spinner" aria-hidden="true" />}Search
+          </Button>
+        </div>
+        <div className="spread">
+          <span id="search-hint" className={invalid || tooLong ? 'field-error' : 'field-hint'}>
+            {invalid ?? (tooLong ? `At most ${MAX_QUERY_CHARS} characters (${codePoints(draft)} now).` : 'Enter searches · / focuses the box · ↑ ↓ or j k move through results · Enter opens one')}
+          </span>
+          <QuotaIndicator seen={lastSeen} />
+        </div>
+      </form>
+
+      {!hasKey ? (
+        <div className="card">
+          <EmptyState icon="⚿" title="This team has no API key to search with"
+            action={<Link className="btn btn-primary" href={`/teams/${teamId}/keys`}>{canManage ? 'Create a key' : 'See the API keys'}</Link>}>
+            {canManage ? 'Searches run with the team’s default key. Create one on the API keys page, then come back.' : 'Searches run with the team’s default key. Ask an owner or admin of this team to create one.'}
+          </EmptyState>
+        </div>
+      ) : !q ? (
+        <>
+          <RecentSearches searches={recentQuery.data} onPick={(s) => go(s.query, s.language)} onClear={() => clear.mutate()} clearing={clear.isPending} />
+          {clear.error && <Alert tone="error">Your recent searches could not be cleared. Try again.</Alert>}
+          {!recentQuery.data.length && (
+            <p className="muted">Search the pages this service has indexed. Results favour pages in the language you pick; the address holds your search, so you can share or bookmark it.</p>
+          )}
+        </>
+      ) : failing ? (
+        <SearchFailure error={failing} teamId={teamId} failures={search.failureCount} retrying onRetry={retry} willRetry={false} />
+      ) : error ? (
+        <SearchFailure error={error} teamId={teamId} failures={search.failureCount} retrying={false} onRetry={retry} willRetry={willRetry} />
+      ) : !data ? (
+        <div className="search-loading" data-testid="search-state" data-state="loading" aria-busy="true" role="status">
+          <span className="spinner" aria-hidden="true" /> Searching for “{q}”…
+        </div>
+      ) : data.indexEmpty ? (
+        <div className="card" data-testid="search-state" data-state="index-empty">
+          <EmptyState icon="∅" title="The search index is empty">
+            No pages have been indexed yet, so no search can find anything. An operator adds pages with <code>npm run index -- SOURCE</code> (a WARC file, a folder of HTML or a site to crawl); they are searchable at once.
+          </EmptyState>
+        </div>
+      ) : data.results.length === 0 ? (
+        <div className="card" data-testid="search-state" data-state="empty">
+          <EmptyState icon="?" title={`No pages match “${data.query}”`}>
+            Try fewer or more general words, check the spelling, or search in another language.
+          </EmptyState>
+        </div>
+      ) : (
+        <section className="stack-sm" aria-label="Results" aria-busy={search.isFetching || undefined}>
+          <p className="muted results-meta" data-testid="results-meta">
+            Top {data.results.length} {data.results.length === 1 ? 'result' : 'results'} for “{data.query}”
+            {data.cached && <span className="badge" data-testid="from-cache" title="No request reached the search service, so no search of the key's limit was used.">From cache{data.ageSeconds ? `, ${data.ageSeconds} s old` : ''} · no search used</span>}
+          </p>
+          <Results results={data.results} query={data.query} active={active} listRef={listRef} />
+        </section>
+      )}
+    </div>
+  );
+}

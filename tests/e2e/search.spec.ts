@@ -1,0 +1,243 @@
+import { expect, test, type Page } from '@playwright/test';
+import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
+import { createKey, newUser, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
+import { cliKey, copyIndex, indexCorpusSlice, MAIN_INDEX, revokeAtService, serviceSearchCount, startFlakyPair, type Pair } from '../helpers/search-e2e.ts';
+
+/**
+ * The hosted search page against the real service with a slice of the corpus indexed: results
+ * with highlighted snippets, the address as the page's state, the portal's cache, the key's
+ * limit, an upstream that fails, a key the service refuses, recent searches, the keyboard.
+ */
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  await indexCorpusSlice();
+});
+
+async function searchFor(page: Page, query: string) {
+  const box = page.getByRole('searchbox', { name: 'Search' });
+  await box.fill(query);
+  await box.press('Enter');
+}
+
+/** Every request the page makes to the portal's search route. */
+function countSearchCalls(page: Page): { n: number } {
+  const c = { n: 0 };
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && /\/api\/teams\/[^/]+\/search$/.test(new URL(r.url()).pathname)) c.n++;
+  });
+  return c;
+}
+
+test('a search shows ranked results with highlighted snippets; the address round-trips, back and forward work', async ({ page }) => {
+  await signUp(page, newUser('searcher'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Search key');
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/search$`));
+  const calls = countSearchCalls(page);
+
+  // Typing sends nothing; Enter does, once.
+  const box = page.getByRole('searchbox', { name: 'Search' });
+  await box.pressSequentially('asyncio gather', { delay: 20 });
+  await page.waitForTimeout(400);
+  expect(calls.n).toBe(0);
+  await box.press('Enter');
+  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=en$/);
+  const results = page.getByTestId('result');
+  await expect(results.first()).toBeVisible();
+  expect(calls.n).toBe(1);
+  expect(await results.count()).toBeGreaterThanOrEqual(3);
+  await expect(results.first().getByRole('link')).toHaveAttribute('href', /^https:\/\/docs\.python\.org\/3\/library\/asyncio/);
+  await expect(results.first()).toContainText('docs.python.org › 3 › library ›');
+  const marks = await page.locator('.result-snippet mark').allTextContents();
+  expect(marks.length).toBeGreaterThan(0);
+  expect(marks.every((m) => /^(asyncio|gather)/i.test(m))).toBe(true);
+  await expect(page.getByTestId('quota-remaining')).toHaveText('39');
+
+  // A shared link: its first results are in the server's HTML, highlighted.
+  const html = await (await page.request.get(page.url())).text();
+  expect(html).toContain('data-testid="result"');
+  expect(html).toMatch(/<mark>(asyncio|gather)/i);
+
+  // A second search, then back and forward through both.
+  await page.getByLabel('Language').selectOption('de');
+  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=de$/);
+  await searchFor(page, 'json  dumps ');
+  await expect(page).toHaveURL(/\?q=json\+dumps&lang=de$/);
+  await expect(page.locator('.result-snippet mark').first()).toHaveText(/^(json|dumps)/i);
+  await page.goBack();
+  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=de$/);
+  await expect(box).toHaveValue('asyncio gather');
+  await expect(page.getByLabel('Language')).toHaveValue('de');
+  await page.goBack();
+  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=en$/);
+  await expect(results.first().getByRole('link')).toHaveAttribute('href', /asyncio/);
+  await page.goForward();
+  await page.goForward();
+  await expect(box).toHaveValue('json dumps');
+  await expect(results.first()).toBeVisible();
+
+  // Opening the address afresh shows the same search.
+  const url = page.url();
+  const other = await page.context().newPage();
+  await other.goto(url);
+  await expect(other.getByRole('searchbox', { name: 'Search' })).toHaveValue('json dumps');
+  await expect(other.getByTestId('result').first()).toBeVisible();
+  await other.close();
+});
+
+test('a repeated search is served from the cache: the service counts no new request and no quota is used', async ({ page }) => {
+  await signUp(page, newUser('cache'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Cache key');
+  await page.goto(`/teams/${teamId}/search`);
+  const before = await serviceSearchCount(E2E_SERVICE_URL);
+  await searchFor(page, 'event loop policy');
+  await expect(page.getByTestId('result').first()).toBeVisible();
+  await expect(page.getByTestId('from-cache')).toHaveCount(0);
+  expect(await serviceSearchCount(E2E_SERVICE_URL)).toBe(before + 1);
+  await expect(page.getByTestId('quota-remaining')).toHaveText('39');
+
+  // The same search again (with other spacing): answered by the portal, marked so.
+  await searchFor(page, '  event   loop policy');
+  await expect(page.getByTestId('from-cache')).toBeVisible();
+  // A shared link opened in a new tab: rendered on the server from the cache too.
+  const other = await page.context().newPage();
+  await other.goto(`/teams/${teamId}/search?q=event+loop+policy&lang=en`);
+  await expect(other.getByTestId('from-cache')).toBeVisible();
+  await expect(other.getByTestId('result').first()).toBeVisible();
+  await other.close();
+  expect(await serviceSearchCount(E2E_SERVICE_URL)).toBe(before + 1);
+  await expect(page.getByTestId('quota-remaining')).toHaveText('39');
+});
+
+test('keyboard: / focuses the box, arrows and j/k move through results, Enter opens one', async ({ page }) => {
+  await page.route('https://docs.python.org/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Opened</title><h1>Opened result</h1>' }));
+  await signUp(page, newUser('keys'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Keyboard key');
+  await page.goto(`/teams/${teamId}/search?q=asyncio+task&lang=en`);
+  const links = page.getByTestId('result').getByRole('link');
+  await expect(links.first()).toBeVisible();
+  await page.locator('h2').first().click();
+  await page.keyboard.press('/');
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(links.nth(0)).toBeFocused();
+  await page.keyboard.press('j');
+  await expect(links.nth(1)).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(links.nth(2)).toBeFocused();
+  await page.keyboard.press('k');
+  await page.keyboard.press('ArrowUp');
+  await expect(links.nth(0)).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  const href = await links.nth(0).getAttribute('href');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(href ?? 'missing');
+  await expect(page.getByRole('heading', { name: 'Opened result' })).toBeVisible();
+});
+
+test('empty results, a query that is too long, and recent searches that the user can clear', async ({ page }) => {
+  await signUp(page, newUser('recent'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Recent key');
+  await page.goto(`/teams/${teamId}/search`);
+  const calls = countSearchCalls(page);
+  await page.getByRole('searchbox', { name: 'Search' }).fill('x'.repeat(349));
+  await expect(page.getByText('At most 348 characters (349 now).')).toBeVisible();
+  await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+  await expect(page.getByText(/The query must be at most 348 characters/)).toBeVisible();
+  expect(calls.n).toBe(0);
+
+  await searchFor(page, 'qwertyuiopzxcv');
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  await expect(page.getByText('No pages match “qwertyuiopzxcv”')).toBeVisible();
+  await searchFor(page, 'json decoder');
+  await expect(page.getByTestId('result').first()).toBeVisible();
+
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  const recent = page.getByRole('list', { name: 'Recent searches' });
+  await expect(recent.getByRole('button')).toHaveText(['json decoder', 'qwertyuiopzxcv']);
+  await recent.getByRole('button', { name: 'json decoder' }).click();
+  await expect(page).toHaveURL(/\?q=json\+decoder&lang=en$/);
+  await expect(page.getByTestId('results-meta')).toContainText('for “json decoder”');
+  await page.goto(`/teams/${teamId}/search`);
+  await page.getByRole('button', { name: 'Clear recent searches' }).click();
+  await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
+});
+
+test('a key the service refuses, and a team without a key, say so and link to the keys page', async ({ page }) => {
+  await signUp(page, newUser('revoked'));
+  const teamId = teamIdOf(page);
+  await page.goto(`/teams/${teamId}/search`);
+  await expect(page.getByText('This team has no API key to search with')).toBeVisible();
+  const { token } = await createKey(page, teamId, 'Doomed key');
+  revokeAtService(token);
+  await page.goto(`/teams/${teamId}/search?q=asyncio&lang=en`);
+  const state = page.getByTestId('search-state');
+  await expect(state).toHaveAttribute('data-state', 'key-refused');
+  await expect(state).toContainText("The search service refused this team's API key");
+  await expect(page.locator('body')).not.toContainText('{"error"');
+  await state.getByRole('link', { name: 'API keys page' }).click();
+  await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/keys$`));
+});
+
+test.describe('against a second service whose index fails, with a short rate window', () => {
+  let pair: Pair;
+  test.beforeAll(async () => {
+    test.setTimeout(150_000);
+    pair = await startFlakyPair();
+  });
+  test.afterAll(async () => {
+    await pair?.stop();
+  });
+
+  test('an upstream failure shows the retry state, and the page recovers when the index answers again', async ({ browser }) => {
+    const { context, page } = await userSession(browser, 'flaky');
+    const teamId = teamIdOf(page);
+    await createKey(page, teamId, 'Flaky key');
+    await page.goto(`${pair.portalUrl}/teams/${teamId}/search`);
+    await searchFor(page, 'asyncio gather');
+    const state = page.getByTestId('search-state');
+    await expect(state).toHaveAttribute('data-state', 'retrying');
+    await expect(state).toContainText('The search service did not answer. Retrying (attempt');
+    copyIndex(MAIN_INDEX, pair.indexPath);
+    await expect(page.getByTestId('result').first()).toBeVisible({ timeout: 20_000 });
+    await expect(page.locator('.result-snippet mark').first()).toBeVisible();
+    await context.close();
+  });
+
+  test('exhausting the key\'s limit shows the countdown, and the page searches again by itself', async ({ browser }) => {
+    test.setTimeout(90_000);
+    const { context, page } = await userSession(browser, 'limited');
+    const teamId = teamIdOf(page);
+    const res = await page.request.post(`${pair.portalUrl}/api/teams/${teamId}/keys`, { data: { mode: 'add', name: 'Small key', key: cliKey('small', 3) } });
+    expect(res.status()).toBe(200);
+    await page.goto(`${pair.portalUrl}/teams/${teamId}/search`);
+    const calls = countSearchCalls(page);
+    for (const q of ['asyncio', 'json', 'glossary']) {
+      await searchFor(page, q);
+      await expect(page.getByTestId('results-meta')).toContainText(`for “${q}”`);
+    }
+    await expect(page.getByTestId('quota-remaining')).toHaveText('0');
+    await expect(page.getByTestId('quota')).toContainText('next search possible in');
+    await searchFor(page, 'event loop');
+    const state = page.getByTestId('search-state');
+    await expect(state).toHaveAttribute('data-state', 'rate-limited');
+    await expect(state).toContainText('The page will search again by itself then.');
+    const first = Number((await page.getByTestId('retry-countdown').textContent())?.replace(/\D/g, ''));
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(first).toBeLessThanOrEqual(7);
+    expect(calls.n).toBe(4);
+    await expect(page.getByTestId('results-meta')).toContainText('for “event loop”', { timeout: 15_000 });
+    expect(calls.n).toBe(5);
+    await context.close();
+  });
+});
