@@ -22,7 +22,7 @@ describe('WebSocket frames', () => {
     const a = textFrame('first', { masked: true });
     const b = textFrame('second'.repeat(100), { masked: true });
     const all = Buffer.concat([a, b]);
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     const seen: string[] = [];
     for (const byte of all) {
       buffer = Buffer.concat([buffer, Buffer.from([byte])]);
