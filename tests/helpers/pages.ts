@@ -32,6 +32,7 @@ export const LIVE_PAGE = `<!doctype html>
     // Every change shows in the title too, so a viewer sees it in the tab strip.
     function show(text) { document.getElementById('status').textContent = text; document.title = text; }
     addEventListener('scroll', () => { document.title = 'scrolled ' + Math.round(scrollY); });
+    addEventListener('touchstart', (e) => show('touched ' + e.touches.length + ' at ' + Math.round(e.touches[0].clientX) + ',' + Math.round(e.touches[0].clientY)));
   </script>
 </body></html>`;
 

@@ -102,6 +102,19 @@ describe('LiveBrowser: the relay over a real instance', () => {
     assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'Z'), 'Z');
   });
 
+  it('commits IME composition and takes touch input', async () => {
+    await click('a', 200, 215);
+    await send('a', { type: 'key', action: 'down', key: 'a', code: 'KeyA', modifiers: 2 });
+    await send('a', { type: 'key', action: 'up', key: 'a', code: 'KeyA', modifiers: 2 });
+    await send('a', { type: 'compose', text: 'にほ', selectionStart: 2, selectionEnd: 2 });
+    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'にほ'), 'にほ', 'the composition shows in the field');
+    await send('a', { type: 'text', text: '日本' });
+    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === '日本'), '日本', 'committing replaces the composition');
+    await send('a', { type: 'touch', action: 'start', points: [{ id: 1, x: 640, y: 500 }] });
+    await send('a', { type: 'touch', action: 'end', points: [{ id: 1, x: 640, y: 500 }] });
+    assert.equal(await eventually(() => evaluate('document.title'), (v) => v === 'touched 1 at 640,500'), 'touched 1 at 640,500');
+  });
+
   it('scrolls with the wheel by pixel deltas', async () => {
     await send('a', { type: 'wheel', x: 600, y: 400, deltaX: 0, deltaY: 480 });
     assert.equal(await eventually(() => evaluate('scrollY'), (v) => v === 480), 480);
@@ -174,6 +187,18 @@ describe('LiveBrowser: the relay over a real instance', () => {
     assert.deepEqual(await eventually(() => evaluate('[innerWidth, innerHeight]'), (v) => JSON.stringify(v) === '[800,600]'), [800, 600]);
     const meta = await eventually(() => a.frames.at(-1), (m) => m?.deviceWidth === 800);
     assert.equal(meta?.deviceHeight, 600);
+  });
+
+  it('runs the screencast only while someone watches', async () => {
+    live.removeViewer('a');
+    const seq = live.lastFrame!.meta.seq;
+    // The page animates now, yet with nobody watching no frame is produced or relayed.
+    await evaluate("document.body.style.background = 'red'; setInterval(() => { document.title = 'tick ' + Date.now(); document.body.style.background = document.body.style.background === 'red' ? 'blue' : 'red'; }, 16); 1");
+    await eventually(() => live.page.title, (t) => t.startsWith('tick'));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(live.lastFrame!.meta.seq, seq, 'no frame while nobody watches');
+    live.addViewer(a.viewer);
+    assert.ok(await eventually(() => live.lastFrame!.meta.seq, (s) => s > seq + 5), 'frames again once someone watches');
   });
 
   it('tells every viewer when the instance ends', async () => {

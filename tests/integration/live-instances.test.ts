@@ -86,6 +86,15 @@ describe('LiveInstances: instances the portal holds', () => {
     assert.equal(record?.reason, 'service-gone');
   });
 
+  it('closes every /start cleanly when the portal shuts down, so the service ends them', async () => {
+    const one = await start('one');
+    const two = await start('two');
+    await instances.shutdown();
+    for (const i of [one, two]) assert.equal(ended.find((e) => e.id === i.id)?.reason, 'portal-shutdown');
+    const live = await eventually(async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live, (n) => n === 0);
+    assert.equal(live, 0, 'the service ended both');
+  });
+
   it('refuses to start with a key the service refuses', async () => {
     await assert.rejects(instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'k', apiKey: 'psk_nope' }), (err: Error & { status?: number }) => err.status === 401);
   });

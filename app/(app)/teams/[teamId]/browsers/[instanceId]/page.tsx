@@ -4,6 +4,7 @@ import { getBrowser } from '../../../../../../lib/portal/browsers.ts';
 import { requireTeam } from '../../../../../_lib/team-page.ts';
 import { LiveView, type JoinMode } from '../../../../../_live/live-view.tsx';
 import { Link } from '../../../../../_ui/link.tsx';
+import { RenameBrowser } from './rename.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
 
 export const metadata: Metadata = { title: 'Live browser' };
@@ -27,7 +28,12 @@ export default async function LiveBrowserPage({ params, searchParams }: { params
           <h2 id="live-title">{browser.name}</h2>
           <p>Started by {browser.startedBy.name} with the key “{browser.keyName}”.</p>
         </div>
-        {browser.canStop && <StopBrowserButton teamId={team.id} instanceId={browser.id} name={browser.name} />}
+        {browser.canStop && (
+          <div className="row">
+            <RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />
+            <StopBrowserButton teamId={team.id} instanceId={browser.id} name={browser.name} />
+          </div>
+        )}
       </div>
       <LiveView instanceId={browser.id} name={browser.name} mode={mode} />
     </section>
