@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
-import type { Protocol } from 'devtools-protocol/types/protocol.js';
 import type { Logger } from 'pino';
 import { CdpConnection, type CdpSession } from '../cdp/client.ts';
-import { CONTROL_ONLY, encodeFrame, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage } from '../protocol/live.ts';
+import { CONTROL_ONLY, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage } from '../protocol/live.ts';
 import { describeEnd, type HeldBrowser } from '../service-client/browser.ts';
 import { ControlState } from './control.ts';
 import type { FrameSlot } from './frame-slot.ts';
 import { InputQueue, keyEvent, mouseEvent, normaliseAddress, touchEvent, wheelEvent } from './input.ts';
+import { Screencast, type EncodedFrame } from './screencast.ts';
 import { Tabs, type Viewport } from './tabs.ts';
 
 /** One person's view of the instance: where server messages and frames go. */
@@ -41,17 +41,12 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   readonly held: HeldBrowser;
   readonly #cdp: CdpConnection;
   readonly #tabs: Tabs;
-  readonly #log: Logger;
-  readonly #quality: number;
+  readonly #screencast: Screencast;
   readonly #viewers = new Map<string, Viewer>();
   readonly control = new ControlState();
   readonly #input: InputQueue;
   #viewport: { mode: 'follow' | 'fixed' } & Viewport;
-  #screencastOn: string | null = null;
-  #lastFrame: { meta: FrameMeta; bytes: Uint8Array } | null = null;
-  #lastJpeg: Uint8Array | null = null;
   #dialog: { tabId: string; info: DialogInfo } | null = null;
-  #seq = 0;
   #ended: LiveEnd | null = null;
   #stateQueued = false;
 
@@ -59,16 +54,19 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     super();
     this.held = held;
     this.#cdp = cdp;
-    this.#log = opts.log;
-    this.#quality = opts.jpegQuality ?? 70;
     this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
     this.#tabs = new Tabs(cdp, this.#viewport);
+    this.#screencast = new Screencast(this.#tabs, {
+      quality: opts.jpegQuality ?? 70,
+      log: opts.log,
+      size: this.#viewport,
+      deliver: (frame) => this.#fanOut(frame),
+    });
     this.#input = new InputQueue((params) => this.#tabs.active?.post('Input.dispatchMouseEvent', params));
     this.#tabs.on('change', () => {
       this.#syncScreencast();
       this.#queueState();
     });
-    this.#tabs.on('frame', (tabId, frame) => this.#relay(tabId, frame));
     this.#tabs.on('dialog', (tabId, info) => this.#onDialog(tabId, info));
     this.#tabs.on('attached', () => this.#syncScreencast());
   }
@@ -98,8 +96,8 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     return this.#viewers.size;
   }
 
-  get lastFrame(): { meta: FrameMeta; bytes: Uint8Array } | null {
-    return this.#lastFrame;
+  get lastFrame(): EncodedFrame | null {
+    return this.#screencast.last;
   }
 
   /** Title and address of the tab in front, for lists and dashboards. */
@@ -108,26 +106,9 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     return { title: tab?.title ?? '', url: tab?.url ?? '' };
   }
 
-  /**
-   * A small picture of the tab in front: the running screencast's latest frame when one runs
-   * (no extra work for Chromium), else a quarter-size screenshot.
-   */
-  async thumbnail(): Promise<{ jpeg: Uint8Array; source: 'screencast' | 'capture' } | null> {
-    if (this.#ended) return null;
-    if (this.#screencastOn && this.#lastJpeg) return { jpeg: this.#lastJpeg, source: 'screencast' };
-    const page = this.#tabs.active;
-    if (!page) return null;
-    try {
-      const { cssVisualViewport: v } = await page.send('Page.getLayoutMetrics');
-      const shot = await page.send('Page.captureScreenshot', {
-        format: 'jpeg',
-        quality: 50,
-        clip: { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: Math.min(1, 320 / Math.max(1, v.clientWidth)) },
-      });
-      return { jpeg: Buffer.from(shot.data, 'base64'), source: 'capture' };
-    } catch {
-      return null;
-    }
+  /** A small picture of the tab in front, for dashboards. */
+  thumbnail(): Promise<{ jpeg: Uint8Array; source: 'screencast' | 'capture' } | null> {
+    return this.#ended ? Promise.resolve(null) : this.#screencast.thumbnail();
   }
 
   /** Per viewer: frames sent and dropped, and what waits for it; the relay's memory is bounded by these. */
@@ -152,7 +133,8 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     viewer.send({ type: 'state', ...this.#state() });
     if (this.#dialog) viewer.send({ type: 'dialog', dialog: this.#dialog.info });
     // An idle page sends no frames: a newcomer gets the last one at once.
-    if (this.#lastFrame) viewer.frames.offer(this.#lastFrame.bytes);
+    const last = this.#screencast.last;
+    if (last) viewer.frames.offer(last.bytes);
     this.#syncScreencast();
     this.#queueState();
   }
@@ -226,7 +208,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       case 'viewport':
         this.#viewport = { mode: msg.mode, width: msg.width, height: msg.height };
         await this.#tabs.setViewport(this.#viewport);
-        this.#restartScreencast();
+        this.#screencast.resize(this.#viewport);
         return this.#queueState();
       case 'control':
         if (msg.action === 'grant') {
@@ -287,49 +269,14 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     for (const v of this.#viewers.values()) v.send({ type: 'dialog', dialog: info });
   }
 
-  /** Run the screencast on the tab in front while anyone watches, and nowhere else. */
+  /** The screencast runs while anyone watches and the browser lives. */
   #syncScreencast(): void {
-    const want = this.#viewers.size > 0 && !this.#ended ? this.#tabs.activeId : null;
-    if (want === this.#screencastOn && (want === null || this.#tabs.active)) return;
-    if (this.#screencastOn) this.#tabs.session(this.#screencastOn)?.post('Page.stopScreencast');
-    this.#screencastOn = null;
-    const session = want ? this.#tabs.active : null;
-    if (!want || !session) return;
-    this.#screencastOn = want;
-    session.post('Page.startScreencast', { format: 'jpeg', quality: this.#quality, maxWidth: this.#viewport.width, maxHeight: this.#viewport.height, everyNthFrame: 1 }, (err) =>
-      this.#log.warn({ err }, 'screencast did not start'));
+    this.#screencast.sync(this.#viewers.size > 0 && !this.#ended);
   }
 
-  #restartScreencast(): void {
-    if (this.#screencastOn) this.#tabs.session(this.#screencastOn)?.post('Page.stopScreencast');
-    this.#screencastOn = null;
-    this.#syncScreencast();
-  }
-
-  #relay(tabId: string, frame: Protocol.Page.ScreencastFrameEvent): void {
-    const receivedAt = performance.timeOrigin + performance.now();
-    const session = this.#tabs.session(tabId);
-    const m = frame.metadata;
-    const meta: FrameMeta = {
-      seq: ++this.#seq,
-      tabId,
-      deviceWidth: m.deviceWidth,
-      deviceHeight: m.deviceHeight,
-      offsetTop: m.offsetTop,
-      pageScaleFactor: m.pageScaleFactor,
-      scrollOffsetX: m.scrollOffsetX,
-      scrollOffsetY: m.scrollOffsetY,
-      timestamp: (m.timestamp ?? 0) * 1000,
-      relayedAt: receivedAt,
-    };
-    const jpeg = Buffer.from(frame.data, 'base64');
-    const bytes = encodeFrame(meta, jpeg);
-    this.#lastFrame = { meta, bytes };
-    this.#lastJpeg = jpeg;
-    for (const v of this.#viewers.values()) v.frames.offer(bytes);
-    // Acknowledge once relayed, so Chromium paces itself to what we can hand on.
-    session?.post('Page.screencastFrameAck', { sessionId: frame.sessionId });
-    this.emit('frame', meta);
+  #fanOut(frame: EncodedFrame): void {
+    for (const v of this.#viewers.values()) v.frames.offer(frame.bytes);
+    this.emit('frame', frame.meta);
   }
 
   #end(end: LiveEnd): void {
