@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type CidrBlock } from '../net/cidr.ts';
@@ -24,6 +25,7 @@ const schema = z.object({
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
   SEARCH_RESULTS: intVar(10, 1, 50),
   SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
+  SEARCH_WORKERS: intVar(Math.min(4, availableParallelism()), 0, 64),
 });
 
 export type ServiceConfig = {
@@ -55,6 +57,8 @@ export type ServiceConfig = {
     results: number;
     /** Answers remembered until the index changes (0: none). */
     cacheSize: number;
+    /** Query worker threads (0: search on the event loop). */
+    workers: number;
   };
 };
 
@@ -97,6 +101,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       indexPath: resolve(dataDir, v.SEARCH_INDEX_PATH ?? 'index.db'),
       results: v.SEARCH_RESULTS,
       cacheSize: v.SEARCH_CACHE_SIZE,
+      workers: v.SEARCH_WORKERS,
     },
   };
 }

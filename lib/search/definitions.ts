@@ -8,6 +8,9 @@ import { words } from './tokenize.ts';
  */
 const KEYWORDS = /^(?:class|coroutine|method|function|attribute|exception|data|classmethod|staticmethod|awaitable|abstractmethod|property|async|decorator|module|static|final|enum|struct|macro|var|const|opcode|pdbcommand|envvar|option|keyword|directive|role)\s+/i;
 const MAX_PARTS = 8;
+/** A dotted name's trailing part (`math.sqrt` read as `sqrt`) names it less surely than a whole name. */
+const TAIL_WEIGHT = 0.3;
+const SPAN_WEIGHT = 0.8;
 
 export type DefinitionHead = { head: string; weight: number };
 
@@ -22,7 +25,7 @@ export function definitionHeads(entry: string): DefinitionHead[] {
   const dotted = t.split('.');
   for (let i = 1; i < dotted.length; i++) {
     const tail = words(dotted.slice(i).join('.'));
-    if (tail.length) out.push({ head: tail.join(' '), weight: 0.5 });
+    if (tail.length) out.push({ head: tail.join(' '), weight: TAIL_WEIGHT });
   }
   return out;
 }
@@ -34,5 +37,15 @@ export function queryHeads(concepts: readonly { parts: string[]; stop: boolean }
   const out: DefinitionHead[] = [];
   if (all.length && all.length <= MAX_PARTS) out.push({ head: all.join(' '), weight: 1 });
   if (real.length > 1) for (const c of real) if (c.parts.length > 1) out.push({ head: c.parts.join(' '), weight: 0.6 });
+  // The query without its first or last words (`fsync configuration parameter` -> `fsync`): an
+  // index entry often qualifies the term it names. Weighted by the share of the query kept.
+  for (let len = real.length - 1; len >= 1; len--) {
+    for (const start of len === real.length - 1 ? [0, 1] : [0, real.length - len]) {
+      const span = real.slice(start, start + len).flatMap((c) => c.parts);
+      const head = span.join(' ');
+      if (out.some((h) => h.head === head)) continue;
+      out.push({ head, weight: SPAN_WEIGHT * (span.length / all.length) });
+    }
+  }
   return out;
 }

@@ -45,3 +45,14 @@ test('documents: canonical on the same site only, never across languages; langua
   assert.throws(() => buildDocument({ url: 'https://a.test/bin', html: '\u0000'.repeat(100) }), UnparseablePage);
   assert.throws(() => buildDocument({ url: 'https://a.test/empty', html: '<html><body></body></html>' }), UnparseablePage);
 });
+
+test('a member defined under its class is known by its qualified name; dfn and firstterm define terms', () => {
+  const x = extractHtml(`<html><body><dl><dt id="collections.deque.count">count(x)</dt><dd>Counts.</dd>
+<dt id="math.sqrt">math.sqrt(x)</dt><dd>Root.</dd></dl>
+<p>A <dfn>kettle</dfn> boils; a <em class="firstterm">hot standby</em> answers.</p></body></html>`, 'https://a.test/');
+  assert.ok(x.terms.includes('collections.deque.count'));
+  assert.ok(!x.terms.includes('count(x)'), 'the bare member name is not what the page defines');
+  assert.ok(x.terms.includes('math.sqrt(x)'));
+  assert.ok(x.terms.includes('kettle'));
+  assert.ok(x.terms.includes('hot standby'));
+});

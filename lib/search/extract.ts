@@ -1,4 +1,6 @@
 import { parseDocument } from 'htmlparser2';
+import { definitionHeads } from './definitions.ts';
+import { words } from './tokenize.ts';
 import { normalizeUrl } from './url.ts';
 
 /** What the index keeps of one HTML page. */
@@ -107,7 +109,14 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   }
   if (name === 'dt') {
     const t = clean(textOf(node));
-    if (t) target.terms.push(t.slice(0, 300));
+    // A member documented under its class (`count(x)` with the id `collections.deque.count`) is
+    // known by its qualified name, which the id already gave; its bare name is not what it defines.
+    if (t && !(a.id && qualifies(a.id, t))) target.terms.push(t.slice(0, 300));
+  }
+  // The defining instance of a term (HTML's <dfn>, DocBook's firstterm).
+  if (name === 'dfn' || names.includes('firstterm')) {
+    const t = clean(textOf(node));
+    if (t && t.length <= 80) target.terms.push(t);
   }
   if (name === 'tr') {
     const t = keyCell(node);
@@ -118,6 +127,15 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     const density = target.textChars ? target.linkChars / target.textChars : 0;
     if (target.textChars >= 200 && density < 0.35) merge(sink, target);
   }
+}
+
+/** `collections.deque.count` qualifies `count(x)`: the id is a longer dotted name ending in the
+ * term's name. */
+function qualifies(id: string, term: string): boolean {
+  const head = definitionHeads(term)[0]?.head;
+  if (!head || !/[.:]/.test(id)) return false;
+  const full = words(id).join(' ');
+  return full !== head && full.endsWith(` ${head}`);
 }
 
 /** The key of a table row, as reference tables have it: the first line of its first cell

@@ -4,7 +4,7 @@ import { definitionHeads, queryHeads } from './definitions.ts';
 import { languageMatch, score, type Candidate } from './rank.ts';
 import { parseQuery } from './tokenize.ts';
 
-const base: Candidate = { id: 1, bm25: 10, coversAll: true, headingsAll: false, title: 'Shell environment', url: 'https://h.test/x.html', lang: 'en', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0 };
+const base: Candidate = { id: 1, bm25: 10, coversAll: true, title: 'Shell environment', headings: '', url: 'https://h.test/x.html', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0 };
 
 test('the language bias puts the page in the requested language first, even with a lower text score', () => {
   const concepts = parseQuery('csh.cshrc').concepts;
@@ -18,8 +18,13 @@ test('the language bias puts the page in the requested language first, even with
 });
 
 test('definition heads', () => {
-  assert.deepEqual(definitionHeads('coroutine asyncio.gather(*aws, return_exceptions=False)¶'), [{ head: 'asyncio gather', weight: 1 }, { head: 'gather', weight: 0.5 }]);
+  assert.deepEqual(definitionHeads('coroutine asyncio.gather(*aws, return_exceptions=False)¶'), [{ head: 'asyncio gather', weight: 1 }, { head: 'gather', weight: 0.3 }]);
   assert.deepEqual(definitionHeads('sqrt ( numeric ) → numeric').map((h) => h.head), ['sqrt']);
   assert.deepEqual(definitionHeads('log_min_messages (enum)').map((h) => h.head), ['log min messages']);
-  assert.deepEqual(queryHeads(parseQuery('log_min_messages configuration parameter').concepts).map((h) => h.head), ['log min messages configuration parameter', 'log min messages']);
+  const heads = queryHeads(parseQuery('log_min_messages configuration parameter').concepts);
+  assert.deepEqual(heads.slice(0, 2), [{ head: 'log min messages configuration parameter', weight: 1 }, { head: 'log min messages', weight: 0.6 }]);
+  // The query without its last or first words, weighted by how much of it is kept.
+  const fsync = queryHeads(parseQuery('fsync configuration parameter').concepts);
+  assert.deepEqual(fsync.map((h) => h.head), ['fsync configuration parameter', 'fsync configuration', 'configuration parameter', 'fsync', 'parameter']);
+  assert.ok((fsync.find((h) => h.head === 'fsync')?.weight ?? 1) < (fsync.find((h) => h.head === 'fsync configuration')?.weight ?? 0));
 });

@@ -20,11 +20,10 @@ export type Candidate = {
   /** BM25 from the index, higher is better (the negated FTS5 bm25()). */
   bm25: number;
   coversAll: boolean;
-  /** Every concept in the headings. */
-  headingsAll: boolean;
   title: string;
+  /** The page's headings, one a line. */
+  headings: string;
   url: string;
-  lang: string | null;
   langShares: LanguageShares;
   markupLang: string | null;
   urlLang: string | null;
@@ -49,15 +48,21 @@ export const WEIGHTS = {
 const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
 const tokenCache = new Map<string, Set<string>>();
+let cachedChars = 0;
+const CACHE_CHARS = 8_000_000;
 
-/** The (lightly stemmed) tokens of a short field; titles and addresses repeat across queries, so
- * they are remembered (a bounded cache). */
+/** The (lightly stemmed) tokens of a field; titles, headings and addresses repeat across queries,
+ * so they are remembered (a cache bounded by the characters it holds). */
 function tokenSet(text: string): Set<string> {
   let set = tokenCache.get(text);
   if (set) return set;
   set = new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
-  if (tokenCache.size >= 20_000) tokenCache.clear();
+  if (cachedChars + text.length > CACHE_CHARS) {
+    tokenCache.clear();
+    cachedChars = 0;
+  }
   tokenCache.set(text, set);
+  cachedChars += text.length;
   return set;
 }
 
@@ -84,10 +89,11 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   const title = fieldCoverage(concepts, tokenSet(c.title));
   const url = fieldCoverage(concepts, tokenSet(c.url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')));
   const lang = languageMatch(c, language);
+  const headingsAll = c.headings !== '' && fieldCoverage(concepts, tokenSet(c.headings)) === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +
-    (c.headingsAll ? w.headings : 0) +
+    (headingsAll ? w.headings : 0) +
     w.title * title +
     (title === 1 && titleIsJustQuery(c.title, concepts) ? w.titleExact : 0) +
     w.url * url +

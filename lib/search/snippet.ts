@@ -79,32 +79,62 @@ function cut(block: string, at: number, max: number): string {
 
 const MAX_SCAN = 300_000;
 
+/** Blocks worth scoring: those holding a word of the query. Found with indexOf over the whole
+ * (lower-cased) text, so a long page costs a few native scans instead of a look at every block. */
+function blocksWithHits(lower: string, starts: readonly number[], needles: readonly string[]): number[] {
+  const hit = new Set<number>();
+  for (const n of needles) {
+    let from = 0;
+    for (let found = 0; found < MAX_HITS_PER_WORD; found++) {
+      const i = lower.indexOf(n, from);
+      if (i < 0) break;
+      from = i + n.length;
+      // The block holding position i: the last start at or before it.
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if ((starts[mid] as number) <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      hit.add(lo);
+    }
+  }
+  return [...hit].sort((a, b) => a - b);
+}
+
+const MAX_HITS_PER_WORD = 400;
+
 export function makeSnippet(body: string, description: string, concepts: readonly Concept[], title: string, max = SNIPPET_CHARS): string {
   const real = concepts.filter((c) => !c.stop);
   // Adjacent words typed apart may be one identifier on the page (`asyncio gather`).
   const joins: string[][] = [];
   for (let i = 0; i + 1 < real.length; i++) joins.push([...(real[i] as Concept).parts, ...(real[i + 1] as Concept).parts]);
-  const blocks = body.length > MAX_SCAN ? body.slice(0, MAX_SCAN).split('\n') : body.split('\n');
-  let best = { score: 0, at: -1, block: '' };
+  const text = body.length > MAX_SCAN ? body.slice(0, MAX_SCAN) : body;
+  const blocks = text.split('\n');
+  const starts: number[] = [];
+  for (let i = 0, at = 0; i < blocks.length; i++) {
+    starts.push(at);
+    at += (blocks[i] as string).length + 1;
+  }
+  const needles = [...new Set(real.flatMap((c) => c.parts.map(stem)))];
+  let best = { score: 0, at: -1, index: -1 };
   const lowerTitle = title.toLowerCase();
-  for (const block of blocks) {
+  for (const b of blocksWithHits(text.toLowerCase(), starts, needles)) {
+    const block = blocks[b] as string;
     if (block.length < 3) continue;
     // A heading that repeats the title tells nothing new.
     if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
     const s = blockScore(block, concepts, joins);
     // Dense passages of readable length beat long listings that mention everything once.
     const adjusted = s.score - Math.max(0, block.length - 400) / 4000;
-    if (s.score > 0 && adjusted > best.score) best = { score: adjusted, at: s.at, block };
+    if (s.score > 0 && adjusted > best.score) best = { score: adjusted, at: s.at, index: b };
   }
-  if (best.block) {
-    let text = best.block;
+  if (best.index >= 0) {
+    let passage = blocks[best.index] as string;
     // A short passage reads better with what follows it.
-    if (text.length < max / 2) {
-      const i = blocks.indexOf(text);
-      const next = blocks.slice(i + 1, i + 3).join(' ');
-      text = `${text} ${next}`.trim();
-    }
-    return cut(text, Math.max(0, best.at), max);
+    if (passage.length < max / 2) passage = `${passage} ${blocks.slice(best.index + 1, best.index + 3).join(' ')}`.trim();
+    return cut(passage, Math.max(0, best.at), max);
   }
   if (description) return cut(description, 0, max);
   const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';

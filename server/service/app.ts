@@ -80,7 +80,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
 
   const advertised = { http: '', ws: '' };
-  const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize });
+  const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
   const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
   await logIndexState(search, config.search.indexPath, log);
   const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet, search, searchLimiter };

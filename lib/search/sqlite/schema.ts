@@ -10,6 +10,7 @@ import { openDatabase, type Migration } from '../../db/sqlite.ts';
  * links    outgoing links of each page with their anchor text, by target address
  * defs     definition heads (see definitions.ts) -> the pages that define them
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
+ * signals  per page, what the ranking reads of a candidate (address, title, headings, language, inlinks)
  */
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
 
@@ -59,6 +60,24 @@ export const indexMigrations: readonly Migration[] = [
         content = '', contentless_delete = 1,
         tokenize = 'porter unicode61 remove_diacritics 2'
       );`,
+  },
+  {
+    version: 2,
+    name: 'search signals',
+    // What ranking reads of every candidate, in a narrow table: the same columns sat behind the
+    // long body in `pages`, so each read walked the body's overflow pages.
+    up: `
+      CREATE TABLE signals (
+        id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        lang_shares TEXT NOT NULL,
+        markup_lang TEXT,
+        url_lang TEXT,
+        inlinks INTEGER NOT NULL
+      );
+      INSERT INTO signals SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages;`,
   },
 ];
 

@@ -31,6 +31,8 @@ function prepare(db: DatabaseSync) {
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
     inlinks: db.prepare(`SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
+    signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks)
+      SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
   };
@@ -134,6 +136,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
+    q.signals.run(id);
     q.ftsInsert.run(id, indexText(p.title), indexText(p.headings), indexText(urlWords(p.url)), indexText(p.terms), indexText(anchors), indexText(p.body));
   }
 

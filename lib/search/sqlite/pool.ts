@@ -1,0 +1,72 @@
+import { Worker } from 'node:worker_threads';
+import type { SearchRequest, SearchResult } from '../backend.ts';
+import type { WorkerReply, WorkerRequest } from './worker.ts';
+
+type Pending = { resolve: (r: SearchResult[]) => void; reject: (e: Error) => void };
+type Slot = { worker: Worker; pending: Map<number, Pending> };
+
+/**
+ * A few worker threads that run searches (worker.ts), each on its own read-only connection to the
+ * WAL database, so that concurrent searches use every core and the event loop that serves HTTP is
+ * never blocked by one. A search goes to the worker with the fewest in flight. A worker that dies
+ * fails its searches and is replaced; errors come back as rejections (the backend maps them).
+ */
+export class QueryPool {
+  readonly #file: string;
+  readonly #slots: Slot[] = [];
+  #next = 0;
+  #closed = false;
+
+  constructor(file: string, size: number) {
+    this.#file = file;
+    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+  }
+
+  get size(): number {
+    return this.#slots.length;
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { file: this.#file } });
+    const slot: Slot = { worker, pending: new Map() };
+    worker.on('message', (m: WorkerReply) => {
+      const p = slot.pending.get(m.id);
+      if (!p) return;
+      slot.pending.delete(m.id);
+      if (slot.pending.size === 0) worker.unref();
+      if ('error' in m) p.reject(new Error(m.error));
+      else p.resolve(m.results as SearchResult[]);
+    });
+    worker.on('error', (err) => this.#failAll(slot, err));
+    worker.on('exit', (code) => {
+      this.#failAll(slot, new Error(`search worker exited with code ${code}`));
+      const i = this.#slots.indexOf(slot);
+      if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
+    });
+    // Idle workers must not keep the process alive (a worker with searches in flight does).
+    worker.unref();
+    return slot;
+  }
+
+  #failAll(slot: Slot, err: Error): void {
+    for (const p of slot.pending.values()) p.reject(err);
+    slot.pending.clear();
+  }
+
+  search(req: SearchRequest): Promise<SearchResult[]> {
+    if (this.#closed) return Promise.reject(new Error('search pool closed'));
+    let slot = this.#slots[0] as Slot;
+    for (const s of this.#slots) if (s.pending.size < slot.pending.size) slot = s;
+    const id = ++this.#next;
+    return new Promise((resolve, reject) => {
+      if (slot.pending.size === 0) slot.worker.ref();
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, req } satisfies WorkerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#slots.map((s) => s.worker.terminate()));
+  }
+}

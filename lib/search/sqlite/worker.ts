@@ -1,0 +1,27 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SearchRequest } from '../backend.ts';
+import { IndexReader } from './query.ts';
+
+/**
+ * A query worker (see pool.ts): its own read-only connection to the index, answering one search a
+ * message. The connection is opened on the first message and reopened after a failure, so a
+ * missing or broken index gives errors, not a dead worker.
+ */
+export type WorkerRequest = { id: number; req: SearchRequest };
+export type WorkerReply = { id: number; results: unknown } | { id: number; error: string };
+
+const file = (workerData as { file: string }).file;
+let reader: IndexReader | null = null;
+
+parentPort?.on('message', (msg: WorkerRequest) => {
+  let reply: WorkerReply;
+  try {
+    reader ??= new IndexReader(file);
+    reply = { id: msg.id, results: reader.search(msg.req) };
+  } catch (err) {
+    reader?.close();
+    reader = null;
+    reply = { id: msg.id, error: (err as Error).message };
+  }
+  parentPort?.postMessage(reply);
+});
