@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DialogInfo, FrameMeta } from '../../lib/protocol/live.ts';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
-import { isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
+import { useRemoteInput } from './use-remote-input.ts';
 import './live-view.css';
 
 /** `watch`: join view-only; `control`: ask for control at once; `auto`: take control if nobody has it. */
@@ -120,79 +120,7 @@ export function LiveView({ instanceId, name, mode = 'auto' }: Props) {
     return () => observer.disconnect();
   }, [state?.viewport.mode, inControl, send]);
 
-  // Pointer, wheel, touch and keyboard input, sent only by the viewer in control.
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    const keys = keysRef.current;
-    if (!canvas || !keys || !inControl) return;
-    const at = (x: number, y: number) => toRemote(canvas, metaRef.current, x, y);
-    const onPointer = (action: 'move' | 'down' | 'up') => (e: PointerEvent) => {
-      if (e.pointerType === 'touch') return;
-      if (action === 'down') {
-        canvas.setPointerCapture(e.pointerId);
-        keys.focus({ preventScroll: true });
-        e.preventDefault();
-      }
-      send(mouseMessage(action, e, at(e.clientX, e.clientY), e.detail || 1));
-    };
-    const down = onPointer('down');
-    const move = onPointer('move');
-    const up = onPointer('up');
-    const wheel = (e: WheelEvent) => {
-      e.preventDefault();
-      send(wheelMessage(e, at(e.clientX, e.clientY), metaRef.current?.deviceHeight ?? 720));
-    };
-    const touch = (action: 'start' | 'move' | 'end' | 'cancel') => (e: TouchEvent) => {
-      e.preventDefault();
-      if (action === 'start') keys.focus({ preventScroll: true });
-      send(touchMessage(action, e, at));
-    };
-    const touches = (['start', 'move', 'end', 'cancel'] as const).map((a) => [a, touch(a)] as const);
-    const keydown = (e: KeyboardEvent) => {
-      if (e.isComposing || e.key === 'Process') return;
-      if (isPasteShortcut(e)) return; // the paste event carries the text
-      if (isCopyShortcut(e)) send({ type: 'copy' });
-      e.preventDefault();
-      send(keyMessage('down', e));
-    };
-    const keyup = (e: KeyboardEvent) => {
-      if (e.isComposing || isPasteShortcut(e)) return;
-      e.preventDefault();
-      send(keyMessage('up', e));
-    };
-    const paste = (e: ClipboardEvent) => {
-      e.preventDefault();
-      const text = e.clipboardData?.getData('text/plain') ?? '';
-      if (text) send({ type: 'text', text: text.slice(0, 32_768) });
-    };
-    const compositionupdate = (e: CompositionEvent) => send({ type: 'compose', text: e.data.slice(0, 1024), selectionStart: e.data.length, selectionEnd: e.data.length });
-    const compositionend = (e: CompositionEvent) => {
-      if (e.data) send({ type: 'text', text: e.data });
-      keys.value = '';
-    };
-    canvas.addEventListener('pointerdown', down);
-    canvas.addEventListener('pointermove', move);
-    canvas.addEventListener('pointerup', up);
-    canvas.addEventListener('wheel', wheel, { passive: false });
-    for (const [a, fn] of touches) canvas.addEventListener(`touch${a}`, fn, { passive: false });
-    keys.addEventListener('keydown', keydown);
-    keys.addEventListener('keyup', keyup);
-    keys.addEventListener('paste', paste);
-    keys.addEventListener('compositionupdate', compositionupdate);
-    keys.addEventListener('compositionend', compositionend);
-    return () => {
-      canvas.removeEventListener('pointerdown', down);
-      canvas.removeEventListener('pointermove', move);
-      canvas.removeEventListener('pointerup', up);
-      canvas.removeEventListener('wheel', wheel);
-      for (const [a, fn] of touches) canvas.removeEventListener(`touch${a}`, fn);
-      keys.removeEventListener('keydown', keydown);
-      keys.removeEventListener('keyup', keyup);
-      keys.removeEventListener('paste', paste);
-      keys.removeEventListener('compositionupdate', compositionupdate);
-      keys.removeEventListener('compositionend', compositionend);
-    };
-  }, [inControl, send]);
+  useRemoteInput(canvasRef, keysRef, metaRef, inControl, send);
 
   const go = (e: FormEvent) => {
     e.preventDefault();

@@ -42,11 +42,11 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
 
   // Rename it.
-  await page.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('button', { name: 'Rename E2E browser' }).click();
   await page.getByLabel('New name').fill('Renamed browser');
   await page.getByRole('button', { name: 'Save name' }).click();
   await expect(page.getByRole('heading', { name: 'Renamed browser' })).toBeVisible();
-  await page.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('button', { name: 'Rename Renamed browser' }).click();
   await page.getByLabel('New name').fill('E2E browser');
   await page.getByRole('button', { name: 'Save name' }).click();
   await expect(page.getByRole('heading', { name: 'E2E browser' })).toBeVisible();

@@ -22,7 +22,7 @@ export function RenameBrowser({ teamId, instanceId, name }: { teamId: string; in
     e.preventDefault();
     rename.mutate();
   };
-  if (!editing) return <Button size="sm" onClick={() => setEditing(true)}>Rename</Button>;
+  if (!editing) return <Button size="sm" aria-label={`Rename ${name}`} onClick={() => setEditing(true)}>Rename</Button>;
   const error = !value.trim() ? 'Give it a name.' : rename.error instanceof ApiError ? rename.error.message : undefined;
   return (
     <form className="row" onSubmit={submit} aria-label="Rename this browser" style={{ alignItems: 'flex-end' }}>
