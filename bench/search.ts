@@ -34,8 +34,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function startService(dataDir: string, cacheSize: number): Promise<{ url: string; child: ChildProcess }> {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, SERVICE_PORT: '0', HOST: '127.0.0.1', BROWSER_POOL_SIZE: '0', LOG_LEVEL: 'warn', SEARCH_CACHE_SIZE: String(cacheSize) };
-  if (process.env.SEARCH_WORKERS) env.SEARCH_WORKERS = process.env.SEARCH_WORKERS;
+  const env = { ...process.env, DATA_DIR: dataDir, SERVICE_PORT: '0', HOST: '127.0.0.1', BROWSER_POOL_SIZE: '0', LOG_LEVEL: 'warn', SEARCH_CACHE_SIZE: String(cacheSize) };
   const child = spawn(node, [join(ROOT, 'server/service/main.ts')], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
