@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 
 /** The current time, re-read every `everyMs` while `active` (for countdowns). */
-export function useNow(active: boolean, everyMs = 1000): number {
+export function useNow(active: boolean, everyMs = 250): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
