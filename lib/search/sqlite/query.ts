@@ -40,7 +40,9 @@ export class IndexReader {
     const weights = [w.title, w.headings, w.url, w.terms, w.anchors, w.body].join(', ');
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#candidates = this.#db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ${CANDIDATES}`);
-    this.#definers = this.#db.prepare(`SELECT head, page_id AS id, weight FROM defs WHERE head ${among} ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
+    // The best definers over all heads of the query: a page's definition weight times the head's.
+    this.#definers = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight FROM json_each(?) h
+      JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
     this.#among = this.#db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid ${among}`);
     this.#signals = this.#db.prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM signals WHERE id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
@@ -54,12 +56,10 @@ export class IndexReader {
     const rows = this.#candidates.all(matchAny(concepts, parsed.joins)) as { id: number; s: number }[];
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
     const heads = queryHeads(parsed.concepts);
-    const headWeight = new Map(heads.map((h) => [h.head, h.weight]));
     const defines = new Map<number, number>();
     if (heads.length) {
-      for (const r of this.#definers.all(ids(heads.map((h) => h.head))) as { head: string; id: number; weight: number }[]) {
-        defines.set(r.id, Math.max(defines.get(r.id) ?? 0, r.weight * (headWeight.get(r.head) ?? 0)));
-      }
+      const list = JSON.stringify(heads.map((h) => ({ h: h.head, w: h.weight })));
+      for (const r of this.#definers.all(list) as { id: number; weight: number }[]) defines.set(r.id, r.weight);
     }
     const known = new Set(rows.map((r) => r.id));
     for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
