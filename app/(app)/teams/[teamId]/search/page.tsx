@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { recentSearches, searchForMember } from '../../../../../lib/portal/search.ts';
-import type { SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
+import { normaliseQueryText, type SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
 import { listKeys } from '../../../../../lib/portal/vault.ts';
 import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
 import { SearchClient, type InitialSearch } from './search-client.tsx';
@@ -27,7 +27,7 @@ export default async function SearchPage({ params, searchParams }: { params: Pro
   const { teamId } = await params;
   const sp = await searchParams;
   const { portal, actor, team } = await requireTeam(teamId);
-  const query = first(sp.q).normalize('NFC').replace(/\s+/gu, ' ').trim();
+  const query = normaliseQueryText(first(sp.q));
   const language = (first(sp.lang) || 'en').slice(0, 2).toLowerCase();
   const keys = await listKeys(portal.vault, actor, team.id);
   const hasKey = keys.some((k) => k.isDefault && !k.revokedAt);
