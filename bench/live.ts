@@ -17,8 +17,8 @@ import { percentile, printTable } from './_stats.ts';
 /**
  * Remote browsing through the portal against the screencast read straight from Chromium, in one
  * run: frames per second, time the relay adds per frame, click to visible change, and the portal's
- * CPU per extra viewer. The page repaints every animation frame; a click scrolls it, which shows in
- * the next frame's metadata.
+ * CPU per extra viewer. The page repaints every animation frame; a click turns it into a still black
+ * screen (or back), which shows in the size of the next JPEG alone.
  */
 const SECONDS = 5;
 const CLICKS = 20;
@@ -26,7 +26,10 @@ const EXTRA_VIEWERS = 5;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Seen = { meta: FrameMeta; at: number };
+type Seen = { meta: FrameMeta; at: number; bytes: number };
+
+/** A still black 1280x720 JPEG is a few kilobytes; the animation's frames are many times larger. */
+const STILL_BYTES = 12_000;
 
 function portalViewer(url: string, headers: Record<string, string>) {
   const ws = new WebSocket(url, { headers });
@@ -39,17 +42,19 @@ function portalViewer(url: string, headers: Record<string, string>) {
     ws.once('error', reject);
   });
   ws.on('message', (data, isBinary) => {
-    if (isBinary) frames.push({ meta: decodeFrame(new Uint8Array(data as Buffer)).meta, at: now() });
+    if (!isBinary) return;
+    const { meta, jpeg } = decodeFrame(new Uint8Array(data as Buffer));
+    frames.push({ meta, at: now(), bytes: jpeg.byteLength });
   });
   return { ws, frames, opened, send: (m: unknown) => ws.send(JSON.stringify(m)) };
 }
 
-/** Wait for the first frame after `from` whose scroll position differs; false if none came in time. */
-async function waitForScrollChange(frames: { meta: { scrollOffsetY: number } }[], from: number, timeoutMs = 2000): Promise<boolean> {
+/** Wait for the first frame after `from` that shows the other state (still or animated); false if none came in time. */
+async function waitForChange(frames: Seen[], from: number, timeoutMs = 2000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  const before = frames[from - 1]?.meta.scrollOffsetY ?? 0;
+  const wasStill = (frames[from - 1]?.bytes ?? Infinity) < STILL_BYTES;
   while (Date.now() < deadline) {
-    if (frames.slice(from).some((f) => f.meta.scrollOffsetY !== before)) return true;
+    if (frames.slice(from).some((f) => f.bytes < STILL_BYTES !== wasStill)) return true;
     await new Promise((r) => setImmediate(r));
   }
   return false;
@@ -96,7 +101,7 @@ async function viaPortal(pageUrl: string) {
       const t0 = now();
       main.send({ type: 'mouse', action: 'down', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
       main.send({ type: 'mouse', action: 'up', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
-      if (await waitForScrollChange(main.frames, mark)) clicks.push(now() - t0);
+      if (await waitForChange(main.frames, mark)) clicks.push(now() - t0);
     }
     main.ws.close();
     await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers/${browser.id}`, { method: 'DELETE', headers: { cookie, origin: app.portalUrl } });
@@ -122,7 +127,7 @@ async function direct(pageUrl: string) {
     await session.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 1, mobile: false });
     const frames: Seen[] = [];
     session.on('Page.screencastFrame', (f) => {
-      frames.push({ meta: { scrollOffsetY: f.metadata.scrollOffsetY } as FrameMeta, at: now() });
+      frames.push({ meta: { seq: frames.length } as FrameMeta, at: now(), bytes: Math.floor((f.data.length * 3) / 4) });
       session.post('Page.screencastFrameAck', { sessionId: f.sessionId });
     });
     // As the portal does: the screencast runs first, and the navigation happens under it.
@@ -139,7 +144,7 @@ async function direct(pageUrl: string) {
       const t0 = now();
       session.post('Input.dispatchMouseEvent', { type: 'mousePressed', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
       session.post('Input.dispatchMouseEvent', { type: 'mouseReleased', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
-      if (await waitForScrollChange(frames, mark)) clicks.push(now() - t0);
+      if (await waitForChange(frames, mark)) clicks.push(now() - t0);
     }
     cdp.close();
     return { fps, clicks, version: chromium.version.Browser };

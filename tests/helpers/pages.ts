@@ -36,26 +36,34 @@ export const LIVE_PAGE = `<!doctype html>
   </script>
 </body></html>`;
 
-/** A page that repaints every animation frame, so the screencast runs at full rate. */
+/**
+ * A page that repaints every animation frame, so the screencast runs at full rate. A mouse press
+ * toggles it between the animation and a still black screen, a change a viewer can tell from the
+ * size of the next frame alone.
+ */
 export const ANIMATED_PAGE = `<!doctype html>
-<html><head><title>Animated</title><style>body { margin: 0; } canvas { display: block; }</style></head>
+<html><head><title>Animated</title><style>body { margin: 0; overflow: hidden; } canvas { display: block; }</style></head>
 <body><canvas id="c" width="1280" height="720"></canvas>
 <script>
   const c = document.getElementById('c').getContext('2d');
   let n = 0;
+  let still = false;
   function draw() {
     n++;
-    c.fillStyle = 'hsl(' + (n * 7 % 360) + ', 70%, 50%)';
-    c.fillRect(0, 0, 1280, 720);
-    c.fillStyle = '#fff';
-    c.font = '96px sans-serif';
-    c.fillText('frame ' + n, 100 + (n * 5) % 800, 360);
+    if (still) {
+      c.fillStyle = '#000';
+      c.fillRect(0, 0, 1280, 720);
+    } else {
+      c.fillStyle = 'hsl(' + (n * 7 % 360) + ', 70%, 50%)';
+      c.fillRect(0, 0, 1280, 720);
+      c.fillStyle = '#fff';
+      c.font = '96px sans-serif';
+      for (let i = 0; i < 6; i++) c.fillText('frame ' + n + ' ' + i, (n * 5 + i * 90) % 900, 110 * i + 90);
+    }
     requestAnimationFrame(draw);
   }
   draw();
-  // A click moves the page, which shows in the next frame's metadata (scrollOffsetY).
-  document.body.style.height = '5000px';
-  addEventListener('mousedown', () => scrollTo(0, scrollY === 0 ? 1000 : 0));
+  addEventListener('mousedown', () => { still = !still; });
 </script></body></html>`;
 
 /** A local HTTP server with the pages the browser tests visit. */
