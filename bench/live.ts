@@ -78,8 +78,10 @@ async function viaPortal(pageUrl: string) {
 
     const from = main.frames.length;
     const cpu0 = cpuSeconds(app.portal.pid!);
+    const serviceCpu0 = cpuSeconds(app.service.pid!);
     await sleep(SECONDS * 1000);
     const oneViewerCpu = cpuSeconds(app.portal.pid!) - cpu0;
+    const serviceCpu = cpuSeconds(app.service.pid!) - serviceCpu0;
     const window = main.frames.slice(from);
     const fps = window.length / SECONDS;
     const added = window.map((f) => f.at - f.meta.relayedAt);
@@ -105,7 +107,12 @@ async function viaPortal(pageUrl: string) {
     }
     main.ws.close();
     await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers/${browser.id}`, { method: 'DELETE', headers: { cookie, origin: app.portalUrl } });
-    return { fps, fpsWithExtras, added, clicks, cpuPerViewer: ((manyCpu - oneViewerCpu) / EXTRA_VIEWERS / SECONDS) * 100 };
+    return {
+      fps, fpsWithExtras, added, clicks,
+      cpuOneViewer: (oneViewerCpu / SECONDS) * 100,
+      cpuService: (serviceCpu / SECONDS) * 100,
+      cpuPerViewer: ((manyCpu - oneViewerCpu) / EXTRA_VIEWERS / SECONDS) * 100,
+    };
   } finally {
     await app.stop();
   }
@@ -171,6 +178,8 @@ printTable(`Live view (${straight.version}), animated page, ${SECONDS} s windows
   { measure: `click to visible change through the portal, p50 (ms; ${portal.clicks.length}/${CLICKS} seen)`, value: percentile(portal.clicks, 0.5), target: '' },
   { measure: `click to visible change straight, p50 (ms; ${straight.clicks.length}/${CLICKS} seen)`, value: percentile(straight.clicks, 0.5), target: '' },
   { measure: 'difference, p50 (ms)', value: percentile(portal.clicks, 0.5) - percentile(straight.clicks, 0.5), target: '< 10' },
+  { measure: 'portal CPU with one viewer (% of a core)', value: portal.cpuOneViewer, target: '' },
+  { measure: 'service CPU relaying the CDP connection (% of a core)', value: portal.cpuService, target: '' },
   { measure: 'portal CPU per extra viewer (% of a core)', value: portal.cpuPerViewer, target: '' },
 ]);
 process.exit(0);
