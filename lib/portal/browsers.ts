@@ -1,12 +1,12 @@
+import { z } from 'zod';
+import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
+import { LiveInstances, type LiveInstance } from '../remote/instances.ts';
+import { ServiceHealthReader } from '../service-client/health.ts';
 import type { PublicUser } from './accounts.ts';
 import { atLeast, requireRole, type Actor } from './access.ts';
 import { BadRequest, Forbidden, NotFound } from './errors.ts';
 import type { Portal } from './runtime.ts';
 import { withTeamKey } from './vault.ts';
-import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
-import { LiveInstances, type LiveInstance } from '../remote/instances.ts';
-import { ServiceHealthReader } from '../service-client/health.ts';
-import { z } from 'zod';
 
 /** What pages and API responses carry about a live instance: never its key or browser id. */
 export type BrowserView = DashboardInstance;
