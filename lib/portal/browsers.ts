@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
 import { LiveInstances, type LiveInstance } from '../remote/instances.ts';
+import { isStartRefused, type StartRefused } from '../service-client/browser.ts';
 import { ServiceHealthReader } from '../service-client/health.ts';
 import type { PublicUser } from './accounts.ts';
 import { atLeast, requireRole, type Actor } from './access.ts';
-import { BadRequest, Forbidden, NotFound } from './errors.ts';
+import { BadGateway, ServiceUnavailable, TooManyRequests } from '../errors.ts';
+import { BadRequest, Conflict, Forbidden, NotFound } from './errors.ts';
 import type { Portal } from './runtime.ts';
 import { withTeamKey } from './vault.ts';
 
@@ -73,8 +75,25 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, (token) =>
-    liveInstances(p).start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }));
+    liveInstances(p).start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
+    .catch((err: unknown) => {
+      throw isStartRefused(err) ? refusalToUser(err, key.name) : err;
+    });
   return view(instance, true);
+}
+
+/** What the service said, in the portal's terms. */
+function refusalToUser(err: StartRefused, keyName: string): Error {
+  switch (err.status) {
+    case 401:
+      return new Conflict(`The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`);
+    case 429:
+      return new TooManyRequests(`The key "${keyName}" already runs as many browsers as it may: ${err.message}`, 5);
+    case 503:
+      return new ServiceUnavailable(`The service cannot start a browser right now: ${err.message}`, 5);
+    default:
+      return new BadGateway(`Could not start a browser: ${err.message}`);
+  }
 }
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserView[]> {

@@ -24,6 +24,14 @@ export class StartRefused extends Error {
   }
 }
 
+/**
+ * By name rather than instanceof: the portal's route bundles and its custom server each load their
+ * own copy of this module, and an instance started through one may fail in the other's code.
+ */
+export function isStartRefused(err: unknown): err is StartRefused {
+  return err instanceof Error && err.name === 'StartRefused' && typeof (err as { status?: unknown }).status === 'number';
+}
+
 /** Open /start, read the id, and ask /json/version for the debugger address. */
 export async function holdBrowser(serviceUrl: string, apiKey: string, timeoutMs = 30_000): Promise<HeldBrowser> {
   const wsBase = serviceUrl.replace(/^http/, 'ws');
