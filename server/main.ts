@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
  * both; if either dies, the other is stopped and the command fails.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// A self-hosted product does not report usage anywhere unless its operator asks it to.
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 const dev = process.env.NODE_ENV === 'development';
 
 if (!dev && !existsSync(join(root, '.next', 'BUILD_ID'))) {

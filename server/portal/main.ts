@@ -21,6 +21,7 @@ const next = nextModule as unknown as (options: NextServerOptions) => NextServer
 
 /** The portal: Next.js on a custom Node server that also owns the portal's WebSockets. */
 async function main(): Promise<void> {
+  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   const config = loadPortalConfig();
   const log = createLogger('portal', config.logLevel);
   // Before Next starts: secrets (generated into DATA_DIR on first start) and the schema.
