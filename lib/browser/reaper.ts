@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** SIGKILL every process whose command line mentions `needle` (Linux /proc). Returns how many. */
 export async function killProcessesMentioning(needle: string): Promise<number> {
@@ -34,4 +35,18 @@ export async function findProcessesMentioning(needle: string): Promise<number[]>
     }),
   );
   return found;
+}
+
+/** Kill every Chromium still using a profile under `profilesDir` and remove all those profiles. */
+export async function reapStaleBrowsers(profilesDir: string): Promise<{ processes: number; profiles: number }> {
+  const processes = await killProcessesMentioning(profilesDir);
+  let profiles: string[];
+  try {
+    profiles = await readdir(profilesDir);
+  } catch {
+    return { processes, profiles: 0 };
+  }
+  if (processes) await new Promise((r) => setTimeout(r, 100));
+  await Promise.all(profiles.map((p) => rm(join(profilesDir, p), { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })));
+  return { processes, profiles: profiles.length };
 }

@@ -8,6 +8,7 @@ import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
 import { resolveChromium } from '../../lib/browser/executable.ts';
 import { BrowserFleet } from '../../lib/browser/fleet.ts';
 import { BrowserPool } from '../../lib/browser/pool.ts';
+import { reapStaleBrowsers } from '../../lib/browser/reaper.ts';
 import { advertisedUrls, type ServiceConfig } from '../../lib/config/service.ts';
 import { openDatabase } from '../../lib/db/sqlite.ts';
 import { serviceMigrations } from '../../lib/db/service-migrations.ts';
@@ -62,6 +63,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   await egress.listen();
 
   const profilesDir = join(config.dataDir, 'profiles');
+  // A service that died without shutting down (SIGKILL, power loss) leaves its browsers and
+  // profiles behind: end them before starting new ones.
+  const stale = await reapStaleBrowsers(profilesDir);
+  if (stale.processes || stale.profiles) log.warn(stale, 'ended browsers and removed profiles left by an earlier run');
   const launch = async () => {
     const end = metricsRegistry.launchSeconds.startTimer();
     const browser = await Chromium.launch({ executable: executable.path, profilesDir, proxyUrl: egress.url, timeoutMs: config.browser.launchTimeoutMs });

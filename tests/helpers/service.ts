@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { reapStaleBrowsers } from '../../lib/browser/reaper.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -96,7 +97,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const code = await exited;
-      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+      // A service killed outright cannot end its browsers: do it for it, as its next start would.
+      await reapStaleBrowsers(join(dataDir, 'profiles'));
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
       return code;
     },
   };

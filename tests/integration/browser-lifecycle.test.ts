@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { chromiumProcesses, eventually, openStart, profileDirs } from '../helpers/browser.ts';
@@ -144,4 +145,23 @@ describe('graceful shutdown', () => {
       await service.stop();
     });
   }
+});
+
+describe('a service that was killed outright', () => {
+  it('ends the browsers and removes the profiles it left, when it starts again', async () => {
+    const first = await startService({ BROWSER_POOL_SIZE: '1' });
+    const dataDir = first.dataDir;
+    await openStart(first.wsUrl, first.createKey().token);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    assert.ok((await chromiumProcesses(dataDir)).length > 0, 'the killed service left browsers running');
+    assert.ok(profileDirs(dataDir).length >= 2);
+
+    const second = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0' });
+    assert.ok(second.logs.some((l) => l.msg === 'ended browsers and removed profiles left by an earlier run'));
+    assert.deepEqual(await chromiumProcesses(dataDir), []);
+    assert.deepEqual(profileDirs(dataDir), []);
+    await second.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 });
