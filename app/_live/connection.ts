@@ -15,6 +15,8 @@ export type LiveHandlers = {
   onClipboard(text: string): void;
   onError(message: string): void;
   onRtt(ms: number): void;
+  /** Whether the instance still exists, asked when reconnecting keeps failing (a refused handshake has no close code). */
+  stillThere(): Promise<boolean>;
 };
 
 /** Close codes after which reconnecting cannot help. */
@@ -73,8 +75,17 @@ export class LiveConnection {
       if (FINAL.has(event.code)) return this.#h.onStatus('refused', event.reason);
       const delay = Math.min(10_000, 500 * 2 ** this.#attempt++);
       this.#h.onStatus('reconnecting', `retrying in ${Math.round(delay / 1000)} s`);
-      this.#timer = setTimeout(() => this.connect(), delay);
+      this.#timer = setTimeout(() => void this.#retry(), delay);
     };
+  }
+
+  async #retry(): Promise<void> {
+    if (this.#attempt >= 3 && !(await this.#h.stillThere().catch(() => true))) {
+      this.#closed = true;
+      this.#h.onStatus('ended', 'This browser is no longer running.');
+      return;
+    }
+    this.connect();
   }
 
   send(message: ClientMessageInput): void {

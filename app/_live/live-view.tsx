@@ -7,7 +7,7 @@ import './live-view.css';
 
 /** `watch`: join view-only; `control`: ask for control at once; `auto`: take control if nobody has it. */
 export type JoinMode = 'auto' | 'watch' | 'control';
-type Props = { instanceId: string; name: string; mode?: JoinMode };
+type Props = { teamId: string; instanceId: string; name: string; mode?: JoinMode };
 
 const STATUS_TEXT: Record<LiveStatus, string> = {
   connecting: 'Connecting…',
@@ -21,7 +21,7 @@ const STATUS_TEXT: Record<LiveStatus, string> = {
  * A remote browser inside the page: the screencast on a canvas, input while the view has focus,
  * browser controls, tabs, dialogs, and who is watching and who has control.
  */
-export function LiveView({ instanceId, name, mode = 'auto' }: Props) {
+export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const stageRef = useRef<HTMLDivElement>(null);
   const keysRef = useRef<HTMLTextAreaElement>(null);
@@ -63,6 +63,7 @@ export function LiveView({ instanceId, name, mode = 'auto' }: Props) {
       },
       onError: setNotice,
       onRtt: (ms) => setRtt(Math.round(ms)),
+      stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
       onFrame: (meta, bitmap) => {
         const canvas = canvasRef.current;
         metaRef.current = meta;
@@ -91,7 +92,7 @@ export function LiveView({ instanceId, name, mode = 'auto' }: Props) {
       clearInterval(meter);
       conn.close();
     };
-  }, [instanceId, mode]);
+  }, [teamId, instanceId, mode]);
 
   useEffect(() => {
     if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : activeTab?.url ?? '');

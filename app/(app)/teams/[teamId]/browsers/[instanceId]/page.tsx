@@ -35,7 +35,7 @@ export default async function LiveBrowserPage({ params, searchParams }: { params
           </div>
         )}
       </div>
-      <LiveView instanceId={browser.id} name={browser.name} mode={mode} />
+      <LiveView teamId={team.id} instanceId={browser.id} name={browser.name} mode={mode} />
     </section>
   );
 }
