@@ -6,10 +6,13 @@ import type { Concept } from './tokenize.ts';
  * the first match, in plain text. Falls back to the meta description, then to the opening text.
  */
 export const SNIPPET_CHARS = 240;
+/** How much of a page's text the snippet is chosen from: the opening 12,000 characters (decisions
+ * 0015 and 0017). */
+export const SNIPPET_SCAN = 12_000;
 
 const stem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-function blockScore(block: string, concepts: readonly Concept[], joins: readonly string[][]): { score: number; at: number } {
+export function blockScore(block: string, concepts: readonly Concept[], joins: readonly string[][]): { score: number; at: number } {
   const lower = block.toLowerCase();
   let score = 0;
   let at = -1;
@@ -62,7 +65,7 @@ function findIdentifier(text: string, parts: readonly string[]): number {
   return m ? first + m.index : -1;
 }
 
-function cut(block: string, at: number, max: number): string {
+export function cut(block: string, at: number, max: number): string {
   if (block.length <= max) return block;
   let start = Math.max(0, at - Math.floor(max / 3));
   if (start > 0) {
@@ -139,4 +142,72 @@ export function makeSnippet(body: string, description: string, concepts: readonl
   if (description) return cut(description, 0, max);
   const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
   return cut(opening, 0, max);
+}
+
+
+/** A passage a snippet can be taken from, prepared at index time (decision 0017): a block of the
+ * page's opening text, and when the block is short the two blocks after it (`extra`), which a short
+ * passage is shown with. */
+export type Passage = { block: string; extra: string | null };
+
+/**
+ * The query-independent part of makeSnippet, done once per page when it is indexed: the blocks of
+ * the opening SNIPPET_SCAN characters worth scoring (not too short, not a heading that repeats the
+ * title), each with its place among the page's blocks, and the snippet shown when no block holds
+ * the query (the description, else the opening).
+ */
+export function snippetPassages(body: string, description: string, title: string, max = SNIPPET_CHARS): { passages: { ord: number; passage: Passage }[]; fallback: string } {
+  const blocks = body.slice(0, SNIPPET_SCAN).split('\n');
+  const lowerTitle = title.toLowerCase();
+  const passages: { ord: number; passage: Passage }[] = [];
+  for (let b = 0; b < blocks.length; b++) {
+    const block = blocks[b] as string;
+    if (block.length < 3) continue;
+    if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
+    passages.push({ ord: b, passage: { block, extra: block.length < max / 2 ? blocks.slice(b + 1, b + 3).join(' ') : null } });
+  }
+  const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
+  return { passages, fallback: description ? cut(description, 0, max) : cut(opening, 0, max) };
+}
+
+/** Adjacent words typed apart may be one identifier on the page (`asyncio gather`). */
+export function snippetJoins(concepts: readonly Concept[]): string[][] {
+  const real = concepts.filter((c) => !c.stop);
+  const joins: string[][] = [];
+  for (let i = 0; i + 1 < real.length; i++) joins.push([...(real[i] as Concept).parts, ...(real[i + 1] as Concept).parts]);
+  return joins;
+}
+
+/** makeSnippet over prepared passages (in page order, those that hold a word of the query): the
+ * same scoring, without reading or scanning the page's text. */
+export function snippetFromPassages(passages: readonly Passage[], fallback: string, concepts: readonly Concept[], joins: readonly string[][], max = SNIPPET_CHARS): string {
+  let best: Passage | null = null;
+  let bestScore = 0;
+  let bestAt = -1;
+  for (const p of passages) {
+    const s = blockScore(p.block, concepts, joins);
+    const adjusted = s.score - Math.max(0, p.block.length - 400) / 4000;
+    if (s.score > 0 && adjusted > bestScore) {
+      best = p;
+      bestScore = adjusted;
+      bestAt = s.at;
+    }
+  }
+  if (!best) return fallback;
+  const passage = best.extra !== null ? `${best.block} ${best.extra}`.trim() : best.block;
+  return cut(passage, Math.max(0, bestAt), max);
+}
+
+const WORD_RUN = /[\p{L}\p{N}]+/gu;
+
+/** The distinct words of a passage, lower-cased: each maximal run of letters and digits, which is
+ * where findWord accepts a match to start. A query word is looked up as a prefix of these (the
+ * stemmed needles of blocksWithHits, at a word start). */
+export function passageWords(block: string): Set<string> {
+  return new Set(block.toLowerCase().match(WORD_RUN) ?? []);
+}
+
+/** What a passage must hold a word starting with: the (lightly stemmed) parts of the concepts. */
+export function snippetNeedles(concepts: readonly Concept[]): string[] {
+  return [...new Set(concepts.filter((c) => !c.stop).flatMap((c) => c.parts.map(stem)))];
 }

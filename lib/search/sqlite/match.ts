@@ -19,3 +19,4 @@ export function matchAny(concepts: readonly Concept[], joins: readonly string[])
 export function matchAll(concepts: readonly Concept[]): string {
   return concepts.map((c) => `(${matchConcept(c)})`).join(' AND ');
 }
+

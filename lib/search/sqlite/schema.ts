@@ -11,7 +11,12 @@ import { openDatabase, type Migration } from '../../db/sqlite.ts';
  * defs     definition heads (see definitions.ts) -> the pages that define them
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
  * signals  per page, what the ranking reads of a candidate (address, title, headings, language, inlinks)
+ * passages snippet passages of each page's opening text, id = page id * PASSAGE_SLOTS + block number
+ * passage_words  per page, each word of its passages -> the passages' numbers, so a query reads
+ *          only the passages that hold one of its words
+ * snippet_fallback  per page, the snippet shown when no passage holds the query
  */
+export const PASSAGE_SLOTS = 4096;
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
 
 export const indexMigrations: readonly Migration[] = [
@@ -78,6 +83,30 @@ export const indexMigrations: readonly Migration[] = [
         inlinks INTEGER NOT NULL
       );
       INSERT INTO signals SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages;`,
+  },
+  {
+    version: 3,
+    name: 'search snippet passages',
+    // Snippet passages prepared at index time (decision 0017). Existing pages are marked dirty, so
+    // the next `npm run index` prepares theirs; until then the reader builds their snippets from
+    // the page text as before (a page without a snippet_fallback row).
+    up: `
+      CREATE TABLE passages (
+        id INTEGER PRIMARY KEY,
+        block TEXT NOT NULL,
+        extra TEXT
+      );
+      CREATE TABLE passage_words (
+        page_id INTEGER NOT NULL,
+        word TEXT NOT NULL,
+        ords TEXT NOT NULL,
+        PRIMARY KEY (page_id, word)
+      ) WITHOUT ROWID;
+      CREATE TABLE snippet_fallback (
+        id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        text TEXT NOT NULL
+      );
+      INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages;`,
   },
 ];
 

@@ -4,7 +4,8 @@ import { definitionHeads } from '../definitions.ts';
 import { buildDocument, type PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
-import { openIndexDatabase } from './schema.ts';
+import { passageWords, snippetPassages } from '../snippet.ts';
+import { openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
 const MAX_ANCHOR_TEXTS = 400;
@@ -26,7 +27,7 @@ function prepare(db: DatabaseSync) {
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
-    page: db.prepare('SELECT id, url, title, headings, terms, body FROM pages WHERE id = ?'),
+    page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
     anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
     inlinks: db.prepare(`SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`),
@@ -35,6 +36,12 @@ function prepare(db: DatabaseSync) {
       SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    dropPassageWords: db.prepare('DELETE FROM passage_words WHERE page_id = ?'),
+    passageWord: db.prepare('INSERT INTO passage_words (page_id, word, ords) VALUES (?, ?, ?)'),
+    dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
+    passage: db.prepare('INSERT INTO passages (id, block, extra) VALUES (?, ?, ?)'),
+    fallback: db.prepare('INSERT OR REPLACE INTO snippet_fallback (id, text) VALUES (?, ?)'),
+    dropFallback: db.prepare('DELETE FROM snippet_fallback WHERE id = ?'),
   };
 }
 
@@ -129,15 +136,42 @@ export class SqliteIndexWriter implements IndexWriter {
 
   #rebuild(id: number): void {
     const q = this.#q;
-    const p = q.page.get(id) as { id: number; url: string; title: string; headings: string; terms: string; body: string } | undefined;
+    const p = q.page.get(id) as { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
     q.ftsDelete.run(id);
+    this.#rebuildPassages(id, p);
     if (!p) return;
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
     q.signals.run(id);
     q.ftsInsert.run(id, indexText(p.title), indexText(p.headings), indexText(urlWords(p.url)), indexText(p.terms), indexText(anchors), indexText(p.body));
+  }
+
+  /** The page's snippet passages (decision 0017): dropped and prepared again from its text. */
+  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): void {
+    const q = this.#q;
+    const lo = id * PASSAGE_SLOTS;
+    const hi = lo + PASSAGE_SLOTS - 1;
+    q.dropPassageWords.run(id);
+    q.dropPassages.run(lo, hi);
+    if (!p) {
+      q.dropFallback.run(id);
+      return;
+    }
+    const { passages, fallback } = snippetPassages(p.body, p.description, p.title);
+    const where = new Map<string, number[]>();
+    for (const { ord, passage } of passages) {
+      if (ord >= PASSAGE_SLOTS) break;
+      q.passage.run(lo + ord, passage.block, passage.extra);
+      for (const w of passageWords(passage.block)) {
+        const list = where.get(w);
+        if (list) list.push(ord);
+        else where.set(w, [ord]);
+      }
+    }
+    for (const [w, list] of where) q.passageWord.run(id, w, list.join(','));
+    q.fallback.run(id, fallback);
   }
 
   close(): void {
