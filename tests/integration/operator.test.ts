@@ -26,7 +26,7 @@ describe('operator interface', () => {
     const row = listed.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
     assert.deepEqual(row.split('\t').slice(0, 4), [id, 'ci robot', '600', '3']);
     assert.match(row, /\tlive$/);
-    assert.ok(!listed.stdout.includes(token.split('_').pop() as string), 'list never shows a secret');
+    assert.ok(!listed.stdout.includes(token.slice(`psk_${id}_`.length)), 'list never shows a secret');
 
     assert.equal(keys('revoke', id).status, 0);
     assert.match(keys('list').stdout, new RegExp(`${id}.*\\trevoked`));
