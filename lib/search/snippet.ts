@@ -56,13 +56,23 @@ function findWord(text: string, word: string): number {
   }
 }
 
+const identifierPatterns = new Map<string, RegExp>();
+
 /** An identifier written with any separators between its parts (`asyncio.gather`, `pg_stat`). */
 function findIdentifier(text: string, parts: readonly string[]): number {
   const first = findWord(text, parts[0] as string);
   if (first < 0) return -1;
-  const re = new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[._:\\-/\\s]*'), 'u');
-  const m = re.exec(text.slice(first));
-  return m ? first + m.index : -1;
+  const key = parts.join('\u0000');
+  let re = identifierPatterns.get(key);
+  if (!re) {
+    if (identifierPatterns.size > 1000) identifierPatterns.clear();
+    re = new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[._:\\-/\\s]*'), 'gu');
+    identifierPatterns.set(key, re);
+  }
+  // The first match at or after the first part's word (the same as matching text.slice(first)).
+  re.lastIndex = first;
+  const m = re.exec(text);
+  return m ? m.index : -1;
 }
 
 export function cut(block: string, at: number, max: number): string {
@@ -178,24 +188,43 @@ export function snippetJoins(concepts: readonly Concept[]): string[][] {
   return joins;
 }
 
-/** makeSnippet over prepared passages (in page order, those that hold a word of the query): the
- * same scoring, without reading or scanning the page's text. */
-export function snippetFromPassages(passages: readonly Passage[], fallback: string, concepts: readonly Concept[], joins: readonly string[][], max = SNIPPET_CHARS): string {
-  let best: Passage | null = null;
-  let bestScore = 0;
-  let bestAt = -1;
+/** The passage makeSnippet would choose among `passages` (in page order): the first with the
+ * highest score after the length penalty, if any scores above zero. */
+export function bestPassage<P extends Passage>(passages: readonly P[], concepts: readonly Concept[], joins: readonly string[][]): { passage: P; adjusted: number; at: number } | null {
+  let best: { passage: P; adjusted: number; at: number } | null = null;
   for (const p of passages) {
     const s = blockScore(p.block, concepts, joins);
     const adjusted = s.score - Math.max(0, p.block.length - 400) / 4000;
-    if (s.score > 0 && adjusted > bestScore) {
-      best = p;
-      bestScore = adjusted;
-      bestAt = s.at;
-    }
+    if (s.score > 0 && adjusted > (best?.adjusted ?? 0)) best = { passage: p, adjusted, at: s.at };
   }
+  return best;
+}
+
+/** makeSnippet over prepared passages (in page order, at least those that could win): the same
+ * scoring, without reading or scanning the page's text. */
+export function snippetFromPassages(passages: readonly Passage[], fallback: string, concepts: readonly Concept[], joins: readonly string[][], max = SNIPPET_CHARS): string {
+  const best = bestPassage(passages, concepts, joins);
   if (!best) return fallback;
-  const passage = best.extra !== null ? `${best.block} ${best.extra}`.trim() : best.block;
-  return cut(passage, Math.max(0, bestAt), max);
+  const passage = best.passage.extra !== null ? `${best.passage.block} ${best.passage.extra}`.trim() : best.passage.block;
+  return cut(passage, Math.max(0, best.at), max);
+}
+
+/**
+ * The most a passage can score (blockScore) given which needles (snippetNeedles, by index) start
+ * one of its words: an identifier or a join needs its first part at a word start (its later parts
+ * may follow a separator inside a word), a word needs all its parts. Never below the real score,
+ * so passages whose bound cannot beat a passage already scored need not be read.
+ */
+export function passageBound(present: ReadonlySet<number>, concepts: readonly Concept[], joins: readonly string[][], needles: readonly string[]): number {
+  const has = (part: string) => present.has(needles.indexOf(stem(part)));
+  let bound = 0;
+  for (const parts of joins) if (has(parts[0] as string)) bound += 2;
+  for (const c of concepts) {
+    if (c.stop) continue;
+    if (c.parts.length > 1 && has(c.parts[0] as string)) bound += 2;
+    else if (c.parts.every(has)) bound += 1;
+  }
+  return bound;
 }
 
 const WORD_RUN = /[\p{L}\p{N}]+/gu;

@@ -2,7 +2,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads } from '../definitions.ts';
 import { score, type Candidate } from '../rank.ts';
-import { makeSnippet, SNIPPET_SCAN, snippetFromPassages, snippetJoins, snippetNeedles, type Passage } from '../snippet.ts';
+import { bestPassage, makeSnippet, passageBound, SNIPPET_SCAN, snippetFromPassages, snippetJoins, snippetNeedles, type Passage } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
 import { matchAll, matchAny } from './match.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
@@ -27,14 +27,13 @@ const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
  * runs one per worker thread (or one in-process). Statements are prepared once; a query runs the
  * candidates (with coverage folded in, decision 0017), the definers, data_version, the fallbacks
  * and passage hits of the results and the hit passages' text; signals are read once per page and
- * index version; coverage of a definer outside the candidates and the page text of a page indexed
- * before migration 3 cost one more statement each.
+ * index version; the page text of a page indexed before migration 3 costs one more statement.
  */
 export class IndexReader {
   readonly #db: DatabaseSync;
   readonly #candidates: StatementSync;
   readonly #definers: StatementSync;
-  readonly #among: StatementSync;
+  readonly #definersCovered: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #covered: StatementSync;
@@ -59,14 +58,17 @@ export class IndexReader {
       FROM fts WHERE fts MATCH ?1 ORDER BY bm25(fts, ${weights}) LIMIT ${CANDIDATES}`);
     this.#version = this.#db.prepare('PRAGMA data_version');
     // Which passages of the result pages hold a word starting with one of the query's words.
-    this.#passageHits = this.#db.prepare(`SELECT w.page_id AS page, w.ords AS ords FROM json_each(?1) pg, json_each(?2) n
+    this.#passageHits = this.#db.prepare(`SELECT w.page_id AS page, n.key AS needle, w.ords AS ords FROM json_each(?1) pg, json_each(?2) n
       JOIN passage_words w ON w.page_id = pg.value AND w.word >= n.value AND w.word < n.value || char(1114111)`);
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     this.#fallbacks = this.#db.prepare(`SELECT id, text FROM snippet_fallback WHERE id ${among}`);
     // The best definers over all heads of the query: a page's definition weight times the head's.
     this.#definers = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight FROM json_each(?) h
       JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
-    this.#among = this.#db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid ${among}`);
+    // The same, with whether each definer holds every concept (as in #covered).
+    this.#definersCovered = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight,
+      d.page_id IN (SELECT rowid FROM fts WHERE fts MATCH ?2) AS a FROM json_each(?1) h
+      JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
     this.#signals = this.#db.prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM signals WHERE id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
@@ -82,9 +84,13 @@ export class IndexReader {
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
     const heads = queryHeads(parsed.concepts);
     const defines = new Map<number, number>();
+    const definersCover = new Set<number>();
     if (heads.length) {
       const list = JSON.stringify(heads.map((h) => ({ h: h.head, w: h.weight })));
-      for (const r of this.#definers.all(list) as { id: number; weight: number }[]) defines.set(r.id, r.weight);
+      for (const r of (all ? this.#definersCovered.all(list, all) : this.#definers.all(list)) as { id: number; weight: number; a?: number }[]) {
+        defines.set(r.id, r.weight);
+        if (r.a) definersCover.add(r.id);
+      }
     }
     // Coverage counts for the head of the list and for definers (as before decision 0017).
     const covers = new Set<number>();
@@ -94,14 +100,12 @@ export class IndexReader {
       known.add(r.id);
       if (r.a && (i < FEATURE_DEPTH || defines.has(r.id))) covers.add(r.id);
     }
-    const extra: number[] = [];
     for (const id of defines.keys()) {
       if (known.has(id)) continue;
       rows.push({ id, s: 0 });
-      extra.push(id);
+      if (definersCover.has(id)) covers.add(id);
     }
     if (!rows.length) return [];
-    if (all && extra.length) for (const r of this.#among.all(all, ids(extra)) as { id: number }[]) covers.add(r.id);
     const signals = this.#signalsOf(rows);
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
@@ -166,24 +170,43 @@ export class IndexReader {
     const fallbacks = new Map((this.#fallbacks.all(ids(top.map((c) => c.id))) as { id: number; text: string }[]).map((r) => [r.id, r.text]));
     const needles = snippetNeedles(concepts);
     const joins = snippetJoins(concepts);
-    // Passage ids of the hits, in page order, then their text in one read.
-    const hitIds: number[] = [];
-    if (needles.length && fallbacks.size) {
-      const found = new Set<number>();
-      for (const r of this.#passageHits.all(ids([...fallbacks.keys()]), JSON.stringify(needles)) as { page: number; ords: string }[]) {
-        for (const o of r.ords.split(',')) found.add(r.page * PASSAGE_SLOTS + Number(o));
-      }
-      hitIds.push(...found);
-      hitIds.sort((a, b) => a - b);
-    }
+    // The hit passages of each page and the needles each holds, then their text: first those with
+    // the page's highest bound, then only those whose bound could still beat the best read so far.
     const byPage = new Map<number, Passage[]>();
-    if (hitIds.length) {
-      for (const r of this.#passages.all(ids(hitIds)) as { id: number; block: string; extra: string | null }[]) {
-        const page = Math.floor(r.id / PASSAGE_SLOTS);
-        const list = byPage.get(page);
-        if (list) list.push(r);
-        else byPage.set(page, [r]);
+    if (needles.length && fallbacks.size) {
+      const present = new Map<number, Set<number>>();
+      for (const r of this.#passageHits.all(ids([...fallbacks.keys()]), JSON.stringify(needles)) as { page: number; needle: number; ords: string }[]) {
+        for (const o of r.ords.split(',')) {
+          const id = r.page * PASSAGE_SLOTS + Number(o);
+          const set = present.get(id);
+          if (set) set.add(r.needle);
+          else present.set(id, new Set([r.needle]));
+        }
       }
+      const bounds = new Map<number, number>();
+      const top = new Map<number, number>();
+      for (const [id, set] of present) {
+        const b = passageBound(set, concepts, joins, needles);
+        if (b <= 0) continue;
+        bounds.set(id, b);
+        const page = Math.floor(id / PASSAGE_SLOTS);
+        if (b > (top.get(page) ?? 0)) top.set(page, b);
+      }
+      const first = [...bounds].filter(([id, b]) => b === top.get(Math.floor(id / PASSAGE_SLOTS))).map(([id]) => id);
+      const read = this.#readPassages(first, byPage);
+      const best = new Map<number, { id: number; adjusted: number }>();
+      for (const [page, list] of byPage) {
+        const b = bestPassage(list, concepts, joins);
+        if (b) best.set(page, { id: (b.passage as Passage & { id: number }).id, adjusted: b.adjusted });
+      }
+      const more: number[] = [];
+      for (const [id, b] of bounds) {
+        if (read.has(id)) continue;
+        const to = best.get(Math.floor(id / PASSAGE_SLOTS));
+        if (!to || b > to.adjusted || (b >= to.adjusted && id < to.id)) more.push(id);
+      }
+      this.#readPassages(more, byPage);
+      for (const list of byPage.values()) list.sort((a, b) => (a as Passage & { id: number }).id - (b as Passage & { id: number }).id);
     }
     const old = top.filter((c) => !fallbacks.has(c.id));
     const content = old.length ? new Map((this.#content.all(ids(old.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r])) : null;
@@ -198,6 +221,20 @@ export class IndexReader {
       }
       return { url: c.url, title: c.title, snippet };
     });
+  }
+
+  /** Reads passages by id into per-page lists; returns the ids read. */
+  #readPassages(list: readonly number[], byPage: Map<number, Passage[]>): Set<number> {
+    const read = new Set<number>();
+    if (!list.length) return read;
+    for (const r of this.#passages.all(ids(list)) as (Passage & { id: number })[]) {
+      read.add(r.id);
+      const page = Math.floor(r.id / PASSAGE_SLOTS);
+      const pages = byPage.get(page);
+      if (pages) pages.push(r);
+      else byPage.set(page, [r]);
+    }
+    return read;
   }
 
   count(): number {
