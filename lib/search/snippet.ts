@@ -174,7 +174,8 @@ export function snippetPassages(body: string, description: string, title: string
     const block = blocks[b] as string;
     if (block.length < 3) continue;
     if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
-    passages.push({ ord: b, passage: { block, extra: block.length < max / 2 ? blocks.slice(b + 1, b + 3).join(' ') : null } });
+    // Of what follows a short block, no more than its first 2 × max characters can be shown.
+    passages.push({ ord: b, passage: { block, extra: block.length < max / 2 ? blocks.slice(b + 1, b + 3).join(' ').slice(0, 2 * max) : null } });
   }
   const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
   return { passages, fallback: description ? cut(description, 0, max) : cut(opening, 0, max) };
