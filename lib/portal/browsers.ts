@@ -138,7 +138,7 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
     capacity: {
       team: { used: instances.length, limit: live.limits.perTeam },
       mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },
-      service: service && { used: service.live, limit: service.capacity },
+      service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
     },
     history: history.map((h) => ({
       id: h.id, name: h.name, startedByName: h.startedByName, keyName: h.keyName, startedAt: h.startedAt, endedAt: h.endedAt, reason: h.reason, message: h.message,

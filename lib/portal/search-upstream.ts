@@ -99,14 +99,3 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
       throw new SearchFailed(502, 'upstream_rejected', `The search service answered with an unexpected status (${res.status}).`, { rate });
   }
 }
-
-/** Pages in the service's index, from its /healthz; null when that cannot be read. */
-export async function indexedPages(baseUrl: string): Promise<number | null> {
-  try {
-    const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(3_000) });
-    const json = (await res.json()) as { search?: { pages?: unknown } };
-    return typeof json.search?.pages === 'number' ? json.search.pages : null;
-  } catch {
-    return null;
-  }
-}

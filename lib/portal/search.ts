@@ -1,9 +1,10 @@
 import type { PortalData, RecentSearch, TeamKey } from '../db/portal-data.ts';
 import { parseSearchBody } from '../search/request.ts';
+import { ServiceHealthReader } from '../service-client/health.ts';
 import { requireRole, type Actor } from './access.ts';
 import { AnswerCache } from './search-cache.ts';
 import { normaliseQueryText, type RateState, type SearchAnswer, type SearchHit } from './search-types.ts';
-import { callSearch, indexedPages, SearchFailed, type UpstreamAnswer } from './search-upstream.ts';
+import { callSearch, SearchFailed, type UpstreamAnswer } from './search-upstream.ts';
 import { withTeamKey, type Vault } from './vault.ts';
 
 /**
@@ -26,12 +27,13 @@ export class SearchProxy {
   readonly #now: () => number;
   /** Per team key: the limit state the service last reported, and when. */
   readonly #rates = new Map<string, { rate: RateState; at: number }>();
-  #index: { pages: number | null; at: number } | null = null;
+  readonly #health: ServiceHealthReader;
 
   constructor(settings: SearchSettings, now: () => number = Date.now) {
     this.settings = settings;
     this.#now = now;
     this.cache = new AnswerCache<Cached>({ entries: settings.cacheEntries, ttlMs: settings.cacheTtlMs, now });
+    this.#health = new ServiceHealthReader(settings.url, INDEX_STATE_MS, now);
   }
 
   now(): number {
@@ -55,9 +57,8 @@ export class SearchProxy {
 
   /** Whether the service's index is empty (asked at most every 10 s); null when unknown. */
   async indexEmpty(): Promise<boolean | null> {
-    const now = this.#now();
-    if (!this.#index || now - this.#index.at > INDEX_STATE_MS) this.#index = { pages: await indexedPages(this.settings.url), at: now };
-    return this.#index.pages === null ? null : this.#index.pages === 0;
+    const pages = (await this.#health.read())?.searchPages ?? null;
+    return pages === null ? null : pages === 0;
   }
 }
 

@@ -1,23 +1,28 @@
-/** What the service's public /healthz says about its browsers. */
-export type ServiceHealth = { live: number; capacity: number };
+/** What the service's public /healthz says: its browsers, and how many pages its search index holds. */
+export type ServiceHealth = {
+  browsers: { live: number; capacity: number } | null;
+  searchPages: number | null;
+};
 
 /**
- * Reads the service's /healthz at most once per `maxAgeMs`; null when the service cannot be
- * reached or does not say (a remote deployment of another version).
+ * Reads a service's /healthz at most once per `maxAgeMs` (concurrent callers share one request);
+ * null when the service cannot be reached. Parts a service does not report (another version) are null.
  */
 export class ServiceHealthReader {
   readonly #url: string;
   readonly #maxAgeMs: number;
+  readonly #now: () => number;
   #cached: { at: number; value: ServiceHealth | null } | null = null;
   #pending: Promise<ServiceHealth | null> | null = null;
 
-  constructor(serviceUrl: string, maxAgeMs = 5000) {
+  constructor(serviceUrl: string, maxAgeMs = 5000, now: () => number = Date.now) {
     this.#url = `${serviceUrl}/healthz`;
     this.#maxAgeMs = maxAgeMs;
+    this.#now = now;
   }
 
   async read(): Promise<ServiceHealth | null> {
-    if (this.#cached && Date.now() - this.#cached.at < this.#maxAgeMs) return this.#cached.value;
+    if (this.#cached && this.#now() - this.#cached.at < this.#maxAgeMs) return this.#cached.value;
     this.#pending ??= this.#fetch().finally(() => {
       this.#pending = null;
     });
@@ -25,16 +30,19 @@ export class ServiceHealthReader {
   }
 
   async #fetch(): Promise<ServiceHealth | null> {
-    let value: ServiceHealth | null = null;
+    let value: ServiceHealth | null;
     try {
-      const res = await fetch(this.#url, { signal: AbortSignal.timeout(2000) });
-      const body = (await res.json()) as { browsers?: { live?: unknown; capacity?: unknown } };
+      const res = await fetch(this.#url, { signal: AbortSignal.timeout(3000) });
+      const body = (await res.json()) as { browsers?: { live?: unknown; capacity?: unknown }; search?: { pages?: unknown } };
       const { live, capacity } = body.browsers ?? {};
-      if (typeof live === 'number' && typeof capacity === 'number') value = { live, capacity };
+      value = {
+        browsers: typeof live === 'number' && typeof capacity === 'number' ? { live, capacity } : null,
+        searchPages: typeof body.search?.pages === 'number' ? body.search.pages : null,
+      };
     } catch {
       value = null;
     }
-    this.#cached = { at: Date.now(), value };
+    this.#cached = { at: this.#now(), value };
     return value;
   }
 }
