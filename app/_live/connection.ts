@@ -2,6 +2,7 @@ import {
   LIVE_CLOSE, LIVE_PROTOCOL_VERSION, decodeFrame,
   type ClientMessageInput, type DialogInfo, type FrameMeta, type ServerMessage,
 } from '../../lib/protocol/live.ts';
+import { openPortalSocket, reconnectDelayMs } from './socket.ts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'refused';
 export type LiveState = Extract<ServerMessage, { type: 'state' }>;
@@ -53,10 +54,7 @@ export class LiveConnection {
   connect(): void {
     if (this.#closed) return;
     this.#h.onStatus(this.#attempt === 0 ? 'connecting' : 'reconnecting');
-    const url = new URL(`/live/${this.#instanceId}`, window.location.href);
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(url);
-    ws.binaryType = 'arraybuffer';
+    const ws = openPortalSocket(`/live/${this.#instanceId}`);
     this.#ws = ws;
     ws.onopen = () => {
       this.#attempt = 0;
@@ -73,7 +71,7 @@ export class LiveConnection {
       if (this.#closed) return;
       if (event.code === LIVE_CLOSE.ended.code) return this.#h.onStatus('ended');
       if (FINAL.has(event.code)) return this.#h.onStatus('refused', event.reason);
-      const delay = Math.min(10_000, 500 * 2 ** this.#attempt++);
+      const delay = reconnectDelayMs(this.#attempt++);
       this.#h.onStatus('reconnecting', `retrying in ${Math.round(delay / 1000)} s`);
       this.#timer = setTimeout(() => void this.#retry(), delay);
     };

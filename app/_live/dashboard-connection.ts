@@ -1,4 +1,5 @@
 import { decodeThumbnail, type DashboardServerMessage, type DashboardSnapshot } from '../../lib/protocol/dashboard.ts';
+import { openPortalSocket, reconnectDelayMs } from './socket.ts';
 
 export type PushStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
@@ -23,10 +24,7 @@ export class DashboardConnection {
   connect(): void {
     if (this.#closed) return;
     this.#onStatus(this.#attempt === 0 ? 'connecting' : 'reconnecting');
-    const url = new URL(`/events/${this.#teamId}`, window.location.href);
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(url);
-    ws.binaryType = 'arraybuffer';
+    const ws = openPortalSocket(`/events/${this.#teamId}`);
     this.#ws = ws;
     ws.onmessage = (event) => {
       if (typeof event.data !== 'string') {
@@ -48,7 +46,7 @@ export class DashboardConnection {
         this.#onStatus('closed');
         return;
       }
-      const delay = Math.min(10_000, 500 * 2 ** this.#attempt++);
+      const delay = reconnectDelayMs(this.#attempt++);
       this.#onStatus('reconnecting');
       this.#timer = setTimeout(() => this.connect(), delay);
     };
