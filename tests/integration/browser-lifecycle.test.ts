@@ -155,7 +155,7 @@ describe('a service that was killed outright', () => {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
     assert.ok((await chromiumProcesses(dataDir)).length > 0, 'the killed service left browsers running');
-    assert.ok(profileDirs(dataDir).length >= 2);
+    assert.ok(profileDirs(dataDir).length >= 1, 'and its profiles');
 
     const second = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0' });
     assert.ok(second.logs.some((l) => l.msg === 'ended browsers and removed profiles left by an earlier run'));
