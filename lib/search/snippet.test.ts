@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeSnippet, passageWords, snippetFromPassages, snippetJoins, snippetNeedles, snippetPassages } from './snippet.ts';
+import { passageSnippet, snippetPassages } from './snippet.ts';
 import { parseQuery } from './tokenize.ts';
 
 const body = [
@@ -12,15 +12,26 @@ const body = [
   'It follows the short note.',
 ].join('\n');
 
-/** The passages prepared at index time give the snippet makeSnippet gives from the page text. */
-describe('snippets from prepared passages', () => {
-  for (const query of ['asyncio gather', 'return exceptions', 'short note', 'nothing matches here', 'the']) {
-    it(query, () => {
-      const concepts = parseQuery(query).concepts;
-      const { passages, fallback } = snippetPassages(body, 'A description.', 'Gathering results');
-      const needles = snippetNeedles(concepts);
-      const hits = passages.filter(({ passage }) => needles.some((n) => [...passageWords(passage.block)].some((w) => w.startsWith(n)))).map((p) => p.passage);
-      assert.equal(snippetFromPassages(hits, fallback, concepts, snippetJoins(concepts)), makeSnippet(body, 'A description.', concepts, 'Gathering results'));
-    });
-  }
+describe('snippet passages', () => {
+  const { passages, fallback } = snippetPassages(body, 'A description.', 'Gathering results');
+
+  it('are the blocks worth showing, a short one with what follows it', () => {
+    // The heading that repeats the title and the two-character block are not passages.
+    assert.deepEqual(passages.map((p) => p.ord), [1, 3, 4, 5]);
+    assert.equal(passages.find((p) => p.ord === 4)?.passage.extra, 'It follows the short note.');
+    assert.equal(fallback, 'A description.');
+  });
+
+  it('show the chosen passage around the first of the query words', () => {
+    const long = { block: `${'Lorem ipsum dolor sit amet. '.repeat(20)}Then asyncio.gather runs them all.`, extra: null };
+    const snippet = passageSnippet(long, parseQuery('asyncio gather').concepts);
+    assert.match(snippet, /^….*asyncio\.gather runs them all\.$/);
+    assert.ok(snippet.length <= 242);
+  });
+
+  it('show a short passage with what follows it', () => {
+    const short = passages.find((p) => p.ord === 4)?.passage;
+    assert.ok(short);
+    assert.equal(passageSnippet(short, parseQuery('short note').concepts), 'Short note. It follows the short note.');
+  });
 });

@@ -189,55 +189,9 @@ export function snippetJoins(concepts: readonly Concept[]): string[][] {
   return joins;
 }
 
-/** The passage makeSnippet would choose among `passages` (in page order): the first with the
- * highest score after the length penalty, if any scores above zero. */
-export function bestPassage<P extends Passage>(passages: readonly P[], concepts: readonly Concept[], joins: readonly string[][]): { passage: P; adjusted: number; at: number } | null {
-  let best: { passage: P; adjusted: number; at: number } | null = null;
-  for (const p of passages) {
-    const s = blockScore(p.block, concepts, joins);
-    const adjusted = s.score - Math.max(0, p.block.length - 400) / 4000;
-    if (s.score > 0 && adjusted > (best?.adjusted ?? 0)) best = { passage: p, adjusted, at: s.at };
-  }
-  return best;
-}
-
-/** makeSnippet over prepared passages (in page order, at least those that could win): the same
- * scoring, without reading or scanning the page's text. */
-export function snippetFromPassages(passages: readonly Passage[], fallback: string, concepts: readonly Concept[], joins: readonly string[][], max = SNIPPET_CHARS): string {
-  const best = bestPassage(passages, concepts, joins);
-  if (!best) return fallback;
-  const passage = best.passage.extra !== null ? `${best.passage.block} ${best.passage.extra}`.trim() : best.passage.block;
-  return cut(passage, Math.max(0, best.at), max);
-}
-
-/**
- * The most a passage can score (blockScore) given which needles (snippetNeedles, by index) start
- * one of its words: an identifier or a join needs its first part at a word start (its later parts
- * may follow a separator inside a word), a word needs all its parts. Never below the real score,
- * so passages whose bound cannot beat a passage already scored need not be read.
- */
-export function passageBound(present: ReadonlySet<number>, concepts: readonly Concept[], joins: readonly string[][], needles: readonly string[]): number {
-  const has = (part: string) => present.has(needles.indexOf(stem(part)));
-  let bound = 0;
-  for (const parts of joins) if (has(parts[0] as string)) bound += 2;
-  for (const c of concepts) {
-    if (c.stop) continue;
-    if (c.parts.length > 1 && has(c.parts[0] as string)) bound += 2;
-    else if (c.parts.every(has)) bound += 1;
-  }
-  return bound;
-}
-
-const WORD_RUN = /[\p{L}\p{N}]+/gu;
-
-/** The distinct words of a passage, lower-cased: each maximal run of letters and digits, which is
- * where findWord accepts a match to start. A query word is looked up as a prefix of these (the
- * stemmed needles of blocksWithHits, at a word start). */
-export function passageWords(block: string): Set<string> {
-  return new Set(block.toLowerCase().match(WORD_RUN) ?? []);
-}
-
-/** What a passage must hold a word starting with: the (lightly stemmed) parts of the concepts. */
-export function snippetNeedles(concepts: readonly Concept[]): string[] {
-  return [...new Set(concepts.filter((c) => !c.stop).flatMap((c) => c.parts.map(stem)))];
+/** The snippet of a passage chosen for the query: cut around the first of the query's words in it. */
+export function passageSnippet(passage: Passage, concepts: readonly Concept[], max = SNIPPET_CHARS): string {
+  const { at } = blockScore(passage.block, concepts, snippetJoins(concepts));
+  const text = passage.extra !== null ? `${passage.block} ${passage.extra}`.trim() : passage.block;
+  return cut(text, Math.max(0, at), max);
 }

@@ -5,7 +5,7 @@ import { QueryPool } from './pool.ts';
 import { IndexReader } from './query.ts';
 import { openIndexDatabase } from './schema.ts';
 
-export { FIELD_WEIGHTS } from './query.ts';
+export { FIELD_WEIGHTS } from './schema.ts';
 
 type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; run: (req: SearchRequest) => Promise<SearchResult[]> };
 

@@ -2,13 +2,12 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads } from '../definitions.ts';
 import { score, type Candidate } from '../rank.ts';
-import { bestPassage, makeSnippet, passageBound, SNIPPET_SCAN, snippetFromPassages, snippetJoins, snippetNeedles, type Passage } from '../snippet.ts';
+import { makeSnippet, passageSnippet, SNIPPET_SCAN } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
-import { matchAll, matchAny } from './match.ts';
+import { FtsStage, type FirstStage } from './first-stage.ts';
+import { PostingsStage } from './postings.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
 
-/** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
-export const FIELD_WEIGHTS = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
@@ -22,52 +21,40 @@ type Signals = { url: string; title: string; headings: string; langShares: Recor
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
 /**
- * One read-only connection to the index and the whole query path on it: candidates from FTS5,
- * pages that define the query, the re-ranking (rank.ts) and the snippets. Synchronous; the backend
- * runs one per worker thread (or one in-process). Statements are prepared once; a query runs the
- * candidates (with coverage folded in, decision 0017), the definers, data_version, the fallbacks
- * and passage hits of the results and the hit passages' text; signals are read once per page and
- * index version; the page text of a page indexed before migration 3 costs one more statement.
+ * One read-only connection to the index and the whole query path on it: the first stage (our
+ * postings, or FTS5 for an index whose postings are not built yet; first-stage.ts), pages that
+ * define the query, the re-ranking (rank.ts) and the snippets. Synchronous; the backend runs one
+ * per worker thread (or one in-process). A query reads one snapshot of the index; what it keeps
+ * in memory between queries (signals, postings) is dropped when the index's data_version changes.
  */
 export class IndexReader {
   readonly #db: DatabaseSync;
-  readonly #candidates: StatementSync;
+  readonly #postings: PostingsStage;
+  readonly #fts: FtsStage;
   readonly #definers: StatementSync;
-  readonly #definersCovered: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
-  readonly #covered: StatementSync;
   readonly #version: StatementSync;
-  readonly #passages: StatementSync;
-  readonly #passageHits: StatementSync;
-  readonly #fallbacks: StatementSync;
+  readonly #prepared: StatementSync;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
   #keptVersion = -1;
+  #stage: FirstStage;
 
   constructor(file: string) {
     this.#db = new DatabaseSync(file, { readOnly: true });
     this.#db.exec('PRAGMA busy_timeout = 5000');
-    const w = FIELD_WEIGHTS;
-    const weights = [w.title, w.headings, w.url, w.terms, w.anchors, w.body].join(', ');
+    this.#postings = new PostingsStage(this.#db);
+    this.#fts = new FtsStage(this.#db);
+    this.#stage = this.#fts;
     const among = 'IN (SELECT value FROM json_each(?))';
-    this.#candidates = this.#db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ${CANDIDATES}`);
-    // The same, with whether each page holds every concept: the set of pages matching all of them
-    // is one doclist intersection (no scoring), evaluated once for the statement (decision 0017).
-    this.#covered = this.#db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s, rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?2) AS a
-      FROM fts WHERE fts MATCH ?1 ORDER BY bm25(fts, ${weights}) LIMIT ${CANDIDATES}`);
     this.#version = this.#db.prepare('PRAGMA data_version');
     // Which passages of the result pages hold a word starting with one of the query's words.
-    this.#passageHits = this.#db.prepare(`SELECT w.page_id AS page, n.key AS needle, w.ords AS ords FROM json_each(?1) pg, json_each(?2) n
-      JOIN passage_words w ON w.page_id = pg.value AND w.word >= n.value AND w.word < n.value || char(1114111)`);
-    this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
-    this.#fallbacks = this.#db.prepare(`SELECT id, text FROM snippet_fallback WHERE id ${among}`);
+    // Per result page [id, passage id or null]: the page's fallback snippet and the passage's text.
+    this.#prepared = this.#db.prepare(`SELECT j.value ->> 0 AS id, f.text AS fallback, p.block AS block, p.extra AS extra FROM json_each(?) j
+      LEFT JOIN snippet_fallback f ON f.id = j.value ->> 0 LEFT JOIN passages p ON p.id = j.value ->> 1`);
     // The best definers over all heads of the query: a page's definition weight times the head's.
     this.#definers = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight FROM json_each(?) h
-      JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
-    // The same, with whether each definer holds every concept (as in #covered).
-    this.#definersCovered = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight,
-      d.page_id IN (SELECT rowid FROM fts WHERE fts MATCH ?2) AS a FROM json_each(?1) h
       JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
     this.#signals = this.#db.prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM signals WHERE id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
@@ -78,34 +65,40 @@ export class IndexReader {
     const real = parsed.concepts.filter((c) => !c.stop);
     const concepts: Concept[] = real.length ? real : parsed.concepts;
     if (!concepts.length) return [];
-    const any = matchAny(concepts, parsed.joins);
-    const all = concepts.length > 1 ? matchAll(concepts) : null;
-    const rows = (all ? this.#covered.all(any, all) : this.#candidates.all(any)) as { id: number; s: number; a?: number }[];
+    // One read transaction: every statement of the query sees the same state of the index.
+    this.#db.exec('BEGIN');
+    try {
+      this.#sync();
+      return this.#search(req, parsed.concepts, concepts, parsed.joins);
+    } finally {
+      this.#db.exec('COMMIT');
+    }
+  }
+
+  /** What is kept between queries is dropped when the index changed (another process committed). */
+  #sync(): void {
+    const version = (this.#version.get() as { data_version: number }).data_version;
+    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT) return;
+    this.#kept.clear();
+    if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
+    this.#keptVersion = version;
+  }
+
+  #search(req: SearchRequest, typed: readonly Concept[], concepts: readonly Concept[], joins: readonly string[]): SearchResult[] {
+    const rows = this.#stage.rank(concepts, joins, CANDIDATES);
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
-    const heads = queryHeads(parsed.concepts);
+    const heads = queryHeads(typed);
     const defines = new Map<number, number>();
-    const definersCover = new Set<number>();
     if (heads.length) {
       const list = JSON.stringify(heads.map((h) => ({ h: h.head, w: h.weight })));
-      for (const r of (all ? this.#definersCovered.all(list, all) : this.#definers.all(list)) as { id: number; weight: number; a?: number }[]) {
-        defines.set(r.id, r.weight);
-        if (r.a) definersCover.add(r.id);
-      }
+      for (const r of this.#definers.all(list) as { id: number; weight: number }[]) defines.set(r.id, r.weight);
     }
-    // Coverage counts for the head of the list and for definers (as before decision 0017).
-    const covers = new Set<number>();
     const known = new Set<number>();
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i] as { id: number; s: number; a?: number };
-      known.add(r.id);
-      if (r.a && (i < FEATURE_DEPTH || defines.has(r.id))) covers.add(r.id);
-    }
-    for (const id of defines.keys()) {
-      if (known.has(id)) continue;
-      rows.push({ id, s: 0 });
-      if (definersCover.has(id)) covers.add(id);
-    }
+    for (const r of rows) known.add(r.id);
+    for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
     if (!rows.length) return [];
+    // Coverage counts for the head of the list and for definers.
+    const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
@@ -115,7 +108,7 @@ export class IndexReader {
       const c: Candidate = {
         id: r.id,
         bm25: r.s,
-        coversAll: all ? covers.has(r.id) : true,
+        coversAll: covers ? covers.has(r.id) : true,
         title: p.title,
         headings: p.headings,
         url: p.url,
@@ -141,11 +134,6 @@ export class IndexReader {
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
   #signalsOf(rows: readonly { id: number }[]): Map<number, Signals> {
-    const version = (this.#version.get() as { data_version: number }).data_version;
-    if (version !== this.#keptVersion || this.#kept.size > SIGNALS_KEPT) {
-      this.#kept.clear();
-      this.#keptVersion = version;
-    }
     const missing: number[] = [];
     for (const r of rows) if (!this.#kept.has(r.id)) missing.push(r.id);
     if (missing.length) {
@@ -164,77 +152,27 @@ export class IndexReader {
     return this.#kept;
   }
 
-  /** Snippets from the passages prepared at index time that hold a word of the query (decision
-   * 0017); a page indexed before they existed gets its snippet from its text, as before. */
+  /** Snippets from the passages prepared at index time (decision 0017), the one for each page that
+   * the postings say holds the most of the query (0018); from the page's text on the FTS5 path
+   * and for a page indexed before passages existed. */
   #snippets(top: readonly Candidate[], concepts: readonly Concept[]): SearchResult[] {
-    const fallbacks = new Map((this.#fallbacks.all(ids(top.map((c) => c.id))) as { id: number; text: string }[]).map((r) => [r.id, r.text]));
-    const needles = snippetNeedles(concepts);
-    const joins = snippetJoins(concepts);
-    // The hit passages of each page and the needles each holds, then their text: first those with
-    // the page's highest bound, then only those whose bound could still beat the best read so far.
-    const byPage = new Map<number, Passage[]>();
-    if (needles.length && fallbacks.size) {
-      const present = new Map<number, Set<number>>();
-      for (const r of this.#passageHits.all(ids([...fallbacks.keys()]), JSON.stringify(needles)) as { page: number; needle: number; ords: string }[]) {
-        for (const o of r.ords.split(',')) {
-          const id = r.page * PASSAGE_SLOTS + Number(o);
-          const set = present.get(id);
-          if (set) set.add(r.needle);
-          else present.set(id, new Set([r.needle]));
-        }
-      }
-      const bounds = new Map<number, number>();
-      const top = new Map<number, number>();
-      for (const [id, set] of present) {
-        const b = passageBound(set, concepts, joins, needles);
-        if (b <= 0) continue;
-        bounds.set(id, b);
-        const page = Math.floor(id / PASSAGE_SLOTS);
-        if (b > (top.get(page) ?? 0)) top.set(page, b);
-      }
-      const first = [...bounds].filter(([id, b]) => b === top.get(Math.floor(id / PASSAGE_SLOTS))).map(([id]) => id);
-      const read = this.#readPassages(first, byPage);
-      const best = new Map<number, { id: number; adjusted: number }>();
-      for (const [page, list] of byPage) {
-        const b = bestPassage(list, concepts, joins);
-        if (b) best.set(page, { id: (b.passage as Passage & { id: number }).id, adjusted: b.adjusted });
-      }
-      const more: number[] = [];
-      for (const [id, b] of bounds) {
-        if (read.has(id)) continue;
-        const to = best.get(Math.floor(id / PASSAGE_SLOTS));
-        if (!to || b > to.adjusted || (b >= to.adjusted && id < to.id)) more.push(id);
-      }
-      this.#readPassages(more, byPage);
-      for (const list of byPage.values()) list.sort((a, b) => (a as Passage & { id: number }).id - (b as Passage & { id: number }).id);
-    }
-    const old = top.filter((c) => !fallbacks.has(c.id));
-    const content = old.length ? new Map((this.#content.all(ids(old.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r])) : null;
+    const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
+    const wanted = top.map((c) => {
+      const ord = best?.get(c.id);
+      return [c.id, ord === undefined ? null : c.id * PASSAGE_SLOTS + ord];
+    });
+    const prepared = new Map((this.#prepared.all(JSON.stringify(wanted)) as { id: number; fallback: string | null; block: string | null; extra: string | null }[]).map((r) => [r.id, r]));
+    const fromText = top.filter((c) => !best || prepared.get(c.id)?.fallback == null);
+    const content = fromText.length ? new Map((this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r])) : null;
     return top.map((c) => {
-      const fallback = fallbacks.get(c.id);
+      const text = content?.get(c.id);
+      const p = prepared.get(c.id);
       let snippet: string;
-      if (fallback !== undefined) {
-        snippet = snippetFromPassages(byPage.get(c.id) ?? [], fallback, concepts, joins);
-      } else {
-        const t = content?.get(c.id);
-        snippet = makeSnippet(t?.body ?? '', t?.description ?? '', concepts, c.title);
-      }
+      if (text || !p?.fallback) snippet = makeSnippet(text?.body ?? '', text?.description ?? '', concepts, c.title);
+      else if (p.block !== null) snippet = passageSnippet({ block: p.block, extra: p.extra }, concepts);
+      else snippet = p.fallback;
       return { url: c.url, title: c.title, snippet };
     });
-  }
-
-  /** Reads passages by id into per-page lists; returns the ids read. */
-  #readPassages(list: readonly number[], byPage: Map<number, Passage[]>): Set<number> {
-    const read = new Set<number>();
-    if (!list.length) return read;
-    for (const r of this.#passages.all(ids(list)) as (Passage & { id: number })[]) {
-      read.add(r.id);
-      const page = Math.floor(r.id / PASSAGE_SLOTS);
-      const pages = byPage.get(page);
-      if (pages) pages.push(r);
-      else byPage.set(page, [r]);
-    }
-    return read;
   }
 
   count(): number {
@@ -242,6 +180,7 @@ export class IndexReader {
   }
 
   close(): void {
+    this.#postings.close();
     this.#db.close();
   }
 }

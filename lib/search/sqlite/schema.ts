@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { openDatabase, type Migration } from '../../db/sqlite.ts';
+import { FTS_TOKENIZE } from './tokenizer.ts';
 
 /**
  * The search index's own SQLite file (DATA_DIR/index.db by default), apart from the service's
@@ -12,12 +13,15 @@ import { openDatabase, type Migration } from '../../db/sqlite.ts';
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
  * signals  per page, what the ranking reads of a candidate (address, title, headings, language, inlinks)
  * passages snippet passages of each page's opening text, id = page id * PASSAGE_SLOTS + block number
- * passage_words  per page, each word of its passages -> the passages' numbers, so a query reads
- *          only the passages that hold one of its words
  * snippet_fallback  per page, the snippet shown when no passage holds the query
+ * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
+ * postings    per term, the pages holding it, its field-weighted frequency and passages there (postings.ts)
+ * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  */
 export const PASSAGE_SLOTS = 4096;
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
+/** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
+export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
 
 export const indexMigrations: readonly Migration[] = [
   {
@@ -63,7 +67,7 @@ export const indexMigrations: readonly Migration[] = [
       CREATE VIRTUAL TABLE fts USING fts5(
         ${FTS_COLUMNS.join(', ')},
         content = '', contentless_delete = 1,
-        tokenize = 'porter unicode61 remove_diacritics 2'
+        tokenize = '${FTS_TOKENIZE}'
       );`,
   },
   {
@@ -107,6 +111,29 @@ export const indexMigrations: readonly Migration[] = [
         text TEXT NOT NULL
       );
       INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages;`,
+  },
+  {
+    version: 4,
+    name: 'search postings',
+    // The first stage's own postings (decision 0018), which also tell which snippet passages hold
+    // a term (so passage_words goes). They are complete once search_meta says so; the next `npm
+    // run index` builds them for an existing index, and until then queries run on FTS5 and take
+    // their snippets from the page text.
+    up: `
+      CREATE TABLE page_terms (
+        page_id INTEGER PRIMARY KEY,
+        length INTEGER NOT NULL,
+        terms TEXT NOT NULL
+      );
+      CREATE TABLE postings (
+        term TEXT PRIMARY KEY,
+        data BLOB NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE search_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+      DROP TABLE passage_words;`,
   },
 ];
 

@@ -4,7 +4,8 @@ import { definitionHeads } from '../definitions.ts';
 import { buildDocument, type PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
-import { passageWords, snippetPassages } from '../snippet.ts';
+import { snippetPassages } from '../snippet.ts';
+import { PostingsWriter } from './postings-writer.ts';
 import { openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
@@ -25,6 +26,7 @@ function prepare(db: DatabaseSync) {
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
     def: db.prepare('INSERT INTO defs (head, page_id, weight) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)'),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
+    dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
     page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
@@ -36,8 +38,6 @@ function prepare(db: DatabaseSync) {
       SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    dropPassageWords: db.prepare('DELETE FROM passage_words WHERE page_id = ?'),
-    passageWord: db.prepare('INSERT INTO passage_words (page_id, word, ords) VALUES (?, ?, ?)'),
     dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
     passage: db.prepare('INSERT INTO passages (id, block, extra) VALUES (?, ?, ?)'),
     fallback: db.prepare('INSERT OR REPLACE INTO snippet_fallback (id, text) VALUES (?, ?)'),
@@ -50,7 +50,8 @@ type Statements = ReturnType<typeof prepare>;
 /**
  * Adds pages to the SQLite index. Pages are stored at once; the full-text rows, which include the
  * anchor text of links from other pages, are rebuilt in finish() for every page that changed or
- * gained or lost inbound links, so pages may arrive in any order.
+ * gained or lost inbound links, so pages may arrive in any order, and with them the postings of
+ * their terms (postings-writer.ts).
  */
 export class SqliteIndexWriter implements IndexWriter {
   readonly #db: DatabaseSync;
@@ -59,11 +60,13 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #touchedTargets = new Set<string>();
   #pending = 0;
   readonly #q: Statements;
+  readonly #postings: PostingsWriter;
 
   constructor(fileOrDb: string | DatabaseSync) {
     this.#own = typeof fileOrDb === 'string';
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#q = prepare(this.#db);
+    this.#postings = new PostingsWriter(this.#db);
   }
 
   upsert(page: FetchedPage): UpsertOutcome {
@@ -122,6 +125,11 @@ export class SqliteIndexWriter implements IndexWriter {
       if (row) q.dirty.run(row.id);
     }
     this.#touchedTargets.clear();
+    // Postings missing (an index from before them) or in another format: built again for all.
+    if (this.#postings.stale()) {
+      this.#postings.reset();
+      q.dirtyEvery.run();
+    }
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
     for (let i = 0; i < ids.length; i++) {
@@ -129,6 +137,8 @@ export class SqliteIndexWriter implements IndexWriter {
       this.#rebuild(ids[i] as number);
       progress?.(i + 1, ids.length);
     }
+    this.#begin();
+    this.#postings.flush();
     this.#commit();
     this.#db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
     this.#db.exec('PRAGMA optimize');
@@ -139,43 +149,45 @@ export class SqliteIndexWriter implements IndexWriter {
     const p = q.page.get(id) as { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
     q.ftsDelete.run(id);
-    this.#rebuildPassages(id, p);
-    if (!p) return;
+    const passages = this.#rebuildPassages(id, p);
+    if (!p) {
+      this.#postings.page(id, null);
+      return;
+    }
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
     q.signals.run(id);
-    q.ftsInsert.run(id, indexText(p.title), indexText(p.headings), indexText(urlWords(p.url)), indexText(p.terms), indexText(anchors), indexText(p.body));
+    const fields = { title: indexText(p.title), headings: indexText(p.headings), url: indexText(urlWords(p.url)), terms: indexText(p.terms), anchors: indexText(anchors) };
+    // The body by block (a token never spans lines), so the postings know which passage holds it.
+    const bodyBlocks = p.body.split('\n').map(indexText);
+    q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
+    this.#postings.page(id, { fields, bodyBlocks, passages });
   }
 
   /** The page's snippet passages (decision 0017): dropped and prepared again from its text. */
-  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): void {
+  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): Set<number> {
     const q = this.#q;
     const lo = id * PASSAGE_SLOTS;
-    const hi = lo + PASSAGE_SLOTS - 1;
-    q.dropPassageWords.run(id);
-    q.dropPassages.run(lo, hi);
+    q.dropPassages.run(lo, lo + PASSAGE_SLOTS - 1);
     if (!p) {
       q.dropFallback.run(id);
-      return;
+      return new Set();
     }
     const { passages, fallback } = snippetPassages(p.body, p.description, p.title);
-    const where = new Map<string, number[]>();
+    const kept = new Set<number>();
     for (const { ord, passage } of passages) {
       if (ord >= PASSAGE_SLOTS) break;
       q.passage.run(lo + ord, passage.block, passage.extra);
-      for (const w of passageWords(passage.block)) {
-        const list = where.get(w);
-        if (list) list.push(ord);
-        else where.set(w, [ord]);
-      }
+      kept.add(ord);
     }
-    for (const [w, list] of where) q.passageWord.run(id, w, list.join(','));
     q.fallback.run(id, fallback);
+    return kept;
   }
 
   close(): void {
     if (this.#pending) this.#commit();
+    this.#postings.close();
     if (this.#own) this.#db.close();
   }
 }

@@ -1,0 +1,43 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { Concept } from '../tokenize.ts';
+import { matchAll, matchAny } from './match.ts';
+import { FIELD_WEIGHTS } from './schema.ts';
+
+export type Ranked = { id: number; s: number };
+
+/**
+ * The first stage of a query: the pages holding any of its concepts (or joined forms of adjacent
+ * words), by field-weighted BM25, and which of them hold every concept. Two implementations with
+ * the same scores: our own postings (postings.ts, the normal path) and FTS5's bm25() (this file,
+ * for an index whose postings are not built yet).
+ */
+export interface FirstStage {
+  /** The `k` best, best first. */
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[];
+  /** Those of `ids` that hold every concept of the last rank() call (of two or more concepts). */
+  covering(ids: Iterable<number>): Set<number>;
+}
+
+export class FtsStage implements FirstStage {
+  readonly #candidates: StatementSync;
+  readonly #covering: StatementSync;
+  #all: string | null = null;
+
+  constructor(db: DatabaseSync) {
+    const w = FIELD_WEIGHTS;
+    const weights = [w.title, w.headings, w.url, w.terms, w.anchors, w.body].join(', ');
+    this.#candidates = db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ?`);
+    this.#covering = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
+  }
+
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
+    this.#all = concepts.length > 1 ? matchAll(concepts) : null;
+    return this.#candidates.all(matchAny(concepts, joins), k) as Ranked[];
+  }
+
+  covering(ids: Iterable<number>): Set<number> {
+    const list = [...ids];
+    if (!this.#all || !list.length) return new Set();
+    return new Set((this.#covering.all(this.#all, JSON.stringify(list)) as { id: number }[]).map((r) => r.id));
+  }
+}

@@ -1,0 +1,331 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { Concept } from '../tokenize.ts';
+import type { FirstStage, Ranked } from './first-stage.ts';
+import { FIELD_WEIGHTS } from './schema.ts';
+import { FtsTokenizer } from './tokenizer.ts';
+
+/**
+ * The first stage of a query on postings of our own (decision 0018): for every term of the
+ * full-text index, the pages that hold it, its field-weighted frequency there and the snippet
+ * passages (snippet.ts) it occurs in, stored in the index file (`postings`, written by
+ * postings-writer.ts) and scored here with FTS5's own BM25 (k1 1.2, b 0.75, the row's token count
+ * as its length, the same idf) over typed arrays, instead of one auxiliary-function call per
+ * matching row. Same terms (tokenizer.ts), same scores.
+ *
+ * A row is a term and one blob, little-endian: two uint32 (n, the number of pages, and p, of
+ * passage numbers), the page ids in ascending order (n uint32), the weighted frequency in each (n
+ * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
+ * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]].
+ */
+export const POSTINGS_FORMAT = `postings 1; weights ${Object.entries(FIELD_WEIGHTS).map(([k, v]) => `${k}=${v}`).join(',')}`;
+
+const K1 = 1.2;
+const B = 0.75;
+/** Postings a reader keeps decoded in memory, in bytes (the corpus's are about 24 MB in all). */
+const CACHE_BYTES = 48 * 1024 * 1024;
+
+export type PostingList = { docs: Uint32Array; freqs: Float32Array; starts: Uint32Array; places: Uint16Array };
+
+export function encodePostings(list: PostingList): Uint8Array {
+  const n = list.docs.length;
+  const p = list.places.length;
+  const out = new Uint8Array(8 + 8 * n + (p ? 4 * (n + 1) + 2 * p : 0));
+  const words = new Uint32Array(out.buffer, 0, 2 + 2 * n + (p ? n + 1 : 0));
+  words[0] = n;
+  words[1] = p;
+  words.set(list.docs, 2);
+  new Float32Array(out.buffer, 8 + 4 * n, n).set(list.freqs);
+  if (p) {
+    words.set(list.starts, 2 + 2 * n);
+    new Uint16Array(out.buffer, 8 + 8 * n + 4 * (n + 1), p).set(list.places);
+  }
+  return out;
+}
+
+export function decodePostings(blob: Uint8Array): PostingList {
+  // Typed-array views need aligned offsets; node:sqlite hands out fresh (aligned) buffers.
+  const b = blob.byteOffset % 4 === 0 ? blob : blob.slice();
+  const head = new Uint32Array(b.buffer, b.byteOffset, 2);
+  const n = head[0] as number;
+  const p = head[1] as number;
+  const at = b.byteOffset + 8;
+  return {
+    docs: new Uint32Array(b.buffer, at, n),
+    freqs: new Float32Array(b.buffer, at + 4 * n, n),
+    starts: new Uint32Array(b.buffer, at + 8 * n, p ? n + 1 : 0),
+    places: new Uint16Array(b.buffer, at + 8 * n + (p ? 4 * (n + 1) : 0), p),
+  };
+}
+
+/** Where in a posting list page `id` is (binary search), or -1. */
+function find(docs: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = docs[mid] as number;
+    if (d === id) return mid;
+    if (d < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The passages of page `id` holding every one of `terms`, or null. */
+function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>, id: number): Set<number> | null {
+  let held = null as Set<number> | null;
+  for (const t of terms) {
+    const list = lists.get(t);
+    const at = list ? find(list.docs, id) : -1;
+    if (!list || at < 0 || !list.starts.length) return null;
+    const here = new Set<number>(list.places.subarray(list.starts[at], list.starts[at + 1]));
+    held = held ? new Set([...held].filter((o) => here.has(o))) : here;
+  }
+  return held;
+}
+
+/** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
+ * and present where all are), each standing for one concept (its index) or for none (-1), and
+ * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
+ * as snippet.ts's blockScore counts). */
+type Phrase = { terms: readonly string[]; concept: number; weight: number };
+
+/**
+ * Reads postings on one connection. Not reentrant: covering() answers for the last rank() call.
+ */
+export class PostingsStage implements FirstStage {
+  readonly #db: DatabaseSync;
+  readonly #tokenizer = new FtsTokenizer();
+  readonly #meta: StatementSync;
+  readonly #lengths: StatementSync;
+  readonly #lookup: StatementSync;
+  readonly #cache = new Map<string, PostingList | null>();
+  #cachedBytes = 0;
+  #usable = false;
+  #pages = 0;
+  /** K of BM25's denominator per page id: k1 × (1 − b + b × length / average length). */
+  #norm = new Float64Array(0);
+  #acc = new Float64Array(0);
+  #mask = new Uint32Array(0);
+  #touched = new Int32Array(0);
+  #touchedCount = 0;
+  /** The mask of a page holding every concept of the last rank() call. */
+  #full = 0;
+  #last: Phrase[] = [];
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#meta = db.prepare("SELECT value FROM search_meta WHERE key = 'postings'");
+    this.#lengths = db.prepare('SELECT page_id AS id, length FROM page_terms');
+    this.#lookup = db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))');
+  }
+
+  /** Whether the index has postings in the format this code reads; call after every change of
+   * the index (its data_version), before rank(). */
+  refresh(): boolean {
+    this.#cache.clear();
+    this.#cachedBytes = 0;
+    const meta = this.#meta.get() as { value: string } | undefined;
+    this.#usable = meta?.value === POSTINGS_FORMAT;
+    if (!this.#usable) return false;
+    const rows = this.#lengths.all() as { id: number; length: number }[];
+    let max = 0;
+    let total = 0;
+    for (const r of rows) {
+      if (r.id > max) max = r.id;
+      total += r.length;
+    }
+    this.#pages = rows.length;
+    const avg = rows.length ? total / rows.length : 1;
+    this.#norm = new Float64Array(max + 1);
+    for (const r of rows) this.#norm[r.id] = K1 * (1 - B + (B * r.length) / avg);
+    this.#acc = new Float64Array(max + 1);
+    this.#mask = new Uint32Array(max + 1);
+    this.#touched = new Int32Array(max + 1);
+    this.#touchedCount = 0;
+    return true;
+  }
+
+  get usable(): boolean {
+    return this.#usable;
+  }
+
+  #postings(terms: readonly string[]): Map<string, PostingList> {
+    const out = new Map<string, PostingList>();
+    const missing: string[] = [];
+    for (const t of terms) {
+      if (!this.#cache.has(t)) missing.push(t);
+      else {
+        const list = this.#cache.get(t);
+        if (list) out.set(t, list);
+      }
+    }
+    if (!missing.length) return out;
+    const found = new Set<string>();
+    for (const r of this.#lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
+      const list = decodePostings(r.data);
+      found.add(r.term);
+      out.set(r.term, list);
+      this.#remember(r.term, list);
+    }
+    for (const t of missing) if (!found.has(t)) this.#remember(t, null);
+    return out;
+  }
+
+  #remember(term: string, list: PostingList | null): void {
+    const size = list ? list.docs.buffer.byteLength : 0;
+    if (this.#cachedBytes + size > CACHE_BYTES) {
+      this.#cache.clear();
+      this.#cachedBytes = 0;
+    }
+    this.#cache.set(term, list);
+    this.#cachedBytes += size + term.length;
+  }
+
+  /** A concept is its identifier's joined form (the index holds one for every run of 2 to 5 parts,
+   * tokenize.ts), else all its parts; a join of adjacent words stands for no concept. */
+  #phrases(concepts: readonly Concept[], joins: readonly string[]): Phrase[] {
+    const t = this.#tokenizer;
+    t.learn([...concepts.flatMap((c) => c.parts), ...concepts.flatMap((c) => (c.compound ? [c.compound] : [])), ...joins]);
+    const phrases: Phrase[] = concepts.map((c, i) => ({ terms: c.compound ? t.terms(c.compound) : c.parts.flatMap((p) => t.terms(p)), concept: i, weight: c.compound ? 2 : 1 }));
+    for (const j of joins) phrases.push({ terms: t.terms(j), concept: -1, weight: 2 });
+    return phrases;
+  }
+
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
+    this.#last = this.#phrases(concepts, joins);
+    return this.#rank(this.#last, concepts.length, k);
+  }
+
+  /**
+   * The snippet passage of each of `ids` for the last rank() call: the passage (by number) whose
+   * phrases weigh the most, the first of equals; none for a page with no phrase in a passage.
+   */
+  bestPassages(ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    const lists = this.#postings([...new Set(this.#last.flatMap((p) => p.terms))]);
+    for (const id of ids) {
+      const weights = new Map<number, number>();
+      for (const p of this.#last) {
+        const held = placesOf(p.terms, lists, id);
+        if (held) for (const o of held) weights.set(o, (weights.get(o) ?? 0) + p.weight);
+      }
+      let best = -1;
+      let bestWeight = 0;
+      for (const [o, w] of weights) if (w > bestWeight || (w === bestWeight && o < best)) [best, bestWeight] = [o, w];
+      if (best >= 0) out.set(id, best);
+    }
+    return out;
+  }
+
+  covering(ids: Iterable<number>): Set<number> {
+    const out = new Set<number>();
+    if (this.#full === 0) return out;
+    for (const id of ids) if (id < this.#mask.length && this.#mask[id] === this.#full) out.add(id);
+    return out;
+  }
+
+  /**
+   * The `k` best pages holding any phrase, by BM25 over the phrases' terms (each term counted
+   * once), best first, ties by id. Afterwards the masks tell which of the `concepts` each page
+   * holds (a concept is held when one of its phrases is).
+   */
+  #rank(phrases: readonly Phrase[], concepts: number, k: number): Ranked[] {
+    const acc = this.#acc;
+    const mask = this.#mask;
+    const touched = this.#touched;
+    for (let i = 0; i < this.#touchedCount; i++) {
+      const d = touched[i] as number;
+      acc[d] = 0;
+      mask[d] = 0;
+    }
+    let n = 0;
+    const norm = this.#norm;
+    const lists = this.#postings([...new Set(phrases.flatMap((p) => p.terms))]);
+    const scored = new Set<string>();
+    for (const p of phrases) {
+      const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : 0;
+      for (const t of p.terms) {
+        if (scored.has(t)) continue;
+        scored.add(t);
+        const list = lists.get(t);
+        if (!list) continue;
+        const { docs, freqs } = list;
+        const df = docs.length;
+        const idf = Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5)));
+        for (let i = 0; i < df; i++) {
+          const d = docs[i] as number;
+          const f = freqs[i] as number;
+          if (acc[d] === 0) touched[n++] = d;
+          acc[d] = (acc[d] as number) + (idf * f * (K1 + 1)) / (f + (norm[d] as number));
+        }
+      }
+      if (!bit) continue;
+      // Where the phrase is present: its one term's pages, or the pages holding all its terms.
+      const held = intersect(p.terms.map((t) => lists.get(t)));
+      for (let i = 0; i < held.length; i++) mask[held[i] as number] = ((mask[held[i] as number] as number) | bit) >>> 0;
+    }
+    this.#touchedCount = n;
+    this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
+    return topK(acc, touched, n, k);
+  }
+
+  close(): void {
+    this.#tokenizer.close();
+  }
+}
+
+/** Page ids in every list (none when a list is missing). */
+function intersect(lists: readonly (PostingList | undefined)[]): Uint32Array {
+  if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
+  if (lists.length === 1) return (lists[0] as PostingList).docs;
+  const sorted = (lists as PostingList[]).map((l) => l.docs).sort((a, b) => a.length - b.length);
+  let out = sorted[0] as Uint32Array;
+  for (let j = 1; j < sorted.length && out.length; j++) {
+    const other = sorted[j] as Uint32Array;
+    const next: number[] = [];
+    let o = 0;
+    for (let i = 0; i < out.length; i++) {
+      const d = out[i] as number;
+      while (o < other.length && (other[o] as number) < d) o++;
+      if (o < other.length && other[o] === d) next.push(d);
+    }
+    out = Uint32Array.from(next);
+  }
+  return out;
+}
+
+/** The k highest scores among the touched pages, best first, ties by id; a bounded min-heap. */
+function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ranked[] {
+  const heap: number[] = [];
+  // a worse than b: lower score, or the same score and a higher id.
+  const worse = (a: number, b: number) => (acc[a] as number) < (acc[b] as number) || (acc[a] === acc[b] && a > b);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
+      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+      i = m;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const d = touched[i] as number;
+    if (heap.length < k) {
+      heap.push(d);
+      for (let c = heap.length - 1; c > 0; ) {
+        const p = (c - 1) >> 1;
+        if (!worse(heap[c] as number, heap[p] as number)) break;
+        [heap[c], heap[p]] = [heap[p] as number, heap[c] as number];
+        c = p;
+      }
+    } else if (worse(heap[0] as number, d)) {
+      heap[0] = d;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((id) => ({ id, s: acc[id] as number }));
+}

@@ -1,0 +1,81 @@
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+/** The tokenizer of the index's full-text table, in FTS5's own terms (schema.ts uses it too). */
+export const FTS_TOKENIZE = 'porter unicode61 remove_diacritics 2';
+/** Distinct words remembered before the memo starts over (a few hundred bytes each). */
+const MEMO_LIMIT = 1_000_000;
+/** Tokens FTS5 leaves as they are: lower-case ASCII letters and digits that unicode61 cannot fold
+ * and the porter stemmer does not touch, because they end in a digit (no suffix rule matches) or
+ * are shorter than three characters. Most identifiers' joined forms and all numbers are such. */
+const UNCHANGED = /^(?:[a-z0-9]*[0-9]|[a-z0-9]{1,2})$/;
+/** Separates tokens in one tokenizer row: longer than any token (tokenize.ts keeps up to 64
+ * characters), so it cannot be one, and porter passes tokens over 64 bytes through unchanged. */
+const SEPARATOR = 's'.repeat(80);
+
+/**
+ * The full-text index's terms for our tokens (tokenize.ts): case-folded, diacritics removed and
+ * stemmed exactly as FTS5 does it, because FTS5 does it, in a private in-memory table of its own
+ * (decision 0018). The postings (postings.ts) and every query get their terms from here, so they
+ * agree with the FTS5 table word for word. A token usually gives one term (`running` -> `run`); a
+ * word that unicode61 splits (it treats some scripts' combining marks as separators) gives
+ * several, a token of separators none. Results are remembered, so a word costs one trip through
+ * SQLite, in a batch with others.
+ */
+export class FtsTokenizer {
+  readonly #db = new DatabaseSync(':memory:');
+  readonly #insert: StatementSync;
+  readonly #read: StatementSync;
+  readonly #clear: StatementSync;
+  readonly #memo = new Map<string, readonly string[]>();
+
+  constructor() {
+    this.#db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, tokenize = '${FTS_TOKENIZE}');
+      CREATE VIRTUAL TABLE instances USING fts5vocab(words, instance);`);
+    this.#insert = this.#db.prepare('INSERT INTO words (rowid, w) VALUES (1, ?)');
+    this.#read = this.#db.prepare('SELECT term FROM instances ORDER BY "offset"');
+    this.#read.setReturnArrays(true);
+    this.#clear = this.#db.prepare('DELETE FROM words');
+  }
+
+  /** The terms of a token if known without a trip through SQLite. */
+  known(token: string): readonly string[] | undefined {
+    return UNCHANGED.test(token) ? [token] : this.#memo.get(token);
+  }
+
+  /** The terms of one token. */
+  terms(token: string): readonly string[] {
+    const known = this.known(token);
+    if (known) return known;
+    this.learn([token]);
+    return this.#memo.get(token) as readonly string[];
+  }
+
+  /** Tokenizes, in one round trip, those of `tokens` not known yet. */
+  learn(tokens: Iterable<string>): void {
+    const fresh: string[] = [];
+    for (const t of tokens) if (!this.known(t)) fresh.push(t);
+    if (!fresh.length) return;
+    if (this.#memo.size + fresh.length > MEMO_LIMIT) this.#memo.clear();
+    let i = 0;
+    let terms: string[] = [];
+    this.#db.exec('BEGIN');
+    try {
+      this.#insert.run(fresh.join(` ${SEPARATOR} `));
+      for (const [term] of this.#read.all() as unknown as [string][]) {
+        if (term !== SEPARATOR) terms.push(term);
+        else {
+          this.#memo.set(fresh[i++] as string, terms);
+          terms = [];
+        }
+      }
+      this.#memo.set(fresh[i] as string, terms);
+      this.#clear.run();
+    } finally {
+      this.#db.exec('COMMIT');
+    }
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
