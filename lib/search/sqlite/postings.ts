@@ -89,6 +89,7 @@ function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingLi
  * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
  * as snippet.ts's blockScore counts). */
 type Phrase = { terms: readonly string[]; concept: number; weight: number };
+type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync };
 
 /**
  * Reads postings on one connection. Not reentrant: covering() answers for the last rank() call.
@@ -96,9 +97,7 @@ type Phrase = { terms: readonly string[]; concept: number; weight: number };
 export class PostingsStage implements FirstStage {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer();
-  readonly #meta: StatementSync;
-  readonly #lengths: StatementSync;
-  readonly #lookup: StatementSync;
+  #q: Statements | null = null;
   readonly #cache = new Map<string, PostingList | null>();
   #cachedBytes = 0;
   #usable = false;
@@ -115,9 +114,6 @@ export class PostingsStage implements FirstStage {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#meta = db.prepare("SELECT value FROM search_meta WHERE key = 'postings'");
-    this.#lengths = db.prepare('SELECT page_id AS id, length FROM page_terms');
-    this.#lookup = db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))');
   }
 
   /** Whether the index has postings in the format this code reads; call after every change of
@@ -125,10 +121,20 @@ export class PostingsStage implements FirstStage {
   refresh(): boolean {
     this.#cache.clear();
     this.#cachedBytes = 0;
-    const meta = this.#meta.get() as { value: string } | undefined;
-    this.#usable = meta?.value === POSTINGS_FORMAT;
-    if (!this.#usable) return false;
-    const rows = this.#lengths.all() as { id: number; length: number }[];
+    this.#usable = false;
+    // An index file from before the postings (schema migrations run in the service's own
+    // connection first, so this is a race with an upgrade at most) has nothing to read yet.
+    const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_meta'").get();
+    if (!hasMeta) return false;
+    this.#q ??= {
+      meta: this.#db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
+      lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
+      lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
+    };
+    const meta = this.#q.meta.get() as { value: string } | undefined;
+    if (meta?.value !== POSTINGS_FORMAT) return false;
+    this.#usable = true;
+    const rows = this.#q.lengths.all() as { id: number; length: number }[];
     let max = 0;
     let total = 0;
     for (const r of rows) {
@@ -162,7 +168,7 @@ export class PostingsStage implements FirstStage {
     }
     if (!missing.length) return out;
     const found = new Set<string>();
-    for (const r of this.#lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
+    for (const r of (this.#q as Statements).lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
       const list = decodePostings(r.data);
       found.add(r.term);
       out.set(r.term, list);
