@@ -1,3 +1,5 @@
+import type { PageDocument } from './document.ts';
+
 /**
  * The one interface between the search API (and the indexer) and an index engine. The default
  * engine is SQLite FTS5 (./sqlite/); another one (a remote engine, an in-memory double in tests)
@@ -29,7 +31,7 @@ export type UpsertOutcome = 'added' | 'replaced' | 'merged';
 
 export interface IndexWriter {
   /** Add or replace one page. 'merged': another address of a page already seen in this run. */
-  upsert(page: FetchedPage): UpsertOutcome;
+  upsert(doc: PageDocument): UpsertOutcome;
   /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far. */
   finish(progress?: (done: number, total: number) => void): void;
   close(): void;

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { FetchedPage, IndexWriter, UpsertOutcome } from './backend.ts';
 import { UnparseablePage } from './document.ts';
+import { DocumentBuilder } from './documents.ts';
 import { crawl, type CrawlOptions } from './sources/crawler.ts';
 import { folderPages } from './sources/folder.ts';
 import { openWarcFile, warcPages, warcRecords } from './sources/warc.ts';
@@ -10,7 +11,12 @@ import { openWarcFile, warcPages, warcRecords } from './sources/warc.ts';
  * counts what happened. A page that cannot be used is reported and skipped; a source that cannot
  * be read at all is reported and the others still run.
  */
-export type IngestOptions = { baseUrl?: string; crawl?: Partial<CrawlOptions> };
+export type IngestOptions = {
+  baseUrl?: string;
+  crawl?: Partial<CrawlOptions>;
+  /** Threads that build documents (0: in this one). */
+  threads?: number;
+};
 
 export type IngestReport = {
   skipped(url: string, reason: string): void;
@@ -21,25 +27,42 @@ export type IngestReport = {
 
 export type IngestSummary = Record<UpsertOutcome, number> & { skipped: number; failedSources: number; seconds: number };
 
+/** Pages being built ahead of the writer, at most. */
+const AHEAD = 64;
+
 export async function ingest(sources: readonly string[], writer: IndexWriter, opts: IngestOptions, report: IngestReport): Promise<IngestSummary> {
   const t0 = performance.now();
   const sum: IngestSummary = { added: 0, replaced: 0, merged: 0, skipped: 0, failedSources: 0, seconds: 0 };
   let pages = 0;
-  const take = (page: FetchedPage) => {
-    try {
-      sum[writer.upsert(page)]++;
-      pages++;
-    } catch (err) {
-      if (!(err instanceof UnparseablePage)) throw err;
-      sum.skipped++;
-      report.skipped(page.url, err.message.replace(`${page.url}: `, ''));
-    }
+  const builder = new DocumentBuilder(opts.threads ?? 0);
+  // Pages are built in parallel and stored in the order they came (the same index every run).
+  // The first failure to store (not a page that cannot be used: a bug or a broken index) stops
+  // the storing and is thrown at the end.
+  const queue: Promise<void>[] = [];
+  let failure: { err: unknown } | null = null;
+  const take = async (page: FetchedPage) => {
+    const built = builder.build(page);
+    const stored = (queue.at(-1) ?? Promise.resolve()).then(async () => {
+      if (failure) return;
+      try {
+        sum[writer.upsert(await built)]++;
+        pages++;
+      } catch (err) {
+        if (!(err instanceof UnparseablePage)) failure = { err };
+        else {
+          sum.skipped++;
+          report.skipped(page.url, err.why);
+        }
+      }
+    });
+    queue.push(stored);
+    if (queue.length >= AHEAD) await queue.shift();
   };
   for (const source of sources) {
     try {
       if (/^https?:\/\//i.test(source)) {
         await crawl([source], opts.crawl ?? {}, {
-          page: (p) => take(p),
+          page: (p) => void take(p),
           skip: (url, reason) => {
             sum.skipped++;
             report.skipped(url, reason);
@@ -52,7 +75,7 @@ export async function ingest(sources: readonly string[], writer: IndexWriter, op
       if (info.isDirectory()) {
         if (!opts.baseUrl) throw new Error('a folder of HTML files needs --base-url (the address its files are served under)');
         for await (const p of folderPages(source, opts.baseUrl)) {
-          take(p);
+          await take(p);
           report.progress(source, null, pages);
         }
         continue;
@@ -61,7 +84,7 @@ export async function ingest(sources: readonly string[], writer: IndexWriter, op
       const skippedBytes = { bytes: 0 };
       const stream = await openWarcFile(source, (n) => (read = n));
       for await (const item of warcPages(warcRecords(stream, skippedBytes))) {
-        if ('page' in item) take(item.page);
+        if ('page' in item) await take(item.page);
         else {
           sum.skipped++;
           report.skipped(item.url ?? source, item.skip);
@@ -74,6 +97,9 @@ export async function ingest(sources: readonly string[], writer: IndexWriter, op
       report.sourceFailed(source, (err as Error).message);
     }
   }
+  await Promise.all(queue);
+  await builder.close();
+  if (failure) throw (failure as { err: unknown }).err;
   sum.seconds = (performance.now() - t0) / 1000;
   return sum;
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../lib/config/schema.ts';
 import { loadServiceConfig } from '../../lib/config/service.ts';
@@ -80,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
   const writer = new SqliteIndexWriter(config.search.indexPath);
   const bar = new ProgressBar(process.stderr, !v.quiet);
   let skipped = 0;
-  const summary = await ingest(sources, writer, { baseUrl: v['base-url'], crawl }, {
+  const summary = await ingest(sources, writer, { baseUrl: v['base-url'], crawl, threads: Math.min(4, availableParallelism()) }, {
     skipped(url, reason) {
       skipped++;
       bar.log(`skipped ${url}: ${reason}`);

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { FetchedPage, IndexWriter, UpsertOutcome } from '../backend.ts';
+import type { IndexWriter, UpsertOutcome } from '../backend.ts';
 import { definitionHeads } from '../definitions.ts';
-import { buildDocument, type PageDocument } from '../document.ts';
+import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
 import { snippetPassages } from '../snippet.ts';
@@ -69,8 +69,7 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#postings = new PostingsWriter(this.#db);
   }
 
-  upsert(page: FetchedPage): UpsertOutcome {
-    const doc = buildDocument(page);
+  upsert(doc: PageDocument): UpsertOutcome {
     this.#begin();
     return this.#store(doc);
   }

@@ -1,0 +1,20 @@
+import { parentPort } from 'node:worker_threads';
+import type { FetchedPage } from './backend.ts';
+import { buildDocument, UnparseablePage } from './document.ts';
+
+/**
+ * A document-building thread of DocumentBuilder (documents.ts): parses, extracts and detects the
+ * language of one fetched page a message.
+ */
+export type BuildRequest = { id: number; page: FetchedPage };
+export type BuildReply = { id: number; doc: ReturnType<typeof buildDocument> } | { id: number; unparseable: string } | { id: number; error: string };
+
+parentPort?.on('message', ({ id, page }: BuildRequest) => {
+  let reply: BuildReply;
+  try {
+    reply = { id, doc: buildDocument(page) };
+  } catch (err) {
+    reply = err instanceof UnparseablePage ? { id, unparseable: err.why } : { id, error: (err as Error).stack ?? String(err) };
+  }
+  parentPort?.postMessage(reply);
+});
