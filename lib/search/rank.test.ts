@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definitionHeads, queryHeads } from './definitions.ts';
-import { languageMatch, score, type Candidate } from './rank.ts';
+import { languageMatch, rankFields, score, type Candidate } from './rank.ts';
 import { parseQuery } from './tokenize.ts';
 
-const base: Candidate = { id: 1, bm25: 10, coversAll: true, title: 'Shell environment', headings: '', url: 'https://h.test/x.html', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0 };
+const base: Candidate = { id: 1, bm25: 10, coversAll: true, title: 'Shell environment', headings: '', url: 'https://h.test/x.html', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0, fields: rankFields('Shell environment', 'https://h.test/x.html', '') };
 
 test('the language bias puts the page in the requested language first, even with a lower text score', () => {
   const concepts = parseQuery('csh.cshrc').concepts;

@@ -30,7 +30,22 @@ export type Candidate = {
   inlinks: number;
   /** How exactly the page defines what was typed (definitions.ts), 0 to 1. */
   defines: number;
+  /** The words of the title, address and headings, as rankFields() prepares them. */
+  fields: RankFields;
 };
+
+/** What ranking reads of a page's title, address and headings, prepared once per page. */
+export type RankFields = { title: Set<string>; url: Set<string>; headings: Set<string> | null; titleWords: string[] };
+
+export function rankFields(title: string, url: string, headings: string): RankFields {
+  return {
+    title: tokenSet(title),
+    url: tokenSet(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
+    headings: headings === '' ? null : tokenSet(headings),
+    // The title without a trailing ` — Site name`, and without section numbers.
+    titleWords: words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
+  };
+}
 
 /** Fitted by coordinate ascent on the kinds of queries of queries-dev.tsv, checked on a held-out
  * half (decision 0016); the language weights were left as they were. */
@@ -49,23 +64,9 @@ export const WEIGHTS = {
 
 const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-const tokenCache = new Map<string, Set<string>>();
-let cachedChars = 0;
-const CACHE_CHARS = 8_000_000;
-
-/** The (lightly stemmed) tokens of a field; titles, headings and addresses repeat across queries,
- * so they are remembered (a cache bounded by the characters it holds). */
+/** The (lightly stemmed) tokens of a field. */
 function tokenSet(text: string): Set<string> {
-  let set = tokenCache.get(text);
-  if (set) return set;
-  set = new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
-  if (cachedChars + text.length > CACHE_CHARS) {
-    tokenCache.clear();
-    cachedChars = 0;
-  }
-  tokenCache.set(text, set);
-  cachedChars += text.length;
-  return set;
+  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
 }
 
 /** Fraction of concepts found in a field (an identifier counts when found joined or all its parts are). */
@@ -88,16 +89,16 @@ export function languageMatch(c: Pick<Candidate, 'langShares' | 'markupLang' | '
 export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number): number {
   const w = WEIGHTS;
   const rel = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
-  const title = fieldCoverage(concepts, tokenSet(c.title));
-  const url = fieldCoverage(concepts, tokenSet(c.url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')));
+  const title = fieldCoverage(concepts, c.fields.title);
+  const url = fieldCoverage(concepts, c.fields.url);
   const lang = languageMatch(c, language);
-  const headingsAll = c.headings !== '' && fieldCoverage(concepts, tokenSet(c.headings)) === 1;
+  const headingsAll = c.fields.headings !== null && fieldCoverage(concepts, c.fields.headings) === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +
     (headingsAll ? w.headings : 0) +
     w.title * title +
-    (title === 1 && titleIsJustQuery(c.title, concepts) ? w.titleExact : 0) +
+    (title === 1 && titleIsJustQuery(c.fields.titleWords, concepts) ? w.titleExact : 0) +
     w.url * url +
     w.defines * c.defines +
     w.languageText * lang.text +
@@ -108,8 +109,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
 }
 
 /** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */
-function titleIsJustQuery(title: string, concepts: readonly Concept[]): boolean {
-  const titleWords = words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t));
+function titleIsJustQuery(titleWords: readonly string[], concepts: readonly Concept[]): boolean {
   // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
   const exact = new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts));
   const stemmed = new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem));

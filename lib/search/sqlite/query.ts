@@ -1,7 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchRequest, SearchResult } from '../backend.ts';
-import { queryHeads } from '../definitions.ts';
-import { score, type Candidate } from '../rank.ts';
+import { queryHeads, type DefinitionHead } from '../definitions.ts';
+import { rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
@@ -12,11 +12,13 @@ const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 200;
-/** Pages whose ranking signals a reader keeps parsed in memory (a few hundred bytes each). */
-const SIGNALS_KEPT = 50_000;
+/** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
+const SIGNALS_KEPT = 20_000;
+/** Definition heads whose pages a reader keeps in memory. */
+const HEADS_KEPT = 20_000;
 
 type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number };
-type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number };
+type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number; fields: RankFields };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
@@ -38,6 +40,8 @@ export class IndexReader {
   readonly #prepared: StatementSync;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
+  /** Pages defining each head looked up, valid as #kept. */
+  readonly #heads = new Map<string, { id: number; weight: number }[]>();
   #keptVersion = -1;
   #stage: FirstStage;
 
@@ -53,9 +57,8 @@ export class IndexReader {
     // Per result page [id, passage id or null]: the page's fallback snippet and the passage's text.
     this.#prepared = this.#db.prepare(`SELECT j.value ->> 0 AS id, f.text AS fallback, p.block AS block, p.extra AS extra FROM json_each(?) j
       LEFT JOIN snippet_fallback f ON f.id = j.value ->> 0 LEFT JOIN passages p ON p.id = j.value ->> 1`);
-    // The best definers over all heads of the query: a page's definition weight times the head's.
-    this.#definers = this.#db.prepare(`SELECT d.page_id AS id, max(d.weight * (h.value ->> 'w')) AS weight FROM json_each(?) h
-      JOIN defs d ON d.head = h.value ->> 'h' GROUP BY d.page_id ORDER BY weight DESC LIMIT ${MAX_DEFINERS}`);
+    // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
+    this.#definers = this.#db.prepare(`SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`);
     this.#signals = this.#db.prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM signals WHERE id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
@@ -78,8 +81,9 @@ export class IndexReader {
   /** What is kept between queries is dropped when the index changed (another process committed). */
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
-    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT) return;
+    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size <= HEADS_KEPT) return;
     this.#kept.clear();
+    this.#heads.clear();
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }
@@ -87,12 +91,7 @@ export class IndexReader {
   #search(req: SearchRequest, typed: readonly Concept[], concepts: readonly Concept[], joins: readonly string[]): SearchResult[] {
     const rows = this.#stage.rank(concepts, joins, CANDIDATES);
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
-    const heads = queryHeads(typed);
-    const defines = new Map<number, number>();
-    if (heads.length) {
-      const list = JSON.stringify(heads.map((h) => ({ h: h.head, w: h.weight })));
-      for (const r of this.#definers.all(list) as { id: number; weight: number }[]) defines.set(r.id, r.weight);
-    }
+    const defines = this.#definersOf(queryHeads(typed));
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
     for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
@@ -117,6 +116,7 @@ export class IndexReader {
         urlLang: p.urlLang,
         inlinks: p.inlinks,
         defines: defines.get(r.id) ?? 0,
+        fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
     }
@@ -130,6 +130,21 @@ export class IndexReader {
       top.push(c);
     }
     return this.#snippets(top, concepts);
+  }
+
+  /** The pages defining the query's heads (up to MAX_DEFINERS): a page's definition weight times the head's. */
+  #definersOf(heads: readonly DefinitionHead[]): Map<number, number> {
+    const best = new Map<number, number>();
+    for (const h of heads) {
+      let pages = this.#heads.get(h.head);
+      if (!pages) this.#heads.set(h.head, (pages = this.#definers.all(h.head) as { id: number; weight: number }[]));
+      for (const p of pages) {
+        const w = p.weight * h.weight;
+        if (w > (best.get(p.id) ?? 0)) best.set(p.id, w);
+      }
+    }
+    if (best.size <= MAX_DEFINERS) return best;
+    return new Map([...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_DEFINERS));
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
@@ -146,6 +161,7 @@ export class IndexReader {
           markupLang: p.markup_lang,
           urlLang: p.url_lang,
           inlinks: p.inlinks,
+          fields: rankFields(p.title, p.url, p.headings),
         });
       }
     }
