@@ -69,12 +69,30 @@ function tokenSet(text: string): Set<string> {
   return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
 }
 
+/** What the field checks need of a query's concepts, worked out once per query (by identity). */
+type Needs = { each: { compound: string | null; stems: string[] }[]; exact: Set<string>; stemmed: Set<string> };
+const needsOf = new WeakMap<readonly Concept[], Needs>();
+
+function needs(concepts: readonly Concept[]): Needs {
+  let n = needsOf.get(concepts);
+  if (!n) {
+    n = {
+      each: concepts.map((c) => ({ compound: c.compound, stems: c.parts.map(lightStem) })),
+      // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
+      exact: new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts)),
+      stemmed: new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem)),
+    };
+    needsOf.set(concepts, n);
+  }
+  return n;
+}
+
 /** Fraction of concepts found in a field (an identifier counts when found joined or all its parts are). */
 export function fieldCoverage(concepts: readonly Concept[], tokens: Set<string>): number {
   if (!concepts.length) return 0;
   let hit = 0;
-  for (const c of concepts) {
-    if (c.compound ? tokens.has(c.compound) : c.parts.every((p) => tokens.has(lightStem(p)))) hit++;
+  for (const c of needs(concepts).each) {
+    if (c.compound ? tokens.has(c.compound) : c.stems.every((p) => tokens.has(p))) hit++;
   }
   return hit / concepts.length;
 }
@@ -110,8 +128,6 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
 
 /** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */
 function titleIsJustQuery(titleWords: readonly string[], concepts: readonly Concept[]): boolean {
-  // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
-  const exact = new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts));
-  const stemmed = new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem));
+  const { exact, stemmed } = needs(concepts);
   return titleWords.length > 0 && titleWords.every((t) => exact.has(t) || stemmed.has(lightStem(t)));
 }

@@ -2,7 +2,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { rankFields, score, type Candidate, type RankFields } from '../rank.ts';
-import { makeSnippet, passageSnippet, SNIPPET_SCAN } from '../snippet.ts';
+import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
@@ -17,8 +17,10 @@ const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
 const HEADS_KEPT = 20_000;
 
-type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number };
-type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number; fields: RankFields };
+type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number; fallback: string | null };
+/** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
+ * query (null for a page indexed before passages existed). */
+type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number; fields: RankFields; fallback: string | null };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
@@ -37,7 +39,7 @@ export class IndexReader {
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
-  readonly #prepared: StatementSync;
+  readonly #passages: StatementSync;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
   /** Pages defining each head looked up, valid as #kept. */
@@ -54,12 +56,11 @@ export class IndexReader {
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
     // Which passages of the result pages hold a word starting with one of the query's words.
-    // Per result page [id, passage id or null]: the page's fallback snippet and the passage's text.
-    this.#prepared = this.#db.prepare(`SELECT j.value ->> 0 AS id, f.text AS fallback, p.block AS block, p.extra AS extra FROM json_each(?) j
-      LEFT JOIN snippet_fallback f ON f.id = j.value ->> 0 LEFT JOIN passages p ON p.id = j.value ->> 1`);
+    this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
     this.#definers = this.#db.prepare(`SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`);
-    this.#signals = this.#db.prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM signals WHERE id ${among}`);
+    this.#signals = this.#db.prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, f.text AS fallback
+      FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
 
@@ -162,6 +163,7 @@ export class IndexReader {
           urlLang: p.url_lang,
           inlinks: p.inlinks,
           fields: rankFields(p.title, p.url, p.headings),
+          fallback: p.fallback,
         });
       }
     }
@@ -173,20 +175,18 @@ export class IndexReader {
    * and for a page indexed before passages existed. */
   #snippets(top: readonly Candidate[], concepts: readonly Concept[]): SearchResult[] {
     const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
-    const wanted = top.map((c) => {
-      const ord = best?.get(c.id);
-      return [c.id, ord === undefined ? null : c.id * PASSAGE_SLOTS + ord];
-    });
-    const prepared = new Map((this.#prepared.all(JSON.stringify(wanted)) as { id: number; fallback: string | null; block: string | null; extra: string | null }[]).map((r) => [r.id, r]));
-    const fromText = top.filter((c) => !best || prepared.get(c.id)?.fallback == null);
+    const wanted: number[] = [];
+    for (const [id, ord] of best ?? []) wanted.push(id * PASSAGE_SLOTS + ord);
+    const passages = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [Math.floor(r.id / PASSAGE_SLOTS), r]) : []);
+    const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
     const content = fromText.length ? new Map((this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r])) : null;
     return top.map((c) => {
       const text = content?.get(c.id);
-      const p = prepared.get(c.id);
+      const passage = passages.get(c.id);
       let snippet: string;
-      if (text || !p?.fallback) snippet = makeSnippet(text?.body ?? '', text?.description ?? '', concepts, c.title);
-      else if (p.block !== null) snippet = passageSnippet({ block: p.block, extra: p.extra }, concepts);
-      else snippet = p.fallback;
+      if (text) snippet = makeSnippet(text.body, text.description, concepts, c.title);
+      else if (passage) snippet = passageSnippet(passage, concepts);
+      else snippet = this.#kept.get(c.id)?.fallback ?? '';
       return { url: c.url, title: c.title, snippet };
     });
   }
