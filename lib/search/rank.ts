@@ -34,17 +34,36 @@ export type Candidate = {
   fields: RankFields;
 };
 
-/** What ranking reads of a page's title, address and headings, prepared once per page. */
-export type RankFields = { title: Set<string>; url: Set<string>; headings: Set<string> | null; titleWords: string[] };
+/**
+ * What ranking reads of a page's title, address and headings: their distinct (lightly stemmed)
+ * words, each field as one string with a space before and after every word, so that a field holds
+ * a word when it includes ` word `. Prepared when the page is indexed (encodeRankFields), read
+ * back per candidate without tokenizing anything.
+ */
+export type RankFields = { title: string; url: string; headings: string; titleWords: string[] };
 
 export function rankFields(title: string, url: string, headings: string): RankFields {
   return {
-    title: tokenSet(title),
-    url: tokenSet(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
-    headings: headings === '' ? null : tokenSet(headings),
+    title: wordString(title),
+    url: wordString(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
+    headings: wordString(headings),
     // The title without a trailing ` — Site name`, and without section numbers.
     titleWords: words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
   };
+}
+
+export function encodeRankFields(f: RankFields): string {
+  return [f.title, f.url, f.headings, f.titleWords.join(' ')].join('\n');
+}
+
+export function decodeRankFields(text: string): RankFields {
+  const [title = ' ', url = ' ', headings = ' ', titleWords = ''] = text.split('\n');
+  return { title, url, headings, titleWords: titleWords ? titleWords.split(' ') : [] };
+}
+
+/** The distinct (lightly stemmed) words of a field, as ` a b c `. */
+function wordString(text: string): string {
+  return ` ${[...new Set(indexText(text).split(' ').filter(Boolean).map(lightStem))].join(' ')} `;
 }
 
 /** Fitted by coordinate ascent on the kinds of queries of queries-dev.tsv, checked on a held-out
@@ -64,20 +83,16 @@ export const WEIGHTS = {
 
 const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-/** The (lightly stemmed) tokens of a field. */
-function tokenSet(text: string): Set<string> {
-  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
-}
-
 /** What the field checks need of a query's concepts, worked out once per query (by identity). */
 type Needs = { each: { compound: string | null; stems: string[] }[]; exact: Set<string>; stemmed: Set<string> };
+const spaced = (w: string) => ` ${w} `;
 const needsOf = new WeakMap<readonly Concept[], Needs>();
 
 function needs(concepts: readonly Concept[]): Needs {
   let n = needsOf.get(concepts);
   if (!n) {
     n = {
-      each: concepts.map((c) => ({ compound: c.compound, stems: c.parts.map(lightStem) })),
+      each: concepts.map((c) => ({ compound: c.compound && spaced(c.compound), stems: c.parts.map((p) => spaced(lightStem(p))) })),
       // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
       exact: new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts)),
       stemmed: new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem)),
@@ -87,12 +102,13 @@ function needs(concepts: readonly Concept[]): Needs {
   return n;
 }
 
-/** Fraction of concepts found in a field (an identifier counts when found joined or all its parts are). */
-export function fieldCoverage(concepts: readonly Concept[], tokens: Set<string>): number {
+/** Fraction of concepts found in a field (an identifier counts when found joined or all its parts
+ * are); `field` as RankFields holds it. */
+export function fieldCoverage(concepts: readonly Concept[], field: string): number {
   if (!concepts.length) return 0;
   let hit = 0;
   for (const c of needs(concepts).each) {
-    if (c.compound ? tokens.has(c.compound) : c.stems.every((p) => tokens.has(p))) hit++;
+    if (c.compound ? field.includes(c.compound) : c.stems.every((p) => field.includes(p))) hit++;
   }
   return hit / concepts.length;
 }
@@ -110,7 +126,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   const title = fieldCoverage(concepts, c.fields.title);
   const url = fieldCoverage(concepts, c.fields.url);
   const lang = languageMatch(c, language);
-  const headingsAll = c.fields.headings !== null && fieldCoverage(concepts, c.fields.headings) === 1;
+  const headingsAll = c.fields.headings.length > 2 && fieldCoverage(concepts, c.fields.headings) === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +

@@ -1,7 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
-import { rankFields, score, type Candidate, type RankFields } from '../rank.ts';
+import { decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { parseQuery, type Concept } from '../tokenize.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
@@ -17,7 +17,7 @@ const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
 const HEADS_KEPT = 20_000;
 
-type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number; fallback: string | null };
+type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number; fallback: string | null; rank_words: string };
 /** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
  * query (null for a page indexed before passages existed). */
 type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number; fields: RankFields; fallback: string | null };
@@ -59,7 +59,7 @@ export class IndexReader {
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
     this.#definers = this.#db.prepare(`SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`);
-    this.#signals = this.#db.prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, f.text AS fallback
+    this.#signals = this.#db.prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
@@ -162,7 +162,8 @@ export class IndexReader {
           markupLang: p.markup_lang,
           urlLang: p.url_lang,
           inlinks: p.inlinks,
-          fields: rankFields(p.title, p.url, p.headings),
+          // Prepared at index time; worked out here for a page indexed before they were.
+          fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
           fallback: p.fallback,
         });
       }

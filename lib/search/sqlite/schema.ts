@@ -11,7 +11,8 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * links    outgoing links of each page with their anchor text, by target address
  * defs     definition heads (see definitions.ts) -> the pages that define them
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
- * signals  per page, what the ranking reads of a candidate (address, title, headings, language, inlinks)
+ * signals  per page, what the ranking reads of a candidate (address, title, headings and their
+ *          words, language, inlinks)
  * passages snippet passages of each page's opening text, id = page id * PASSAGE_SLOTS + block number
  * snippet_fallback  per page, the snippet shown when no passage holds the query
  * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
@@ -116,7 +117,8 @@ export const indexMigrations: readonly Migration[] = [
     version: 4,
     name: 'search postings',
     // The first stage's own postings (decision 0018), which also tell which snippet passages hold
-    // a term (so passage_words goes). They are complete once search_meta says so; the next `npm
+    // a term (so passage_words goes), and the words of each page's title, address and headings
+    // as ranking reads them (rank.ts), prepared with its signals. They are complete once search_meta says so; the next `npm
     // run index` builds them for an existing index, and until then queries run on FTS5 and take
     // their snippets from the page text.
     up: `
@@ -133,7 +135,8 @@ export const indexMigrations: readonly Migration[] = [
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL
       ) WITHOUT ROWID;
-      DROP TABLE passage_words;`,
+      DROP TABLE passage_words;
+      ALTER TABLE signals ADD COLUMN rank_words TEXT NOT NULL DEFAULT '';`,
   },
 ];
 

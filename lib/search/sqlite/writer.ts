@@ -4,6 +4,7 @@ import { definitionHeads } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
+import { encodeRankFields, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import { openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
@@ -34,8 +35,8 @@ function prepare(db: DatabaseSync) {
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
     inlinks: db.prepare(`SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
-    signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks)
-      SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages WHERE id = ?`),
+    signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words)
+      SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ? FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
@@ -156,7 +157,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
-    q.signals.run(id);
+    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings)), id);
     const fields = { title: indexText(p.title), headings: indexText(p.headings), url: indexText(urlWords(p.url)), terms: indexText(p.terms), anchors: indexText(anchors) };
     // The body by block (a token never spans lines), so the postings know which passage holds it.
     const bodyBlocks = p.body.split('\n').map(indexText);
