@@ -11,7 +11,7 @@ import { PASSAGE_SLOTS } from './schema.ts';
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
-const MAX_DEFINERS = 200;
+const MAX_DEFINERS = 50;
 /** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
 const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
