@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,15 +7,19 @@ import { fileURLToPath } from 'node:url';
 import { parseQuery } from '../lib/search/tokenize.ts';
 import { matchAny } from '../lib/search/sqlite/match.ts';
 import { FIELD_WEIGHTS } from '../lib/search/sqlite/backend.ts';
+import { PostingsStage } from '../lib/search/sqlite/postings.ts';
+import { IndexReader } from '../lib/search/sqlite/query.ts';
+import { BenchConnection } from './_http.ts';
 
 /**
  * `npm run bench -- search`: index the corpus with `npm run index` (pages/s), then time the
  * corpus's queries through POST /v0/search at 1 and 16 concurrent clients, with the answer cache
  * off (every query does the full work, on the service's query workers) and on (repeated queries),
  * against the same queries run straight on the FTS5 table in this process (BM25 only), and print a
- * table. The clients are closed-loop (each sends its next query when the last answer is in) over
- * kept-alive node:http connections, the lightest client at hand: client and service share the
- * machine's cores, so a heavy client would be measured as service latency.
+ * table, with our own first stage (postings, decision 0018) and the whole query path run straight
+ * in this process beside it. The clients are closed-loop (each sends its next query when the last
+ * answer is in), each on one kept-alive connection of a minimal HTTP client (_http.ts): client and
+ * service share the machine's cores, so a heavy client would be measured as service latency.
  * Targets: corpus indexed in under 60 s; p50 < 5 ms and p99 < 25 ms at 16 clients.
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,47 +51,71 @@ async function startService(dataDir: string, cacheSize: number): Promise<{ url: 
   return { url, child };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-function post(url: string, token: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/v0/search`, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 async function timeApi(url: string, token: string, clients: number, rounds: number): Promise<number[]> {
   const times: number[] = [];
   const work = Array.from({ length: rounds }, () => queries).flat();
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < work.length) {
-      const q = work[next++] as { query: string; language: string };
-      const t0 = performance.now();
-      const status = await post(url, token, JSON.stringify(q));
-      times.push(performance.now() - t0);
-      if (status !== 200) throw new Error(`status ${status}`);
-    }
-  }));
+  const connections = await Promise.all(Array.from({ length: clients }, () => BenchConnection.open(url)));
+  try {
+    await Promise.all(connections.map(async (c) => {
+      while (next < work.length) {
+        const q = work[next++] as { query: string; language: string };
+        const t0 = performance.now();
+        const { status } = await c.post('/v0/search', headers, JSON.stringify(q));
+        times.push(performance.now() - t0);
+        if (status !== 200) throw new Error(`status ${status}`);
+      }
+    }));
+  } finally {
+    for (const c of connections) c.close();
+  }
   return times;
 }
 
+/** Our first stage and the whole query path, straight in this process (warmed by one round). */
+function timeStraight(file: string): { postings: number[]; reader: number[] } {
+  const db = new DatabaseSync(file, { readOnly: true });
+  const stage = new PostingsStage(db);
+  if (!stage.refresh()) throw new Error('the index has no postings');
+  const reader = new IndexReader(file);
+  const out = { postings: [] as number[], reader: [] as number[] };
+  for (const round of [0, 1]) {
+    for (const q of queries) {
+      const p = parseQuery(q.query);
+      const concepts = p.concepts.filter((c) => !c.stop);
+      const t0 = performance.now();
+      stage.rank(concepts.length ? concepts : p.concepts, p.joins, 60);
+      const t1 = performance.now();
+      reader.search({ query: q.query, language: q.language, limit: 10 });
+      const t2 = performance.now();
+      if (round) {
+        out.postings.push(t1 - t0);
+        out.reader.push(t2 - t1);
+      }
+    }
+  }
+  stage.close();
+  reader.close();
+  db.close();
+  return out;
+}
+
+/** FTS5's bm25() over the same concepts, straight in this process (warmed by one round). */
 function timeFts(file: string): number[] {
   const db = new DatabaseSync(file, { readOnly: true });
   const w = FIELD_WEIGHTS;
   const weights = [w.title, w.headings, w.url, w.terms, w.anchors, w.body].join(', ');
   const st = db.prepare(`SELECT rowid, bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT 10`);
   const times: number[] = [];
-  for (const q of queries) {
-    const p = parseQuery(q.query);
-    const concepts = p.concepts.filter((c) => !c.stop);
-    const t0 = performance.now();
-    st.all(matchAny(concepts.length ? concepts : p.concepts, p.joins));
-    times.push(performance.now() - t0);
+  for (const round of [0, 1]) {
+    for (const q of queries) {
+      const p = parseQuery(q.query);
+      const concepts = p.concepts.filter((c) => !c.stop);
+      const t0 = performance.now();
+      st.all(matchAny(concepts.length ? concepts : p.concepts, p.joins));
+      if (round) times.push(performance.now() - t0);
+    }
   }
   db.close();
   return times;
@@ -109,6 +136,7 @@ try {
 
   const rows: [string, number[]][] = [];
   const fts = timeFts(join(dataDir, 'index.db'));
+  const straight = timeStraight(join(dataDir, 'index.db'));
   const cold = await startService(dataDir, 0);
   services.push(cold.child);
   await timeApi(cold.url, token, 4, 1); // warm the process (JIT, page cache)
@@ -121,6 +149,8 @@ try {
   rows.push(['API, 1 client, answers cached', await timeApi(warm.url, token, 1, 1)]);
   rows.push(['API, 16 clients, answers cached', await timeApi(warm.url, token, 16, 2)]);
   rows.push(['FTS5 bm25() straight, 1 client', fts]);
+  rows.push(['our postings straight, 1 client', straight.postings]);
+  rows.push(['whole query straight, 1 client', straight.reader]);
 
   const ftsP50 = pct(fts, 0.5);
   const ftsP99 = pct(fts, 0.99);
@@ -135,7 +165,6 @@ try {
   console.log(`\nquery workers: ${process.env.SEARCH_WORKERS ?? 'default'}; cores: ${availableParallelism()}; load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log('targets at 16 clients: p50 < 5 ms, p99 < 25 ms');
 } finally {
-  agent.destroy();
   for (const s of services) if (s.exitCode === null) s.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataDir, { recursive: true, force: true });

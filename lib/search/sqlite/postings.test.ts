@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, it } from 'node:test';
+import { buildDocument } from '../document.ts';
+import { parseQuery } from '../tokenize.ts';
+import { FtsStage } from './first-stage.ts';
+import { decodePostings, encodePostings, PostingsStage } from './postings.ts';
+import { IndexReader } from './query.ts';
+import { FtsTokenizer } from './tokenizer.ts';
+import { SqliteIndexWriter } from './writer.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'periscope-postings-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const html = (title: string, body: string) => `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+/** Pages with words in different fields and amounts, so that BM25's idf, field weights and
+ * length normalisation all matter. */
+const WORDS = ['kettle', 'router', 'descaling', 'gather', 'replication', 'vacuum', 'brewing', 'firewall', 'checkpoint', 'running'];
+function corpus(): { url: string; html: string }[] {
+  const pages = [];
+  for (let i = 0; i < 40; i++) {
+    const a = WORDS[i % WORDS.length] as string;
+    const b = WORDS[(i * 3 + 1) % WORDS.length] as string;
+    const filler = 'plain words about nothing in particular '.repeat(1 + (i % 7));
+    const body = `<p>${`${b} `.repeat(1 + (i % 4))}${filler}</p><p>Also ${WORDS[(i * 7) % WORDS.length]} runs and asyncio.gather here ${i % 5 === 0 ? 'pg_stat_activity' : ''}.</p>`;
+    pages.push({ url: `https://docs.test/${a}/${i}.html`, html: html(`${a} ${i % 3 ? 'guide' : 'reference'}`, body) });
+  }
+  return pages;
+}
+
+function build(file: string, pages: readonly { url: string; html: string }[]): void {
+  const writer = new SqliteIndexWriter(file);
+  for (const p of pages) writer.upsert(buildDocument(p));
+  writer.finish();
+  writer.close();
+}
+
+const concepts = (q: string) => {
+  const parsed = parseQuery(q);
+  return { concepts: parsed.concepts.filter((c) => !c.stop), joins: parsed.joins };
+};
+
+describe('postings', () => {
+  const file = join(dir, 'index.db');
+  build(file, corpus());
+  const db = new DatabaseSync(file, { readOnly: true });
+  const postings = new PostingsStage(db);
+  const fts = new FtsStage(db);
+  assert.equal(postings.refresh(), true, 'the writer completes the postings');
+
+  it('rank every page as FTS5 bm25() does, with the same scores, for words typed apart', () => {
+    for (const q of ['kettle', 'router descaling', 'vacuum brewing firewall', 'running', 'runs', 'particular words', 'nothing here matches zebra']) {
+      const { concepts: c, joins } = concepts(q);
+      const ours = postings.rank(c, joins, 100);
+      const theirs = fts.rank(c, joins, 100);
+      assert.equal(ours.length, theirs.length, q);
+      const score = new Map(theirs.map((r) => [r.id, r.s]));
+      for (const r of ours) assert.ok(Math.abs(r.s - (score.get(r.id) ?? NaN)) < 1e-6 * Math.max(1, r.s), `${q}: page ${r.id} ${r.s} vs ${score.get(r.id)}`);
+      assert.deepEqual(ours.map((r) => r.s), [...ours.map((r) => r.s)].sort((a, b) => b - a), `${q}: best first`);
+    }
+  });
+
+  it('find identifiers by their joined form and tell which pages hold every concept', () => {
+    const { concepts: c, joins } = concepts('pg_stat_activity kettle');
+    const ours = postings.rank(c, joins, 100);
+    const theirs = fts.rank(c, joins, 100);
+    const ids = theirs.map((r) => r.id);
+    assert.deepEqual(new Set(ours.map((r) => r.id)), new Set(ids));
+    assert.deepEqual(postings.covering(ids), fts.covering(ids));
+    assert.ok(postings.covering(ids).size > 0);
+  });
+
+  it('know which snippet passage holds the query', () => {
+    const { concepts: c, joins } = concepts('asyncio.gather');
+    const top = postings.rank(c, joins, 5);
+    const best = postings.bestPassages(top.map((r) => r.id));
+    assert.equal(best.size, top.length);
+    const text = db.prepare('SELECT block FROM passages WHERE id = ?');
+    for (const [id, ord] of best) assert.match((text.get(id * 4096 + ord) as { block: string }).block, /asyncio\.gather/);
+  });
+
+  it('round-trip through their blob format', () => {
+    const list = { docs: Uint32Array.from([3, 9, 40]), freqs: Float32Array.from([1, 8, 2.5]), starts: Uint32Array.from([0, 1, 1, 3]), places: Uint16Array.from([4, 0, 7]) };
+    assert.deepEqual(decodePostings(encodePostings(list)), list);
+    const bare = { docs: Uint32Array.from([1]), freqs: Float32Array.from([2]), starts: new Uint32Array(0), places: new Uint16Array(0) };
+    assert.deepEqual(decodePostings(encodePostings(bare)), bare);
+  });
+
+  it('follow a page that is indexed again with other words', () => {
+    const small = join(dir, 'small.db');
+    build(small, [{ url: 'https://docs.test/a.html', html: html('Kettle', '<p>A kettle boils water.</p>') }, { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets.</p>') }]);
+    build(small, [{ url: 'https://docs.test/a.html', html: html('Teapot', '<p>A teapot steeps leaves.</p>') }]);
+    const reader = new IndexReader(small);
+    try {
+      assert.deepEqual(reader.search({ query: 'kettle', language: 'en', limit: 10 }), []);
+      assert.deepEqual(reader.search({ query: 'teapot', language: 'en', limit: 10 }).map((r) => r.url), ['https://docs.test/a.html']);
+      assert.deepEqual(reader.search({ query: 'router', language: 'en', limit: 10 }).map((r) => r.url), ['https://docs.test/b.html']);
+      const check = new DatabaseSync(small, { readOnly: true });
+      assert.equal(check.prepare("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'").get()?.n, 0, 'a term no page holds any more has no postings');
+      check.close();
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('are not used until complete: a reader falls back to FTS5 and still answers', () => {
+    const other = join(dir, 'fallback.db');
+    build(other, corpus());
+    const write = new DatabaseSync(other);
+    write.exec("DELETE FROM search_meta WHERE key = 'postings'");
+    write.close();
+    const reader = new IndexReader(other);
+    const withPostings = new IndexReader(file);
+    try {
+      for (const query of ['kettle', 'router descaling', 'vacuum brewing']) {
+        const a = reader.search({ query, language: 'en', limit: 10 });
+        const b = withPostings.search({ query, language: 'en', limit: 10 });
+        assert.ok(a.length > 0, query);
+        assert.deepEqual(new Set(a.map((r) => r.url)), new Set(b.map((r) => r.url)), query);
+      }
+      // An identifier: FTS5 also scores it as a phrase of its parts, so the order may differ.
+      assert.ok(reader.search({ query: 'pg_stat_activity', language: 'en', limit: 10 }).length > 0);
+    } finally {
+      reader.close();
+      withPostings.close();
+    }
+  });
+});
+
+describe('the FTS5 tokenizer', () => {
+  it('gives FTS5 terms: stems, folds diacritics, splits what unicode61 splits, keeps joined identifiers', () => {
+    const t = new FtsTokenizer();
+    try {
+      t.learn(['running', 'café', 'asynciogather0', 'naïve', 'generalizations', 'ab', 'pg15', '12345']);
+      assert.deepEqual(t.terms('running'), ['run']);
+      assert.deepEqual(t.terms('café'), ['cafe']);
+      assert.deepEqual(t.terms('naïve'), ['naiv']);
+      assert.deepEqual(t.terms('generalizations'), ['gener']);
+      assert.deepEqual(t.terms('asynciogather0'), ['asynciogather0']);
+      assert.deepEqual(t.terms('pg15'), ['pg15']);
+      assert.deepEqual(t.terms('12345'), ['12345']);
+      assert.equal(t.terms('हिन्दी').length > 1, true, 'unicode61 separates at combining marks');
+    } finally {
+      t.close();
+    }
+  });
+
+  it('agrees with the index: every term of a page is a term FTS5 stored', () => {
+    const db = new DatabaseSync(join(dir, 'index.db'), { readOnly: true });
+    db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row')");
+    const stored = new Set((db.prepare('SELECT term FROM temp.vocab').all() as { term: string }[]).map((r) => r.term));
+    const ours = (db.prepare('SELECT term FROM postings').all() as { term: string }[]).map((r) => r.term);
+    db.close();
+    assert.deepEqual(new Set(ours), stored);
+  });
+});
