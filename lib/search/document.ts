@@ -1,6 +1,7 @@
 import type { FetchedPage } from './backend.ts';
 import { extractHtml } from './extract.ts';
-import { detectLanguages, dominantLanguage, normalizeTag, primaryLanguage, type LanguageShares } from './language.ts';
+import { detectLanguages, dominantLanguage } from './language.ts';
+import { normalizeTag, primaryLanguage, type LanguageShares } from './language-tags.ts';
 import { normalizeUrl, sameSite, urlKey, urlLanguage } from './url.ts';
 
 /** A page ready for any index engine. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectLanguages, dominantLanguage, normalizeTag } from './language.ts';
+import { detectLanguages, dominantLanguage } from './language.ts';
+import { normalizeTag } from './language-tags.ts';
 
 const samples: Record<string, string> = {
   en: 'The package manager installs the software and resolves all of its dependencies before the system is restarted.',

@@ -1,4 +1,4 @@
-import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language.ts';
+import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language-tags.ts';
 import type { Concept } from './tokenize.ts';
 import { indexText, words } from './tokenize.ts';
 

@@ -4,14 +4,20 @@ import { IndexReader } from './query.ts';
 
 /**
  * A query worker (see pool.ts): its own read-only connection to the index, answering one search a
- * message. The connection is opened on the first message and reopened after a failure, so a
- * missing or broken index gives errors, not a dead worker.
+ * message. The connection is opened as the worker starts, so the first searches do not wait for
+ * it, and again on the next message after a failure, so a missing or broken index gives errors,
+ * not a dead worker.
  */
 export type WorkerRequest = { id: number; req: SearchRequest };
 export type WorkerReply = { id: number; results: unknown } | { id: number; error: string };
 
 const file = (workerData as { file: string }).file;
 let reader: IndexReader | null = null;
+try {
+  reader = new IndexReader(file);
+} catch {
+  // Reported by the first search that tries again.
+}
 
 parentPort?.on('message', (msg: WorkerRequest) => {
   let reply: WorkerReply;
