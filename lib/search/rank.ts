@@ -36,34 +36,34 @@ export type Candidate = {
 
 /**
  * What ranking reads of a page's title, address and headings: their distinct (lightly stemmed)
- * words, each field as one string with a space before and after every word, so that a field holds
- * a word when it includes ` word `. Prepared when the page is indexed (encodeRankFields), read
- * back per candidate without tokenizing anything.
+ * words. Prepared when the page is indexed and stored as text (encodeRankFields), so a query
+ * reading a candidate for the first time only splits it (decodeRankFields).
  */
-export type RankFields = { title: string; url: string; headings: string; titleWords: string[] };
+export type RankFields = { title: Set<string>; url: Set<string>; headings: Set<string>; titleWords: string[] };
 
 export function rankFields(title: string, url: string, headings: string): RankFields {
   return {
-    title: wordString(title),
-    url: wordString(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
-    headings: wordString(headings),
+    title: wordSet(title),
+    url: wordSet(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
+    headings: wordSet(headings),
     // The title without a trailing ` — Site name`, and without section numbers.
     titleWords: words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
   };
 }
 
 export function encodeRankFields(f: RankFields): string {
-  return [f.title, f.url, f.headings, f.titleWords.join(' ')].join('\n');
+  return [[...f.title], [...f.url], [...f.headings], f.titleWords].map((list) => list.join(' ')).join('\n');
 }
 
 export function decodeRankFields(text: string): RankFields {
-  const [title = ' ', url = ' ', headings = ' ', titleWords = ''] = text.split('\n');
-  return { title, url, headings, titleWords: titleWords ? titleWords.split(' ') : [] };
+  const [title = '', url = '', headings = '', titleWords = ''] = text.split('\n');
+  const list = (s: string) => (s ? s.split(' ') : []);
+  return { title: new Set(list(title)), url: new Set(list(url)), headings: new Set(list(headings)), titleWords: list(titleWords) };
 }
 
-/** The distinct (lightly stemmed) words of a field, as ` a b c `. */
-function wordString(text: string): string {
-  return ` ${[...new Set(indexText(text).split(' ').filter(Boolean).map(lightStem))].join(' ')} `;
+/** The distinct (lightly stemmed) words of a field. */
+function wordSet(text: string): Set<string> {
+  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
 }
 
 /** Fitted by coordinate ascent on the kinds of queries of queries-dev.tsv, checked on a held-out
@@ -85,14 +85,13 @@ const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith
 
 /** What the field checks need of a query's concepts, worked out once per query (by identity). */
 type Needs = { each: { compound: string | null; stems: string[] }[]; exact: Set<string>; stemmed: Set<string> };
-const spaced = (w: string) => ` ${w} `;
 const needsOf = new WeakMap<readonly Concept[], Needs>();
 
 function needs(concepts: readonly Concept[]): Needs {
   let n = needsOf.get(concepts);
   if (!n) {
     n = {
-      each: concepts.map((c) => ({ compound: c.compound && spaced(c.compound), stems: c.parts.map((p) => spaced(lightStem(p))) })),
+      each: concepts.map((c) => ({ compound: c.compound, stems: c.parts.map(lightStem) })),
       // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
       exact: new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts)),
       stemmed: new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem)),
@@ -102,13 +101,12 @@ function needs(concepts: readonly Concept[]): Needs {
   return n;
 }
 
-/** Fraction of concepts found in a field (an identifier counts when found joined or all its parts
- * are); `field` as RankFields holds it. */
-export function fieldCoverage(concepts: readonly Concept[], field: string): number {
+/** Fraction of concepts found in a field's words (an identifier counts when found joined or all its parts are). */
+export function fieldCoverage(concepts: readonly Concept[], field: ReadonlySet<string>): number {
   if (!concepts.length) return 0;
   let hit = 0;
   for (const c of needs(concepts).each) {
-    if (c.compound ? field.includes(c.compound) : c.stems.every((p) => field.includes(p))) hit++;
+    if (c.compound ? field.has(c.compound) : c.stems.every((p) => field.has(p))) hit++;
   }
   return hit / concepts.length;
 }
@@ -126,7 +124,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   const title = fieldCoverage(concepts, c.fields.title);
   const url = fieldCoverage(concepts, c.fields.url);
   const lang = languageMatch(c, language);
-  const headingsAll = c.fields.headings.length > 2 && fieldCoverage(concepts, c.fields.headings) === 1;
+  const headingsAll = c.fields.headings.size > 0 && fieldCoverage(concepts, c.fields.headings) === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +

@@ -39,6 +39,8 @@ export class IndexReader {
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
+  readonly #begin: StatementSync;
+  readonly #commit: StatementSync;
   readonly #passages: StatementSync;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
@@ -55,6 +57,8 @@ export class IndexReader {
     this.#stage = this.#fts;
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
+    this.#begin = this.#db.prepare('BEGIN');
+    this.#commit = this.#db.prepare('COMMIT');
     // Which passages of the result pages hold a word starting with one of the query's words.
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
@@ -70,12 +74,12 @@ export class IndexReader {
     const concepts: Concept[] = real.length ? real : parsed.concepts;
     if (!concepts.length) return [];
     // One read transaction: every statement of the query sees the same state of the index.
-    this.#db.exec('BEGIN');
+    this.#begin.run();
     try {
       this.#sync();
       return this.#search(req, parsed.concepts, concepts, parsed.joins);
     } finally {
-      this.#db.exec('COMMIT');
+      this.#commit.run();
     }
   }
 
