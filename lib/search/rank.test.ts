@@ -17,6 +17,17 @@ test('the language bias puts the page in the requested language first, even with
   assert.deepEqual(languageMatch({ langShares: {}, markupLang: null, urlLang: 'zh-CN' }, 'zh'), { text: 0, declared: 1, likely: true });
 });
 
+test('a page that declares no language is judged by its text, not as declaring another', () => {
+  const concepts = parseQuery('median').concepts;
+  const declared = { ...base, id: 1, markupLang: 'en' };
+  const silent = { ...base, id: 2 };
+  const other = { ...base, id: 3, langShares: { en: 0.9, de: 0.1 }, markupLang: 'de' };
+  assert.equal(score(silent, concepts, 'en', 10), score(declared, concepts, 'en', 10));
+  assert.ok(score(silent, concepts, 'en', 10) > score(other, concepts, 'en', 10));
+  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: null, urlLang: null }, 'en'), { text: 0.8, declared: 0.8, likely: false });
+  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: 'fr', urlLang: null }, 'en'), { text: 0.8, declared: 0, likely: false });
+});
+
 test('definition heads', () => {
   assert.deepEqual(definitionHeads('coroutine asyncio.gather(*aws, return_exceptions=False)¶'), [{ head: 'asyncio gather', weight: 1 }, { head: 'gather', weight: 0.3 }]);
   assert.deepEqual(definitionHeads('sqrt ( numeric ) → numeric').map((h) => h.head), ['sqrt']);

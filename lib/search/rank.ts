@@ -114,8 +114,10 @@ export function fieldCoverage(concepts: readonly Concept[], field: ReadonlySet<s
 /** How much a page is in the requested language, from 0 to 1. */
 export function languageMatch(c: Pick<Candidate, 'langShares' | 'markupLang' | 'urlLang'>, language: string): { text: number; declared: number; likely: boolean } {
   const text = c.langShares[language] ?? 0;
-  const tags = [c.markupLang, c.urlLang].filter((t): t is string => !!t && primaryLanguage(t) === language);
-  return { text, declared: tags.length ? 1 : 0, likely: tags.some(isLikelyRegion) };
+  const declared = [c.markupLang, c.urlLang].filter((t): t is string => !!t);
+  const tags = declared.filter((t) => primaryLanguage(t) === language);
+  // A page that declares no language is not declaring another one: its text speaks for it.
+  return { text, declared: declared.length ? (tags.length ? 1 : 0) : text, likely: tags.some(isLikelyRegion) };
 }
 
 export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number): number {
