@@ -41,11 +41,17 @@ export async function ingest(sources: readonly string[], writer: IndexWriter, op
   const queue: Promise<void>[] = [];
   let failure: { err: unknown } | null = null;
   const take = async (page: FetchedPage) => {
-    const built = builder.build(page);
+    // Settled into a value at once: a page that fails to build may do so before its turn to be stored.
+    const built = builder.build(page).then(
+      (doc) => ({ doc }),
+      (err: unknown) => ({ err }),
+    );
     const stored = (queue.at(-1) ?? Promise.resolve()).then(async () => {
       if (failure) return;
+      const b = await built;
       try {
-        sum[writer.upsert(await built)]++;
+        if ('err' in b) throw b.err;
+        sum[writer.upsert(b.doc)]++;
         pages++;
       } catch (err) {
         if (!(err instanceof UnparseablePage)) failure = { err };

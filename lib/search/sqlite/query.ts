@@ -59,7 +59,7 @@ export class IndexReader {
     this.#version = this.#db.prepare('PRAGMA data_version');
     this.#begin = this.#db.prepare('BEGIN');
     this.#commit = this.#db.prepare('COMMIT');
-    // Which passages of the result pages hold a word starting with one of the query's words.
+    // The snippet passages chosen for the results (postings.ts bestPassages).
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
     this.#definers = this.#db.prepare(`SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`);
