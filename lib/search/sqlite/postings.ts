@@ -74,15 +74,19 @@ function find(docs: Uint32Array, id: number): number {
   return -1;
 }
 
-/** The passages of page `id` holding every one of `terms`, or null. */
-function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>, id: number): Set<number> | null {
-  let held = null as Set<number> | null;
+/** The passages of page `id` holding every one of `terms` (each once), or null. */
+function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>, id: number): Iterable<number> | null {
+  let held = null as Iterable<number> | null;
   for (const t of terms) {
     const list = lists.get(t);
     const at = list ? find(list.docs, id) : -1;
     if (!list || at < 0 || !list.starts.length) return null;
-    const here = new Set<number>(list.places.subarray(list.starts[at], list.starts[at + 1]));
-    held = held ? new Set([...held].filter((o) => here.has(o))) : here;
+    const here = list.places.subarray(list.starts[at], list.starts[at + 1]);
+    if (!held) held = here;
+    else {
+      const set = new Set(here);
+      held = [...held].filter((o) => set.has(o));
+    }
   }
   return held;
 }
@@ -114,6 +118,7 @@ export class PostingsStage implements FirstStage {
   /** The mask of a page holding every concept of the last rank() call. */
   #full = 0;
   #last: Phrase[] = [];
+  #lastLists = new Map<string, PostingList>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -215,7 +220,7 @@ export class PostingsStage implements FirstStage {
    */
   bestPassages(ids: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
-    const lists = this.#postings([...new Set(this.#last.flatMap((p) => p.terms))]);
+    const lists = this.#lastLists;
     for (const id of ids) {
       const weights = new Map<number, number>();
       for (const p of this.#last) {
@@ -253,7 +258,7 @@ export class PostingsStage implements FirstStage {
     }
     let n = 0;
     const norm = this.#norm;
-    const lists = this.#postings([...new Set(phrases.flatMap((p) => p.terms))]);
+    const lists = (this.#lastLists = this.#postings([...new Set(phrases.flatMap((p) => p.terms))]));
     const scored = new Set<string>();
     for (const p of phrases) {
       const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : 0;
