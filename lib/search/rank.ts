@@ -114,10 +114,26 @@ export function fieldCoverage(concepts: readonly Concept[], field: ReadonlySet<s
 /** How much a page is in the requested language, from 0 to 1. */
 export function languageMatch(c: Pick<Candidate, 'langShares' | 'markupLang' | 'urlLang'>, language: string): { text: number; declared: number; likely: boolean } {
   const text = c.langShares[language] ?? 0;
-  const declared = [c.markupLang, c.urlLang].filter((t): t is string => !!t);
-  const tags = declared.filter((t) => primaryLanguage(t) === language);
+  const markup = c.markupLang ? tagOf(c.markupLang) : null;
+  const url = c.urlLang ? tagOf(c.urlLang) : null;
   // A page that declares no language is not declaring another one: its text speaks for it.
-  return { text, declared: declared.length ? (tags.length ? 1 : 0) : text, likely: tags.some(isLikelyRegion) };
+  if (!markup && !url) return { text, declared: text, likely: false };
+  const inMarkup = markup?.primary === language;
+  const inUrl = url?.primary === language;
+  return { text, declared: inMarkup || inUrl ? 1 : 0, likely: (inMarkup && !!markup?.likely) || (inUrl && !!url?.likely) };
+}
+
+/** A language tag's primary language and whether it names the language's likely region; the few
+ * distinct tags of an index are worked out once. */
+const tags = new Map<string, { primary: string; likely: boolean }>();
+function tagOf(tag: string): { primary: string; likely: boolean } {
+  let t = tags.get(tag);
+  if (!t) {
+    t = { primary: primaryLanguage(tag), likely: isLikelyRegion(tag) };
+    if (tags.size > 10_000) tags.clear();
+    tags.set(tag, t);
+  }
+  return t;
 }
 
 export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number): number {
