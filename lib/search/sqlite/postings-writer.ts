@@ -30,6 +30,7 @@ export class PostingsWriter {
   readonly #pages = new Map<number, { length: number; terms: string } | null>();
   /** Terms the reported pages held before. */
   readonly #stale = new Set<string>();
+  #lastId = -1;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -58,11 +59,13 @@ export class PostingsWriter {
     this.#growing.clear();
     this.#pages.clear();
     this.#stale.clear();
+    this.#lastId = -1;
   }
 
   /** A page whose full-text row was rebuilt, or dropped (null). Pages come in ascending id order. */
   page(id: number, page: PageTokens | null): void {
-    if (this.#pages.has(id)) throw new Error(`page ${id} reported twice`);
+    if (id <= this.#lastId) throw new Error(`page ${id} reported after page ${this.#lastId}: pages come in ascending id order, once`);
+    this.#lastId = id;
     const old = this.#q.oldTerms.get(id) as { terms: string } | undefined;
     if (old?.terms) for (const t of old.terms.split(' ')) this.#stale.add(t);
     if (!page) {
@@ -151,6 +154,7 @@ export class PostingsWriter {
     this.#growing.clear();
     this.#pages.clear();
     this.#stale.clear();
+    this.#lastId = -1;
   }
 
   close(): void {

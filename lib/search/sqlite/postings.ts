@@ -107,7 +107,6 @@ export class PostingsStage implements FirstStage {
   #q: Statements | null = null;
   readonly #cache = new Map<string, PostingList | null>();
   #cachedBytes = 0;
-  #usable = false;
   #pages = 0;
   /** K of BM25's denominator per page id: k1 × (1 − b + b × length / average length). */
   #norm = new Float64Array(0);
@@ -129,7 +128,6 @@ export class PostingsStage implements FirstStage {
   refresh(): boolean {
     this.#cache.clear();
     this.#cachedBytes = 0;
-    this.#usable = false;
     // An index file from before the postings (schema migrations run in the service's own
     // connection first, so this is a race with an upgrade at most) has nothing to read yet.
     const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_meta'").get();
@@ -141,7 +139,6 @@ export class PostingsStage implements FirstStage {
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
     if (meta?.value !== POSTINGS_FORMAT) return false;
-    this.#usable = true;
     const rows = this.#q.lengths.all() as { id: number; length: number }[];
     let max = 0;
     let total = 0;
@@ -158,10 +155,6 @@ export class PostingsStage implements FirstStage {
     this.#touched = new Int32Array(max + 1);
     this.#touchedCount = 0;
     return true;
-  }
-
-  get usable(): boolean {
-    return this.#usable;
   }
 
   #postings(terms: readonly string[]): Map<string, PostingList> {
