@@ -102,13 +102,21 @@ function needs(concepts: readonly Concept[]): Needs {
 }
 
 /** Fraction of concepts found in a field's words (an identifier counts when found joined or all its parts are). */
-export function fieldCoverage(concepts: readonly Concept[], field: ReadonlySet<string>): number {
-  if (!concepts.length) return 0;
+function coverage(n: Needs, field: ReadonlySet<string>): number {
+  const each = n.each;
+  if (!each.length) return 0;
   let hit = 0;
-  for (const c of needs(concepts).each) {
-    if (c.compound ? field.has(c.compound) : c.stems.every((p) => field.has(p))) hit++;
+  for (let i = 0; i < each.length; i++) {
+    const c = each[i] as Needs['each'][number];
+    if (c.compound !== null) {
+      if (field.has(c.compound)) hit++;
+      continue;
+    }
+    let all = true;
+    for (let j = 0; j < c.stems.length && all; j++) all = field.has(c.stems[j] as string);
+    if (all) hit++;
   }
-  return hit / concepts.length;
+  return hit / each.length;
 }
 
 /** How much a page is in the requested language, from 0 to 1. */
@@ -138,17 +146,18 @@ function tagOf(tag: string): { primary: string; likely: boolean } {
 
 export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number): number {
   const w = WEIGHTS;
+  const n = needs(concepts);
   const rel = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
-  const title = fieldCoverage(concepts, c.fields.title);
-  const url = fieldCoverage(concepts, c.fields.url);
+  const title = coverage(n, c.fields.title);
+  const url = coverage(n, c.fields.url);
   const lang = languageMatch(c, language);
-  const headingsAll = c.fields.headings.size > 0 && fieldCoverage(concepts, c.fields.headings) === 1;
+  const headingsAll = c.fields.headings.size > 0 && coverage(n, c.fields.headings) === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +
     (headingsAll ? w.headings : 0) +
     w.title * title +
-    (title === 1 && titleIsJustQuery(c.fields.titleWords, concepts) ? w.titleExact : 0) +
+    (title === 1 && titleIsJustQuery(c.fields.titleWords, n) ? w.titleExact : 0) +
     w.url * url +
     w.defines * c.defines +
     w.languageText * lang.text +
@@ -159,7 +168,6 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
 }
 
 /** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */
-function titleIsJustQuery(titleWords: readonly string[], concepts: readonly Concept[]): boolean {
-  const { exact, stemmed } = needs(concepts);
+function titleIsJustQuery(titleWords: readonly string[], { exact, stemmed }: Needs): boolean {
   return titleWords.length > 0 && titleWords.every((t) => exact.has(t) || stemmed.has(lightStem(t)));
 }
