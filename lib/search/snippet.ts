@@ -12,7 +12,7 @@ export const SNIPPET_SCAN = 12_000;
 
 const stem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-export function blockScore(block: string, concepts: readonly Concept[], joins: readonly string[][]): { score: number; at: number } {
+function blockScore(block: string, concepts: readonly Concept[], joins: readonly string[][]): { score: number; at: number } {
   const lower = block.toLowerCase();
   let score = 0;
   let at = -1;
@@ -181,17 +181,24 @@ export function snippetPassages(body: string, description: string, title: string
   return { passages, fallback: description ? cut(description, 0, max) : cut(opening, 0, max) };
 }
 
-/** Adjacent words typed apart may be one identifier on the page (`asyncio gather`). */
-export function snippetJoins(concepts: readonly Concept[]): string[][] {
-  const real = concepts.filter((c) => !c.stop);
-  const joins: string[][] = [];
-  for (let i = 0; i + 1 < real.length; i++) joins.push([...(real[i] as Concept).parts, ...(real[i + 1] as Concept).parts]);
-  return joins;
-}
-
 /** The snippet of a passage chosen for the query: cut around the first of the query's words in it. */
 export function passageSnippet(passage: Passage, concepts: readonly Concept[], max = SNIPPET_CHARS): string {
-  const { at } = blockScore(passage.block, concepts, snippetJoins(concepts));
+  const found = firstWord(concepts).exec(passage.block);
   const text = passage.extra !== null ? `${passage.block} ${passage.extra}`.trim() : passage.block;
-  return cut(text, Math.max(0, at), max);
+  return cut(text, found ? found.index : 0, max);
+}
+
+const firstWords = new WeakMap<readonly Concept[], RegExp>();
+
+/** Where the first of the query's words (any part, lightly stemmed, at the start of a word, in any
+ * case) is in a text: one native scan, without lower-casing the text first. Made once per query. */
+function firstWord(concepts: readonly Concept[]): RegExp {
+  let re = firstWords.get(concepts);
+  if (!re) {
+    const needles = [...new Set(concepts.filter((c) => !c.stop).flatMap((c) => c.parts.map(stem)))].sort((a, b) => b.length - a.length);
+    const alternatives = needles.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+    re = new RegExp(needles.length ? `(?<![\\p{L}\\p{N}])(?:${alternatives})` : '(?!)', 'iu');
+    firstWords.set(concepts, re);
+  }
+  return re;
 }
