@@ -39,3 +39,12 @@ test('definition heads', () => {
   assert.deepEqual(fsync.map((h) => h.head), ['fsync configuration parameter', 'fsync configuration', 'configuration parameter', 'fsync', 'parameter']);
   assert.ok((fsync.find((h) => h.head === 'fsync')?.weight ?? 1) < (fsync.find((h) => h.head === 'fsync configuration')?.weight ?? 0));
 });
+
+test('titles and headings match plurals by their singular', () => {
+  const fields = rankFields('Unique Indexes', 'https://h.test/indexes-unique.html', 'Policies\nMatches and classes');
+  for (const w of ['unique', 'index', 'policy', 'match', 'class']) assert.ok(fields.title.has(w) || fields.headings.has(w) || fields.url.has(w), w);
+  const concepts = parseQuery('index unique').concepts;
+  const page = { ...base, title: 'Unique Indexes', fields };
+  assert.ok(score(page, concepts, 'en', 10) > score(base, concepts, 'en', 10));
+  assert.ok(rankFields('Status analysis', 'https://h.test/x.html', '').title.has('status'));
+});

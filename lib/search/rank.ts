@@ -81,7 +81,15 @@ export const WEIGHTS = {
   inlinks: 0.03,
 };
 
-const lightStem = (t: string) => (t.length > 4 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
+/** English plurals to their singular, and nothing more (titles and headings are matched word for
+ * word, where porter's conflations do more harm than good): `policies` -> `policy`, `indexes` ->
+ * `index`, `matches` -> `match`, `tables` -> `table`; `class`, `status`, `analysis` stay. */
+function lightStem(t: string): string {
+  if (t.length <= 3 || !t.endsWith('s') || t.endsWith('ss') || t.endsWith('us') || t.endsWith('is')) return t;
+  if (t.endsWith('ies') && t.length > 4) return `${t.slice(0, -3)}y`;
+  if (/(?:x|z|ch|sh|ss)es$/.test(t)) return t.slice(0, -2);
+  return t.slice(0, -1);
+}
 
 /** What the field checks need of a query's concepts, worked out once per query (by identity). */
 type Needs = { each: { compound: string | null; stems: string[] }[]; exact: Set<string>; stemmed: Set<string> };
