@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { decodePostings, encodePostings, POSTINGS_FORMAT, type PostingList } from './postings.ts';
+import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
 import { FTS_COLUMNS, FIELD_WEIGHTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
@@ -24,7 +24,7 @@ type TokenCount = { weighted: number; n: number; places: number[] | null };
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer();
-  readonly #q: Record<'oldTerms' | 'lookup' | 'put' | 'drop' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count', StatementSync>;
+  readonly #q: Record<'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count', StatementSync>;
   readonly #growing = new Map<string, Growing>();
   /** Pages reported since the last flush, with their length and terms (null: the page is gone). */
   readonly #pages = new Map<number, { length: number; terms: string } | null>();
@@ -39,6 +39,8 @@ export class PostingsWriter {
       lookup: db.prepare('SELECT data FROM postings WHERE term = ?'),
       put: db.prepare('INSERT OR REPLACE INTO postings (term, data) VALUES (?, ?)'),
       drop: db.prepare('DELETE FROM postings WHERE term = ?'),
+      putEnd: db.prepare('INSERT OR IGNORE INTO term_ends (reversed) VALUES (?)'),
+      dropEnd: db.prepare('DELETE FROM term_ends WHERE reversed = ?'),
       putPage: db.prepare('INSERT OR REPLACE INTO page_terms (page_id, length, terms) VALUES (?, ?, ?)'),
       dropPage: db.prepare('DELETE FROM page_terms WHERE page_id = ?'),
       meta: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('postings', ?)"),
@@ -55,7 +57,7 @@ export class PostingsWriter {
 
   /** Drops all postings (inside the caller's transaction). */
   reset(): void {
-    this.#db.exec("DELETE FROM postings; DELETE FROM page_terms; DELETE FROM search_meta WHERE key = 'postings';");
+    this.#db.exec("DELETE FROM postings; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM search_meta WHERE key = 'postings';");
     this.#growing.clear();
     this.#pages.clear();
     this.#stale.clear();
@@ -143,13 +145,21 @@ export class PostingsWriter {
     const terms = [...this.#growing.keys()];
     for (const t of this.#stale) if (!this.#growing.has(t)) terms.push(t);
     terms.sort();
+    const born: string[] = [];
     for (const t of terms) {
       const added = this.#growing.get(t) ?? { docs: [], freqs: [], places: [] };
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
       const entries = row ? merge(decodePostings(row.data), changed, added) : added;
-      if (entries.docs.length) q.put.run(t, encodePostings(postingList(entries)));
-      else if (row) q.drop.run(t);
+      if (entries.docs.length) {
+        q.put.run(t, encodePostings(postingList(entries)));
+        if (!row) born.push(reversed(t));
+      } else if (row) {
+        q.drop.run(t);
+        q.dropEnd.run(reversed(t));
+      }
     }
+    // New terms' ends, in order (a fresh index adds every term).
+    for (const r of born.sort()) q.putEnd.run(r);
     q.meta.run(POSTINGS_FORMAT);
     this.#growing.clear();
     this.#pages.clear();

@@ -74,6 +74,22 @@ describe('postings', () => {
     assert.ok(postings.covering(ids).size > 0);
   });
 
+  it('take a word the index does not hold as the end of words it does', () => {
+    const whole = concepts('descaling');
+    const want = new Set(postings.rank(whole.concepts, whole.joins, 100).map((r) => r.id));
+    assert.ok(want.size > 0);
+    const fragment = concepts('escaling');
+    assert.deepEqual(new Set(postings.rank(fragment.concepts, fragment.joins, 100).map((r) => r.id)), want);
+    // An identifier's joined form too (`stat_activity` of `pg_stat_activity` is held; `tat_activity` is not).
+    const id = concepts('tat_activity');
+    assert.ok(postings.rank(id.concepts, id.joins, 100).length > 0);
+    // Too short, or a number: not a fragment.
+    for (const q of ['sc', '999']) {
+      const c = concepts(q);
+      assert.deepEqual(postings.rank(c.concepts, c.joins, 100), [], q);
+    }
+  });
+
   it('know which snippet passage holds the query', () => {
     const { concepts: c, joins } = concepts('asyncio.gather');
     const top = postings.rank(c, joins, 5);

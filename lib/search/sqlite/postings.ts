@@ -96,7 +96,13 @@ function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingLi
  * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
  * as snippet.ts's blockScore counts). */
 type Phrase = { terms: readonly string[]; concept: number; weight: number };
-type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync };
+type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync };
+/** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
+const MIN_FRAGMENT = 3;
+const MAX_COMPLETIONS = 3;
+
+/** A term written backwards (by code point), so that the terms ending in a fragment sort together. */
+export const reversed = (term: string) => [...term].reverse().join('');
 
 /**
  * Reads postings on one connection. Not reentrant: covering() answers for the last rank() call.
@@ -136,6 +142,7 @@ export class PostingsStage implements FirstStage {
       meta: this.#db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
       lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
       lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
+      ends: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed > ? AND reversed < ? LIMIT 500'),
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
     if (meta?.value !== POSTINGS_FORMAT) return false;
@@ -203,8 +210,31 @@ export class PostingsStage implements FirstStage {
   }
 
   rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
-    this.#last = this.#phrases(concepts, joins);
-    return this.#rank(this.#last, concepts.length, k);
+    let phrases = this.#phrases(concepts, joins);
+    const termsOf = (list: readonly Phrase[]) => [...new Set(list.flatMap((p) => p.terms))];
+    let lists = this.#postings(termsOf(phrases));
+    // A word the index does not hold may be the end of one it does (a fragment: `pril.org`).
+    const unknown = (p: Phrase) => p.concept >= 0 && p.terms.length === 1 && !lists.has(p.terms[0] as string);
+    if (phrases.some(unknown)) {
+      phrases = phrases.flatMap((p) => (unknown(p) ? this.#endingIn(p.terms[0] as string).map((t) => ({ ...p, terms: [t] })) : [p]));
+      lists = this.#postings(termsOf(phrases));
+    }
+    this.#last = phrases;
+    this.#lastLists = lists;
+    return this.#rank(phrases, lists, concepts.length, k);
+  }
+
+  /** The few shortest terms that end in `fragment` (not the fragment itself), for a fragment of at
+   * least MIN_FRAGMENT letters or digits; none for a number. */
+  #endingIn(fragment: string): string[] {
+    const letters = fragment.endsWith('0') ? fragment.slice(0, -1) : fragment;
+    if ([...letters].length < MIN_FRAGMENT || /^\d+$/.test(letters)) return [];
+    const rev = reversed(fragment);
+    const found = (this.#q as Statements).ends.all(rev, `${rev}\u{10FFFF}`) as { reversed: string }[];
+    return found
+      .map((r) => reversed(r.reversed))
+      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+      .slice(0, MAX_COMPLETIONS);
   }
 
   /**
@@ -240,7 +270,7 @@ export class PostingsStage implements FirstStage {
    * once), best first, ties by id. Afterwards the masks tell which of the `concepts` each page
    * holds (a concept is held when one of its phrases is).
    */
-  #rank(phrases: readonly Phrase[], concepts: number, k: number): Ranked[] {
+  #rank(phrases: readonly Phrase[], lists: ReadonlyMap<string, PostingList>, concepts: number, k: number): Ranked[] {
     const acc = this.#acc;
     const mask = this.#mask;
     const touched = this.#touched;
@@ -251,7 +281,6 @@ export class PostingsStage implements FirstStage {
     }
     let n = 0;
     const norm = this.#norm;
-    const lists = (this.#lastLists = this.#postings([...new Set(phrases.flatMap((p) => p.terms))]));
     const scored = new Set<string>();
     for (const p of phrases) {
       const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : 0;

@@ -17,6 +17,7 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * snippet_fallback  per page, the snippet shown when no passage holds the query
  * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
  * postings    per term, the pages holding it, its field-weighted frequency and passages there (postings.ts)
+ * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  */
 export const PASSAGE_SLOTS = 4096;
@@ -130,6 +131,9 @@ export const indexMigrations: readonly Migration[] = [
       CREATE TABLE postings (
         term TEXT PRIMARY KEY,
         data BLOB NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE term_ends (
+        reversed TEXT PRIMARY KEY
       ) WITHOUT ROWID;
       CREATE TABLE search_meta (
         key TEXT PRIMARY KEY,
