@@ -45,13 +45,21 @@ function blockScore(block: string, concepts: readonly Concept[], joins: readonly
   return { score, at };
 }
 
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** Whether the character before position i of a lower-cased text ends a word (ASCII without the regex). */
+function startsWord(text: string, i: number): boolean {
+  if (i === 0) return true;
+  const c = text.charCodeAt(i - 1);
+  if (c < 128) return !((c >= 97 && c <= 122) || (c >= 48 && c <= 57));
+  return !LETTER_OR_DIGIT.test(text[i - 1] as string);
+}
+
 function findWord(text: string, word: string): number {
-  let from = 0;
-  for (;;) {
+  for (let from = 0; ; ) {
     const i = text.indexOf(word, from);
     if (i < 0) return -1;
-    const before = i === 0 ? '' : (text[i - 1] as string);
-    if (!/[\p{L}\p{N}]/u.test(before)) return i;
+    if (startsWord(text, i)) return i;
     from = i + 1;
   }
 }
@@ -183,22 +191,25 @@ export function snippetPassages(body: string, description: string, title: string
 
 /** The snippet of a passage chosen for the query: cut around the first of the query's words in it. */
 export function passageSnippet(passage: Passage, concepts: readonly Concept[], max = SNIPPET_CHARS): string {
-  const found = firstWord(concepts).exec(passage.block);
   const text = passage.extra !== null ? `${passage.block} ${passage.extra}`.trim() : passage.block;
-  return cut(text, found ? found.index : 0, max);
+  return cut(text, Math.max(0, firstWord(passage.block.toLowerCase(), needlesOf(concepts))), max);
 }
 
-const firstWords = new WeakMap<readonly Concept[], RegExp>();
+const needles = new WeakMap<readonly Concept[], string[]>();
 
-/** Where the first of the query's words (any part, lightly stemmed, at the start of a word, in any
- * case) is in a text: one native scan, without lower-casing the text first. Made once per query. */
-function firstWord(concepts: readonly Concept[]): RegExp {
-  let re = firstWords.get(concepts);
-  if (!re) {
-    const needles = [...new Set(concepts.filter((c) => !c.stop).flatMap((c) => c.parts.map(stem)))].sort((a, b) => b.length - a.length);
-    const alternatives = needles.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-    re = new RegExp(needles.length ? `(?<![\\p{L}\\p{N}])(?:${alternatives})` : '(?!)', 'iu');
-    firstWords.set(concepts, re);
+/** The (lightly stemmed) parts of a query's concepts, worked out once per query. */
+function needlesOf(concepts: readonly Concept[]): string[] {
+  let list = needles.get(concepts);
+  if (!list) needles.set(concepts, (list = [...new Set(concepts.filter((c) => !c.stop).flatMap((c) => c.parts.map(stem)))]));
+  return list;
+}
+
+/** Where the first of `words` starts a word in a lower-cased text, or -1. */
+function firstWord(lower: string, words: readonly string[]): number {
+  let first = -1;
+  for (const w of words) {
+    const i = findWord(lower, w);
+    if (i >= 0 && (first < 0 || i < first)) first = i;
   }
-  return re;
+  return first;
 }
