@@ -36,34 +36,46 @@ export type Candidate = {
 
 /**
  * What ranking reads of a page's title, address and headings: their distinct (lightly stemmed)
- * words. Prepared when the page is indexed and stored as text (encodeRankFields), so a query
- * reading a candidate for the first time only splits it (decodeRankFields).
+ * words, each with the fields it is in (IN_TITLE | IN_URL | IN_HEADINGS), so that one lookup a word answers
+ * for all three. Prepared when the page is indexed and stored as text (encodeRankFields), so a
+ * query reading a candidate for the first time only splits it (decodeRankFields).
  */
-export type RankFields = { title: Set<string>; url: Set<string>; headings: Set<string>; titleWords: string[] };
+export type RankFields = { words: Map<string, number>; hasHeadings: boolean; titleWords: string[] };
+const IN_TITLE = 1;
+const IN_URL = 2;
+const IN_HEADINGS = 4;
 
 export function rankFields(title: string, url: string, headings: string): RankFields {
-  return {
-    title: wordSet(title),
-    url: wordSet(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
-    headings: wordSet(headings),
+  return fieldsOf(
+    wordList(title),
+    wordList(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
+    wordList(headings),
     // The title without a trailing ` — Site name`, and without section numbers.
-    titleWords: words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
-  };
+    words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
+  );
 }
 
+function fieldsOf(title: readonly string[], url: readonly string[], headings: readonly string[], titleWords: string[]): RankFields {
+  const all = new Map<string, number>();
+  for (const [list, bit] of [[title, IN_TITLE], [url, IN_URL], [headings, IN_HEADINGS]] as const) for (const w of list) all.set(w, (all.get(w) ?? 0) | bit);
+  return { words: all, hasHeadings: headings.length > 0, titleWords };
+}
+
+const inField = (f: RankFields, bit: number) => [...f.words].filter(([, bits]) => bits & bit).map(([w]) => w);
+
 export function encodeRankFields(f: RankFields): string {
-  return [[...f.title], [...f.url], [...f.headings], f.titleWords].map((list) => list.join(' ')).join('\n');
+  return [inField(f, IN_TITLE), inField(f, IN_URL), inField(f, IN_HEADINGS), f.titleWords].map((list) => list.join(' ')).join('\n');
 }
 
 export function decodeRankFields(text: string): RankFields {
   const [title = '', url = '', headings = '', titleWords = ''] = text.split('\n');
   const list = (s: string) => (s ? s.split(' ') : []);
-  return { title: new Set(list(title)), url: new Set(list(url)), headings: new Set(list(headings)), titleWords: list(titleWords) };
+  return fieldsOf(list(title), list(url), list(headings), list(titleWords));
 }
 
 /** The distinct (lightly stemmed) words of a field. */
-function wordSet(text: string): Set<string> {
-  return new Set(indexText(text).split(' ').filter(Boolean).map(lightStem));
+function wordList(text: string): string[] {
+  return [...new Set(indexText(text).split(' ').filter(Boolean).map(lightStem))];
 }
 
 /** Fitted by coordinate ascent on the kinds of queries of queries-dev.tsv, checked on a held-out
@@ -109,22 +121,27 @@ function needs(concepts: readonly Concept[]): Needs {
   return n;
 }
 
-/** Fraction of concepts found in a field's words (an identifier counts when found joined or all its parts are). */
-function coverage(n: Needs, field: ReadonlySet<string>): number {
+/** The fraction of concepts found in each field's words (an identifier counts when found joined
+ * or all its parts are). */
+function coverage(n: Needs, f: RankFields): { title: number; url: number; headings: number } {
   const each = n.each;
-  if (!each.length) return 0;
-  let hit = 0;
+  if (!each.length) return { title: 0, url: 0, headings: 0 };
+  let title = 0;
+  let url = 0;
+  let headings = 0;
   for (let i = 0; i < each.length; i++) {
     const c = each[i] as Needs['each'][number];
-    if (c.compound !== null) {
-      if (field.has(c.compound)) hit++;
-      continue;
+    let bits: number;
+    if (c.compound !== null) bits = f.words.get(c.compound) ?? 0;
+    else {
+      bits = IN_TITLE | IN_URL | IN_HEADINGS;
+      for (let j = 0; j < c.stems.length && bits; j++) bits &= f.words.get(c.stems[j] as string) ?? 0;
     }
-    let all = true;
-    for (let j = 0; j < c.stems.length && all; j++) all = field.has(c.stems[j] as string);
-    if (all) hit++;
+    if (bits & IN_TITLE) title++;
+    if (bits & IN_URL) url++;
+    if (bits & IN_HEADINGS) headings++;
   }
-  return hit / each.length;
+  return { title: title / each.length, url: url / each.length, headings: headings / each.length };
 }
 
 /** How much a page is in the requested language, from 0 to 1. */
@@ -156,10 +173,9 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   const w = WEIGHTS;
   const n = needs(concepts);
   const rel = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
-  const title = coverage(n, c.fields.title);
-  const url = coverage(n, c.fields.url);
+  const { title, url, headings } = coverage(n, c.fields);
   const lang = languageMatch(c, language);
-  const headingsAll = c.fields.headings.size > 0 && coverage(n, c.fields.headings) === 1;
+  const headingsAll = c.fields.hasHeadings && headings === 1;
   return (
     rel +
     (c.coversAll ? w.coversAll : 0) +
