@@ -36,9 +36,10 @@ export type Candidate = {
 
 /**
  * What ranking reads of a page's title, address and headings: their distinct (lightly stemmed)
- * words, each with the fields it is in (IN_TITLE | IN_URL | IN_HEADINGS), so that one lookup a word answers
- * for all three. Prepared when the page is indexed and stored as text (encodeRankFields), so a
- * query reading a candidate for the first time only splits it (decodeRankFields).
+ * words, each with the fields it is in (IN_TITLE | IN_URL | IN_HEADINGS), so that one lookup a
+ * word answers for all three. Prepared when the page is indexed and stored as text
+ * (encodeRankFields), so a query reading a candidate for the first time only splits it
+ * (decodeRankFields).
  */
 export type RankFields = { words: Map<string, number>; hasHeadings: boolean; titleWords: string[] };
 const IN_TITLE = 1;
