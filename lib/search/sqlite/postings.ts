@@ -109,7 +109,7 @@ export const reversed = (term: string) => [...term].reverse().join('');
  */
 export class PostingsStage implements FirstStage {
   readonly #db: DatabaseSync;
-  readonly #tokenizer = new FtsTokenizer();
+  readonly #tokenizer = new FtsTokenizer(100_000);
   #q: Statements | null = null;
   readonly #cache = new Map<string, PostingList | null>();
   #cachedBytes = 0;

@@ -2,8 +2,6 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 /** The tokenizer of the index's full-text table, in FTS5's own terms (schema.ts uses it too). */
 export const FTS_TOKENIZE = 'porter unicode61 remove_diacritics 2';
-/** Distinct words remembered before the memo starts over (a few hundred bytes each). */
-const MEMO_LIMIT = 1_000_000;
 /** Tokens FTS5 leaves as they are: lower-case ASCII letters and digits that unicode61 cannot fold
  * and the porter stemmer does not touch, because they end in a digit (no suffix rule matches) or
  * are shorter than three characters. Most identifiers' joined forms and all numbers are such. */
@@ -27,8 +25,12 @@ export class FtsTokenizer {
   readonly #read: StatementSync;
   readonly #clear: StatementSync;
   readonly #memo = new Map<string, readonly string[]>();
+  readonly #limit: number;
 
-  constructor() {
+  /** `limit`: distinct words remembered before the memo starts over (about 100 bytes each): an
+   * indexer meets a whole vocabulary, a query reader only what is searched. */
+  constructor(limit = 1_000_000) {
+    this.#limit = limit;
     this.#db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, tokenize = '${FTS_TOKENIZE}');
       CREATE VIRTUAL TABLE instances USING fts5vocab(words, instance);`);
     this.#insert = this.#db.prepare('INSERT INTO words (rowid, w) VALUES (1, ?)');
@@ -55,7 +57,7 @@ export class FtsTokenizer {
     const fresh: string[] = [];
     for (const t of tokens) if (!this.known(t)) fresh.push(t);
     if (!fresh.length) return;
-    if (this.#memo.size + fresh.length > MEMO_LIMIT) this.#memo.clear();
+    if (this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
     let i = 0;
     let terms: string[] = [];
     this.#db.exec('BEGIN');
