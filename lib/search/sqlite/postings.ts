@@ -339,17 +339,10 @@ function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ran
   const heap: number[] = [];
   // a worse than b: lower score, or the same score and a higher id.
   const worse = (a: number, b: number) => (acc[a] as number) < (acc[b] as number) || (acc[a] === acc[b] && a > b);
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
-      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
-      i = m;
-    }
+  const swap = (i: number, j: number) => {
+    const t = heap[i] as number;
+    heap[i] = heap[j] as number;
+    heap[j] = t;
   };
   for (let i = 0; i < n; i++) {
     const d = touched[i] as number;
@@ -358,12 +351,23 @@ function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ran
       for (let c = heap.length - 1; c > 0; ) {
         const p = (c - 1) >> 1;
         if (!worse(heap[c] as number, heap[p] as number)) break;
-        [heap[c], heap[p]] = [heap[p] as number, heap[c] as number];
+        swap(c, p);
         c = p;
       }
-    } else if (worse(heap[0] as number, d)) {
-      heap[0] = d;
-      down(0);
+      continue;
+    }
+    // Most pages score below the worst kept one: one comparison each.
+    if ((acc[d] as number) < (acc[heap[0] as number] as number) || !worse(heap[0] as number, d)) continue;
+    heap[0] = d;
+    for (let at = 0; ; ) {
+      const l = 2 * at + 1;
+      const r = l + 1;
+      let m = at;
+      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
+      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
+      if (m === at) break;
+      swap(at, m);
+      at = m;
     }
   }
   return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((id) => ({ id, s: acc[id] as number }));
