@@ -25,7 +25,8 @@ const schema = z.object({
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
   SEARCH_RESULTS: intVar(10, 1, 50),
   SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
-  SEARCH_WORKERS: intVar(Math.min(4, availableParallelism()), 0, 64),
+  // One core is left to the event loop (HTTP, the CDP relay): decision 0018.
+  SEARCH_WORKERS: intVar(Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 64),
 });
 
 export type ServiceConfig = {
