@@ -80,6 +80,7 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     try {
       taken = await this.#opts.pool.take();
     } catch (err) {
+      if (err instanceof ServiceUnavailable) throw err;
       this.#opts.log.error({ err }, 'browser launch failed');
       throw new ServiceUnavailable('could not start a browser; try again shortly', 5);
     } finally {

@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type CidrBlock } from '../net/cidr.ts';
 import { baseUrlVar, intVar, listVar, parseEnv, portVar, type Env } from './schema.ts';
@@ -18,6 +18,13 @@ const schema = z.object({
   BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
   BROWSER_LAUNCH_TIMEOUT_SECONDS: intVar(30, 1, 300),
   BROWSER_EGRESS_ALLOW: listVar,
+  BROWSER_ISOLATION: z.enum(['sandbox', 'single-tenant']).optional().transform((v) => v ?? 'sandbox'),
+  BROWSER_UID_BASE: intVar(0, 1000, 2_000_000_000),
+  BROWSER_MEMORY_LIMIT_MB: intVar(2048, 128, 1_048_576),
+  BROWSER_PIDS_LIMIT: intVar(2048, 64, 1_000_000),
+  BROWSER_INSTANCES_DIR: z.string().trim().min(1).optional(),
+  BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
+  BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
   START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
   SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
   SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
@@ -46,6 +53,17 @@ export type ServiceConfig = {
     launchTimeoutMs: number;
     egressAllow: CidrBlock[];
     pingIntervalMs: number;
+    /** `sandbox`: each instance isolated by the operating system (refused where the host cannot); `single-tenant`: not isolated. */
+    isolation: 'sandbox' | 'single-tenant';
+    /** Where each instance's folders live (outside DATA_DIR: instance uids must be able to reach them). */
+    instancesDir: string;
+    /** First host uid of the instances' range (one uid per instance). */
+    uidBase: number;
+    memoryLimitBytes: number;
+    pidsLimit: number;
+    /** Largest uploaded file, and all of an instance's uploads together. */
+    fileMaxBytes: number;
+    uploadsMaxBytes: number;
   };
   search: {
     defaultRatePerMinute: number;
@@ -71,6 +89,23 @@ export function advertisedUrls(config: ServiceConfig, listening: { address: stri
   return { http, ws: config.publicWsUrl ?? http.replace(/^http/, 'ws') };
 }
 
+/**
+ * Instance uids start at 1,000,000,000, far above the ranges that accounts and /etc/subuid use, in
+ * a block of 2,048 chosen by DATA_DIR so that two services on one host do not share uids.
+ */
+export function defaultUidBase(dataDir: string): number {
+  let h = 0x811c9dc5;
+  for (const c of dataDir) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return 1_000_000_000 + (h % 16_384) * 2_048;
+}
+
+/**
+ * Instance folders live in the temp folder by default, named after the uid range (so, after DATA_DIR):
+ * every instance uid must be able to walk the path to its own folders, which DATA_DIR (often 0700,
+ * and holding secrets) must not allow.
+ */
+export const defaultInstancesDir = (uidBase: number): string => join(tmpdir(), `periscope-browsers-${uidBase}`);
+
 /** Parse the service's environment once, at start-up. Throws ConfigError with every problem. */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const v = parseEnv(schema, env);
@@ -78,6 +113,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const publicUrl = v.PUBLIC_BROWSER_URL ?? v.PUBLIC_BROWSER_WS_URL?.replace(/^ws/, 'http');
   const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
   const dataDir = isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR);
+  const uidBase = v.BROWSER_UID_BASE || defaultUidBase(dataDir);
   return {
     host: v.HOST,
     port: v.SERVICE_PORT,
@@ -94,6 +130,13 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       launchTimeoutMs: v.BROWSER_LAUNCH_TIMEOUT_SECONDS * 1000,
       egressAllow,
       pingIntervalMs: v.START_PING_INTERVAL_MS,
+      isolation: v.BROWSER_ISOLATION,
+      uidBase,
+      instancesDir: v.BROWSER_INSTANCES_DIR ? resolve(v.BROWSER_INSTANCES_DIR) : defaultInstancesDir(uidBase),
+      memoryLimitBytes: v.BROWSER_MEMORY_LIMIT_MB * 1024 * 1024,
+      pidsLimit: v.BROWSER_PIDS_LIMIT,
+      fileMaxBytes: v.BROWSER_FILE_MAX_MB * 1024 * 1024,
+      uploadsMaxBytes: v.BROWSER_UPLOADS_MAX_MB * 1024 * 1024,
     },
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,

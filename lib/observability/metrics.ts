@@ -22,12 +22,30 @@ export class ServiceMetrics {
   readonly startRefused = new Counter({ name: 'periscope_browser_start_refused_total', help: '/start requests refused, by status', labelNames: ['status'] as const, registers: [this.registry] });
   readonly proxyBytes = new Counter({ name: 'periscope_cdp_proxy_bytes_total', help: 'Bytes relayed by the CDP proxy', labelNames: ['direction'] as const, registers: [this.registry] });
   readonly proxyConnections = new Gauge({ name: 'periscope_cdp_proxy_connections', help: 'Open CDP proxy connections', registers: [this.registry] });
+  readonly isolation = new Gauge({
+    name: 'periscope_browser_isolation',
+    help: 'How browser instances are isolated: 1 for the mode in force (sandbox, single-tenant, unavailable) and for each layer present',
+    labelNames: ['mode', 'layer'] as const,
+    registers: [this.registry],
+  });
   readonly httpRequests = new Counter({ name: 'periscope_http_requests_total', help: 'HTTP requests, by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
 
   readonly #beforeScrape: (() => void)[] = [];
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The isolation probe's findings, as gauges (one series per layer, 0 or 1). */
+  reportIsolation(r: { mode: string; uidPerInstance: boolean; chromiumSandbox: boolean; network: string; cgroups: { memory: boolean; pids: boolean } | null }): void {
+    const layers: Record<string, boolean> = {
+      uid_per_instance: r.uidPerInstance,
+      chromium_sandbox: r.chromiumSandbox,
+      network_namespace: r.network === 'namespace',
+      memory_limit: r.cgroups?.memory ?? false,
+      pids_limit: r.cgroups?.pids ?? false,
+    };
+    for (const [layer, on] of Object.entries(layers)) this.isolation.set({ mode: r.mode, layer }, on ? 1 : 0);
   }
 
   /** Run `fn` before each scrape, for figures read from counters kept elsewhere. */

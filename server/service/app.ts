@@ -7,12 +7,14 @@ import { EgressPolicy } from '../../lib/browser/egress/policy.ts';
 import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
 import { resolveChromium } from '../../lib/browser/executable.ts';
 import { BrowserFleet } from '../../lib/browser/fleet.ts';
+import { prepareInstancesDir, removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
 import { BrowserPool } from '../../lib/browser/pool.ts';
-import { reapStaleBrowsers } from '../../lib/browser/reaper.ts';
+import { probeIsolation } from '../../lib/browser/sandbox/probe.ts';
+import { killUids } from '../../lib/browser/sandbox/uids.ts';
 import { advertisedUrls, type ServiceConfig } from '../../lib/config/service.ts';
 import { openDatabase } from '../../lib/db/sqlite.ts';
 import { serviceMigrations } from '../../lib/db/service-migrations.ts';
-import { NotFound } from '../../lib/errors.ts';
+import { NotFound, ServiceUnavailable } from '../../lib/errors.ts';
 import { KeyStore } from '../../lib/keys/store.ts';
 import { createLogger } from '../../lib/observability/log.ts';
 import { ServiceMetrics } from '../../lib/observability/metrics.ts';
@@ -62,18 +64,33 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const egress = new EgressProxy(new EgressPolicy(config.browser.egressAllow), log.child({ part: 'egress' }));
   await egress.listen();
 
-  const profilesDir = join(config.dataDir, 'profiles');
+  const uidCount = config.browser.capacity + config.browser.poolSize;
+  const { report: isolationReport, isolation } = await probeIsolation({
+    setting: config.browser.isolation,
+    uidBase: config.browser.uidBase,
+    uidCount,
+    tag: String(config.browser.uidBase),
+    limits: { memoryBytes: config.browser.memoryLimitBytes, pids: config.browser.pidsLimit },
+  });
+  if (isolationReport.mode === 'sandbox') log.info({ isolation: isolationReport }, 'browser isolation: every instance in its own sandbox');
+  else if (isolationReport.mode === 'single-tenant') log.warn({ isolation: isolationReport }, 'browser isolation is OFF (BROWSER_ISOLATION=single-tenant): every API key holder can reach this host');
+  else log.error({ isolation: isolationReport }, 'this host cannot isolate browsers: /start is refused until it can (or BROWSER_ISOLATION=single-tenant is set for a trusted, single tenant)');
+  metricsRegistry.reportIsolation(isolationReport);
+
+  const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // A service that died without shutting down (SIGKILL, power loss) leaves its browsers and
-  // profiles behind: end them before starting new ones.
-  const stale = await reapStaleBrowsers(profilesDir);
-  if (stale.processes || stale.profiles) log.warn(stale, 'ended browsers and removed profiles left by an earlier run');
+  // folders behind: end them before starting new ones.
+  const staleProcesses = isolation?.mode === 'sandbox' && isolation.uids ? await killUids(config.browser.uidBase, config.browser.uidBase + uidCount + 1) : 0;
+  const staleFolders = await removeStaleInstanceFolders(instancesDir);
+  if (staleProcesses || staleFolders) log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
   const launch = async () => {
+    if (!isolation) throw new ServiceUnavailable(`this host cannot isolate browsers: ${isolationReport.problems.join('; ')}`);
     const end = metricsRegistry.launchSeconds.startTimer();
-    const browser = await Chromium.launch({ executable: executable.path, profilesDir, proxyUrl: egress.url, timeoutMs: config.browser.launchTimeoutMs });
+    const browser = await Chromium.launch({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs });
     end();
     return browser;
   };
-  const pool = new BrowserPool(launch, config.browser.poolSize, log.child({ part: 'pool' }), (n) => metricsRegistry.poolSize.set(n));
+  const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) => metricsRegistry.poolSize.set(n));
   const fleet = new BrowserFleet({
     pool,
     capacity: config.browser.capacity,
@@ -88,7 +105,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
   const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
   await logIndexState(search, config.search.indexPath, log);
-  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet, search, searchLimiter };
+  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet, search, searchLimiter, isolation: isolationReport };
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
@@ -103,7 +120,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/start') void starts.handleUpgrade(req, socket, head);
-    else if (url.pathname.startsWith('/devtools/')) devtools.handleUpgrade(req, socket, head, url);
+    else if (url.pathname.startsWith('/devtools/')) void devtools.handleUpgrade(req, socket, head, url);
     else rejectUpgrade(socket, new NotFound(`no WebSocket endpoint at ${url.pathname}`));
   });
   server.on('clientError', (_err, socket) => {

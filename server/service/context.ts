@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BrowserFleet } from '../../lib/browser/fleet.ts';
 import type { BrowserPool } from '../../lib/browser/pool.ts';
+import type { IsolationReport } from '../../lib/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '../../lib/config/service.ts';
 import type { KeyStore } from '../../lib/keys/store.ts';
 import type { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
@@ -20,4 +21,6 @@ export type ServiceContext = {
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
   searchLimiter: SlidingWindowLimiter;
+  /** How browser instances are isolated on this host (probed at start). */
+  isolation: IsolationReport;
 };

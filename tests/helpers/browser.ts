@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { findProcessesMentioning } from '../../lib/browser/reaper.ts';
+import { processesOfUids } from '../../lib/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '../../lib/config/service.ts';
 
 export type StartedBrowser = {
   id: string;
@@ -58,17 +59,35 @@ export async function debuggerUrl(httpUrl: string, headers: Record<string, strin
   return ((await res.json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
 }
 
-/** Profiles the service holds under DATA_DIR (pool and live instances). */
+/** Where a service on this DATA_DIR keeps its instances' folders (by default). */
+export const instancesDir = (dataDir: string): string => defaultInstancesDir(defaultUidBase(dataDir));
+
+/** Instance folders the service holds under DATA_DIR (pool and live instances). */
 export function profileDirs(dataDir: string): string[] {
   try {
-    return readdirSync(join(dataDir, 'profiles'));
+    return readdirSync(instancesDir(dataDir));
   } catch {
     return [];
   }
 }
 
-/** Chromium processes started for this DATA_DIR that are still running. */
-export const chromiumProcesses = (dataDir: string) => findProcessesMentioning(join(dataDir, 'profiles'));
+/**
+ * Processes of this DATA_DIR's browsers still running: those of its instance uids (sandboxed) and
+ * those whose command line names its instance folders (single-tenant).
+ */
+export async function chromiumProcesses(dataDir: string): Promise<number[]> {
+  const base = defaultUidBase(dataDir);
+  const byUid = (await processesOfUids(base, base + 2048)).map((p) => p.pid);
+  const needle = instancesDir(dataDir);
+  const byPath = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid).filter((e) => {
+    try {
+      return readFileSync(`/proc/${e}/cmdline`, 'latin1').includes(needle);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+  return [...new Set([...byUid, ...byPath])];
+}
 
 export async function eventually<T>(probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

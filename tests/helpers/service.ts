@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reapStaleBrowsers } from '../../lib/browser/reaper.ts';
+import { removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
+import { killUids } from '../../lib/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '../../lib/config/service.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -98,7 +100,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const code = await exited;
       // A service killed outright cannot end its browsers: do it for it, as its next start would.
-      await reapStaleBrowsers(join(dataDir, 'profiles'));
+      const base = defaultUidBase(dataDir);
+      await killUids(base, base + 2048);
+      await removeStaleInstanceFolders(defaultInstancesDir(base));
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
       return code;
     },

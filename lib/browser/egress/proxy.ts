@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
+import { chmod, rm } from 'node:fs/promises';
+import { connect, createServer as createNetServer, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { EgressPolicy } from './policy.ts';
@@ -55,6 +56,31 @@ export class EgressProxy {
   async close(): Promise<void> {
     for (const s of this.#sockets) s.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /**
+   * Also serve one sandboxed instance on a Unix socket of its own (the only way out of its network
+   * namespace). Returns the function that stops serving it and cuts its open connections.
+   */
+  async serveInstance(socketPath: string, instance: string): Promise<() => Promise<void>> {
+    const mine = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      mine.add(socket);
+      socket.once('close', () => mine.delete(socket));
+      this.#server.emit('connection', socket);
+    });
+    await rm(socketPath, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve());
+    });
+    // The instance runs as its own uid: it must be able to connect.
+    await chmod(socketPath, 0o666);
+    this.#log.debug({ instance }, 'egress socket open');
+    return async () => {
+      for (const s of mine) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    };
   }
 
   /** Resolve `host` and return the first address the policy allows, or throw EgressDenied. */

@@ -8,7 +8,8 @@ export const healthz = (ctx: ServiceContext): Handler => async (_req, res) => {
     ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
     () => ({ error: 'the search index cannot be opened' }),
   );
-  sendJson(res, 200, { status: 'ok', browsers: { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity }, search });
+  const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
+  sendJson(res, 200, { status: 'ok', browsers, search });
 };
 
 export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {

@@ -1,73 +1,114 @@
 import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { spliceDevtools, type Splice, type Traffic } from '../../../lib/browser/cdp-proxy.ts';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { judge } from '../../../lib/browser/cdp-policy.ts';
+import type { MuxClient, MuxTarget } from '../../../lib/browser/cdp-mux.ts';
 import { parseDevtoolsPath, requireBrowserId } from '../../../lib/browser/devtools-address.ts';
 import type { Instance } from '../../../lib/browser/fleet.ts';
 import { NotFound } from '../../../lib/errors.ts';
 import { authenticate } from '../../../lib/keys/auth.ts';
+import { DEVTOOLS_CLOSE, DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, isMalformed, parseClientMessage, refusalReply } from '../../../lib/protocol/devtools.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 
-/** WebSocket to webSocketDebuggerUrl (spec 4.3): authorise, then splice to the instance's Chromium. */
+/** A client socket holds this much unsent data before the instance's pipe stops being read. */
+const HIGH_WATER = 16 * 1024 * 1024;
+
+/**
+ * WebSocket to webSocketDebuggerUrl (spec 4.3): authorise, attach a session of the client's own to
+ * the instance's browser (or page), then relay: every client message is parsed, judged by the CDP
+ * policy and sent on as re-serialised JSON; Chromium's messages for the client's sessions go back
+ * as they came. The `ws` library reassembles fragments and refuses stray continuation frames.
+ */
 export class DevtoolsSockets {
   readonly #ctx: ServiceContext;
-  readonly #byInstance = new Map<string, Set<Splice>>();
-  /** Traffic already added to the metrics, per open splice. */
-  readonly #reported = new Map<Splice, Traffic>();
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, skipUTF8Validation: false });
+  readonly #byInstance = new Map<string, Set<WebSocket>>();
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
     ctx.fleet.on('ended', (instance) => this.#cut(instance));
-    ctx.metrics.beforeScrape(() => {
-      for (const splice of this.#reported.keys()) this.#report(splice);
-    });
   }
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+  async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     let instance: Instance;
-    let path: string;
+    let target: MuxTarget;
     try {
-      const target = parseDevtoolsPath(url.pathname);
-      if (!target) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
+      const path = parseDevtoolsPath(url.pathname);
+      if (!path) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
       const key = authenticate(this.#ctx.keys, req.headers.authorization);
       instance = this.#ctx.fleet.get(requireBrowserId(req.headers['x-browser-id']), key.id);
-      if (target.kind === 'browser' && target.id !== instance.browser.guid) {
-        throw new NotFound('that DevTools address does not belong to this browser');
-      }
-      path = url.pathname;
+      if (path.kind === 'browser' && path.id !== instance.browser.guid) throw new NotFound('that DevTools address does not belong to this browser');
+      target = path.kind === 'browser' ? { kind: 'browser' } : { kind: 'page', targetId: path.id };
     } catch (err) {
       rejectUpgrade(socket, err);
       return;
     }
-    const { hostname, port } = instance.browser.devtoolsUrl;
-    const downloadDir = join(instance.browser.profileDir, 'Downloads');
-    const splice = spliceDevtools(req, socket, head, { host: hostname, port: Number(port), path, downloadDir });
-    const splices = this.#byInstance.get(instance.id) ?? new Set();
-    splices.add(splice);
-    this.#byInstance.set(instance.id, splices);
-    this.#reported.set(splice, { toBrowser: 0, toClient: 0 });
-    this.#ctx.metrics.proxyConnections.inc();
-    void splice.closed.then(() => {
-      this.#report(splice);
-      this.#reported.delete(splice);
-      this.#ctx.metrics.proxyConnections.dec();
-      splices.delete(splice);
-      if (splices.size === 0 && this.#byInstance.get(instance.id) === splices) this.#byInstance.delete(instance.id);
+    // The client's own session exists before the handshake completes, so a gone target is a plain 404.
+    let ws: WebSocket | null = null;
+    const early: Buffer[] = [];
+    let client: MuxClient;
+    try {
+      client = await instance.browser.mux.open(target, {
+        deliver: (message) => (ws ? this.#deliver(ws, client, message) : early.push(message)),
+        end: (reason) => ws?.close(reason === 'its target was closed' ? DEVTOOLS_CLOSE.targetGone.code : DEVTOOLS_CLOSE.ended.code, reason),
+      });
+    } catch {
+      rejectUpgrade(socket, new NotFound(target.kind === 'page' ? 'no such page target in this browser' : 'the browser is gone'));
+      return;
+    }
+    if (socket.destroyed) {
+      client.close();
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (opened) => {
+      ws = opened;
+      this.#relay(opened, client, instance);
+      for (const message of early.splice(0)) this.#deliver(opened, client, message);
     });
   }
 
-  #report(splice: Splice): void {
-    const before = this.#reported.get(splice);
-    if (!before) return;
-    const now = splice.traffic();
-    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_browser' }, now.toBrowser - before.toBrowser);
-    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_client' }, now.toClient - before.toClient);
-    this.#reported.set(splice, now);
+  #relay(ws: WebSocket, client: MuxClient, instance: Instance): void {
+    const sockets = this.#byInstance.get(instance.id) ?? new Set();
+    sockets.add(ws);
+    this.#byInstance.set(instance.id, sockets);
+    this.#ctx.metrics.proxyConnections.inc();
+    const folders = instance.browser.policyFolders;
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (isBinary) return ws.close(DEVTOOLS_CLOSE.binary.code, DEVTOOLS_CLOSE.binary.reason);
+      const bytes = data as Buffer;
+      this.#ctx.metrics.proxyBytes.inc({ direction: 'to_browser' }, bytes.length);
+      const message = parseClientMessage(bytes.toString('utf8'));
+      if (isMalformed(message)) return ws.close(DEVTOOLS_CLOSE.malformed.code, `${DEVTOOLS_CLOSE.malformed.reason} (${message.reason})`.slice(0, 120));
+      const verdict = judge(message, folders);
+      if (verdict.action === 'refuse') {
+        this.#ctx.log.info({ browserId: instance.id, method: message.method, reason: verdict.reason }, 'CDP command refused');
+        return ws.send(refusalReply(message, verdict.reason));
+      }
+      client.send(verdict.action === 'rewrite' ? verdict.message : message);
+    });
+    ws.on('error', () => ws.terminate());
+    ws.once('close', () => {
+      client.close();
+      this.#ctx.metrics.proxyConnections.dec();
+      sockets.delete(ws);
+      if (sockets.size === 0 && this.#byInstance.get(instance.id) === sockets) this.#byInstance.delete(instance.id);
+    });
+  }
+
+  #deliver(ws: WebSocket, client: MuxClient, message: Buffer): void {
+    if (ws.readyState !== ws.OPEN) return;
+    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_client' }, message.length);
+    if (ws.bufferedAmount < HIGH_WATER) return ws.send(message, { binary: false });
+    // A slow reader: stop reading the instance's pipe until this socket has sent what it holds.
+    client.hold();
+    ws.send(message, { binary: false }, () => {
+      if (ws.bufferedAmount < HIGH_WATER / 2) client.release();
+    });
   }
 
   #cut(instance: Instance): void {
-    for (const splice of this.#byInstance.get(instance.id) ?? []) splice.destroy();
+    for (const ws of this.#byInstance.get(instance.id) ?? []) ws.close(DEVTOOLS_CLOSE.ended.code, DEVTOOLS_CLOSE.ended.reason);
     this.#byInstance.delete(instance.id);
   }
 }

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, chown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The host folders of one instance, under DATA_DIR/browsers/<name>/: its home (profile, caches),
+ * its downloads, the files uploaded for it, and `run/` for its egress socket. Home and downloads
+ * belong to the instance's uid; uploads and run to the service. All of it goes with the instance.
+ */
+export type InstanceFolders = {
+  name: string;
+  root: string;
+  home: string;
+  downloads: string;
+  uploads: string;
+  run: string;
+};
+
+/**
+ * Create (or adopt) the folder that holds every instance's folders: owned by the service, not a
+ * symlink, writable by nobody else (it usually sits in a shared temp folder), walkable by all.
+ */
+export async function prepareInstancesDir(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o711 });
+  const stat = await lstat(dir);
+  const me = process.getuid?.() ?? stat.uid;
+  if (!stat.isDirectory() || stat.uid !== me) throw new Error(`${dir} is not a folder owned by this service's user; set BROWSER_INSTANCES_DIR elsewhere`);
+  await chmod(dir, 0o711);
+  return dir;
+}
+
+export async function createInstanceFolders(instancesDir: string, owner: number | null): Promise<InstanceFolders> {
+  const name = `b-${randomBytes(6).toString('hex')}`;
+  const root = join(instancesDir, name);
+  const folders = { name, root, home: join(root, 'home'), downloads: join(root, 'downloads'), uploads: join(root, 'uploads'), run: join(root, 'run') };
+  await mkdir(root, { mode: 0o711 });
+  await Promise.all([
+    mkdir(folders.home, { mode: 0o700 }),
+    mkdir(folders.downloads, { mode: 0o700 }),
+    mkdir(folders.uploads, { mode: 0o755 }),
+    mkdir(folders.run, { mode: 0o755 }),
+  ]);
+  if (owner !== null) await Promise.all([chown(folders.home, owner, owner), chown(folders.downloads, owner, owner)]);
+  return folders;
+}
+
+export async function removeInstanceFolders(folders: Pick<InstanceFolders, 'root'>): Promise<void> {
+  await rm(folders.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+}
+
+/** Remove every instance folder left under `instancesDir` (by a service that did not shut down); returns how many. */
+export async function removeStaleInstanceFolders(instancesDir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(instancesDir);
+  } catch {
+    return 0;
+  }
+  await Promise.all(names.map((n) => rm(join(instancesDir, n), { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })));
+  return names.length;
+}

@@ -1,0 +1,97 @@
+import { existsSync, lstatSync } from 'node:fs';
+import { SANDBOX, SANDBOX_UID } from './layout.ts';
+
+/** File descriptors the launcher hands to bwrap, by role; each is bound or copied once, then closed by bwrap. */
+export type SandboxFds = {
+  home: number;
+  downloads: number;
+  uploads: number;
+  run: number;
+  chromium: number;
+  passwd: number;
+  group: number;
+  policy: number;
+  fonts: number;
+};
+
+export type SandboxSpec = {
+  fds: SandboxFds;
+  /** The Chromium binary's file name inside the install folder, or its absolute path when it lives under /usr. */
+  chromium: { inInstallDir: string } | { underUsr: string };
+  /** Chromium's arguments. */
+  args: readonly string[];
+  /** Whether the binary ships its own fonts (mounted at SANDBOX.chromium/fonts). */
+  fontsDir: string | null;
+};
+
+/**
+ * Start the egress relay, wait (briefly, bounded) until it listens, then become Chromium. Runs as
+ * the instance's uid inside the sandbox; the relay must not hold the DevTools pipe open.
+ */
+const ENTRY = [
+  `socat TCP-LISTEN:${SANDBOX.proxyPort},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${SANDBOX.egressSocket} </dev/null >/dev/null 2>&1 3>&- 4>&- &`,
+  'i=0',
+  `while [ $i -lt 500 ] && ! grep -qs ' 0100007F:${SANDBOX.proxyPort.toString(16).toUpperCase().padStart(4, '0')} ' /proc/net/tcp; do i=$((i+1)); sleep 0.002; done`,
+  'exec "$@"',
+].join('\n');
+
+/** Host folders that are symlinks into /usr on merged-/usr systems, else mounted themselves. */
+const ROOT_LINKS = ['bin', 'lib', 'lib64', 'sbin'];
+
+/**
+ * bubblewrap's arguments for one instance: its own user, PID, IPC, UTS and network namespaces; a
+ * mount view of /usr, a few files of /etc, the Chromium install and the instance's own folders;
+ * nothing else of the host. The network namespace holds only loopback, where a relay to the
+ * instance's egress socket listens, so the egress proxy is the only way out.
+ */
+export function bwrapArgs(spec: SandboxSpec): string[] {
+  const { fds } = spec;
+  const args = [
+    '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID),
+    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup-try',
+    '--hostname', 'browser',
+    '--die-with-parent', '--new-session', '--clearenv',
+    '--setenv', 'HOME', SANDBOX.home, '--setenv', 'TMPDIR', '/tmp', '--setenv', 'PATH', '/usr/bin:/bin',
+    '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'FONTCONFIG_FILE', '/etc/periscope/fonts.conf',
+    '--ro-bind', '/usr', '/usr',
+  ];
+  for (const name of ROOT_LINKS) {
+    const host = `/${name}`;
+    if (!existsSync(host)) continue;
+    if (lstatSync(host).isSymbolicLink()) args.push('--symlink', `usr/${name}`, host);
+    else args.push('--ro-bind', host, host);
+  }
+  for (const file of ['/etc/fonts', '/etc/ld.so.cache', '/etc/localtime']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  args.push(
+    '--ro-bind-data', String(fds.passwd), '/etc/passwd',
+    '--ro-bind-data', String(fds.group), '/etc/group',
+    '--ro-bind-data', String(fds.fonts), '/etc/periscope/fonts.conf',
+    // Full Chromium builds read their managed policy here (Chromium, then Google Chrome); the headless shell has none.
+    '--ro-bind-data', String(fds.policy), '/etc/chromium/policies/managed/periscope.json',
+    '--symlink', '/etc/chromium/policies', '/etc/opt/chrome/policies',
+    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
+    '--bind-fd', String(fds.home), SANDBOX.home,
+    '--bind-fd', String(fds.downloads), SANDBOX.downloads,
+    '--ro-bind-fd', String(fds.uploads), SANDBOX.uploads,
+    '--ro-bind-fd', String(fds.run), SANDBOX.run,
+    '--ro-bind-fd', String(fds.chromium), SANDBOX.chromium,
+    '--chdir', SANDBOX.home,
+    '--',
+    '/bin/sh', '-c', ENTRY, 'periscope-sandbox',
+    'inInstallDir' in spec.chromium ? `${SANDBOX.chromium}/${spec.chromium.inInstallDir}` : spec.chromium.underUsr,
+    ...spec.args,
+  );
+  return args;
+}
+
+/**
+ * The root-side wrapper: close every inherited descriptor that is not ours (a supervisor's pipe or
+ * directory must not reach the sandbox), join the instance's cgroups, then drop to the instance's
+ * uid. Arguments: the descriptors to keep, the cgroup folders, `--`, the command.
+ */
+export const ROOT_WRAPPER = [
+  'keep=" $1 "; shift',
+  'for f in /proc/$$/fd/*; do n=${f##*/}; case "$keep" in *" $n "*) ;; *) eval "exec $n>&-" 2>/dev/null;; esac; done',
+  'while [ "$1" != "--" ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift',
+  'exec "$@"',
+].join('\n');

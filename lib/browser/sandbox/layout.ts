@@ -1,0 +1,55 @@
+/**
+ * What an instance sees inside its sandbox (docs/decisions/0041-instance-isolation.md). These are
+ * paths in the sandbox's own mount view; the host folders behind them are the instance's alone.
+ */
+export const SANDBOX = {
+  home: '/home/browser',
+  profile: '/home/browser/profile',
+  downloads: '/downloads',
+  uploads: '/uploads',
+  /** The folder holding the Unix socket of the instance's egress proxy. */
+  run: '/run/periscope',
+  egressSocket: '/run/periscope/egress.sock',
+  /** The Chromium install (read-only). */
+  chromium: '/opt/chromium',
+  /** The loopback port inside the sandbox's network namespace that relays to the egress socket. */
+  proxyPort: 3128,
+} as const;
+
+/** The instance's uid and gid inside its user namespace (mapped to its own host uid). */
+export const SANDBOX_UID = 1000;
+
+/** The managed policy of full Chromium builds: one more layer for what the CDP policy judges. */
+export function managedPolicy(downloads: string): Record<string, unknown> {
+  return {
+    URLBlocklist: ['file://*', 'filesystem:*', 'chrome://*', 'chrome-untrusted://*', 'chrome-extension://*', 'chrome-search://*', 'devtools://*', 'view-source:*'],
+    ExtensionInstallBlocklist: ['*'],
+    // 2 ("disallowed") would refuse the service's own DevTools attach as well: extensions are refused instead.
+    DeveloperToolsAvailability: 0,
+    DownloadDirectory: downloads,
+    PromptForDownloadLocation: false,
+    AllowFileSelectionDialogs: false,
+    DefaultFileSystemReadGuardSetting: 2,
+    DefaultFileSystemWriteGuardSetting: 2,
+    PasswordManagerEnabled: false,
+    BrowserSignin: 0,
+  };
+}
+
+/** A fontconfig file that reads the system's configuration and the fonts shipped with the binary. */
+export function fontsConfig(extraDir: string | null): string {
+  return [
+    '<?xml version="1.0"?>',
+    '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
+    '<fontconfig>',
+    '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>',
+    '  <dir>/usr/share/fonts</dir>',
+    ...(extraDir ? [`  <dir>${extraDir}</dir>`] : []),
+    '  <cachedir>/tmp/fontconfig</cachedir>',
+    '</fontconfig>',
+    '',
+  ].join('\n');
+}
+
+export const passwdFile = `root:x:0:0::/:/usr/sbin/nologin\nbrowser:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX.home}:/usr/sbin/nologin\nnobody:x:65534:65534::/:/usr/sbin/nologin\n`;
+export const groupFile = `root:x:0:\nbrowser:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChromiumExecutable } from '../executable.ts';
+import type { InstanceFolders } from '../instance-folders.ts';
+import { ROOT_WRAPPER, bwrapArgs, type SandboxFds } from './bwrap.ts';
+import { SANDBOX, fontsConfig, groupFile, managedPolicy, passwdFile } from './layout.ts';
+
+/** The host programs the sandbox is made with (found by the isolation probe). */
+export type SandboxTools = { bash: string; bwrap: string; setpriv: string };
+
+export type SandboxedLaunch = {
+  tools: SandboxTools;
+  executable: ChromiumExecutable;
+  folders: InstanceFolders;
+  /** The instance's host uid, or null when the service is not root (the sandbox then runs as the service's uid). */
+  uid: number | null;
+  cgroupFolders: readonly string[];
+  chromiumArgs: readonly string[];
+};
+
+/** Descriptor numbers in the child, after stdin/out/err and the DevTools pipe (3: to Chromium, 4: from it). */
+const FIRST_FD = 5;
+const ROLES: (keyof SandboxFds)[] = ['home', 'downloads', 'uploads', 'run', 'chromium', 'passwd', 'group', 'policy', 'fonts'];
+
+/**
+ * Start Chromium in its sandbox. Stdio of the child: 0 ignored, 1 ignored, 2 piped (Chromium's log),
+ * 3 and 4 the DevTools pipe. Folders are handed over as open descriptors, so the instance's uid
+ * needs no right to walk the host paths above them.
+ */
+export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
+  const { folders, executable } = launch;
+  const etc = join(folders.root, 'etc');
+  writeFileSync(join(folders.root, 'etc.passwd'), passwdFile);
+  writeFileSync(join(folders.root, 'etc.group'), groupFile);
+  writeFileSync(join(folders.root, 'etc.policy.json'), JSON.stringify(managedPolicy(SANDBOX.downloads)));
+  writeFileSync(join(folders.root, 'etc.fonts.conf'), fontsConfig(executable.fontsDir ? `${SANDBOX.chromium}/fonts` : null));
+  const paths: Record<keyof SandboxFds, string> = {
+    home: folders.home,
+    downloads: folders.downloads,
+    uploads: folders.uploads,
+    run: folders.run,
+    chromium: executable.installDir,
+    passwd: `${etc}.passwd`,
+    group: `${etc}.group`,
+    policy: `${etc}.policy.json`,
+    fonts: `${etc}.fonts.conf`,
+  };
+  const opened: number[] = [];
+  try {
+    for (const role of ROLES) opened.push(openSync(paths[role], constants.O_RDONLY));
+    const fds = Object.fromEntries(ROLES.map((role, i) => [role, FIRST_FD + i])) as SandboxFds;
+    const underUsr = executable.path.startsWith('/usr/');
+    const bwrap = bwrapArgs({
+      fds,
+      chromium: underUsr ? { underUsr: executable.path } : { inInstallDir: executable.path.slice(executable.installDir.length + 1) },
+      args: launch.chromiumArgs,
+      fontsDir: executable.fontsDir,
+    });
+    const keep = ['0', '1', '2', '3', '4', ...ROLES.map((_, i) => String(FIRST_FD + i))].join(' ');
+    const drop = launch.uid === null ? [] : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
+    const argv = ['-c', ROOT_WRAPPER, 'periscope-launch', keep, ...launch.cgroupFolders, '--', ...drop, launch.tools.bwrap, ...bwrap];
+    return spawn(launch.tools.bash, argv, {
+      detached: true,
+      env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', NODE_ENV: 'production' },
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', ...opened],
+    });
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+}
