@@ -1,184 +1,308 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pino } from 'pino';
-import { Chromium } from '../lib/browser/chromium.ts';
-import { EgressPolicy } from '../lib/browser/egress/policy.ts';
-import { EgressProxy } from '../lib/browser/egress/proxy.ts';
-import { resolveChromium } from '../lib/browser/executable.ts';
-import { closeStart, chromiumProcesses, debuggerUrl, eventually, openStart } from '../tests/helpers/browser.ts';
+import type { Chromium } from '../lib/browser/chromium.ts';
+import { chromiumProcesses, closeStart, debuggerUrl, eventually, openStart, profileDirs } from '../tests/helpers/browser.ts';
 import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
-import { startService } from '../tests/helpers/service.ts';
+import { startService, type ServiceProcess } from '../tests/helpers/service.ts';
+import { DirectChromiums, directProcesses, nextEvent, pssMb, type Mode } from './_direct.ts';
 import { ms, percentile, printTable, type Row } from './_stats.ts';
 
 /**
- * The browser service against the direct path: /start latency with the pool warm and empty, a whole
- * lifecycle, the CDP round trip through the proxy against straight to Chromium, and the memory of
- * one idle instance.
+ * The browser service isolated (an instance per sandbox) and not (BROWSER_ISOLATION=single-tenant),
+ * side by side, and each against the direct path: a raw Chromium the bench launches itself with
+ * the same launcher, binary and sandbox, driven straight over its DevTools pipe. Measured: /start
+ * with the pool empty (a cold start) and full, a whole client lifecycle, the CDP round trip, and
+ * the memory of an idle instance. The two services run at once and samples alternate between
+ * them, so that drift in the machine's load weighs on both alike; no sample starts before both
+ * are idle (pools full, no instance being torn down). CHROME_PATH selects the binary, as for the
+ * service.
  */
-const WARM_RUNS = 30;
 const COLD_RUNS = 12;
+const WARM_RUNS = 20;
 const LIFECYCLES = 20;
-const ROUND_TRIPS = 2000;
+const ROUND_TRIPS = 1000;
+const POOL = 2;
 
-const row = (name: string, samples: number[], target?: string): Row => ({
-  measure: name,
-  runs: samples.length,
-  'p50 ms': percentile(samples, 0.5),
-  'p99 ms': percentile(samples, 0.99),
-  target: target ?? '',
-});
+const MODES: readonly Mode[] = ['sandbox', 'single-tenant'];
+const TARGET = { warmP50: 50, lifecycleP50: 150, isolationPct: 15 };
 
-async function warmth(url: string): Promise<number> {
-  return ((await (await fetch(`${url}/healthz`)).json()) as { browsers: { warm: number } }).browsers.warm;
+type Samples = Record<Mode, number[]>;
+const samples = (): Samples => ({ sandbox: [], 'single-tenant': [] });
+
+/** One measure for both modes: p50/p90/p99 of each, and how it stands against a p50 target. */
+function row(measure: string, s: Samples, target?: { p50: number; text: string }): Row {
+  const met = (m: Mode) => (percentile(s[m], 0.5) < (target?.p50 ?? 0) ? 'yes' : 'NO');
+  return {
+    measure,
+    runs: s.sandbox.length === s['single-tenant'].length ? s.sandbox.length : `${s.sandbox.length}/${s['single-tenant'].length}`,
+    'isolated p50': percentile(s.sandbox, 0.5),
+    p90: percentile(s.sandbox, 0.9),
+    p99: percentile(s.sandbox, 0.99),
+    'not isolated p50': percentile(s['single-tenant'], 0.5),
+    'p90 ': percentile(s['single-tenant'], 0.9),
+    'p99 ': percentile(s['single-tenant'], 0.99),
+    target: target?.text ?? '',
+    'met (isolated / not)': target ? `${met('sandbox')} / ${met('single-tenant')}` : '',
+  };
 }
 
-async function startLatency(poolSize: number, runs: number): Promise<number[]> {
-  const service = await startService({ BROWSER_POOL_SIZE: String(poolSize) });
-  const { token } = service.createKey({ maxInstances: 100 });
-  const samples: number[] = [];
-  try {
-    for (let i = 0; i < runs; i++) {
-      if (poolSize > 0) await eventually(() => warmth(service.url), (n) => n >= 1, 30_000);
-      const t0 = performance.now();
-      const started = await openStart(service.wsUrl, token);
-      samples.push(ms(t0));
-      await closeStart(service.url, started);
+type Svc = { mode: Mode; service: ServiceProcess; token: string; pool: number };
+
+async function startServices(pool: number, allowPages: boolean): Promise<Record<Mode, Svc>> {
+  const started = await Promise.allSettled(MODES.map(async (mode) => {
+    const service = await startService({
+      BROWSER_ISOLATION: mode,
+      BROWSER_POOL_SIZE: String(pool),
+      ...(allowPages ? { BROWSER_EGRESS_ALLOW: '127.0.0.1/32' } : {}),
+    });
+    try {
+      return { mode, service, token: service.createKey({ maxInstances: 100 }).token, pool };
+    } catch (err) {
+      await service.stop();
+      throw err;
     }
-  } finally {
-    await service.stop();
+  }));
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.service.stop() : null)));
+    throw failed.reason;
   }
-  return samples;
+  const [sandbox, singleTenant] = started.map((r) => (r as PromiseFulfilledResult<Svc>).value) as [Svc, Svc];
+  return { sandbox, 'single-tenant': singleTenant };
 }
 
-async function lifecycles(pageUrl: string): Promise<number[]> {
-  const service = await startService({ BROWSER_POOL_SIZE: '2', BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
-  const { token } = service.createKey({ maxInstances: 100 });
-  const samples: number[] = [];
-  try {
-    for (let i = 0; i < LIFECYCLES; i++) {
-      await eventually(() => warmth(service.url), (n) => n >= 1, 30_000);
-      const t0 = performance.now();
-      const started = await openStart(service.wsUrl, token);
-      const cdp = await RawCdp.connect(await debuggerUrl(service.url, started.headers), started.headers);
-      const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-      const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-      await cdp.send('Page.enable', {}, sessionId);
-      const loaded = new Promise<void>((resolve) => {
-        const check = () => (cdp.events.some((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId) ? resolve() : setTimeout(check, 1));
-        check();
-      });
-      await cdp.send('Page.navigate', { url: pageUrl }, sessionId);
-      await loaded;
-      await cdp.close();
-      started.socket.close();
-      await started.closed;
-      samples.push(ms(t0));
-      await closeStart(service.url, started);
-    }
-  } finally {
-    await service.stop();
-  }
-  return samples;
+async function idle(s: Svc): Promise<boolean> {
+  const health = (await (await fetch(`${s.service.url}/healthz`)).json()) as { browsers: { warm: number; live: number } };
+  // Pool full, nothing live, and no folders beyond the pool's: every ended instance is torn down.
+  if (health.browsers.warm !== s.pool || health.browsers.live !== 0 || profileDirs(s.service.dataDir).length !== s.pool) return false;
+  return s.pool > 0 || (await chromiumProcesses(s.service.dataDir)).length === 0;
 }
 
-async function roundTrips(cdp: RawCdp, sessionId: string | undefined, n: number): Promise<number[]> {
-  const samples: number[] = [];
+/** Wait until every service is idle. */
+async function settle(services: Svc[]): Promise<void> {
+  for (const s of services) {
+    const ok = await eventually(() => idle(s), (v) => v, 60_000);
+    if (!ok) throw new Error(`the ${s.mode} service did not settle within 60 s`);
+  }
+}
+
+async function stopAll(services: Record<Mode, Svc>): Promise<void> {
+  await Promise.all(MODES.map((m) => services[m].service.stop()));
+}
+
+/** open /start, GET /json/version, connect, page target + attach, navigate to a local page, close /start. */
+async function lifecycle(s: Svc, pageUrl: string): Promise<number> {
+  const t0 = performance.now();
+  const started = await openStart(s.service.wsUrl, s.token);
+  const cdp = await RawCdp.connect(await debuggerUrl(s.service.url, started.headers), started.headers);
+  const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  await cdp.send('Page.enable', {}, sessionId);
+  const loaded = new Promise<void>((resolve) => {
+    const onMessage = (data: Buffer) => {
+      const m = JSON.parse(data.toString()) as { method?: string; sessionId?: string };
+      if (m.method !== 'Page.loadEventFired' || m.sessionId !== sessionId) return;
+      cdp.socket.off('message', onMessage);
+      resolve();
+    };
+    cdp.socket.on('message', onMessage);
+  });
+  await cdp.send('Page.navigate', { url: pageUrl }, sessionId);
+  await loaded;
+  await cdp.close();
+  started.socket.close();
+  await started.closed;
+  const elapsed = ms(t0);
+  await closeStart(s.service.url, started);
+  return elapsed;
+}
+
+/** The same work straight over a launched Chromium's pipe: page target + attach, navigate, close the page. */
+async function directLifecycle(chromium: Chromium, pageUrl: string): Promise<number> {
+  const t0 = performance.now();
+  const { targetId } = await chromium.mux.call<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await chromium.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  await chromium.mux.call('Page.enable', {}, sessionId);
+  const loaded = nextEvent(chromium, sessionId, 'Page.loadEventFired');
+  await chromium.mux.call('Page.navigate', { url: pageUrl }, sessionId);
+  await loaded;
+  await chromium.mux.call('Target.closeTarget', { targetId });
+  return ms(t0);
+}
+
+type Evaluate = () => Promise<unknown>;
+
+async function roundTrips(evaluate: Evaluate, n: number): Promise<number[]> {
+  const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    await cdp.send('Runtime.evaluate', { expression: '1+1' }, sessionId);
-    samples.push(ms(t0));
+    await evaluate();
+    out.push(ms(t0));
   }
-  return samples;
-}
-
-async function pageSession(cdp: RawCdp): Promise<string> {
-  const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-  return (await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true })).sessionId;
-}
-
-/** Every process in the process group each of `leaders` heads (Chromium starts as a group leader). */
-async function processGroups(leaders: number[]): Promise<number[]> {
-  const members: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (leaders.includes(pgrp)) members.push(Number(entry));
-    } catch {
-      // exited
-    }
-  }
-  return members;
-}
-
-/** Proportional set size of a Chromium's whole process tree, in MB. */
-async function pss(leaders: number[]): Promise<number> {
-  let kb = 0;
-  for (const pid of await processGroups(leaders)) {
-    try {
-      const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
-      kb += Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0);
-    } catch {
-      // exited
-    }
-  }
-  return kb / 1024;
+  return out;
 }
 
 async function main(): Promise<void> {
+  const began = performance.now();
   const pages = await startPageServer();
-  const warm = await startLatency(4, WARM_RUNS);
-  const cold = await startLatency(0, COLD_RUNS);
-  const cycles = await lifecycles(pages.url);
-
-  // Round trip: one service instance through the proxy, one raw Chromium straight, same binary and flags.
-  const service = await startService({ BROWSER_POOL_SIZE: '0' });
-  const { token } = service.createKey();
-  const started = await openStart(service.wsUrl, token);
-  const proxied = await RawCdp.connect(await debuggerUrl(service.url, started.headers), started.headers);
-  const egress = new EgressProxy(new EgressPolicy(), pino({ level: 'silent' }));
-  await egress.listen();
-  const executable = await resolveChromium(process.env.CHROME_PATH);
-  const raw = await Chromium.launch({ executable: executable.path, profilesDir: join(service.dataDir, 'direct'), proxyUrl: egress.url, timeoutMs: 30_000 });
-  const direct = await RawCdp.connect(raw.devtoolsUrl.href, {});
-  const [proxiedSession, directSession] = [await pageSession(proxied), await pageSession(direct)];
-  await roundTrips(proxied, proxiedSession, 200);
-  await roundTrips(direct, directSession, 200);
-  const viaProxy: number[] = [];
-  const straight: number[] = [];
-  for (let batch = 0; batch < 10; batch++) {
-    viaProxy.push(...(await roundTrips(proxied, proxiedSession, ROUND_TRIPS / 10)));
-    straight.push(...(await roundTrips(direct, directSession, ROUND_TRIPS / 10)));
+  const direct = await DirectChromiums.create(['127.0.0.1/32']);
+  try {
+    await measure(began, pages.url, direct);
+  } finally {
+    await direct.close();
+    await pages.close();
   }
-  await new Promise((r) => setTimeout(r, 2000)); // let the idle instance settle before measuring memory
-  // With no pool, the service's only Chromium processes are the instance's; the group leaders are its browsers.
-  const instanceMb = await pss(await chromiumProcesses(service.dataDir));
-  const directMb = await pss([raw.pid]);
+}
 
-  printTable('Browser service (Chromium ' + raw.version.Browser + ', ' + executable.source + ')', [
-    row('/start to id, pool warm', warm, 'p50 < 50 ms'),
-    row('/start to id, pool empty', cold),
-    row('lifecycle: start, connect, open local page, release', cycles, 'p50 < 300 ms'),
-    row('Runtime.evaluate 1+1 through the proxy', viaProxy),
-    row('Runtime.evaluate 1+1 straight to Chromium', straight),
-  ]);
-  const ratio50 = percentile(viaProxy, 0.5) / percentile(straight, 0.5);
-  const ratio99 = percentile(viaProxy, 0.99) / percentile(straight, 0.99);
-  printTable('Proxy overhead and memory', [
-    { measure: 'round trip ratio proxy/direct, p50', value: ratio50, target: '<= 1.2' },
-    { measure: 'round trip ratio proxy/direct, p99', value: ratio99, target: '' },
-    { measure: 'PSS of one idle service instance (MB, one blank page)', value: instanceMb, target: '' },
-    { measure: 'PSS of one raw Chromium (MB, one blank page)', value: directMb, target: '' },
+async function measure(began: number, pageUrl: string, direct: DirectChromiums): Promise<void> {
+  const cold = samples();
+  const launches = samples();
+  const warm = samples();
+  const cycles = samples();
+  const directCycles = samples();
+  const viaService = samples();
+  const straight = samples();
+  const memory: { measure: string; mb: number; processes: number }[] = [];
+  let browserVersion = '';
+  const directVersions = new Set<string>();
+
+  // Cold: no pool, so /start launches; one instance per service kept afterwards for the round trip and memory.
+  const coldServices = await startServices(0, false);
+  const kept: { mode: Mode; started: Awaited<ReturnType<typeof openStart>>; cdp: RawCdp }[] = [];
+  const raw: Partial<Record<Mode, Chromium>> = {};
+  try {
+    const all = MODES.map((m) => coldServices[m]);
+    // A first start per service and binary is not counted: the launcher measures the window once per binary.
+    for (const s of all) await closeStart(s.service.url, await openStart(s.service.wsUrl, s.token));
+    for (const m of MODES) await (await direct.launch(m)).close();
+    for (let i = 0; i < COLD_RUNS; i++) {
+      for (const mode of MODES) {
+        const s = coldServices[mode];
+        await settle(all);
+        const t0 = performance.now();
+        const started = await openStart(s.service.wsUrl, s.token);
+        cold[mode].push(ms(t0));
+        await closeStart(s.service.url, started);
+        await settle(all);
+        const t1 = performance.now();
+        const chromium = await direct.launch(mode);
+        launches[mode].push(ms(t1));
+        directVersions.add(chromium.version.Browser);
+        await chromium.close();
+      }
+    }
+    console.error(`cold starts done at ${(ms(began) / 1000).toFixed(1)} s`);
+
+    // Round trip: Runtime.evaluate on a page, through each service and straight over each raw Chromium's pipe.
+    await settle(all);
+    const paths: { mode: Mode; out: Samples; evaluate: Evaluate }[] = [];
+    for (const mode of MODES) {
+      const s = coldServices[mode];
+      const started = await openStart(s.service.wsUrl, s.token);
+      const version = (await (await fetch(`${s.service.url}/json/version`, { headers: started.headers })).json()) as { Browser: string; webSocketDebuggerUrl: string };
+      browserVersion ||= version.Browser;
+      if (version.Browser !== browserVersion) browserVersion += ` / ${version.Browser}`;
+      const cdp = await RawCdp.connect(version.webSocketDebuggerUrl, started.headers);
+      kept.push({ mode, started, cdp });
+      const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+      const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+      paths.push({ mode, out: viaService, evaluate: () => cdp.send('Runtime.evaluate', { expression: '1+1' }, sessionId) });
+
+      const chromium = await direct.launch(mode);
+      raw[mode] = chromium;
+      const page = await chromium.mux.call<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+      const session = await chromium.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+      paths.push({ mode, out: straight, evaluate: () => chromium.mux.call('Runtime.evaluate', { expression: '1+1' }, session.sessionId) });
+    }
+    for (const p of paths) await roundTrips(p.evaluate, 200); // warm-up
+    for (let batch = 0; batch < 10; batch++) {
+      for (const p of paths) p.out[p.mode].push(...(await roundTrips(p.evaluate, ROUND_TRIPS / 10)));
+    }
+
+    // Memory: all four idle at once (each with one blank page besides its first), so that the pages
+    // of the binary they share are split alike in every figure.
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const mode of MODES) {
+      const pids = await chromiumProcesses(coldServices[mode].service.dataDir);
+      memory.push({ measure: `service instance, ${mode === 'sandbox' ? 'isolated' : 'not isolated'}`, mb: await pssMb(pids), processes: pids.length });
+    }
+    for (const mode of MODES) {
+      const pids = await directProcesses(raw[mode] as Chromium);
+      memory.push({ measure: `raw Chromium, ${mode === 'sandbox' ? 'in the sandbox' : 'no sandbox'}`, mb: await pssMb(pids), processes: pids.length });
+    }
+  } finally {
+    await Promise.all(kept.map(async (k) => {
+      await k.cdp.close();
+      await closeStart(coldServices[k.mode].service.url, k.started).catch(() => {});
+    }));
+    for (const c of Object.values(raw)) await c.close();
+    await stopAll(coldServices);
+  }
+  console.error(`round trips and memory done at ${(ms(began) / 1000).toFixed(1)} s`);
+
+  // Warm: a full pool; /start alone, then the whole lifecycle. Each sample starts with both pools full.
+  const warmServices = await startServices(POOL, true);
+  const launched: Chromium[] = [];
+  try {
+    const all = MODES.map((m) => warmServices[m]);
+    await settle(all);
+    for (const s of all) await lifecycle(s, pageUrl); // not counted: first connection, first page
+    for (let i = 0; i < WARM_RUNS; i++) {
+      for (const mode of MODES) {
+        const s = warmServices[mode];
+        await settle(all);
+        const t0 = performance.now();
+        const started = await openStart(s.service.wsUrl, s.token);
+        warm[mode].push(ms(t0));
+        await closeStart(s.service.url, started);
+      }
+    }
+    for (let i = 0; i < LIFECYCLES; i++) {
+      for (const mode of MODES) {
+        await settle(all);
+        cycles[mode].push(await lifecycle(warmServices[mode], pageUrl));
+      }
+    }
+    await settle(all);
+    const chromiums = {} as Record<Mode, Chromium>;
+    for (const mode of MODES) {
+      chromiums[mode] = await direct.launch(mode);
+      launched.push(chromiums[mode]);
+      await directLifecycle(chromiums[mode], pageUrl); // not counted
+    }
+    for (let i = 0; i < LIFECYCLES; i++) {
+      for (const mode of MODES) directCycles[mode].push(await directLifecycle(chromiums[mode], pageUrl));
+    }
+  } finally {
+    for (const c of launched) await c.close();
+    await stopAll(warmServices);
+  }
+  console.error(`warm starts and lifecycles done at ${(ms(began) / 1000).toFixed(1)} s`);
+
+  const exe = direct.executable;
+  const sameBinary = directVersions.size === 1 && directVersions.has(browserVersion) ? '' : ` (raw: ${[...directVersions].join(', ')})`;
+  printTable(`Browser service, isolated (sandbox) and not (single-tenant), against the direct path; ms\nBinary: ${browserVersion}${sameBinary}, ${exe.source === 'CHROME_PATH' ? 'CHROME_PATH' : 'npm headless shell'} ${exe.path}`, [
+    row('cold /start to id (pool empty)', cold),
+    row('  direct: Chromium.launch until its pipe answers', launches),
+    row(`warm /start to id (pool of ${POOL}, full)`, warm, { p50: TARGET.warmP50, text: `p50 < ${TARGET.warmP50} ms` }),
+    row('lifecycle: /start, /json/version, connect, page, navigate, release', cycles, { p50: TARGET.lifecycleP50, text: `p50 < ${TARGET.lifecycleP50} ms` }),
+    row('  direct: page, attach, navigate, close page over the pipe', directCycles),
+    row('Runtime.evaluate 1+1 through the service', viaService),
+    row('  direct: Runtime.evaluate 1+1 over the pipe', straight),
   ]);
 
-  await Promise.all([proxied.close(), direct.close()]);
-  await raw.close();
-  await egress.close();
-  await closeStart(service.url, started);
-  await service.stop();
-  await pages.close();
+  const p50 = (s: number[]) => percentile(s, 0.5);
+  const isolationCold = (p50(cold.sandbox) / p50(cold['single-tenant']) - 1) * 100;
+  const isolationLaunch = (p50(launches.sandbox) / p50(launches['single-tenant']) - 1) * 100;
+  printTable('Overheads (from p50s) and memory', [
+    { measure: 'isolation adds to a cold /start (%)', value: isolationCold, target: `<= ${TARGET.isolationPct} %`, met: isolationCold <= TARGET.isolationPct ? 'yes' : 'NO' },
+    { measure: 'isolation adds to a raw Chromium launch (%)', value: isolationLaunch, target: '', met: '' },
+    ...MODES.map((m) => ({ measure: `cold /start less the launch itself, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ms)`, value: p50(cold[m]) - p50(launches[m]), target: '', met: '' })),
+    ...MODES.map((m) => ({ measure: `round trip service / pipe, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ratio)`, value: p50(viaService[m]) / p50(straight[m]), target: '', met: '' })),
+    ...memory.map((m) => ({ measure: `PSS of one idle ${m.measure} (MB, ${m.processes} processes)`, value: m.mb, target: '', met: '' })),
+  ]);
+  console.log(`\nisolation adds ${isolationCold.toFixed(1)} % to a cold start: /start p50 ${p50(cold.sandbox).toFixed(1)} ms isolated against ${p50(cold['single-tenant']).toFixed(1)} ms not isolated (target <= ${TARGET.isolationPct} %: ${isolationCold <= TARGET.isolationPct ? 'met' : 'MISSED'})`);
+  console.log(`(PSS measured with the four idle at once, so the binary's shared pages are split four ways; whole run ${(ms(began) / 1000).toFixed(0)} s)`);
 }
 
 await main();
+process.exit(0);

@@ -20,7 +20,7 @@ export type MuxSink = {
   end(reason: string): void;
 };
 
-type Pending = { method: string; resolve: (value: unknown) => void; reject: (err: Error) => void };
+type Pending = { method: string; sessionId: string | null; resolve: (value: unknown) => void; reject: (err: Error) => void };
 type Parsed = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { message?: string }; sessionId?: string };
 
 /** Methods whose reply names a new session of the caller. */
@@ -53,7 +53,7 @@ export class CdpMux {
     if (this.#pipe.closed) return Promise.reject(new CdpError(`${method}: the browser is gone`));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject });
+      this.#pending.set(id, { method, sessionId: sessionId ?? null, resolve: resolve as (v: unknown) => void, reject });
       this.#pipe.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
     });
   }
@@ -96,7 +96,8 @@ export class CdpMux {
     if (owner) return owner.receive(message, parsed.sessionId as string, parsed);
     if (typeof parsed.id === 'number') {
       const pending = this.#pending.get(parsed.id);
-      if (!pending) return;
+      // Matched on the session too: a late reply to a departed client's command may carry the same id.
+      if (!pending || pending.sessionId !== (parsed.sessionId ?? null)) return;
       this.#pending.delete(parsed.id);
       if (parsed.error) pending.reject(new CdpError(`${pending.method}: ${parsed.error.message ?? 'failed'}`));
       else pending.resolve(parsed.result ?? {});

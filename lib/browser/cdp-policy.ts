@@ -103,12 +103,12 @@ export function urlProblem(value: unknown, emptyMeansBlank: boolean): string | n
   return null;
 }
 
-/** Files a command would read: only ones in the instance's uploads folder (see POST /v0/browsers/files). */
+/** Files a command would read: only ones in the instance's uploads folder (see PUT /v0/browser/uploads/NAME). */
 function filesProblem(files: unknown, folders: InstanceFolders): Verdict | null {
   if (!Array.isArray(files)) return refuse('files must be a list of paths');
   for (const file of files) {
     if (typeof file !== 'string' || !isInside(file, folders.uploads)) {
-      return refuse(`only files uploaded to this browser can be used (paths under ${folders.uploads}/; upload with PUT /json/files/NAME)`);
+      return refuse(`only files uploaded to this browser can be used (paths under ${folders.uploads}/; upload with PUT /v0/browser/uploads/NAME)`);
     }
   }
   return null;

@@ -23,6 +23,7 @@ const schema = z.object({
   BROWSER_MEMORY_LIMIT_MB: intVar(2048, 128, 1_048_576),
   BROWSER_PIDS_LIMIT: intVar(2048, 64, 1_000_000),
   BROWSER_INSTANCES_DIR: z.string().trim().min(1).optional(),
+  BROWSER_BWRAP_PATH: z.string().trim().min(1).optional(),
   BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
   BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
   START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
@@ -55,6 +56,8 @@ export type ServiceConfig = {
     pingIntervalMs: number;
     /** `sandbox`: each instance isolated by the operating system (refused where the host cannot); `single-tenant`: not isolated. */
     isolation: 'sandbox' | 'single-tenant';
+    /** The bubblewrap binary (default: found in /usr/bin, /bin, /usr/local/bin). */
+    bwrapPath: string | undefined;
     /** Where each instance's folders live (outside DATA_DIR: instance uids must be able to reach them). */
     instancesDir: string;
     /** First host uid of the instances' range (one uid per instance). */
@@ -93,10 +96,12 @@ export function advertisedUrls(config: ServiceConfig, listening: { address: stri
  * Instance uids start at 1,000,000,000, far above the ranges that accounts and /etc/subuid use, in
  * a block of 2,048 chosen by DATA_DIR so that two services on one host do not share uids.
  */
+export const UID_BLOCK = 2_048;
+
 export function defaultUidBase(dataDir: string): number {
   let h = 0x811c9dc5;
   for (const c of dataDir) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
-  return 1_000_000_000 + (h % 16_384) * 2_048;
+  return 1_000_000_000 + (h % 16_384) * UID_BLOCK;
 }
 
 /**
@@ -132,6 +137,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       pingIntervalMs: v.START_PING_INTERVAL_MS,
       isolation: v.BROWSER_ISOLATION,
       uidBase,
+      bwrapPath: v.BROWSER_BWRAP_PATH,
       instancesDir: v.BROWSER_INSTANCES_DIR ? resolve(v.BROWSER_INSTANCES_DIR) : defaultInstancesDir(uidBase),
       memoryLimitBytes: v.BROWSER_MEMORY_LIMIT_MB * 1024 * 1024,
       pidsLimit: v.BROWSER_PIDS_LIMIT,

@@ -11,7 +11,7 @@ import { prepareInstancesDir, removeStaleInstanceFolders } from '../../lib/brows
 import { BrowserPool } from '../../lib/browser/pool.ts';
 import { probeIsolation } from '../../lib/browser/sandbox/probe.ts';
 import { killUids } from '../../lib/browser/sandbox/uids.ts';
-import { advertisedUrls, type ServiceConfig } from '../../lib/config/service.ts';
+import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '../../lib/config/service.ts';
 import { openDatabase } from '../../lib/db/sqlite.ts';
 import { serviceMigrations } from '../../lib/db/service-migrations.ts';
 import { NotFound, ServiceUnavailable } from '../../lib/errors.ts';
@@ -23,6 +23,7 @@ import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { Router } from '../http/router.ts';
+import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { search as searchRoute } from './routes/search.ts';
@@ -64,11 +65,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const egress = new EgressProxy(new EgressPolicy(config.browser.egressAllow), log.child({ part: 'egress' }));
   await egress.listen();
 
-  const uidCount = config.browser.capacity + config.browser.poolSize;
+  // The whole block of the uid range (config: defaultUidBase); an instance's uid is reused only once its processes are gone.
+  const uidCount = UID_BLOCK - 1;
   const { report: isolationReport, isolation } = await probeIsolation({
     setting: config.browser.isolation,
     uidBase: config.browser.uidBase,
     uidCount,
+    bwrapPath: config.browser.bwrapPath,
     tag: String(config.browser.uidBase),
     limits: { memoryBytes: config.browser.memoryLimitBytes, pids: config.browser.pidsLimit },
   });
@@ -84,7 +87,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const staleFolders = await removeStaleInstanceFolders(instancesDir);
   if (staleProcesses || staleFolders) log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
   const launch = async () => {
-    if (!isolation) throw new ServiceUnavailable(`this host cannot isolate browsers: ${isolationReport.problems.join('; ')}`);
+    if (!isolation) throw new ServiceUnavailable(`this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`);
     const end = metricsRegistry.launchSeconds.startTimer();
     const browser = await Chromium.launch({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs });
     end();
@@ -111,7 +114,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('GET', '/metrics', metrics(ctx))
     .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
     .on('GET', '/start', upgradeRequired)
-    .on('POST', '/v0/search', searchRoute(ctx));
+    .on('POST', '/v0/search', searchRoute(ctx))
+    .on('GET', '/v0/browser/uploads', getUploads(ctx))
+    .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
+    .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
+    .on('GET', '/v0/browser/downloads', getDownloads(ctx))
+    .on('GET', '/v0/browser/downloads/:name', getDownload(ctx));
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { debuggerUrl, eventually, openStart, profileDirs, type StartedBrowser } from '../helpers/browser.ts';
+import { debuggerUrl, eventually, instancesDir, openStart, profileDirs, type StartedBrowser } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
@@ -66,7 +66,7 @@ describe('CDP commands that would reach the service host', () => {
     assert.equal(nav.errorText, undefined, 'web addresses still open');
   });
 
-  it('keeps downloads inside the instance\'s own profile, whatever path the client names', async () => {
+  it('keeps downloads inside the instance\'s own downloads folder, whatever path the client names', async () => {
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere, eventsEnabled: true });
     await cdp.send('Page.navigate', { url: `${pages.url}download` }, sessionId).catch(() => null);
     const done = await eventually(() => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'), Boolean, 10_000);
@@ -74,7 +74,7 @@ describe('CDP commands that would reach the service host', () => {
     assert.deepEqual(readdirSync(elsewhere), [], 'nothing was written where the client asked');
     const [profile] = profileDirs(service.dataDir);
     assert.ok(profile);
-    const saved = readdirSync(join(service.dataDir, 'profiles', profile, 'Downloads'));
+    const saved = readdirSync(join(instancesDir(service.dataDir), profile, 'downloads'));
     assert.equal(saved.length, 1);
   });
 });

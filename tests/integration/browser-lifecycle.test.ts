@@ -148,17 +148,19 @@ describe('graceful shutdown', () => {
 });
 
 describe('a service that was killed outright', () => {
-  it('ends the browsers and removes the profiles it left, when it starts again', async () => {
+  it('takes its browsers down with it, and removes the folders they left when it starts again', async () => {
     const first = await startService({ BROWSER_POOL_SIZE: '1' });
     const dataDir = first.dataDir;
     await openStart(first.wsUrl, first.createKey().token);
+    assert.ok((await chromiumProcesses(dataDir)).length > 0, 'browsers run before the kill');
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
-    assert.ok((await chromiumProcesses(dataDir)).length > 0, 'the killed service left browsers running');
-    assert.ok(profileDirs(dataDir).length >= 1, 'and its profiles');
+    // Each sandbox dies with the service that started it (bwrap --die-with-parent).
+    assert.deepEqual(await eventually(() => chromiumProcesses(dataDir), (p) => p.length === 0), []);
+    assert.ok(profileDirs(dataDir).length >= 1, 'the killed service left its instances\' folders');
 
     const second = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0' });
-    assert.ok(second.logs.some((l) => l.msg === 'ended browsers and removed profiles left by an earlier run'));
+    assert.ok(second.logs.some((l) => l.msg === 'ended browsers and removed folders left by an earlier run'));
     assert.deepEqual(await chromiumProcesses(dataDir), []);
     assert.deepEqual(profileDirs(dataDir), []);
     await second.stop();

@@ -26,6 +26,8 @@ export type ProbeOptions = {
   uidBase: number;
   /** Uids to reserve: one per instance that can exist at once (capacity and warm pool). */
   uidCount: number;
+  /** The bubblewrap binary, when not the one on the search path. */
+  bwrapPath?: string;
   /** A name for this service's cgroup folders. */
   tag: string;
   limits: { memoryBytes: number; pids: number };
@@ -67,7 +69,7 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
     };
   }
   const problems: string[] = [];
-  const tools = { bash: which('bash'), bwrap: which('bwrap'), setpriv: which('setpriv'), socat: which('socat'), unshare: which('unshare') };
+  const tools = { bash: which('bash'), bwrap: o.bwrapPath ?? which('bwrap'), setpriv: which('setpriv'), socat: which('socat'), unshare: which('unshare') };
   if (!tools.bwrap) problems.push('bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)');
   if (!tools.socat) problems.push('socat is not installed (Debian/Ubuntu: apt-get install socat)');
   if (!tools.bash) problems.push('bash is not installed');

@@ -37,7 +37,7 @@ export class UidPool {
   }
 }
 
-/** Pids of processes whose real or effective uid is in [from, to). */
+/** Pids of live processes (zombies hold nothing and cannot be killed) whose real or effective uid is in [from, to). */
 export async function processesOfUids(from: number, to: number): Promise<{ pid: number; uid: number }[]> {
   const found: { pid: number; uid: number }[] = [];
   let entries: string[];
@@ -49,7 +49,7 @@ export async function processesOfUids(from: number, to: number): Promise<{ pid: 
   await Promise.all(entries.filter((e) => /^\d+$/.test(e)).map(async (e) => {
     const status = await readFile(`/proc/${e}/status`, 'latin1').catch(() => '');
     const m = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
-    if (!m) return;
+    if (!m || /^State:\s+[ZX]/m.test(status)) return;
     for (const uid of [Number(m[1]), Number(m[2])]) {
       if (uid >= from && uid < to) {
         found.push({ pid: Number(e), uid });

@@ -1,0 +1,141 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Chromium, type Isolation } from '../lib/browser/chromium.ts';
+import { tailSessionId } from '../lib/browser/cdp-mux.ts';
+import { EgressPolicy } from '../lib/browser/egress/policy.ts';
+import { EgressProxy } from '../lib/browser/egress/proxy.ts';
+import { resolveChromium, type ChromiumExecutable } from '../lib/browser/executable.ts';
+import { prepareInstancesDir, removeStaleInstanceFolders } from '../lib/browser/instance-folders.ts';
+import { probeIsolation } from '../lib/browser/sandbox/probe.ts';
+import { killUids, processesOfUids } from '../lib/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '../lib/config/service.ts';
+import { parseCidrList } from '../lib/net/cidr.ts';
+
+/**
+ * The direct path of the browser benchmarks: raw Chromiums the bench launches itself with the
+ * service's own launcher (same binary, flags and sandbox), driven straight over their DevTools
+ * pipe with `mux.call`, no service in between. Used by bench/browser.ts and bench/live.ts only.
+ */
+export type Mode = 'sandbox' | 'single-tenant';
+
+/** Uids the bench's own sandboxed Chromiums may take (one each at a time). */
+const UIDS = 16;
+
+export class DirectChromiums {
+  readonly executable: ChromiumExecutable;
+  readonly egress: EgressProxy;
+  readonly #dir: string;
+  readonly #uidBase: number;
+  readonly #instancesDir: string;
+  readonly #sandbox: Isolation | null;
+  readonly #sandboxProblems: string[];
+
+  private constructor(o: { executable: ChromiumExecutable; egress: EgressProxy; dir: string; uidBase: number; instancesDir: string; sandbox: Isolation | null; problems: string[] }) {
+    this.executable = o.executable;
+    this.egress = o.egress;
+    this.#dir = o.dir;
+    this.#uidBase = o.uidBase;
+    this.#instancesDir = o.instancesDir;
+    this.#sandbox = o.sandbox;
+    this.#sandboxProblems = o.problems;
+  }
+
+  /** `allow`: CIDRs the egress proxy lets through (as BROWSER_EGRESS_ALLOW), e.g. the local page server's. */
+  static async create(allow: string[] = []): Promise<DirectChromiums> {
+    // A DATA_DIR of its own gives the bench a uid block and instances folder no service of this run uses.
+    const dir = mkdtempSync(join(tmpdir(), 'periscope-bench-direct-'));
+    const uidBase = defaultUidBase(dir);
+    const instancesDir = await prepareInstancesDir(defaultInstancesDir(uidBase));
+    const executable = await resolveChromium(process.env.CHROME_PATH);
+    const egress = new EgressProxy(new EgressPolicy(parseCidrList(allow, 'allow')), pino({ level: 'silent' }));
+    await egress.listen();
+    const { isolation, report } = await probeIsolation({
+      setting: 'sandbox', uidBase, uidCount: UIDS, tag: `bench-${uidBase}`, limits: { memoryBytes: 2048 * 1024 * 1024, pids: 2048 },
+    });
+    return new DirectChromiums({ executable, egress, dir, uidBase, instancesDir, sandbox: isolation, problems: report.problems });
+  }
+
+  launch(mode: Mode): Promise<Chromium> {
+    if (mode === 'sandbox' && !this.#sandbox) throw new Error(`no sandbox on this host: ${this.#sandboxProblems.join('; ')}`);
+    const isolation: Isolation = mode === 'sandbox' ? (this.#sandbox as Isolation) : { mode: 'single-tenant' };
+    return Chromium.launch({ executable: this.executable, instancesDir: this.#instancesDir, isolation, egress: this.egress, timeoutMs: 30_000 });
+  }
+
+  /** Call after every launched Chromium is closed: ends strays, removes folders, cgroups and the proxy. */
+  async close(): Promise<void> {
+    await killUids(this.#uidBase, this.#uidBase + UIDS + 1);
+    await removeStaleInstanceFolders(this.#instancesDir);
+    rmSync(this.#instancesDir, { recursive: true, force: true });
+    if (this.#sandbox?.mode === 'sandbox') {
+      for (const c of this.#sandbox.cgroups?.controllers ?? []) await rmdir(c.dir).catch(() => {});
+    }
+    await this.egress.close();
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every process of one raw Chromium: in a sandbox, those of its uid (when it has one); without,
+ * its process group and whatever names its instance folder on the command line.
+ */
+export async function directProcesses(chromium: Chromium): Promise<number[]> {
+  if (chromium.uid !== null) return (await processesOfUids(chromium.uid, chromium.uid + 1)).map((p) => p.pid);
+  const found = new Set<number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp === chromium.pid || readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(chromium.folders.root)) found.add(Number(entry));
+    } catch {
+      // exited
+    }
+  }
+  return [...found];
+}
+
+/** Proportional set size of the given processes, summed, in MB. */
+export async function pssMb(pids: readonly number[]): Promise<number> {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      kb += Number(/^Pss:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // exited
+    }
+  }
+  return kb / 1024;
+}
+
+/**
+ * Events of one flattened session, read off the pipe: Chromium ends each of them with
+ * `,"sessionId":"<id>"}`, so other sessions' traffic is skipped unparsed; the handler gets the
+ * raw bytes (a reader of large events can scan rather than parse them).
+ */
+export function onSessionMessages(chromium: Chromium, sessionId: string, handler: (message: Buffer) => void): () => void {
+  const listener = (message: Buffer) => {
+    if (tailSessionId(message) === sessionId) handler(message);
+  };
+  chromium.pipe.on('message', listener);
+  return () => void chromium.pipe.off('message', listener);
+}
+
+/** Resolves with the params of the first `method` event of `sessionId` from now on. */
+export function nextEvent(chromium: Chromium, sessionId: string, method: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const needle = `"method":"${method}"`;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no ${method} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const stop = onSessionMessages(chromium, sessionId, (message) => {
+      if (!message.subarray(0, 128).toString('latin1').includes(needle)) return;
+      clearTimeout(timer);
+      stop();
+      resolve((JSON.parse(message.toString('utf8')) as { params: Record<string, unknown> }).params);
+    });
+  });
+}

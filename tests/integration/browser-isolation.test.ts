@@ -1,0 +1,364 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { Chromium, type Isolation } from '../../lib/browser/chromium.ts';
+import { EgressPolicy } from '../../lib/browser/egress/policy.ts';
+import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
+import { resolveChromium } from '../../lib/browser/executable.ts';
+import { probeIsolation } from '../../lib/browser/sandbox/probe.ts';
+import { processesOfUids } from '../../lib/browser/sandbox/uids.ts';
+import { defaultUidBase, UID_BLOCK } from '../../lib/config/service.ts';
+import { chromiumProcesses, closeStart, debuggerUrl, eventually, instancesDir, openStart, profileDirs, type StartedBrowser } from '../helpers/browser.ts';
+import { RawCdp } from '../helpers/cdp.ts';
+import { startPageServer } from '../helpers/pages.ts';
+import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+/**
+ * The attack suite of docs/decisions/0041-instance-isolation.md. A tenant who fully controls its
+ * Chromium must not read the host, reach the host's network or touch another tenant. Each test
+ * first shows that it could see the leak it looks for (a canary reached through an unisolated
+ * Chromium or straight from the test), then that the isolated instance cannot.
+ */
+
+const CANARY = `canary-${randomBytes(12).toString('hex')}`;
+
+/** A secret file in a DATA_DIR-like folder of the host, and an HTTP server on loopback that counts hits. */
+function hostCanaries() {
+  const dir = mkdtempSync(join(tmpdir(), 'periscope-canary-'));
+  mkdirSync(join(dir, 'secrets'));
+  const file = join(dir, 'secrets', 'key-encryption-secret');
+  writeFileSync(file, CANARY);
+  return { dir, file };
+}
+
+async function canaryServer(): Promise<{ server: Server; url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = createServer((_req, res) => {
+    hits++;
+    res.end(CANARY);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/`, hits: () => hits, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** Open a page session straight on the pipe (no policy at all: "any CDP command we forgot"). */
+async function rawPage(browser: Chromium, contextId?: string): Promise<string> {
+  const { targetId } = await browser.mux.call<{ targetId: string }>('Target.createTarget', { url: 'about:blank', ...(contextId ? { browserContextId: contextId } : {}) });
+  const { sessionId } = await browser.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  return sessionId;
+}
+
+async function bodyText(browser: Chromium, sessionId: string, url: string): Promise<string> {
+  await browser.mux.call('Page.navigate', { url }, sessionId).catch(() => null);
+  await new Promise((r) => setTimeout(r, 500));
+  const { result } = await browser.mux.call<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.documentElement.innerText', returnByValue: true }, sessionId);
+  return result.value ?? '';
+}
+
+describe('an instance fully controlled by its tenant, without the CDP policy', () => {
+  const host = hostCanaries();
+  const base = defaultUidBase(host.dir);
+  const instances = mkdtempSync(join(tmpdir(), 'periscope-isolation-'));
+  chmodSync(instances, 0o711); // instance uids walk through it, as through the service's own
+  const log = pino({ level: 'silent' });
+  let egress: EgressProxy;
+  let canary: Awaited<ReturnType<typeof canaryServer>>;
+  let sandboxed: Chromium;
+  let unisolated: Chromium;
+
+  before(async () => {
+    canary = await canaryServer();
+    egress = new EgressProxy(new EgressPolicy(), log);
+    await egress.listen();
+    const executable = await resolveChromium(process.env.CHROME_PATH);
+    const { isolation, report } = await probeIsolation({ setting: 'sandbox', uidBase: base, uidCount: 4, tag: `test-${base}`, limits: { memoryBytes: 1024 ** 3, pids: 1024 } });
+    assert.equal(report.mode, 'sandbox', `this host must isolate for this suite: ${report.problems.join('; ')}`);
+    sandboxed = await Chromium.launch({ executable, instancesDir: instances, isolation: isolation as Isolation, egress, timeoutMs: 30_000 });
+    unisolated = await Chromium.launch({ executable, instancesDir: instances, isolation: { mode: 'single-tenant' }, egress, timeoutMs: 30_000 });
+  });
+  after(async () => {
+    await sandboxed?.close();
+    await unisolated?.close();
+    await egress.close();
+    await canary.close();
+    rmSync(host.dir, { recursive: true, force: true });
+    rmSync(instances, { recursive: true, force: true });
+  });
+
+  it('cannot read host files: the secret an unisolated Chromium reads is not in the sandbox at all', async () => {
+    const leak = await bodyText(unisolated, await rawPage(unisolated), `file://${host.file}`);
+    assert.match(leak, new RegExp(CANARY), 'the test can see a leak: an unisolated Chromium reads the host file');
+    const session = await rawPage(sandboxed);
+    assert.doesNotMatch(await bodyText(sandboxed, session, `file://${host.file}`), new RegExp(CANARY));
+    const passwd = await bodyText(sandboxed, session, 'file:///etc/passwd');
+    assert.doesNotMatch(passwd, /^root:x:0:0:root:\/root/m, 'the host password file is not visible');
+    assert.match(passwd, /^browser:x:1000:/m, 'only the sandbox\'s own');
+    const root = await bodyText(sandboxed, session, 'file:///');
+    for (const absent of ['root', 'work', 'var', 'srv', 'boot']) assert.doesNotMatch(root, new RegExp(`^${absent}/?$`, 'm'), `/${absent} is not mounted`);
+    const tmp = await bodyText(sandboxed, session, `file://${tmpdir()}/`);
+    assert.doesNotMatch(tmp, /periscope-/, 'the host temp folder (and other instances) is not visible');
+  });
+
+  it('cannot reach the host\'s network even with a context that bypasses the proxy', async () => {
+    const before = canary.hits();
+    const { browserContextId } = await unisolated.mux.call<{ browserContextId: string }>('Target.createBrowserContext', { proxyServer: 'direct://' });
+    assert.match(await bodyText(unisolated, await rawPage(unisolated, browserContextId), canary.url), new RegExp(CANARY), 'the test can see a leak: unisolated, direct:// reaches loopback');
+    assert.equal(canary.hits(), before + 1);
+    const { browserContextId: sandboxContext } = await sandboxed.mux.call<{ browserContextId: string }>('Target.createBrowserContext', { proxyServer: 'direct://' });
+    assert.doesNotMatch(await bodyText(sandboxed, await rawPage(sandboxed, sandboxContext), canary.url), new RegExp(CANARY));
+    assert.equal(canary.hits(), before + 1, 'the loopback server saw nothing from the sandbox');
+  });
+
+  it('listens on no TCP port of the host, so no tenant can reach another\'s DevTools', () => {
+    const uid = sandboxed.uid as number;
+    const listening = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => readFileSync(f, 'utf8').split('\n').slice(1))
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[3] === '0A' && Number(c[7]) === uid);
+    assert.deepEqual(listening, []);
+    const args = readFileSync(`/proc/${sandboxed.pid}/cmdline`, 'latin1');
+    assert.doesNotMatch(args, /remote-debugging-port/);
+  });
+
+  it('runs under its own uid, with Chromium\'s own sandbox on and memory and process limits', async () => {
+    const uid = sandboxed.uid as number;
+    assert.ok(uid >= base && uid < base + UID_BLOCK);
+    const processes = await processesOfUids(uid, uid + 1);
+    assert.ok(processes.length >= 2, 'the instance\'s processes run as its uid');
+    const cmdlines = processes.map((p) => readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replaceAll('\0', ' '));
+    assert.ok(cmdlines.every((c) => !c.includes('--no-sandbox')), 'no --no-sandbox');
+    // The browser process itself (bwrap's own command line names Chromium's flags too).
+    const browserPid = processes.find((_, i) => /--remote-debugging-pipe/.test(cmdlines[i] as string) && !/bwrap|periscope-sandbox/.test(cmdlines[i] as string))?.pid as number;
+    assert.ok(browserPid, 'the browser process is found');
+    const renderer = processes.find((_, i) => /--type=renderer/.test(cmdlines[i] as string));
+    if (renderer) assert.notEqual(readlinkSync(`/proc/${renderer.pid}/ns/user`), readlinkSync(`/proc/${browserPid}/ns/user`), 'renderers sit in Chromium\'s own namespace sandbox');
+    assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/net`), readlinkSync('/proc/self/ns/net'), 'a network namespace of its own');
+    assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/mnt`), readlinkSync('/proc/self/ns/mnt'), 'a mount view of its own');
+    for (const folder of sandboxed.cgroupFolders) {
+      const limit = readFileSync(join(folder, folder.includes('pids') ? 'pids.max' : readdirSync(folder).includes('memory.max') ? 'memory.max' : 'memory.limit_in_bytes'), 'utf8').trim();
+      assert.ok(Number(limit) > 0, `${folder} has a limit`);
+      assert.match(readFileSync(join(folder, 'cgroup.procs'), 'utf8'), new RegExp(`^${browserPid}$`, 'm'), 'the browser is in the instance\'s cgroup');
+    }
+  });
+
+  it('leaves nothing behind: processes, folders, cgroups, temp files', async () => {
+    const tempBefore = readdirSync(tmpdir()).filter((n) => n.startsWith('org.chromium.'));
+    const executable = await resolveChromium(process.env.CHROME_PATH);
+    const { isolation } = await probeIsolation({ setting: 'sandbox', uidBase: base + 8, uidCount: 2, tag: `test-${base}-b`, limits: { memoryBytes: 1024 ** 3, pids: 1024 } });
+    const browser = await Chromium.launch({ executable, instancesDir: instances, isolation: isolation as Isolation, egress, timeoutMs: 30_000 });
+    const session = await rawPage(browser);
+    await bodyText(browser, session, 'data:text/html,<p>busy</p>');
+    const uid = browser.uid as number;
+    const { root } = browser.folders;
+    const cgroups = [...browser.cgroupFolders];
+    await browser.close();
+    assert.deepEqual(await processesOfUids(uid, uid + 1), []);
+    assert.throws(() => readdirSync(root), /ENOENT/);
+    for (const folder of cgroups) assert.throws(() => readdirSync(folder), /ENOENT/);
+    assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith('org.chromium.')), tempBefore, 'no org.chromium.* folder in the host temp folder');
+  });
+});
+
+/** A WebSocket client that writes frames by hand, to send what well-behaved libraries never send. */
+async function rawSocket(url: string, headers: Record<string, string>): Promise<{ socket: Socket; frame: (opcode: number, fin: boolean, text: string) => void; closed: Promise<number | null>; received: () => string }> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise((r) => socket.once('connect', r));
+  const lines = [`GET ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  let data = Buffer.alloc(0);
+  let onClose: (code: number | null) => void = () => {};
+  const closed = new Promise<number | null>((resolve) => (onClose = resolve));
+  socket.on('data', (c: Buffer) => {
+    data = Buffer.concat([data, c]);
+    // The server's close frame: 0x88, length, then the code. Answered at once: no closing handshake needed here.
+    const at = data.indexOf('\r\n\r\n') + 4;
+    const close = at >= 4 ? data.indexOf(Buffer.from([0x88]), at) : -1;
+    if (close >= 0 && data.length >= close + 4) {
+      onClose(data.readUInt16BE(close + 2));
+      socket.destroy();
+    }
+  });
+  socket.once('close', () => onClose(null));
+  await eventually(() => data.includes('\r\n\r\n'), Boolean);
+  assert.match(data.toString('latin1'), /^HTTP\/1\.1 101/);
+  const frame = (opcode: number, fin: boolean, text: string) => {
+    const payload = Buffer.from(text);
+    const mask = randomBytes(4);
+    const head = payload.length < 126 ? Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | payload.length]) : Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    const masked = Buffer.from(payload.map((b, i) => b ^ (mask[i & 3] as number)));
+    socket.write(Buffer.concat([head, mask, masked]));
+  };
+  return { socket, frame, closed, received: () => data.subarray(data.indexOf('\r\n\r\n') + 4).toString('latin1') };
+}
+
+describe('routes around the CDP policy, through the service', () => {
+  let service: ServiceProcess;
+  let started: StartedBrowser;
+  let url: string;
+  let cdp: RawCdp;
+  let canary: Awaited<ReturnType<typeof canaryServer>>;
+
+  before(async () => {
+    service = await startService({ BROWSER_POOL_SIZE: '0' });
+    canary = await canaryServer();
+    started = await openStart(service.wsUrl, service.createKey().token);
+    url = await debuggerUrl(service.url, started.headers);
+    cdp = await RawCdp.connect(url, started.headers);
+  });
+  after(async () => {
+    await cdp.close();
+    await closeStart(service.url, started);
+    await canary.close();
+    await service.stop();
+  });
+
+  const targets = async () => (await cdp.send<{ targetInfos: { url: string }[] }>('Target.getTargets')).targetInfos.map((t) => t.url);
+
+  it('judges method names after JSON decoding: escapes do not hide a command', async () => {
+    const reply = new Promise<string>((resolve) => cdp.socket.once('message', (d) => resolve(d.toString())));
+    cdp.socket.send('{"id":900,"method":"Target\\u002ecreateTarget","params":{"url":"file:///etc/passwd"}}');
+    assert.match(await reply, /"id":900.*Periscope: /);
+    assert.ok(!(await targets()).some((u) => u.startsWith('file:')));
+  });
+
+  it('judges addresses as Chromium normalises them (control characters, tabs and newlines in the scheme)', async () => {
+    for (const spelling of ['\u0001file:///etc/passwd', '\u0000file:///etc/passwd', ' file:///etc/passwd', 'fi\tle:///etc/passwd', 'fi\nle:///etc/passwd', 'FILE:///etc/passwd', 'about:version', 'view-source:file:///etc/passwd']) {
+      await assert.rejects(cdp.send('Target.createTarget', { url: spelling }), /Periscope: /, JSON.stringify(spelling));
+    }
+    assert.ok(!(await targets()).some((u) => /^(file|chrome|view-source):/.test(u)));
+  });
+
+  it('refuses commands wrapped in Target.sendMessageToTarget, exposeDevToolsProtocol and proxies on contexts', async () => {
+    const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: false }).catch(() => ({ sessionId: 'none' }));
+    await assert.rejects(cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }) }), /Periscope: /);
+    await assert.rejects(cdp.send('Target.exposeDevToolsProtocol', { targetId, bindingName: 'cdp' }), /Periscope: /);
+    await assert.rejects(cdp.send('Target.createBrowserContext', { proxyServer: 'direct://' }), /Periscope: /);
+    await assert.rejects(cdp.send('Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:1', proxyBypassList: '<-loopback>' }), /Periscope: /);
+    await assert.rejects(cdp.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }), /Periscope: /);
+  });
+
+  it('closes on a lone continuation frame, and nothing it carried runs', async () => {
+    const raw = await rawSocket(url, started.headers);
+    raw.frame(0, true, JSON.stringify({ id: 1, method: 'Target.createTarget', params: { url: 'file:///etc/passwd' } }));
+    assert.equal(await raw.closed, 1002);
+    assert.ok(!(await targets()).some((u) => u.startsWith('file:')));
+  });
+
+  it('closes on a binary frame with 1003, and on text that is not one CDP object with 1007', async () => {
+    const binary = await rawSocket(url, started.headers);
+    binary.frame(2, true, JSON.stringify({ id: 1, method: 'Browser.getVersion' }));
+    assert.equal(await binary.closed, 1003);
+    for (const text of ['not json', '[1,2]', '{"id":"1","method":"Browser.getVersion"}', '{"id":1}', '{"id":1,"method":"Browser.getVersion","extra":1}']) {
+      const bad = await rawSocket(url, started.headers);
+      bad.frame(1, true, text);
+      assert.equal(await bad.closed, 1007, text);
+    }
+  });
+
+  it('reassembles fragmented messages and judges the whole', async () => {
+    const raw = await rawSocket(url, started.headers);
+    const text = JSON.stringify({ id: 7, method: 'Target.createTarget', params: { url: 'file:///etc/passwd' } });
+    raw.frame(1, false, text.slice(0, 20));
+    raw.frame(0, false, text.slice(20, 40));
+    raw.frame(0, true, text.slice(40));
+    await eventually(() => raw.received(), (r) => r.includes('Periscope'));
+    assert.match(raw.received(), /"id":7.*Periscope: /);
+    const fine = JSON.stringify({ id: 8, method: 'Browser.getVersion' });
+    raw.frame(1, false, fine.slice(0, 10));
+    raw.frame(0, true, fine.slice(10));
+    await eventually(() => raw.received(), (r) => r.includes('"id":8'));
+    assert.match(raw.received(), /"id":8,"result":\{"protocolVersion"/);
+    raw.socket.destroy();
+  });
+
+  it('keeps the page off loopback through the proxy, and a canary proves the path exists', async () => {
+    assert.equal(await (await fetch(canary.url)).text(), CANARY, 'the canary answers on loopback');
+    const before = canary.hits();
+    const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: canary.url });
+    await new Promise((r) => setTimeout(r, 500));
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+    const { result } = await cdp.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.body.innerText', returnByValue: true }, sessionId);
+    assert.doesNotMatch(result.value, new RegExp(CANARY));
+    assert.equal(canary.hits(), before);
+  });
+
+  it('keeps every download, `default` included, inside the instance', async () => {
+    const pages = await startPageServer();
+    const allowed = await startService({ BROWSER_POOL_SIZE: '0', BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
+    try {
+      const s = await openStart(allowed.wsUrl, allowed.createKey().token);
+      const c = await RawCdp.connect(await debuggerUrl(allowed.url, s.headers), s.headers);
+      await c.send('Browser.setDownloadBehavior', { behavior: 'default', eventsEnabled: true });
+      const { targetId } = await c.send<{ targetId: string }>('Target.createTarget', { url: `${pages.url}download` });
+      assert.ok(targetId);
+      const done = await eventually(() => c.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'), Boolean, 10_000);
+      assert.ok(done, 'the download completed');
+      const [folder] = profileDirs(allowed.dataDir);
+      assert.deepEqual(readdirSync(join(instancesDir(allowed.dataDir), folder as string, 'downloads')), ['report.txt']);
+      await c.close();
+      await closeStart(allowed.url, s);
+      assert.deepEqual(await eventually(() => chromiumProcesses(allowed.dataDir), (p) => p.length === 0), []);
+      assert.deepEqual(await eventually(() => profileDirs(allowed.dataDir), (d) => d.length === 0), [], 'the download went with the instance');
+    } finally {
+      await allowed.stop();
+      await pages.close();
+    }
+  });
+});
+
+describe('isolation is stated, not assumed', () => {
+  it('reports the isolation in force on /healthz and /metrics', async () => {
+    const service = await startService({ BROWSER_POOL_SIZE: '0' });
+    try {
+      const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { isolation: { mode: string; uidPerInstance: boolean; network: string } } };
+      assert.equal(health.browsers.isolation.mode, 'sandbox');
+      assert.equal(health.browsers.isolation.network, 'namespace');
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      assert.match(metrics, /periscope_browser_isolation\{mode="sandbox",layer="network_namespace"\} 1/);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('with BROWSER_ISOLATION=single-tenant says so loudly, and still starts browsers', async () => {
+    const service = await startService({ BROWSER_POOL_SIZE: '0', BROWSER_ISOLATION: 'single-tenant' });
+    try {
+      assert.ok(service.logs.some((l) => l.level === 40 && /isolation is OFF/.test(String(l.msg))));
+      const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { isolation: { mode: string } } };
+      assert.equal(health.browsers.isolation.mode, 'single-tenant');
+      const s = await openStart(service.wsUrl, service.createKey().token);
+      await closeStart(service.url, s);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('refuses browsers where the host cannot isolate, with the reason', async () => {
+    // A sandbox that cannot start, as on a host without user namespaces: the trial run fails.
+    const service = await startService({ BROWSER_POOL_SIZE: '1', BROWSER_BWRAP_PATH: '/bin/false' });
+    try {
+      assert.ok(service.logs.some((l) => l.level === 50 && /cannot isolate browsers/.test(String(l.msg))));
+      const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { warm: number; isolation: { mode: string; problems: string[] } } };
+      assert.equal(health.browsers.isolation.mode, 'unavailable');
+      assert.match(health.browsers.isolation.problems.join(' '), /trial sandbox failed/);
+      assert.equal(health.browsers.warm, 0, 'no browser is started unisolated');
+      await assert.rejects(openStart(service.wsUrl, service.createKey().token), (err: Error & { status?: number; body?: string }) => {
+        assert.equal(err.status, 503);
+        assert.match(String(err.body), /cannot isolate browsers: .*BROWSER_ISOLATION=single-tenant/);
+        return true;
+      });
+      assert.deepEqual(await chromiumProcesses(service.dataDir), []);
+    } finally {
+      await service.stop();
+    }
+  });
+});
