@@ -3,7 +3,7 @@ import type { ClientMessage } from '../protocol/devtools.ts';
 
 /**
  * What a client may not ask of a remote browser over CDP. This is the second line of defence
- * (docs/decisions/0041-instance-isolation.md): each instance runs in a sandbox that holds nothing
+ * (docs/decisions/0050-instance-isolation.md): each instance runs in a sandbox that holds nothing
  * of the host and reaches nothing but the egress proxy, whatever Chromium is told. The policy keeps
  * clients inside what the product offers, and judges parsed messages only: method names after
  * JSON decoding, addresses after the same normalisation Chromium applies (WHATWG URL parsing).

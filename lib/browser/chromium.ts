@@ -37,7 +37,7 @@ export type LaunchOptions = {
   viewport?: { width: number; height: number };
 };
 
-/** Chromium's flags; see docs/decisions/0004-chromium-instances.md and 0041-instance-isolation.md. */
+/** Chromium's flags; see docs/decisions/0004-chromium-instances.md and 0050-instance-isolation.md. */
 export function chromiumArgs(o: { profileDir: string; proxyUrl: string; window: { width: number; height: number }; noSandbox: boolean }): string[] {
   return [
     '--headless',

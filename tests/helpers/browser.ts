@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import WebSocket from 'ws';
 import { processesOfUids } from '../../lib/browser/sandbox/uids.ts';
 import { defaultInstancesDir, defaultUidBase } from '../../lib/config/service.ts';

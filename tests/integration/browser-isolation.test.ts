@@ -20,7 +20,7 @@ import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 /**
- * The attack suite of docs/decisions/0041-instance-isolation.md. A tenant who fully controls its
+ * The attack suite of docs/decisions/0050-instance-isolation.md. A tenant who fully controls its
  * Chromium must not read the host, reach the host's network or touch another tenant. Each test
  * first shows that it could see the leak it looks for (a canary reached through an unisolated
  * Chromium or straight from the test), then that the isolated instance cannot.

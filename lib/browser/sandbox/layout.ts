@@ -1,5 +1,5 @@
 /**
- * What an instance sees inside its sandbox (docs/decisions/0041-instance-isolation.md). These are
+ * What an instance sees inside its sandbox (docs/decisions/0050-instance-isolation.md). These are
  * paths in the sandbox's own mount view; the host folders behind them are the instance's alone.
  */
 export const SANDBOX = {
