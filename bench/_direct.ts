@@ -78,23 +78,28 @@ export class DirectChromiums {
 }
 
 /**
- * Every process of one raw Chromium: in a sandbox, those of its uid (when it has one); without,
- * its process group and whatever names its instance folder on the command line.
+ * Processes named by `seeds` and every member of the process groups they lead: a Chromium started
+ * without a sandbox leads its group (it is started detached), and only its first process names
+ * the instance folder on its command line; its zygotes, renderers and utilities stay in the group.
  */
-export async function directProcesses(chromium: Chromium): Promise<number[]> {
-  if (chromium.uid !== null) return (await processesOfUids(chromium.uid, chromium.uid + 1)).map((p) => p.pid);
-  const found = new Set<number>();
+export function withProcessGroups(seeds: readonly number[]): number[] {
+  const found = new Set(seeds);
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (pgrp === chromium.pid || readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(chromium.folders.root)) found.add(Number(entry));
+      if (seeds.includes(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]))) found.add(Number(entry));
     } catch {
       // exited
     }
   }
   return [...found];
+}
+
+/** Every process of one raw Chromium: in a sandbox, those of its uid (when it has one); without, its process group. */
+export async function directProcesses(chromium: Chromium): Promise<number[]> {
+  if (chromium.uid !== null) return (await processesOfUids(chromium.uid, chromium.uid + 1)).map((p) => p.pid);
+  return withProcessGroups([chromium.pid]);
 }
 
 /** Proportional set size of the given processes, summed, in MB. */

@@ -1,16 +1,8 @@
-import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { pino } from 'pino';
 import WebSocket from 'ws';
-import { CdpConnection } from '../lib/cdp/client.ts';
-import { Chromium } from '../lib/browser/chromium.ts';
-import { EgressPolicy } from '../lib/browser/egress/policy.ts';
-import { EgressProxy } from '../lib/browser/egress/proxy.ts';
-import { resolveChromium } from '../lib/browser/executable.ts';
-import { parseCidrList } from '../lib/net/cidr.ts';
+import type { Chromium } from '../lib/browser/chromium.ts';
 import { decodeFrame, type FrameMeta } from '../lib/protocol/live.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
+import { DirectChromiums, onSessionMessages, type Mode } from './_direct.ts';
 import { cpuSeconds, signedInUser, startApp } from './_portal.ts';
 import { percentile, printTable } from './_stats.ts';
 
@@ -23,6 +15,8 @@ import { percentile, printTable } from './_stats.ts';
 const SECONDS = 5;
 const CLICKS = 20;
 const EXTRA_VIEWERS = 5;
+/** The service behind the portal isolates its instances (the default): the raw Chromium runs in the same sandbox. */
+const DIRECT_MODE: Mode = 'sandbox';
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -118,28 +112,46 @@ async function viaPortal(pageUrl: string) {
   }
 }
 
+/** The frame's size and the ack id from a raw Page.screencastFrame message, scanned rather than parsed. */
+function screencastFrame(message: Buffer): { base64Length: number; ackId: number } | null {
+  if (!message.subarray(0, 64).toString('latin1').includes('"method":"Page.screencastFrame"')) return null;
+  const open = message.indexOf(DATA_KEY);
+  if (open < 0) return null;
+  const start = open + DATA_KEY.length;
+  const end = message.indexOf(0x22, start); // base64 holds no quote
+  const ack = ACK_ID.exec(message.subarray(end).toString('latin1')) ?? ACK_ID.exec(message.subarray(0, open).toString('latin1'));
+  return ack ? { base64Length: end - start, ackId: Number(ack[1]) } : null;
+}
+const DATA_KEY = Buffer.from('"data":"');
+const ACK_ID = /"sessionId":(\d+)/;
+
+/**
+ * The screencast read straight off a raw Chromium's DevTools pipe, launched by the bench with the
+ * service's own launcher in the same sandbox as the service behind the portal.
+ */
 async function direct(pageUrl: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'periscope-bench-direct-'));
-  const egress = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.1/32'], 'allow')), pino({ level: 'silent' }));
-  await egress.listen();
-  const executable = await resolveChromium(process.env.CHROME_PATH);
-  const chromium = await Chromium.launch({ executable: executable.path, profilesDir: dir, proxyUrl: egress.url, timeoutMs: 30_000 });
+  const launcher = await DirectChromiums.create(['127.0.0.1/32']);
+  let chromium: Chromium | null = null;
   try {
-    const cdp = await CdpConnection.connect(chromium.devtoolsUrl.href);
-    const { targetInfos } = await cdp.browser.send('Target.getTargets');
+    chromium = await launcher.launch(DIRECT_MODE);
+    const { mux } = chromium;
+    const { targetInfos } = await mux.call<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
     const page = targetInfos.find((t) => t.type === 'page')!;
-    const { sessionId } = await cdp.browser.send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
-    const session = cdp.session(sessionId);
-    await session.send('Page.enable');
-    await session.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 1, mobile: false });
+    const { sessionId } = await mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    const send = (method: string, params: Record<string, unknown> = {}) => mux.call(method, params, sessionId);
+    const post = (method: string, params: Record<string, unknown>) => void send(method, params).catch(() => {});
+    await send('Page.enable');
+    await send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 1, mobile: false });
     const frames: Seen[] = [];
-    session.on('Page.screencastFrame', (f) => {
-      frames.push({ meta: { seq: frames.length } as FrameMeta, at: now(), bytes: Math.floor((f.data.length * 3) / 4) });
-      session.post('Page.screencastFrameAck', { sessionId: f.sessionId });
+    const stopListening = onSessionMessages(chromium, sessionId, (message) => {
+      const f = screencastFrame(message);
+      if (!f) return;
+      frames.push({ meta: { seq: frames.length } as FrameMeta, at: now(), bytes: Math.floor((f.base64Length * 3) / 4) });
+      post('Page.screencastFrameAck', { sessionId: f.ackId });
     });
     // As the portal does: the screencast runs first, and the navigation happens under it.
-    await session.send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: 1280, maxHeight: 720, everyNthFrame: 1 });
-    await session.send('Page.navigate', { url: pageUrl });
+    await send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: 1280, maxHeight: 720, everyNthFrame: 1 });
+    await send('Page.navigate', { url: pageUrl });
     await sleep(3000);
     const from = frames.length;
     await sleep(SECONDS * 1000);
@@ -149,16 +161,15 @@ async function direct(pageUrl: string) {
       await sleep(150);
       const mark = frames.length;
       const t0 = now();
-      session.post('Input.dispatchMouseEvent', { type: 'mousePressed', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
-      session.post('Input.dispatchMouseEvent', { type: 'mouseReleased', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
+      post('Input.dispatchMouseEvent', { type: 'mousePressed', x: 640, y: 360, button: 'left', buttons: 1, clickCount: 1 });
+      post('Input.dispatchMouseEvent', { type: 'mouseReleased', x: 640, y: 360, button: 'left', buttons: 0, clickCount: 1 });
       if (await waitForChange(frames, mark)) clicks.push(now() - t0);
     }
-    cdp.close();
+    stopListening();
     return { fps, clicks, version: chromium.version.Browser };
   } finally {
-    await chromium.close();
-    await egress.close();
-    rmSync(dir, { recursive: true, force: true });
+    await chromium?.close();
+    await launcher.close();
   }
 }
 
@@ -168,7 +179,7 @@ const portal = await viaPortal(pageUrl);
 const straight = await direct(pageUrl);
 await pages.close();
 
-printTable(`Live view (${straight.version}), animated page, ${SECONDS} s windows`, [
+printTable(`Live view (${straight.version}), animated page, ${SECONDS} s windows; straight = raw Chromium over its pipe (${DIRECT_MODE})`, [
   { measure: 'frames per second reaching a viewer through the portal', value: portal.fps, target: '' },
   { measure: 'frames per second straight from Chromium', value: straight.fps, target: '' },
   { measure: 'ratio portal / straight', value: portal.fps / straight.fps, target: '>= 0.95' },
