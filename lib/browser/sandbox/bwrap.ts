@@ -25,13 +25,13 @@ export type SandboxSpec = {
 };
 
 /**
- * Start the egress relay, wait (briefly, bounded) until it listens, then become Chromium. Runs as
- * the instance's uid inside the sandbox; the relay must not hold the DevTools pipe open.
+ * Start the egress relay, then become Chromium. Runs as the instance's uid inside the sandbox; the
+ * relay must not hold the DevTools pipe open.
  */
 const ENTRY = [
+  // Chromium dials no proxy while it starts (background networking is off), and socat listens in a
+  // few milliseconds, long before the first page is asked for: nothing waits for it.
   `socat TCP-LISTEN:${SANDBOX.proxyPort},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${SANDBOX.egressSocket} </dev/null >/dev/null 2>&1 3>&- 4>&- &`,
-  'i=0',
-  `while [ $i -lt 500 ] && ! grep -qs ' 0100007F:${SANDBOX.proxyPort.toString(16).toUpperCase().padStart(4, '0')} ' /proc/net/tcp; do i=$((i+1)); sleep 0.002; done`,
   'exec "$@"',
 ].join('\n');
 
@@ -61,7 +61,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     if (lstatSync(host).isSymbolicLink()) args.push('--symlink', `usr/${name}`, host);
     else args.push('--ro-bind', host, host);
   }
-  for (const file of ['/etc/fonts', '/etc/ld.so.cache', '/etc/localtime']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  // The system's font cache too, or fontconfig rescans every font at each start.
+  for (const file of ['/etc/fonts', '/etc/ld.so.cache', '/etc/localtime', '/var/cache/fontconfig']) if (existsSync(file)) args.push('--ro-bind', file, file);
   args.push(
     '--ro-bind-data', String(fds.passwd), '/etc/passwd',
     '--ro-bind-data', String(fds.group), '/etc/group',
