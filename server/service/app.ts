@@ -1,3 +1,4 @@
+import { rmdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { resolveChromium } from '../../lib/browser/executable.ts';
 import { BrowserFleet } from '../../lib/browser/fleet.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
 import { BrowserPool } from '../../lib/browser/pool.ts';
+import { removeServiceCgroups } from '../../lib/browser/sandbox/cgroups.ts';
 import { probeIsolation } from '../../lib/browser/sandbox/probe.ts';
 import { killUids } from '../../lib/browser/sandbox/uids.ts';
 import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '../../lib/config/service.ts';
@@ -156,6 +158,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       await starts.drain(1000);
       await pool.close();
       await egress.close();
+      if (isolation?.mode === 'sandbox' && isolation.cgroups) await removeServiceCgroups(isolation.cgroups);
+      await rmdir(instancesDir).catch(() => {});
       server.closeAllConnections();
       db.close();
       search.close();

@@ -78,12 +78,20 @@ export async function chromiumProcesses(dataDir: string): Promise<number[]> {
   const base = defaultUidBase(dataDir);
   const byUid = (await processesOfUids(base, base + 2048)).map((p) => p.pid);
   const needle = instancesDir(dataDir);
-  const byPath = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid).filter((e) => {
+  const pids = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
+  const read = (pid: string, file: string) => {
     try {
-      return readFileSync(`/proc/${e}/cmdline`, 'latin1').includes(needle);
+      return readFileSync(`/proc/${pid}/${file}`, 'latin1');
     } catch {
-      return false;
+      return '';
     }
+  };
+  // Single-tenant: only the browser process names the folder; its helpers share its process group.
+  const leaders = new Set(pids.filter((p) => read(p, 'cmdline').includes(needle)));
+  const fields = (p: string) => read(p, 'stat').replace(/^.*\) /, '').split(' ');
+  const byPath = pids.filter((p) => {
+    const [state, , group] = fields(p);
+    return state !== 'Z' && (leaders.has(p) || leaders.has(group ?? ''));
   }).map(Number);
   return [...new Set([...byUid, ...byPath])];
 }

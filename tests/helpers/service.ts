@@ -103,6 +103,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       const base = defaultUidBase(dataDir);
       await killUids(base, base + 2048);
       await removeStaleInstanceFolders(defaultInstancesDir(base));
+      rmSync(defaultInstancesDir(base), { recursive: true, force: true });
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
       return code;
     },

@@ -62,6 +62,11 @@ export async function prepareCgroups(tag: string): Promise<{ support: CgroupSupp
   }
 }
 
+/** Remove this service's own cgroup folders (at shutdown, once every instance's is gone). */
+export async function removeServiceCgroups(support: CgroupSupport): Promise<void> {
+  for (const dir of new Set(support.controllers.map((c) => c.dir))) await rmdir(dir).catch(() => {});
+}
+
 /** One instance's cgroups: folders to join (one per hierarchy) and their removal. */
 export class InstanceCgroups {
   readonly folders: string[];
