@@ -10,6 +10,7 @@ const schema = z.object({
   DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
   PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
   PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
+  METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
   CHROME_PATH: z.string().trim().min(1).optional(),
   BROWSER_POOL_SIZE: intVar(2, 0, 64),
@@ -45,6 +46,8 @@ export type ServiceConfig = {
   publicUrl: string | undefined;
   publicWsUrl: string | undefined;
   logLevel: string;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   chromePath: string | undefined;
   browser: {
     poolSize: number;
@@ -126,6 +129,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     publicUrl,
     publicWsUrl,
     logLevel: v.LOG_LEVEL,
+    metricsToken: v.METRICS_TOKEN,
     chromePath: v.CHROME_PATH,
     browser: {
       poolSize: v.BROWSER_POOL_SIZE,

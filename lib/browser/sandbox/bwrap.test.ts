@@ -46,7 +46,7 @@ const named = (name: string) => parsed.options.filter((o) => o.name === name);
 const has = (name: string) => named(name).length > 0;
 
 /** Host paths the sandbox may see (read-only). */
-const ALLOWED_SOURCES = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/etc/localtime', '/bin', '/lib', '/lib64', '/sbin'];
+const ALLOWED_SOURCES = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/etc/localtime', '/var/cache/fontconfig', '/bin', '/lib', '/lib64', '/sbin'];
 
 describe('bwrapArgs: namespaces and process', () => {
   for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--clearenv']) {

@@ -1,4 +1,5 @@
-import { UpgradeRequired } from '../../../lib/errors.ts';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Unauthorized, UpgradeRequired } from '../../../lib/errors.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
@@ -12,7 +13,10 @@ export const healthz = (ctx: ServiceContext): Handler => async (_req, res) => {
   sendJson(res, 200, { status: 'ok', browsers, search });
 };
 
-export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {
+export const metrics = (ctx: ServiceContext): Handler => async (req, res) => {
+  if (ctx.config.metricsToken && !bearerMatches(req.headers.authorization, ctx.config.metricsToken)) {
+    throw new Unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>');
+  }
   const text = await ctx.metrics.scrape();
   res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType });
   res.end(text);
@@ -22,3 +26,10 @@ export const metrics = (ctx: ServiceContext): Handler => async (_req, res) => {
 export const upgradeRequired: Handler = () => {
   throw new UpgradeRequired();
 };
+
+/** Constant-time comparison of a bearer token (hashed first, so lengths do not leak either). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(token));
+}

@@ -37,9 +37,13 @@ export class StartSockets {
       this.#ctx.metrics.startRefused.inc({ status: String(status) });
       return;
     }
-    // Whatever happens to the connection from here on, its end is the instance's end.
+    // A client that went away while its browser was being provisioned leaves nothing behind: its
+    // 'close' came before anyone listened. From here on, the connection's end is the instance's end.
+    if (socket.destroyed) {
+      void this.#ctx.fleet.end(instance.id, 'client-closed');
+      return;
+    }
     socket.once('close', () => void this.#ctx.fleet.end(instance.id, 'client-closed'));
-    if (socket.destroyed) return;
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#hold(ws, instance));
   }
 
