@@ -48,7 +48,7 @@ function stop(signal: NodeJS.Signals, exitCode = 0): void {
   }, 10_000).unref();
 }
 
-process.once('SIGTERM', () => stop('SIGTERM'));
-process.once('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
 run('service', 'server/service/main.ts');
 run('portal', 'server/portal/main.ts');

@@ -66,7 +66,10 @@ async function main(): Promise<void> {
   });
   log.info({ url: `http://${config.host}:${config.port}`, serviceUrl: config.serviceUrl }, 'portal listening');
 
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info({ signal }, 'shutting down');
     server.close();
     live.closeAll();
@@ -79,8 +82,9 @@ async function main(): Promise<void> {
         void app.close().finally(() => process.exit(0));
       });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: a signal to the process group and the one `npm start` forwards both arrive.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((err: unknown) => {

@@ -9,8 +9,10 @@ try {
     service.ctx.log.info({ signal }, 'signal received');
     void service.close().then(() => process.exit(0));
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: a supervisor signals the whole process group, and `npm start` forwards the
+  // signal as well, so a second one arrives mid-shutdown and must not kill the process outright.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);
