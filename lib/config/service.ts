@@ -10,6 +10,9 @@ const schema = z.object({
   DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
   PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
   PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
+  HTTP_HEADERS_TIMEOUT_SECONDS: intVar(10, 1, 300),
+  HTTP_REQUEST_TIMEOUT_SECONDS: intVar(300, 1, 3600),
+  MAX_CONNECTIONS_PER_ADDRESS: intVar(256, 0, 1_000_000),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
   CHROME_PATH: z.string().trim().min(1).optional(),
@@ -46,6 +49,8 @@ export type ServiceConfig = {
   publicUrl: string | undefined;
   publicWsUrl: string | undefined;
   logLevel: string;
+  /** Deadlines and per-address cap of the HTTP server (server/http/connection-guard.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; perAddress: number };
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   chromePath: string | undefined;
@@ -130,6 +135,11 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     publicWsUrl,
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN,
+    http: {
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      perAddress: v.MAX_CONNECTIONS_PER_ADDRESS,
+    },
     chromePath: v.CHROME_PATH,
     browser: {
       poolSize: v.BROWSER_POOL_SIZE,

@@ -24,6 +24,7 @@ import { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
 import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
+import { guardConnections } from '../http/connection-guard.ts';
 import { Router } from '../http/router.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
@@ -125,7 +126,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 
-  const server = createServer((req, res) => void router.handle(req, res));
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void router.handle(req, res));
+  guardConnections(server, config.http, (address) => log.warn({ address, limit: config.http.perAddress }, 'connection refused: too many from one address'));
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
