@@ -148,15 +148,15 @@ describe('graceful shutdown', () => {
 });
 
 describe('a service that was killed outright', () => {
-  it('takes its browsers down with it, and removes the folders they left when it starts again', async () => {
+  it('ends whatever its browsers left, and removes their folders, when it starts again', async () => {
     const first = await startService({ BROWSER_POOL_SIZE: '1' });
     const dataDir = first.dataDir;
     await openStart(first.wsUrl, first.createKey().token);
     assert.ok((await chromiumProcesses(dataDir)).length > 0, 'browsers run before the kill');
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
-    // Each sandbox dies with the service that started it (bwrap --die-with-parent).
-    assert.deepEqual(await eventually(() => chromiumProcesses(dataDir), (p) => p.length === 0), []);
+    // Live sandboxes die with the service (bwrap --die-with-parent), but one the warm pool was
+    // launching at that moment may not have reached bwrap yet: the next start ends it.
     assert.ok(profileDirs(dataDir).length >= 1, 'the killed service left its instances\' folders');
 
     const second = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0' });
