@@ -5,10 +5,11 @@ import type { ClientMessage } from '../protocol/devtools.ts';
  * Many CDP clients on one Chromium pipe, each as if it had a DevTools connection of its own.
  *
  * Chromium's pipe is a single connection, but `Target.attachToBrowserTarget` gives each client a
- * browser session with its own target handler (its own discovery and auto-attach). A client's messages without a session id go to its root session; every session
- * that root attaches (by command or by auto-attach, at any depth) belongs to that client, and
- * Chromium's messages are routed by the session id it appends to them, so clients never see each
- * other's sessions and cannot address them. The service keeps the pipe's own root for itself.
+ * browser session with its own target handler (its own discovery and auto-attach). A client's
+ * messages without a session id go to its root session; every session that root attaches (by
+ * command or by auto-attach, at any depth) belongs to that client, and Chromium's messages are
+ * routed by the session id it appends to them, so clients never see each other's sessions and
+ * cannot address them. The service keeps the pipe's own root for itself.
  */
 export type MuxTarget = { kind: 'browser' } | { kind: 'page'; targetId: string };
 

@@ -53,7 +53,7 @@ describe('slow and greedy clients', () => {
   });
 
   it('caps connections per address, and keeps answering everyone else meanwhile', async () => {
-    const held = [];
+    const held: Awaited<ReturnType<typeof open>>[] = [];
     for (let i = 0; i < 10; i++) held.push(await open('127.0.0.2'));
     const extra = await open('127.0.0.2');
     assert.equal(await eventually(extra.closed, Boolean, 5000), true, 'the 11th connection from one address is closed at once');
