@@ -48,7 +48,7 @@ export class Tabs extends EventEmitter<{
 
   async #pollTargets(): Promise<void> {
     const r = await this.#cdp.browser.send('Target.getTargets').catch(() => null);
-    for (const info of r?.targetInfos ?? []) if (info.type === 'page') this.#changed(info);
+    for (const info of r?.targetInfos ?? []) if (isTab(info)) this.#changed(info);
   }
 
   async init(): Promise<void> {
@@ -58,7 +58,7 @@ export class Tabs extends EventEmitter<{
     browser.on('Target.targetDestroyed', ({ targetId }) => this.#destroyed(targetId));
     await browser.send('Target.setDiscoverTargets', { discover: true });
     const { targetInfos } = await browser.send('Target.getTargets');
-    await Promise.all(targetInfos.filter((t) => t.type === 'page').map((t) => this.#created(t)));
+    await Promise.all(targetInfos.filter(isTab).map((t) => this.#created(t)));
     if (this.#tabs.size === 0) await this.open('about:blank');
   }
 
@@ -114,7 +114,7 @@ export class Tabs extends EventEmitter<{
   }
 
   async #created(info: Protocol.Target.TargetInfo): Promise<void> {
-    if (info.type !== 'page' || this.#tabs.has(info.targetId)) return;
+    if (!isTab(info) || this.#tabs.has(info.targetId)) return;
     const tab: Tab = { id: info.targetId, title: info.title, url: info.url, loading: false, session: null, openedAt: ++this.#clock };
     this.#tabs.set(info.targetId, tab);
     if (this.#activeId === null || info.openerId) this.#activeId = info.targetId;
@@ -172,4 +172,12 @@ export class Tabs extends EventEmitter<{
     }
     this.emit('change');
   }
+}
+
+/**
+ * A page a person would call a tab. Full Chromium's headless mode also lists pieces of its own
+ * browser UI as pages (chrome://omnibox-popup.top-chrome/ and the like); they are never tabs.
+ */
+export function isTab(info: Pick<Protocol.Target.TargetInfo, 'type' | 'url'>): boolean {
+  return info.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(info.url);
 }
