@@ -9,6 +9,9 @@ import { InputQueue, keyEvent, mouseEvent, normaliseAddress, touchEvent, wheelEv
 import { Screencast, type EncodedFrame } from './screencast.ts';
 import { Tabs, type Viewport } from './tabs.ts';
 
+/** How long a navigation waits for a tab that was just opened to be attached. */
+const ATTACH_WAIT_MS = 5000;
+
 /** One person's view of the instance: where server messages and frames go. */
 export type Viewer = {
   id: string;
@@ -179,10 +182,10 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       case 'navigate': {
         const url = normaliseAddress(msg.url);
         if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
-        return this.#run(viewer, page, (p) => p.send('Page.navigate', { url }));
+        return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => s.send('Page.navigate', { url })));
       }
       case 'history':
-        return this.#run(viewer, page, (p) => this.#history(p, msg.action));
+        return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => this.#history(s, msg.action)));
       case 'tab':
         if (msg.action === 'open') {
           const url = msg.url ? normaliseAddress(msg.url) : 'about:blank';

@@ -70,6 +70,27 @@ export class Tabs extends EventEmitter<{
     return this.#activeId ? this.#tabs.get(this.#activeId)?.session ?? null : null;
   }
 
+  /**
+   * The active tab's session, waiting (at most `ms`) while a tab that was just opened is still
+   * being attached, so a command sent right after "New tab" reaches it instead of being lost.
+   */
+  activeSession(ms: number): Promise<CdpSession | null> {
+    const id = this.#activeId;
+    const tab = id ? this.#tabs.get(id) : undefined;
+    if (!id || !tab) return Promise.resolve(null);
+    if (tab.session) return Promise.resolve(tab.session);
+    return new Promise((resolve) => {
+      const attached = (tabId: string, session: CdpSession) => tabId === id && finish(session);
+      const finish = (session: CdpSession | null) => {
+        clearTimeout(timer);
+        this.off('attached', attached);
+        resolve(session);
+      };
+      const timer = setTimeout(() => finish(null), ms);
+      this.on('attached', attached);
+    });
+  }
+
   session(tabId: string): CdpSession | null {
     return this.#tabs.get(tabId)?.session ?? null;
   }

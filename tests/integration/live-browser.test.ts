@@ -154,6 +154,20 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'tab', action: 'switch', tabId: first.id });
   });
 
+  it('navigates a tab opened a moment before, even while it is still being attached', async () => {
+    const before = a.last('state')!.tabs.length;
+    await send('a', { type: 'tab', action: 'open' });
+    // As the page's "New tab" then Enter in the address bar: the next message follows at once.
+    const errors = () => a.messages.filter((m) => m.type === 'error').length;
+    const errorsBefore = errors();
+    await send('a', { type: 'navigate', url: `${pages.url}?fresh` });
+    assert.match(await eventually(() => live.page.url, (u) => u.endsWith('?fresh')), /\?fresh$/);
+    assert.equal(errors(), errorsBefore, 'no "no page is open"');
+    const tabs = a.last('state')!.tabs;
+    await send('a', { type: 'tab', action: 'close', tabId: tabs.find((t) => t.active)!.id });
+    await eventually(() => a.last('state')?.tabs.length, (n) => n === before);
+  });
+
   it('navigates back, forward and reloads; refuses non-web addresses', async () => {
     await send('a', { type: 'navigate', url: `${pages.url}?second` });
     await eventually(() => live.page.url, (u) => u.endsWith('?second'));
