@@ -73,7 +73,7 @@ export function chromiumArgs(o: { profileDir: string; proxyUrl: string; window: 
  */
 const insetsByBinary = new Map<string, { width: number; height: number }>();
 
-type Teardown = { folders: InstanceFolders; cgroups: InstanceCgroups | null; uid: number | null; uids: UidPool | null; closeEgress: () => Promise<void> };
+type Teardown = { folders: InstanceFolders | null; cgroups: InstanceCgroups | null; uid: number | null; uids: UidPool | null; closeEgress: () => Promise<void> };
 
 /**
  * One Chromium process tree, isolated in its own sandbox (or not, in single-tenant mode), driven
@@ -99,7 +99,7 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   #exited = false;
   #closing: Promise<void> | null = null;
 
-  private constructor(child: ChildProcess, pipe: CdpPipe, mux: CdpMux, version: ChromiumVersion, teardown: Teardown, isolated: boolean, stderrTail: string[]) {
+  private constructor(child: ChildProcess, pipe: CdpPipe, mux: CdpMux, version: ChromiumVersion, folders: InstanceFolders, teardown: Teardown, isolated: boolean, stderrTail: string[]) {
     super();
     this.#child = child;
     this.pid = child.pid as number;
@@ -107,10 +107,10 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     this.mux = mux;
     this.version = version;
     this.#teardown = teardown;
-    this.folders = teardown.folders;
+    this.folders = folders;
     this.uid = teardown.uid;
     this.isolated = isolated;
-    this.policyFolders = isolated ? { downloads: SANDBOX.downloads, uploads: SANDBOX.uploads } : { downloads: teardown.folders.downloads, uploads: teardown.folders.uploads };
+    this.policyFolders = isolated ? { downloads: SANDBOX.downloads, uploads: SANDBOX.uploads } : { downloads: folders.downloads, uploads: folders.uploads };
     this.#stderrTail = stderrTail;
     child.once('exit', (code, signal) => {
       this.#exited = true;
@@ -135,7 +135,7 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     const sandboxed = isolation.mode === 'sandbox';
     const uid = sandboxed ? isolation.uids?.take() ?? null : null;
     const teardown: Teardown = {
-      folders: undefined as unknown as InstanceFolders,
+      folders: null,
       cgroups: null,
       uid,
       uids: sandboxed ? isolation.uids : null,
@@ -143,25 +143,26 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     };
     let child: ChildProcess | null = null;
     try {
-      teardown.folders = await createInstanceFolders(options.instancesDir, uid);
+      const folders = await createInstanceFolders(options.instancesDir, uid);
+      teardown.folders = folders;
       const viewport = options.viewport ?? { width: 1280, height: 720 };
       const insets = insetsByBinary.get(executable.path) ?? { width: 0, height: 0 };
       const window = { width: viewport.width + insets.width, height: viewport.height + insets.height };
       if (sandboxed) {
-        teardown.closeEgress = await options.egress.serveInstance(`${teardown.folders.run}/egress.sock`, teardown.folders.name);
-        if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, teardown.folders.name, isolation.limits);
+        teardown.closeEgress = await options.egress.serveInstance(`${folders.run}/egress.sock`, folders.name);
+        if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits);
         const args = chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, window, noSandbox: false });
-        child = spawnSandboxed({ tools: isolation.tools, executable, folders: teardown.folders, uid, cgroupFolders: teardown.cgroups?.folders ?? [], chromiumArgs: args });
+        child = spawnSandboxed({ tools: isolation.tools, executable, folders, uid, cgroupFolders: teardown.cgroups?.folders ?? [], chromiumArgs: args });
       } else {
-        const args = chromiumArgs({ profileDir: `${teardown.folders.home}/profile`, proxyUrl: options.egress.url, window, noSandbox: process.getuid?.() === 0 });
-        child = spawn(executable.path, args, { detached: true, env: { ...process.env, HOME: teardown.folders.home, TMPDIR: teardown.folders.home }, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+        const args = chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: options.egress.url, window, noSandbox: process.getuid?.() === 0 });
+        child = spawn(executable.path, args, { detached: true, env: { ...process.env, HOME: folders.home, TMPDIR: folders.home }, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
       }
       const stderrTail: string[] = [];
       drainStderr(child, stderrTail);
       const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
       const mux = new CdpMux(pipe);
       const info = await ready(child, mux, stderrTail, options.timeoutMs);
-      const browser = new Chromium(child, pipe, mux, toVersion(info), teardown, sandboxed, stderrTail);
+      const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
       if (!insetsByBinary.has(executable.path)) await calibrate(browser, executable.path, viewport);
       return browser;
     } catch (err) {

@@ -11,7 +11,7 @@ import { SANDBOX, SANDBOX_UID } from './layout.ts';
 
 const fds: SandboxFds = { home: 5, downloads: 6, uploads: 7, run: 8, chromium: 9, passwd: 10, group: 11, policy: 12, fonts: 13 };
 const args = chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, window: { width: 1280, height: 720 }, noSandbox: false });
-const spec: SandboxSpec = { fds, chromium: { inInstallDir: 'chrome-headless-shell' }, args, fontsDir: null };
+const spec: SandboxSpec = { fds, chromium: { inInstallDir: 'chrome-headless-shell' }, args };
 
 /** How many arguments each bwrap option takes (bubblewrap 0.8's --help). */
 const ARITY: Record<string, number> = {

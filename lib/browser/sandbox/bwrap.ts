@@ -20,8 +20,6 @@ export type SandboxSpec = {
   chromium: { inInstallDir: string } | { underUsr: string };
   /** Chromium's arguments. */
   args: readonly string[];
-  /** Whether the binary ships its own fonts (mounted at SANDBOX.chromium/fonts). */
-  fontsDir: string | null;
 };
 
 /**

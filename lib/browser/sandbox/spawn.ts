@@ -30,21 +30,24 @@ const ROLES: (keyof SandboxFds)[] = ['home', 'downloads', 'uploads', 'run', 'chr
  */
 export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
   const { folders, executable } = launch;
-  const etc = join(folders.root, 'etc');
-  writeFileSync(join(folders.root, 'etc.passwd'), passwdFile);
-  writeFileSync(join(folders.root, 'etc.group'), groupFile);
-  writeFileSync(join(folders.root, 'etc.policy.json'), JSON.stringify(managedPolicy(SANDBOX.downloads)));
-  writeFileSync(join(folders.root, 'etc.fonts.conf'), fontsConfig(executable.fontsDir ? `${SANDBOX.chromium}/fonts` : null));
+  // The files the sandbox sees in /etc, written beside the instance's folders (bwrap copies them in).
+  const etc = {
+    passwd: join(folders.root, 'etc.passwd'),
+    group: join(folders.root, 'etc.group'),
+    policy: join(folders.root, 'etc.policy.json'),
+    fonts: join(folders.root, 'etc.fonts.conf'),
+  };
+  writeFileSync(etc.passwd, passwdFile);
+  writeFileSync(etc.group, groupFile);
+  writeFileSync(etc.policy, JSON.stringify(managedPolicy(SANDBOX.downloads)));
+  writeFileSync(etc.fonts, fontsConfig(executable.fontsDir ? `${SANDBOX.chromium}/fonts` : null));
   const paths: Record<keyof SandboxFds, string> = {
     home: folders.home,
     downloads: folders.downloads,
     uploads: folders.uploads,
     run: folders.run,
     chromium: executable.installDir,
-    passwd: `${etc}.passwd`,
-    group: `${etc}.group`,
-    policy: `${etc}.policy.json`,
-    fonts: `${etc}.fonts.conf`,
+    ...etc,
   };
   const opened: number[] = [];
   try {
@@ -55,7 +58,6 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
       fds,
       chromium: underUsr ? { underUsr: executable.path } : { inInstallDir: executable.path.slice(executable.installDir.length + 1) },
       args: launch.chromiumArgs,
-      fontsDir: executable.fontsDir,
     });
     const keep = ['0', '1', '2', '3', '4', ...ROLES.map((_, i) => String(FIRST_FD + i))].join(' ');
     const drop = launch.uid === null ? [] : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
