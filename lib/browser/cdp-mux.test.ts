@@ -502,14 +502,11 @@ describe('CdpMux: the service\'s own calls', () => {
     ]);
   });
 
-  // BUG (lib/browser/cdp-mux.ts, CdpMux#route): a reply on a session nobody holds any more is
-  // matched to the service's pending calls by its id alone. Client ids and service ids share no
-  // namespace, so a client's late reply (its session was just detached, or the client just
-  // closed while a command was in flight) resolves or rejects whatever service call has the same
-  // number, and that call's real reply is then dropped. Here a client's command races its
-  // session's detach: Chromium answers it with -32001 on that session, and the service's
-  // unrelated Browser.getVersion (same id) is rejected with the client's error.
-  it.todo('does not hand a client\'s late reply to a service call with the same id', async () => {
+  // A reply on a session nobody holds any more must not be matched to the service's pending calls
+  // by its id alone: client ids and service ids share no namespace. Here a client's command races
+  // its session's detach; Chromium answers it with -32001 on that session, and the service's
+  // unrelated Browser.getVersion (same id) must keep waiting for its own reply.
+  it('does not hand a client\'s late reply to a service call with the same id', async () => {
     const { chromium, mux, open } = await setup();
     const a = await open(); // service call id 1
     chromium.autoAttach('B1', 'C1');
@@ -528,11 +525,10 @@ describe('CdpMux: the service\'s own calls', () => {
     assert.deepEqual(await version, { product: 'HeadlessChrome/1' });
   });
 
-  // The same bug, worse: a client closes with an attach in flight while another client opens.
-  // The leaving client's late attach reply carries the opening call's id, so the new client is
-  // rooted at the leaving client's page session instead of a browser session of its own (and
-  // the browser session Chromium made for it is never detached).
-  it.todo('does not root a new client at a leaving client\'s late attach reply', async () => {
+  // The same, worse: a client closes with an attach in flight while another client opens. The
+  // leaving client's late attach reply carries the opening call's id; the new client must still be
+  // rooted at the browser session Chromium made for it, not the leaving client's page session.
+  it('does not root a new client at a leaving client\'s late attach reply', async () => {
     const { chromium, mux, open } = await setup();
     const a = await open(); // service call id 1: B1
     chromium.manual.add('Target.attachToTarget');
