@@ -12,8 +12,6 @@ export class CdpPipe extends EventEmitter<{ message: [Buffer]; close: [] }> {
   readonly #in: Readable;
   #pending: Buffer[] = [];
   #closed = false;
-  #bytesIn = 0;
-  #bytesOut = 0;
 
   constructor(toBrowser: Writable, fromBrowser: Readable) {
     super();
@@ -31,16 +29,9 @@ export class CdpPipe extends EventEmitter<{ message: [Buffer]; close: [] }> {
     return this.#closed;
   }
 
-  /** Bytes read from and written to Chromium so far. */
-  get traffic(): { fromBrowser: number; toBrowser: number } {
-    return { fromBrowser: this.#bytesIn, toBrowser: this.#bytesOut };
-  }
-
   /** Send one message; false when the pipe is full (wait for `drain()` before sending much more). */
   send(text: string): boolean {
     if (this.#closed) return false;
-    const bytes = Buffer.byteLength(text) + 1;
-    this.#bytesOut += bytes;
     return this.#out.write(`${text}\0`);
   }
 
@@ -59,7 +50,6 @@ export class CdpPipe extends EventEmitter<{ message: [Buffer]; close: [] }> {
   }
 
   #read(chunk: Buffer): void {
-    this.#bytesIn += chunk.length;
     let start = 0;
     for (let nul = chunk.indexOf(0, start); nul >= 0; nul = chunk.indexOf(0, start)) {
       const part = chunk.subarray(start, nul);

@@ -155,7 +155,8 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     const browserPid = processes.find((_, i) => /--remote-debugging-pipe/.test(cmdlines[i] as string) && !/bwrap|periscope-sandbox/.test(cmdlines[i] as string))?.pid as number;
     assert.ok(browserPid, 'the browser process is found');
     const renderer = processes.find((_, i) => /--type=renderer/.test(cmdlines[i] as string));
-    if (renderer) assert.notEqual(readlinkSync(`/proc/${renderer.pid}/ns/user`), readlinkSync(`/proc/${browserPid}/ns/user`), 'renderers sit in Chromium\'s own namespace sandbox');
+    assert.ok(renderer, 'a renderer runs (earlier tests opened pages)');
+    assert.notEqual(readlinkSync(`/proc/${renderer.pid}/ns/user`), readlinkSync(`/proc/${browserPid}/ns/user`), 'renderers sit in Chromium\'s own namespace sandbox');
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/net`), readlinkSync('/proc/self/ns/net'), 'a network namespace of its own');
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/mnt`), readlinkSync('/proc/self/ns/mnt'), 'a mount view of its own');
     for (const folder of sandboxed.cgroupFolders) {

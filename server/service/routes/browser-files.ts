@@ -1,19 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { requireBrowserId } from '../../../lib/browser/devtools-address.ts';
 import { deleteUpload, listDownloads, listUploads, openDownload, storeUpload } from '../../../lib/browser/files.ts';
-import type { Instance } from '../../../lib/browser/fleet.ts';
 import { BadRequest } from '../../../lib/errors.ts';
-import { authenticate } from '../../../lib/keys/auth.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
 import type { Handler, RouteParams } from '../../http/router.ts';
 import type { ServiceContext } from '../context.ts';
+import { requireInstance } from '../instance.ts';
 
 /** The instance the request is about, checked exactly as /json/version checks it (401, 400, 404). */
-function instanceOf(ctx: ServiceContext, req: IncomingMessage): Instance {
-  const key = authenticate(ctx.keys, req.headers.authorization);
-  return ctx.fleet.get(requireBrowserId(req.headers['x-browser-id']), key.id);
-}
+const instanceOf = (ctx: ServiceContext, req: IncomingMessage) => requireInstance(ctx, req.headers);
 
 const nameOf = (params: RouteParams) => params.name ?? '';
 

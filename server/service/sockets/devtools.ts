@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { judge } from '../../../lib/browser/cdp-policy.ts';
 import type { MuxClient, MuxTarget } from '../../../lib/browser/cdp-mux.ts';
-import { parseDevtoolsPath, requireBrowserId } from '../../../lib/browser/devtools-address.ts';
+import { parseDevtoolsPath } from '../../../lib/browser/devtools-address.ts';
 import type { Instance } from '../../../lib/browser/fleet.ts';
 import { NotFound } from '../../../lib/errors.ts';
-import { authenticate } from '../../../lib/keys/auth.ts';
 import { DEVTOOLS_CLOSE, DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, isMalformed, parseClientMessage, refusalReply } from '../../../lib/protocol/devtools.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
+import { requireInstance } from '../instance.ts';
 
 /** A client socket holds this much unsent data before the instance's pipe stops being read. */
 const HIGH_WATER = 16 * 1024 * 1024;
@@ -24,9 +24,14 @@ export class DevtoolsSockets {
   readonly #ctx: ServiceContext;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, skipUTF8Validation: false });
   readonly #byInstance = new Map<string, Set<WebSocket>>();
+  /** Byte counters, bound to their label once: they are bumped for every message. */
+  readonly #bytesToBrowser;
+  readonly #bytesToClient;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
+    this.#bytesToBrowser = ctx.metrics.proxyBytes.labels({ direction: 'to_browser' });
+    this.#bytesToClient = ctx.metrics.proxyBytes.labels({ direction: 'to_client' });
     ctx.fleet.on('ended', (instance) => this.#cut(instance));
   }
 
@@ -36,8 +41,7 @@ export class DevtoolsSockets {
     try {
       const path = parseDevtoolsPath(url.pathname);
       if (!path) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
-      const key = authenticate(this.#ctx.keys, req.headers.authorization);
-      instance = this.#ctx.fleet.get(requireBrowserId(req.headers['x-browser-id']), key.id);
+      instance = requireInstance(this.#ctx, req.headers);
       if (path.kind === 'browser' && path.id !== instance.browser.guid) throw new NotFound('that DevTools address does not belong to this browser');
       target = path.kind === 'browser' ? { kind: 'browser' } : { kind: 'page', targetId: path.id };
     } catch (err) {
@@ -77,7 +81,7 @@ export class DevtoolsSockets {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (isBinary) return ws.close(DEVTOOLS_CLOSE.binary.code, DEVTOOLS_CLOSE.binary.reason);
       const bytes = data as Buffer;
-      this.#ctx.metrics.proxyBytes.inc({ direction: 'to_browser' }, bytes.length);
+      this.#bytesToBrowser.inc(bytes.length);
       const message = parseClientMessage(bytes.toString('utf8'));
       if (isMalformed(message)) return ws.close(DEVTOOLS_CLOSE.malformed.code, `${DEVTOOLS_CLOSE.malformed.reason} (${message.reason})`.slice(0, 120));
       const verdict = judge(message, folders);
@@ -98,7 +102,7 @@ export class DevtoolsSockets {
 
   #deliver(ws: WebSocket, client: MuxClient, message: Buffer): void {
     if (ws.readyState !== ws.OPEN) return;
-    this.#ctx.metrics.proxyBytes.inc({ direction: 'to_client' }, message.length);
+    this.#bytesToClient.inc(message.length);
     if (ws.bufferedAmount < HIGH_WATER) return ws.send(message, { binary: false });
     // A slow reader: stop reading the instance's pipe until this socket has sent what it holds.
     client.hold();

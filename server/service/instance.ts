@@ -1,0 +1,14 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { requireBrowserId } from '../../lib/browser/devtools-address.ts';
+import type { Instance } from '../../lib/browser/fleet.ts';
+import { authenticate } from '../../lib/keys/auth.ts';
+import type { ServiceContext } from './context.ts';
+
+/**
+ * The live instance a request names with `Authorization` and `X-Browser-ID` (spec 4.2): 401 for a
+ * bad key, 400 for a malformed id, 404 for an id that is not this key's live browser.
+ */
+export function requireInstance(ctx: ServiceContext, headers: IncomingHttpHeaders): Instance {
+  const key = authenticate(ctx.keys, headers.authorization);
+  return ctx.fleet.get(requireBrowserId(headers['x-browser-id']), key.id);
+}
