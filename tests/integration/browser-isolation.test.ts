@@ -51,9 +51,16 @@ async function canaryServer(): Promise<{ server: Server; url: string; hits: () =
 /** The browser process of a sandboxed instance (bwrap's own command line names Chromium's flags too). */
 async function browserProcess(browser: Chromium): Promise<number> {
   const uid = browser.uid as number;
+  const read = (path: string): string | null => { try { return readFileSync(path, 'latin1'); } catch { return null; } };
+  const isBrowser = (pid: number): boolean => {
+    const cmdline = read(`/proc/${pid}/cmdline`);
+    return cmdline !== null && cmdline.includes('--remote-debugging-pipe') && !/bwrap|periscope-sandbox|--type=/.test(cmdline);
+  };
+  // A child Chromium is forking carries its parent's command line until it execs: the browser
+  // process is the one whose parent is not a browser process too.
   for (const { pid } of await processesOfUids(uid, uid + 1)) {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-    if (cmdline.includes('--remote-debugging-pipe') && !/bwrap|periscope-sandbox/.test(cmdline)) return pid;
+    const ppid = Number(read(`/proc/${pid}/stat`)?.replace(/^.*\) /s, '').split(' ')[1]);
+    if (isBrowser(pid) && !isBrowser(ppid)) return pid;
   }
   throw new Error('no browser process');
 }
