@@ -7,7 +7,20 @@
 export type Role = 'owner' | 'admin' | 'member';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 
-export type User = { id: string; email: string; name: string; passwordHash: string | null; currentTeamId: string | null; createdAt: number };
+export type User = {
+  id: string; email: string; name: string; passwordHash: string | null; currentTeamId: string | null; createdAt: number;
+  /** Sessions carry the version they were signed in under; bumping it ends every one of them. */
+  sessionVersion: number;
+};
+/** What a user may change about themselves; `passwordHash` set also ends their sessions. */
+export type ProfileChange = { name?: string; email?: string; passwordHash?: string };
+/** A one-time password reset an operator issued; only the token's hash is stored. */
+export type PasswordReset = { tokenHash: string; userId: string; createdAt: number; expiresAt: number; usedAt: number | null };
+/**
+ * Someone's access changed: their sessions (teamId null: ended, or their account is gone) or
+ * their membership of one team (removed, or a new role). Open sockets re-check on it.
+ */
+export type AccessChange = { userId: string; teamId: string | null };
 export type Team = { id: string; name: string; personal: boolean; createdAt: number };
 export type Membership = { teamId: string; userId: string; role: Role; createdAt: number };
 export type Member = Membership & { email: string; name: string };
@@ -22,7 +35,11 @@ export type TeamKey = {
   createdAt: number; lastUsedAt: number | null; revokedAt: number | null;
 };
 export type AuditInput = { teamId: string; actorId: string | null; action: string; subject: string; detail?: Record<string, unknown> };
-export type AuditEvent = { id: string; teamId: string; actorId: string | null; actorEmail: string | null; action: string; subject: string; detail: Record<string, unknown>; createdAt: number };
+/** `actorLabel` is the actor's email when the event happened, kept after they leave. */
+export type AuditEvent = { id: string; teamId: string; actorId: string | null; actorLabel: string | null; action: string; subject: string; detail: Record<string, unknown>; createdAt: number };
+/** Which events to read, newest first: `before` pages on (created_at, id); `actions` are exact action names. */
+export type AuditQuery = { limit: number; before?: { at: number; id: string }; actions?: readonly string[]; actorId?: string };
+export type AuditActor = { id: string; label: string };
 /** A browser instance that has ended, as the team's history shows it. */
 export type InstanceRecord = {
   id: string; teamId: string; name: string; startedBy: string | null; startedByName: string; keyName: string;
@@ -32,11 +49,21 @@ export type InstanceRecord = {
 export type RecentSearch = { query: string; language: string; searchedAt: number };
 export type FailureRecord = { scope: string; failures: number; windowStartedAt: number; lockedUntil: number | null };
 
-/** Thrown inside a change that would leave a team without an owner. */
+/** Thrown inside a change that would leave a team (`teams`, by name, when known) without an owner. */
 export class LastOwnerError extends Error {
-  constructor() {
+  readonly teams: readonly string[];
+  constructor(teams: readonly string[] = []) {
     super('a team needs at least one owner');
     this.name = 'LastOwnerError';
+    this.teams = teams;
+  }
+}
+
+/** Thrown when an email address is already another account's. */
+export class EmailTakenError extends Error {
+  constructor() {
+    super('email address already in use');
+    this.name = 'EmailTakenError';
   }
 }
 
@@ -50,6 +77,24 @@ export interface PortalData {
   userByAccount(provider: string, providerAccountId: string): Promise<User | undefined>;
   linkAccount(provider: string, providerAccountId: string, userId: string, at: number): Promise<void>;
   setCurrentTeam(userId: string, teamId: string): Promise<void>;
+  /** Change name, email or password (throws EmailTakenError); a new password ends every session. */
+  updateUser(userId: string, change: ProfileChange): Promise<void>;
+  /** End every session of the user (sign-out, "sign out everywhere"). */
+  endSessions(userId: string): Promise<void>;
+  /**
+   * Delete the account: teams it alone is in go with it (keys, invites, history); it leaves the
+   * others. Throws LastOwnerError, changing nothing, when it is the only owner of a team that
+   * has other members.
+   */
+  deleteUser(userId: string, at: number): Promise<void>;
+  createPasswordReset(reset: PasswordReset): Promise<void>;
+  /**
+   * Use a reset token once: when it is unused and unexpired, set the password, end every
+   * session, clear the account's sign-in lock and return the user; otherwise undefined.
+   */
+  usePasswordReset(tokenHash: string, passwordHash: string, now: number): Promise<User | undefined>;
+  /** Listen for access changes (after they are committed); returns the unsubscribe. */
+  onAccessChange(listener: (change: AccessChange) => void): () => void;
 
   // teams and members
   teamsOf(userId: string): Promise<TeamWithRole[]>;
@@ -84,7 +129,9 @@ export interface PortalData {
 
   // audit
   audit(event: AuditInput, at: number): Promise<void>;
-  auditLog(teamId: string, limit: number): Promise<AuditEvent[]>;
+  auditLog(teamId: string, query: AuditQuery): Promise<AuditEvent[]>;
+  /** Everyone who appears as an actor in the team's log, for its filter. */
+  auditActors(teamId: string): Promise<AuditActor[]>;
 
   // browser instance history
   recordInstance(record: InstanceRecord): Promise<void>;

@@ -127,4 +127,20 @@ export const portalMigrations: readonly Migration[] = [
       );
       CREATE INDEX recent_searches_by_user ON recent_searches(user_id, searched_at);`,
   },
+  {
+    version: 6,
+    name: 'session versions, password resets, audit of everything a team does',
+    up: `
+      ALTER TABLE users ADD COLUMN session_version INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE password_resets (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      ALTER TABLE audit_events ADD COLUMN actor_label TEXT;
+      UPDATE audit_events SET actor_label = (SELECT email FROM users WHERE users.id = audit_events.actor_id);
+      CREATE INDEX audit_events_by_actor ON audit_events(team_id, actor_id, created_at);`,
+  },
 ];

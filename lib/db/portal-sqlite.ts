@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './portal-migrations.ts';
 import {
-  LastOwnerError, type AuditEvent, type AuditInput, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
+  EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
   type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
 } from './portal-data.ts';
 import { openDatabase } from './sqlite.ts';
@@ -12,7 +13,7 @@ type Row = Record<string, SQLInputValue>;
 
 const toUser = (r: Row): User => ({
   id: r.id as string, email: r.email as string, name: r.name as string, passwordHash: (r.password_hash as string | null) ?? null,
-  currentTeamId: (r.current_team_id as string | null) ?? null, createdAt: Number(r.created_at),
+  currentTeamId: (r.current_team_id as string | null) ?? null, createdAt: Number(r.created_at), sessionVersion: Number(r.session_version ?? 0),
 });
 const toTeam = (r: Row): Team => ({ id: r.id as string, name: r.name as string, personal: Number(r.personal) === 1, createdAt: Number(r.created_at) });
 const toMembership = (r: Row): Membership => ({ teamId: r.team_id as string, userId: r.user_id as string, role: r.role as Role, createdAt: Number(r.created_at) });
@@ -36,8 +37,10 @@ export function openPortalDatabase(dataDir: string): DatabaseSync {
 /** The SQLite implementation of PortalData: every SQL statement of the portal lives in this file. */
 export class SqlitePortalData implements PortalData {
   readonly #db: DatabaseSync;
+  readonly #access = new EventEmitter<{ change: [AccessChange] }>();
 
   constructor(db: DatabaseSync) {
+    this.#access.setMaxListeners(0);
     this.#db = db;
   }
 
@@ -66,8 +69,13 @@ export class SqlitePortalData implements PortalData {
     }
   }
   #audit(e: AuditInput, at: number): void {
-    this.#run('INSERT INTO audit_events (id, team_id, actor_id, action, subject, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      `evt_${randomUUID()}`, e.teamId, e.actorId, e.action, e.subject, JSON.stringify(e.detail ?? {}), at);
+    this.#run(`INSERT INTO audit_events (id, team_id, actor_id, actor_label, action, subject, detail, created_at)
+      VALUES (?, ?, ?, (SELECT email FROM users WHERE id = ?), ?, ?, ?, ?)`,
+    `evt_${randomUUID()}`, e.teamId, e.actorId, e.actorId, e.action, e.subject, JSON.stringify(e.detail ?? {}), at);
+  }
+  /** Tell listeners, after the change is committed (a listener that throws cannot undo it). */
+  #changed(change: AccessChange): void {
+    queueMicrotask(() => this.#access.emit('change', change));
   }
 
   // accounts
@@ -99,6 +107,72 @@ export class SqlitePortalData implements PortalData {
   }
   async setCurrentTeam(userId: string, teamId: string) {
     this.#run('UPDATE users SET current_team_id = ? WHERE id = ?', teamId, userId);
+  }
+  async updateUser(userId: string, change: ProfileChange) {
+    try {
+      this.#run(`UPDATE users SET name = COALESCE(?, name), email = COALESCE(?, email), password_hash = COALESCE(?, password_hash),
+        session_version = session_version + ? WHERE id = ?`, change.name ?? null, change.email ?? null, change.passwordHash ?? null,
+      change.passwordHash ? 1 : 0, userId);
+    } catch (err) {
+      if (/UNIQUE constraint failed: users\.email/.test((err as Error).message)) throw new EmailTakenError();
+      throw err;
+    }
+    if (change.passwordHash) this.#changed({ userId, teamId: null });
+  }
+  async endSessions(userId: string) {
+    this.#run('UPDATE users SET session_version = session_version + 1 WHERE id = ?', userId);
+    this.#changed({ userId, teamId: null });
+  }
+  async deleteUser(userId: string, at: number) {
+    const left = this.#tx(() => {
+      const teams = this.#all(`SELECT t.id, t.name, m.role,
+          (SELECT COUNT(*) FROM memberships o WHERE o.team_id = t.id AND o.user_id <> m.user_id) AS others,
+          (SELECT COUNT(*) FROM memberships o WHERE o.team_id = t.id AND o.user_id <> m.user_id AND o.role = 'owner') AS other_owners
+        FROM teams t JOIN memberships m ON m.team_id = t.id WHERE m.user_id = ?`, userId);
+      const stranded = teams.filter((t) => t.role === 'owner' && Number(t.others) > 0 && Number(t.other_owners) === 0);
+      if (stranded.length) throw new LastOwnerError(stranded.map((t) => t.name as string));
+      const email = this.#get('SELECT email FROM users WHERE id = ?', userId)?.email as string | undefined;
+      const stays: string[] = [];
+      for (const t of teams) {
+        if (Number(t.others) === 0) {
+          this.#run('DELETE FROM teams WHERE id = ?', t.id as string);
+        } else {
+          stays.push(t.id as string);
+          this.#audit({ teamId: t.id as string, actorId: userId, action: 'member.left', subject: email ?? userId, detail: { role: t.role, accountDeleted: true } }, at);
+        }
+      }
+      // Invitations they made are withdrawn (used ones are history the audit log already holds).
+      this.#run('DELETE FROM invites WHERE created_by = ?', userId);
+      this.#run('UPDATE invites SET used_by = NULL WHERE used_by = ?', userId);
+      this.#run('DELETE FROM users WHERE id = ?', userId);
+      if (email) this.#run('DELETE FROM sign_in_failures WHERE scope = ?', `email:${email}`);
+      return stays;
+    });
+    this.#changed({ userId, teamId: null });
+    for (const teamId of left) this.#changed({ userId, teamId });
+  }
+  async createPasswordReset(r: PasswordReset) {
+    this.#run('INSERT INTO password_resets (token_hash, user_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?)',
+      r.tokenHash, r.userId, r.createdAt, r.expiresAt, r.usedAt);
+  }
+  async usePasswordReset(tokenHash: string, passwordHash: string, now: number) {
+    const user = this.#tx(() => {
+      const reset = this.#get('SELECT user_id FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', tokenHash, now);
+      if (!reset) return undefined;
+      const userId = reset.user_id as string;
+      // One use, and every other open link of the account dies with it.
+      this.#run('UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL', now, userId);
+      this.#run('UPDATE users SET password_hash = ?, session_version = session_version + 1 WHERE id = ?', passwordHash, userId);
+      const row = this.#get('SELECT * FROM users WHERE id = ?', userId);
+      if (row) this.#run('DELETE FROM sign_in_failures WHERE scope = ?', `email:${row.email as string}`);
+      return row && toUser(row);
+    });
+    if (user) this.#changed({ userId: user.id, teamId: null });
+    return user;
+  }
+  onAccessChange(listener: (change: AccessChange) => void): () => void {
+    this.#access.on('change', listener);
+    return () => this.#access.off('change', listener);
   }
 
   // teams and members
@@ -143,6 +217,7 @@ export class SqlitePortalData implements PortalData {
       if (role === null) this.#run('UPDATE users SET current_team_id = NULL WHERE id = ? AND current_team_id = ?', userId, teamId);
       this.#audit(audit, Date.now());
     });
+    this.#changed({ userId, teamId });
   }
 
   // invites
@@ -251,14 +326,32 @@ export class SqlitePortalData implements PortalData {
   async audit(event: AuditInput, at: number) {
     this.#audit(event, at);
   }
-  async auditLog(teamId: string, limit: number): Promise<AuditEvent[]> {
-    return this.#all(`SELECT e.*, u.email AS actor_email FROM audit_events e LEFT JOIN users u ON u.id = e.actor_id
-      WHERE e.team_id = ? ORDER BY e.created_at DESC, e.rowid DESC LIMIT ?`, teamId, limit)
+  async auditLog(teamId: string, q: AuditQuery): Promise<AuditEvent[]> {
+    const where = ['e.team_id = ?'];
+    const params: SQLInputValue[] = [teamId];
+    if (q.before) {
+      where.push('(e.created_at < ? OR (e.created_at = ? AND e.id < ?))');
+      params.push(q.before.at, q.before.at, q.before.id);
+    }
+    if (q.actions) {
+      where.push(`e.action IN (${q.actions.map(() => '?').join(', ') || "''"})`);
+      params.push(...q.actions);
+    }
+    if (q.actorId) {
+      where.push('e.actor_id = ?');
+      params.push(q.actorId);
+    }
+    return this.#all(`SELECT e.* FROM audit_events e WHERE ${where.join(' AND ')} ORDER BY e.created_at DESC, e.id DESC LIMIT ?`, ...params, q.limit)
       .map((r) => ({
         id: r.id as string, teamId: r.team_id as string, actorId: (r.actor_id as string | null) ?? null,
-        actorEmail: (r.actor_email as string | null) ?? null, action: r.action as string, subject: r.subject as string,
+        actorLabel: (r.actor_label as string | null) ?? null, action: r.action as string, subject: r.subject as string,
         detail: JSON.parse(r.detail as string) as Record<string, unknown>, createdAt: Number(r.created_at),
       }));
+  }
+  async auditActors(teamId: string): Promise<AuditActor[]> {
+    return this.#all(`SELECT actor_id, MAX(actor_label) AS label FROM audit_events WHERE team_id = ? AND actor_id IS NOT NULL
+      GROUP BY actor_id ORDER BY label COLLATE NOCASE`, teamId)
+      .map((r) => ({ id: r.actor_id as string, label: (r.label as string | null) ?? (r.actor_id as string) }));
   }
 
   // browser instance history

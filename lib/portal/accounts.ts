@@ -10,7 +10,7 @@ export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, 
 
 async function createWithPersonalTeam(data: PortalData, fields: { email: string; name: string; passwordHash: string | null }, via: string): Promise<User> {
   const now = Date.now();
-  const user: User = { id: newId('usr'), ...fields, currentTeamId: null, createdAt: now };
+  const user: User = { id: newId('usr'), ...fields, currentTeamId: null, createdAt: now, sessionVersion: 0 };
   const team = { id: newId('team'), name: `${fields.name.split(' ')[0] || fields.name}'s team`.slice(0, 60), personal: true, createdAt: now };
   await data.createUser(user, team, { actorId: user.id, action: 'team.created', subject: team.name, detail: { personal: true, via } });
   return { ...user, currentTeamId: team.id };

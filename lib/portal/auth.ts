@@ -5,6 +5,8 @@ import googleModule from 'next-auth/providers/google';
 import type { Provider } from 'next-auth/providers/index';
 import type { OAuthProviderConfig } from '../config/portal.ts';
 import { signInWithOAuth, signInWithPassword } from './accounts.ts';
+import { safeCallback } from './public-paths.ts';
+import { userOfSession } from './sessions.ts';
 import type { Portal } from './runtime.ts';
 
 // These are CommonJS modules: Node hands over `module.exports` (the function is on .default),
@@ -76,8 +78,9 @@ const header = (headers: Record<string, unknown> | undefined, name: string): str
 };
 
 /**
- * next-auth with JWT sessions (required by the Credentials provider). The token carries only
- * the user id; every request re-reads the user from the database (lib/portal/session.ts).
+ * next-auth with JWT sessions (required by the Credentials provider). The token carries the user
+ * id and session version; every request and socket re-reads the user and checks the version
+ * (lib/portal/sessions.ts), so a session ends everywhere the moment it is revoked.
  */
 export function authOptions(portal: Portal): NextAuthOptions {
   const { data, throttle, log } = portal;
@@ -99,6 +102,10 @@ export function authOptions(portal: Portal): NextAuthOptions {
       ...portal.config.oauth.map(oauthProvider),
     ],
     callbacks: {
+      // Where next-auth sends the browser after OAuth and sign-out: only ever the portal itself.
+      redirect({ url, baseUrl }) {
+        return `${baseUrl}${safeCallback(url.startsWith(baseUrl) ? url.slice(baseUrl.length) : url)}`;
+      },
       async signIn({ account, profile, user }) {
         if (!account || account.type === 'credentials') return true;
         try {
@@ -114,16 +121,29 @@ export function authOptions(portal: Portal): NextAuthOptions {
         }
       },
       async jwt({ token, user, account }) {
-        if (account && account.type !== 'credentials') {
-          const linked = await data.userByAccount(account.provider, account.providerAccountId);
-          if (linked) token.uid = linked.id;
-        } else if (user) {
-          token.uid = user.id;
+        // Only at sign-in: the token keeps the id and the session version it was issued under.
+        let uid: string | undefined;
+        if (account && account.type !== 'credentials') uid = (await data.userByAccount(account.provider, account.providerAccountId))?.id;
+        else if (user) uid = user.id;
+        if (uid) {
+          const signed = await data.userById(uid);
+          if (signed) {
+            token.uid = signed.id;
+            token.sv = signed.sessionVersion;
+          }
         }
         return token;
       },
       async session({ session, token }) {
-        return { ...session, user: { ...session.user, id: typeof token.uid === 'string' ? token.uid : undefined } };
+        const user = await userOfSession(data, token);
+        return { ...session, user: { ...session.user, id: user?.id } };
+      },
+    },
+    events: {
+      // Signing out ends every session of the account, not just this cookie (a copy of it is dead too).
+      async signOut({ token }) {
+        const user = await userOfSession(data, token);
+        if (user) await data.endSessions(user.id);
       },
     },
     logger: {

@@ -28,11 +28,23 @@ function registry(p: Portal): NonNullable<Holder[typeof KEY]> {
   if (!holder[KEY]) {
     const { idleMs, maxPerUser, maxPerTeam } = p.config.live;
     const instances = new LiveInstances({ serviceUrl: p.config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: p.log.child({ part: 'live' }) });
+    const failed = (instanceId: string) => (err: Error) => p.log.error({ err, instanceId }, 'could not record a browser event');
     instances.on('ended', (e) => {
       p.data.recordInstance({
         id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
         keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
-      }).catch((err: Error) => p.log.error({ err, instanceId: e.id }, 'could not record an ended instance'));
+      }).catch(failed(e.id));
+      // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
+      p.data.audit({
+        teamId: e.teamId, actorId: e.stoppedBy?.userId ?? null, action: e.stoppedBy ? 'browser.stopped' : 'browser.ended', subject: e.name,
+        detail: { instance: e.id, reason: e.reason, message: e.message },
+      }, e.endedAt).catch(failed(e.id));
+    });
+    instances.on('handover', (i, h) => {
+      p.data.audit({
+        teamId: i.teamId, actorId: h.to.userId ?? null, action: 'control.handed', subject: i.name,
+        detail: { instance: i.id, from: h.from.name, to: h.to.name },
+      }, Date.now()).catch(failed(i.id));
     });
     holder[KEY] = { instances, health: new ServiceHealthReader(p.config.serviceUrl) };
   }
@@ -74,11 +86,12 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
-  const instance = await withTeamKey(p.vault, actor, teamId, key.id, (token) =>
+  const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
     liveInstances(p).start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
     .catch((err: unknown) => {
       throw isStartRefused(err) ? refusalToUser(err, key.name) : err;
     });
+  await p.data.audit({ teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } }, instance.startedAt);
   return view(instance, true);
 }
 
@@ -115,10 +128,10 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
 }
 
 /** The starter, owners and admins may stop an instance. */
-export async function stopBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<void> {
+export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
-  liveInstances(p).stop(instance.id);
+  liveInstances(p).stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
 }
 
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserView> {

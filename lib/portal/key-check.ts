@@ -10,7 +10,7 @@ export type KeyCheck = { accepted: boolean; message: string };
  * check (400); a revoked or unknown one is refused with 401.
  */
 export async function checkKey(v: Vault, actor: Actor, teamId: string, keyId: string, serviceUrl: string): Promise<KeyCheck> {
-  return withTeamKey(v, actor, teamId, keyId, async (token) => {
+  return withTeamKey(v, actor, teamId, keyId, 'check', async (token) => {
     let status: number;
     try {
       const res = await fetch(`${serviceUrl}/json/version`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });

@@ -15,8 +15,24 @@ export function isPublicPath(pathname: string): boolean {
 
 export const isApiPath = (pathname: string): boolean => pathname === '/api' || pathname.startsWith('/api/');
 
-/** A same-site path to return to after sign-in; anything else falls back to the home page. */
+/** An origin no request can come from: callbacks are resolved against it, never against a real host. */
+const HOME = 'http://portal.invalid';
+
+/**
+ * A same-site path to return to after sign-in, or the home page. The value is parsed the way a
+ * browser will parse it (WHATWG URL: tabs and newlines dropped, backslashes read as slashes) and
+ * kept only when it resolves to the portal's own origin; anything with a control character or a
+ * backslash is refused outright, whatever it would resolve to. What comes back is the parsed
+ * path, query and fragment, never the raw text.
+ */
 export function safeCallback(value: string | null | undefined): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  return value;
+  if (!value || value.length > 2048 || !value.startsWith('/') || /[\u0000-\u001f\u007f-\u009f\\]/.test(value)) return '/';
+  let url: URL;
+  try {
+    url = new URL(value, HOME);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== HOME || url.pathname.startsWith('//')) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }

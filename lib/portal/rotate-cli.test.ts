@@ -9,6 +9,7 @@ import { loadPortalConfig } from '../config/portal.ts';
 import { SecretBox } from '../crypto/secretbox.ts';
 import { SqlitePortalData } from '../db/portal-sqlite.ts';
 import { signUp } from './accounts.ts';
+import { KeyUseLog } from './audit.ts';
 import { RecordingIssuer } from './test-support.ts';
 import { resolvePortalSecrets, secretFiles } from './secrets.ts';
 import { createTeam } from './teams.ts';
@@ -30,7 +31,7 @@ describe('secret rotation command', () => {
     const config = loadPortalConfig({ DATA_DIR: dataDir });
     const oldSecret = resolvePortalSecrets(config).keyEncryptionSecret;
     const data = SqlitePortalData.open(dataDir);
-    const vault = { data, box: new SecretBox(oldSecret), issuer: new RecordingIssuer() };
+    const vault = { data, box: new SecretBox(oldSecret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(data) };
     const ann = { userId: (await signUp(data, { name: 'Ann', email: 'ann@example.test', password: 'long enough password' }, { enabled: true })).id };
     const team = await createTeam(data, ann, { name: 'T' });
     await addKey(vault, ann, team.id, { mode: 'add', name: 'K', key: KEY });
@@ -44,7 +45,7 @@ describe('secret rotation command', () => {
 
     const reopened = SqlitePortalData.open(dataDir);
     try {
-      const use = (secret: string) => withTeamKey({ data: reopened, box: new SecretBox(secret), issuer: new RecordingIssuer() }, ann, team.id, null, async (t) => t);
+      const use = (secret: string) => withTeamKey({ data: reopened, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(reopened) }, ann, team.id, null, 'search', async (t) => t);
       assert.equal(await use(newSecret), KEY);
       await assert.rejects(use(oldSecret), /does not hold/);
     } finally {

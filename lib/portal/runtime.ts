@@ -4,6 +4,7 @@ import { SecretBox } from '../crypto/secretbox.ts';
 import type { PortalData } from '../db/portal-data.ts';
 import { SqlitePortalData } from '../db/portal-sqlite.ts';
 import { createLogger, type Logger } from '../observability/log.ts';
+import { KeyUseLog } from './audit.ts';
 import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './issuer.ts';
 import { SearchProxy } from './search.ts';
 import { resolvePortalSecrets } from './secrets.ts';
@@ -36,7 +37,7 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
     config,
     authSecret: secrets.authSecret,
     data,
-    vault: { data, box, issuer },
+    vault: { data, box, issuer, keyUse: new KeyUseLog(data) },
     throttle: new SignInThrottle(data, config.signIn),
     log,
     search: new SearchProxy(config.search),

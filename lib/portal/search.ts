@@ -106,7 +106,7 @@ export async function searchForMember(deps: SearchDeps, actor: Actor, teamId: st
     async () => {
       let upstream: UpstreamAnswer;
       try {
-        upstream = await withTeamKey(deps.vault, actor, teamId, key.id, (token) => callSearch(proxy.settings.url, token, q));
+        upstream = await withTeamKey(deps.vault, actor, teamId, key.id, 'search', (token) => callSearch(proxy.settings.url, token, q));
       } catch (err) {
         if (err instanceof SearchFailed) proxy.noteRate(key.id, err.rate);
         throw err;

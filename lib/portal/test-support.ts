@@ -3,6 +3,7 @@ import { SecretBox } from '../crypto/secretbox.ts';
 import { portalMigrations } from '../db/portal-migrations.ts';
 import { SqlitePortalData } from '../db/portal-sqlite.ts';
 import { migrate } from '../db/sqlite.ts';
+import { KeyUseLog } from './audit.ts';
 import type { KeyIssuer } from './issuer.ts';
 import type { Vault } from './vault.ts';
 
@@ -32,5 +33,6 @@ export class RecordingIssuer implements KeyIssuer {
 }
 
 export function memoryVault(secret = 'x'.repeat(40)): Vault & { issuer: RecordingIssuer } {
-  return { data: memoryData(), box: new SecretBox(secret), issuer: new RecordingIssuer() };
+  const data = memoryData();
+  return { data, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(data) };
 }

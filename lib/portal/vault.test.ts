@@ -6,7 +6,8 @@ import { acceptInvite, createInvite } from './invites.ts';
 import { NoIssuer } from './issuer.ts';
 import { createTeam } from './teams.ts';
 import { memoryVault } from './test-support.ts';
-import { addKey, auditLog, listKeys, resealAll, revokeKey, updateKey, withTeamKey } from './vault.ts';
+import { auditLog } from './audit.ts';
+import { addKey, listKeys, resealAll, revokeKey, updateKey, withTeamKey } from './vault.ts';
 
 const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
 const EXTERNAL = 'rk_live_0123456789abcdefghijklmnopqrstuvwxyz';
@@ -32,7 +33,7 @@ describe('key vault', () => {
     const rows = await v.data.keys(team.id);
     assert.ok(rows.every((r) => !r.sealed.includes(EXTERNAL) && !r.sealed.includes(created.token)));
     assert.equal(views.find((k) => k.id === created.key.id)?.isDefault, true, 'the first key becomes the default');
-    assert.equal(await withTeamKey(v, ann, team.id, added.key.id, async (t) => t), EXTERNAL);
+    assert.equal(await withTeamKey(v, ann, team.id, added.key.id, 'search', async (t) => t), EXTERNAL);
     assert.notEqual((await v.data.key(team.id, added.key.id))?.lastUsedAt, null, 'use records last-used time');
   });
 
@@ -49,8 +50,8 @@ describe('key vault', () => {
     assert.deepEqual(v.issuer.revoked, ['svc1'], 'an added key is not the service\'s to revoke');
     keys = await listKeys(v, ann, team.id);
     assert.ok(keys.every((k) => k.revokedAt !== null && !k.isDefault));
-    assert.equal(await status(withTeamKey(v, ann, team.id, a.key.id, async () => 1)), 400);
-    const actions = (await auditLog(v.data, ann, team.id)).map((e) => e.action);
+    assert.equal(await status(withTeamKey(v, ann, team.id, a.key.id, 'search', async () => 1)), 400);
+    const actions = (await auditLog(v.data, ann, team.id)).events.map((e) => e.action);
     for (const a of ['key.created', 'key.added', 'key.renamed', 'key.default_set', 'key.revoked']) assert.ok(actions.includes(a), a);
   });
 
@@ -58,12 +59,12 @@ describe('key vault', () => {
     const { v, ann, bob, team } = await setup();
     const k = await addKey(v, ann, team.id, { mode: 'add', name: 'K', key: EXTERNAL });
     assert.equal(await status(listKeys(v, bob, team.id)), 404);
-    assert.equal(await status(withTeamKey(v, bob, team.id, k.key.id, async () => 1)), 404);
+    assert.equal(await status(withTeamKey(v, bob, team.id, k.key.id, 'search', async () => 1)), 404);
     assert.equal(await status(revokeKey(v, bob, team.id, k.key.id)), 404);
     const { token } = await createInvite(v.data, ann, team.id, { role: 'member' }, 3_600_000);
     await acceptInvite(v.data, bob, token);
     assert.equal((await listKeys(v, bob, team.id)).length, 1);
-    assert.equal(await withTeamKey(v, bob, team.id, null, async (t) => t), EXTERNAL, 'members use the default key');
+    assert.equal(await withTeamKey(v, bob, team.id, null, 'search', async (t) => t), EXTERNAL, 'members use the default key');
     for (const p of [addKey(v, bob, team.id, { mode: 'create', name: 'x' }), updateKey(v, bob, team.id, k.key.id, { name: 'y' }), revokeKey(v, bob, team.id, k.key.id), auditLog(v.data, bob, team.id)]) {
       assert.equal(await status(p), 403);
     }
@@ -77,8 +78,8 @@ describe('key vault', () => {
     const next = new SecretBox('n'.repeat(40));
     assert.equal(await resealAll(v.data, v.box, next), 1);
     const vNext = { ...v, box: next };
-    assert.equal(await withTeamKey(vNext, ann, team.id, null, async (t) => t), EXTERNAL);
-    assert.equal(await status(withTeamKey(v, ann, team.id, null, async (t) => t)), 500, 'the old secret no longer opens it');
+    assert.equal(await withTeamKey(vNext, ann, team.id, null, 'search', async (t) => t), EXTERNAL);
+    assert.equal(await status(withTeamKey(v, ann, team.id, null, 'search', async (t) => t)), 500, 'the old secret no longer opens it');
     const before = await v.data.allSealed();
     await assert.rejects(resealAll(v.data, v.box, new SecretBox('m'.repeat(40))), /does not hold/);
     assert.deepEqual(await v.data.allSealed(), before, 'a failed rotation changes nothing');

@@ -1,5 +1,6 @@
 import type { SecretBox } from '../crypto/secretbox.ts';
-import type { AuditEvent, PortalData, TeamKey } from '../db/portal-data.ts';
+import type { PortalData, TeamKey } from '../db/portal-data.ts';
+import type { KeyUseLog } from './audit.ts';
 import { requireRole, type Actor } from './access.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
@@ -13,7 +14,7 @@ export type KeyView = {
   createdAt: number; lastUsedAt: number | null; revokedAt: number | null;
 };
 
-export type Vault = { data: PortalData; box: SecretBox; issuer: KeyIssuer };
+export type Vault = { data: PortalData; box: SecretBox; issuer: KeyIssuer; keyUse: KeyUseLog };
 
 const associated = (keyId: string) => `team_key:${keyId}`;
 
@@ -98,9 +99,12 @@ export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: s
 
 /**
  * Server-side use of a team's key on behalf of a member (the portal's own calls to the
- * service). The plaintext stays inside `use`; the key's last-used time is recorded.
+ * service). The plaintext stays inside `use`; the key's last-used time and the use (who, what
+ * for) are recorded.
  */
-export async function withTeamKey<T>(v: Vault, actor: Actor, teamId: string, keyId: string | null, use: (token: string) => Promise<T>): Promise<T> {
+export async function withTeamKey<T>(
+  v: Vault, actor: Actor, teamId: string, keyId: string | null, purpose: 'search' | 'browser' | 'check', use: (token: string) => Promise<T>,
+): Promise<T> {
   await requireRole(v.data, actor, teamId, 'member');
   const keys = await v.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId) : keys.find((k) => k.isDefault);
@@ -108,6 +112,7 @@ export async function withTeamKey<T>(v: Vault, actor: Actor, teamId: string, key
   if (key.revokedAt !== null) throw new BadRequest('That key is revoked.');
   const token = v.box.open(key.sealed, associated(key.id));
   await v.data.touchKey(key.id, Date.now());
+  await v.keyUse.used({ teamId, actorId: actor.userId, keyId: key.id, keyName: key.name, purpose });
   return use(token);
 }
 
@@ -117,9 +122,4 @@ export async function resealAll(data: PortalData, from: SecretBox, to: SecretBox
   const resealed = rows.map((r) => ({ id: r.id, sealed: to.seal(from.open(r.sealed, associated(r.id)), associated(r.id)) }));
   await data.replaceSealed(resealed);
   return resealed.length;
-}
-
-export async function auditLog(data: PortalData, actor: Actor, teamId: string): Promise<AuditEvent[]> {
-  await requireRole(data, actor, teamId, 'admin');
-  return data.auditLog(teamId, 200);
 }

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { TooManyRequests } from '../errors.ts';
 import { holdBrowser } from '../service-client/browser.ts';
-import { LiveBrowser, type LiveEnd } from './live-browser.ts';
+import { LiveBrowser, type ControlHandover, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
 
@@ -28,6 +28,8 @@ export type EndedInstance = {
   endedAt: number;
   reason: string;
   message: string;
+  /** Who stopped it, when a person did. */
+  stoppedBy: Starter | null;
 };
 
 export type InstancesOptions = {
@@ -45,13 +47,17 @@ export const newInstanceId = (): string => `inst_${randomBytes(12).toString('bas
  * is wanted, whether or not a page is watching, and ends when stopped, after sitting with no viewer
  * for the idle time, or when the service ends it. Every end is announced with its reason.
  */
-export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ended: [EndedInstance] }> {
+export class LiveInstances extends EventEmitter<{
+  change: [teamId: string];
+  ended: [EndedInstance];
+  handover: [instance: LiveInstance, handover: ControlHandover];
+}> {
   readonly #opts: InstancesOptions;
   readonly #instances = new Map<string, LiveInstance>();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #starting = new Map<string, number>();
   readonly #startingForTeam = new Map<string, number>();
-  readonly #stopReasons = new Map<string, LiveEnd>();
+  readonly #stopReasons = new Map<string, LiveEnd & { by?: Starter }>();
 
   constructor(opts: InstancesOptions) {
     super();
@@ -95,6 +101,7 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
     this.#instances.set(instance.id, instance);
     live.on('change', () => this.#onViewersChanged(instance));
     live.once('ended', (end) => this.#ended(instance, end));
+    live.on('handover', (handover) => this.emit('handover', instance, handover));
     this.#onViewersChanged(instance);
     this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'live instance started');
     this.emit('change', instance.teamId);
@@ -128,11 +135,11 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
     this.emit('change', instance.teamId);
   }
 
-  /** End an instance on purpose; `reason` is what the record says. */
-  stop(id: string, reason: LiveEnd = { reason: 'stopped', message: 'stopped' }): void {
+  /** End an instance on purpose; `reason` is what the record says, `by` who asked. */
+  stop(id: string, reason: LiveEnd = { reason: 'stopped', message: 'stopped' }, by?: Starter): void {
     const instance = this.#instances.get(id);
     if (!instance) return;
-    this.#stopReasons.set(id, reason);
+    this.#stopReasons.set(id, { ...reason, by });
     instance.live.stop();
   }
 
@@ -167,7 +174,7 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
     clearTimeout(this.#idle.get(instance.id));
     this.#idle.delete(instance.id);
     this.#instances.delete(instance.id);
-    const chosen = this.#stopReasons.get(instance.id) ?? end;
+    const chosen: LiveEnd & { by?: Starter } = this.#stopReasons.get(instance.id) ?? end;
     this.#stopReasons.delete(instance.id);
     const record: EndedInstance = {
       id: instance.id,
@@ -179,6 +186,7 @@ export class LiveInstances extends EventEmitter<{ change: [teamId: string]; ende
       endedAt: Date.now(),
       reason: chosen.reason,
       message: chosen.message,
+      stoppedBy: chosen.by ?? null,
     };
     this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'live instance ended');
     this.emit('ended', record);

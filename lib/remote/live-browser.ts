@@ -16,6 +16,8 @@ const ATTACH_WAIT_MS = 5000;
 export type Viewer = {
   id: string;
   name: string;
+  /** The portal user behind the viewer, for the record of who had control. */
+  userId?: string;
   send(message: ServerMessage): void;
   frames: FrameSlot;
   /** Bytes queued on the viewer's connection and not yet handed to the network, when known. */
@@ -26,6 +28,8 @@ export type ViewerStats = { id: string; name: string; sent: number; dropped: num
 
 export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
 export type LiveEnd = { reason: string; message: string };
+/** Who held control before and after a change between two people. */
+export type ControlHandover = { from: { name: string; userId?: string }; to: { name: string; userId?: string } };
 
 const COPY_SELECTION = `(() => {
   const el = document.activeElement;
@@ -40,7 +44,7 @@ const COPY_SELECTION = `(() => {
  * only while someone watches) fanned out to every viewer, input from the viewer in control, tabs,
  * navigation and dialogs.
  */
-export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; frame: [FrameMeta] }> {
+export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; frame: [FrameMeta]; handover: [ControlHandover] }> {
   readonly held: HeldBrowser;
   readonly #cdp: CdpConnection;
   readonly #tabs: Tabs;
@@ -52,6 +56,8 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   #dialog: { tabId: string; info: DialogInfo } | null = null;
   #ended: LiveEnd | null = null;
   #stateQueued = false;
+  /** The controller as of the last state sent, to tell a handover from a first take. */
+  #lastController: { name: string; userId?: string } | null = null;
 
   private constructor(held: HeldBrowser, cdp: CdpConnection, opts: LiveOptions) {
     super();
@@ -261,10 +267,20 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
     this.#stateQueued = true;
     queueMicrotask(() => {
       this.#stateQueued = false;
+      this.#noteHandover();
       const state = { type: 'state' as const, ...this.#state() };
       for (const v of this.#viewers.values()) v.send(state);
       this.emit('change');
     });
+  }
+
+  #noteHandover(): void {
+    const id = this.control.controllerId;
+    const viewer = id ? this.#viewers.get(id) : undefined;
+    const now = viewer ? { name: viewer.name, userId: viewer.userId } : null;
+    const before = this.#lastController;
+    this.#lastController = now;
+    if (before && now && (before.userId !== now.userId || before.name !== now.name)) this.emit('handover', { from: before, to: now });
   }
 
   #onDialog(tabId: string, info: DialogInfo | null): void {

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { getToken } from 'next-auth/jwt';
 import type { Portal } from '../../lib/portal/runtime.ts';
+import { userOfSession } from '../../lib/portal/sessions.ts';
+import type { Access, SignedInUser } from './sockets/authorize.ts';
 
 function cookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -17,13 +19,17 @@ function cookies(header: string | undefined): Record<string, string> {
   return out;
 }
 
-/** The signed-in user of a WebSocket upgrade, from next-auth's session cookie; re-read from the database. */
-export async function sessionUser(p: Portal, req: IncomingMessage): Promise<{ userId: string; name: string } | null> {
+/** The signed-in user of a WebSocket upgrade, from next-auth's session cookie; re-read and version-checked. */
+export async function sessionUser(p: Portal, req: IncomingMessage): Promise<SignedInUser | null> {
   const token = await getToken({ req: { headers: req.headers, cookies: cookies(req.headers.cookie) } as never, secret: p.authSecret }).catch(() => null);
-  const uid = typeof token?.uid === 'string' ? token.uid : null;
-  if (!uid) return null;
-  const user = await p.data.userById(uid);
-  return user ? { userId: user.id, name: user.name || user.email } : null;
+  const user = await userOfSession(p.data, token);
+  return user ? { userId: user.id, name: user.name || user.email, sessionVersion: user.sessionVersion } : null;
+}
+
+/** Whether a socket's user still has the session they connected with, and is still in the team. */
+export async function recheckAccess(p: Portal, user: SignedInUser, teamId: string): Promise<Access> {
+  if (!(await userOfSession(p.data, { uid: user.userId, sv: user.sessionVersion }))) return 'signed-out';
+  return (await p.data.membership(teamId, user.userId)) ? 'ok' : 'not-member';
 }
 
 /** Origins that may open the portal's sockets: the configured public address and the one the request came to. */

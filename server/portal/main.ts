@@ -11,7 +11,8 @@ import { resolvePortalSecrets } from '../../lib/portal/secrets.ts';
 import { createLogger } from '../../lib/observability/log.ts';
 import { dashboardSnapshot, liveInstances } from '../../lib/portal/browsers.ts';
 import { portal } from '../../lib/portal/runtime.ts';
-import { sameOrigins, sessionUser } from './live-auth.ts';
+import { recheckAccess, sameOrigins, sessionUser } from './live-auth.ts';
+import type { SocketAuth } from './sockets/authorize.ts';
 import { DashboardSockets } from './sockets/dashboard.ts';
 import { LiveSockets } from './sockets/live.ts';
 import { routeUpgrade } from './upgrade.ts';
@@ -46,13 +47,13 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   const p = portal();
-  const auth = { authenticate: (req: IncomingMessage) => sessionUser(p, req), allowedOrigins: (req: IncomingMessage) => sameOrigins(p, req) };
-  const live = new LiveSockets({
-    ...auth,
-    instances: () => liveInstances(p),
-    isMember: async (teamId, userId) => (await p.data.membership(teamId, userId)) !== undefined,
-    log: log.child({ part: 'live' }),
-  });
+  const auth: SocketAuth = {
+    authenticate: (req: IncomingMessage) => sessionUser(p, req),
+    allowedOrigins: (req: IncomingMessage) => sameOrigins(p, req),
+    recheck: (user, teamId) => recheckAccess(p, user, teamId),
+    onAccessChange: (listener) => p.data.onAccessChange(listener),
+  };
+  const live = new LiveSockets({ ...auth, instances: () => liveInstances(p), log: log.child({ part: 'live' }) });
   const dashboard = new DashboardSockets({
     ...auth,
     instances: () => liveInstances(p),

@@ -32,8 +32,9 @@ describe('live relay with a slow viewer', () => {
     instance = await instances.start({ teamId: 't', user: { userId: 'u', name: 'U' }, keyId: 'k', keyName: 'k', apiKey: service.createKey().token });
     const sockets = new LiveSockets({
       instances: () => instances,
-      authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U' } : null),
-      isMember: async (teamId) => teamId === 't',
+      authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
+      recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
+      onAccessChange: () => () => {},
       allowedOrigins: () => ['http://portal.test'],
       log,
     });

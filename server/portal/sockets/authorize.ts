@@ -1,14 +1,23 @@
 import type { IncomingMessage } from 'node:http';
+import type { AccessChange } from '../../../lib/db/portal-data.ts';
 import { Forbidden, SignInRequired } from '../../../lib/portal/errors.ts';
 
-export type SignedInUser = { userId: string; name: string };
+/** Who opened a socket, with the session version they signed in under. */
+export type SignedInUser = { userId: string; name: string; sessionVersion: number };
 
-/** How the portal's sockets learn who is connecting. */
+/** Whether a socket's user may still use it: yes, their session has ended, or they left the team. */
+export type Access = 'ok' | 'signed-out' | 'not-member';
+
+/** How the portal's sockets learn who is connecting, and when that changes. */
 export type SocketAuth = {
   /** The signed-in user of an upgrade request (session cookie), or null. */
   authenticate: (req: IncomingMessage) => Promise<SignedInUser | null>;
   /** Origins allowed to open the portal's sockets (its own). */
   allowedOrigins: (req: IncomingMessage) => string[];
+  /** The user's access to a team's socket now (their session still good, still a member). */
+  recheck: (user: SignedInUser, teamId: string) => Promise<Access>;
+  /** Every access change as it is committed; returns the unsubscribe. */
+  onAccessChange: (listener: (change: AccessChange) => void) => () => void;
 };
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '../../../lib/protocol/dashboard.ts';
 import type { LiveInstances } from '../../../lib/remote/instances.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
+import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
 import { Heartbeat } from './heartbeat.ts';
 
@@ -29,7 +30,8 @@ const DEBOUNCE_MS = 100;
 /**
  * `/events/<teamId>`: pushes the team's instances to its dashboards as they start, change and end
  * (a fresh snapshot per change, coalesced), and one small thumbnail per instance every few seconds
- * while anyone watches. Membership is checked at the handshake and again before every push.
+ * while anyone watches. Session and membership are checked at the handshake, before every push,
+ * and again the moment either changes.
  */
 export class DashboardSockets {
   readonly #deps: DashboardSocketDeps;
@@ -38,10 +40,12 @@ export class DashboardSockets {
   readonly #byTeam = new Map<string, Set<Subscriber>>();
   readonly #pending = new Map<string, NodeJS.Timeout>();
   readonly #thumbnails: NodeJS.Timeout;
+  readonly #access: AccessWatch;
   #listening = false;
 
   constructor(deps: DashboardSocketDeps) {
     this.#deps = deps;
+    this.#access = new AccessWatch(deps);
     this.#thumbnails = setInterval(() => void this.#sendThumbnails(), deps.thumbnailMs ?? 3000);
     this.#thumbnails.unref();
   }
@@ -63,6 +67,12 @@ export class DashboardSockets {
       subs.add(sub);
       this.#byTeam.set(teamId, subs);
       this.#heartbeat.add(ws);
+      // Signed out or removed: closed at once; a new role: a fresh snapshot (what they may stop changes).
+      this.#access.watch(ws, user, teamId, (access) => {
+        if (access === 'signed-out') ws.close(DASHBOARD_CLOSE.unauthenticated.code, DASHBOARD_CLOSE.unauthenticated.reason);
+        else if (access === 'not-member') ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
+        else void this.#pushTo(sub);
+      });
       this.#send(ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...first });
       ws.on('message', (data, isBinary) => {
         const parsed = isBinary ? null : dashboardClientMessage.safeParse(safeJson(data.toString()));
@@ -79,6 +89,7 @@ export class DashboardSockets {
   }
 
   closeAll(): void {
+    this.#access.stop();
     clearInterval(this.#thumbnails);
     this.#heartbeat.closeAll(DASHBOARD_CLOSE.goingAway.code, DASHBOARD_CLOSE.goingAway.reason);
   }
@@ -99,14 +110,16 @@ export class DashboardSockets {
   }
 
   async #push(teamId: string): Promise<void> {
-    for (const sub of this.#byTeam.get(teamId) ?? []) {
-      try {
-        const snapshot = await this.#deps.snapshot(sub.user.userId, teamId);
-        this.#send(sub.ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...snapshot });
-      } catch (err) {
-        if ((err as { status?: number }).status === 404) sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
-        else this.#deps.log.warn({ err, teamId }, 'dashboard snapshot failed');
-      }
+    for (const sub of this.#byTeam.get(teamId) ?? []) await this.#pushTo(sub);
+  }
+
+  async #pushTo(sub: Subscriber): Promise<void> {
+    try {
+      const snapshot = await this.#deps.snapshot(sub.user.userId, sub.teamId);
+      this.#send(sub.ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...snapshot });
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
+      else this.#deps.log.warn({ err, teamId: sub.teamId }, 'dashboard snapshot failed');
     }
   }
 

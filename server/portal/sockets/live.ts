@@ -9,6 +9,7 @@ import type { LiveInstance, LiveInstances } from '../../../lib/remote/instances.
 import type { Viewer } from '../../../lib/remote/live-browser.ts';
 import type { Logger } from '../../../lib/observability/log.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
+import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
 import { Heartbeat } from './heartbeat.ts';
 
@@ -16,7 +17,6 @@ export const LIVE_PATH = /^\/live\/(inst_[A-Za-z0-9_-]{16})$/;
 
 export type LiveSocketDeps = SocketAuth & {
   instances: () => LiveInstances;
-  isMember: (teamId: string, userId: string) => Promise<boolean>;
   log: Logger;
 };
 
@@ -32,9 +32,11 @@ export class LiveSockets {
   readonly #deps: LiveSocketDeps;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: LIVE_MAX_MESSAGE_BYTES, perMessageDeflate: false });
   readonly #heartbeat = new Heartbeat(PING_MS);
+  readonly #access: AccessWatch;
 
   constructor(deps: LiveSocketDeps) {
     this.#deps = deps;
+    this.#access = new AccessWatch(deps);
   }
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, instanceId: string): Promise<void> {
@@ -44,7 +46,7 @@ export class LiveSockets {
       const signed = await authorizeUpgrade(req, this.#deps);
       const found = this.#deps.instances().get(instanceId);
       // Another team's instance is "not found" too: nothing about it leaks.
-      if (!found || !(await this.#deps.isMember(found.teamId, signed.userId))) throw new NotFound('no such browser');
+      if (!found || (await this.#deps.recheck(signed, found.teamId)) !== 'ok') throw new NotFound('no such browser');
       user = signed;
       instance = found;
     } catch (err) {
@@ -56,6 +58,7 @@ export class LiveSockets {
 
   /** Close every viewer's socket (portal shutdown). */
   closeAll(): void {
+    this.#access.stop();
     this.#heartbeat.closeAll(LIVE_CLOSE.goingAway.code, LIVE_CLOSE.goingAway.reason);
   }
 
@@ -67,6 +70,7 @@ export class LiveSockets {
     const viewer: Viewer = {
       id: viewerId,
       name: user.name,
+      userId: user.userId,
       send,
       frames: new FrameSlot({
         send: (data, done) => (ws.readyState === ws.OPEN ? ws.send(data, { binary: true }, done) : done(new Error('closed'))),
@@ -75,6 +79,11 @@ export class LiveSockets {
     };
     const live = instance.live;
     this.#heartbeat.add(ws);
+    // Signed out or removed from the team: the socket closes at once, and with it any control it had.
+    this.#access.watch(ws, user, instance.teamId, (access) => {
+      if (access === 'signed-out') ws.close(LIVE_CLOSE.unauthenticated.code, LIVE_CLOSE.unauthenticated.reason);
+      else if (access === 'not-member') ws.close(LIVE_CLOSE.forbidden.code, LIVE_CLOSE.forbidden.reason);
+    });
     let invalid = 0;
     let joined = false;
     const onEnded = () => ws.close(LIVE_CLOSE.ended.code, LIVE_CLOSE.ended.reason);
