@@ -1,12 +1,16 @@
 import { NextResponse } from 'next/server.js';
 import type { PublicUser } from '../../lib/portal/accounts.ts';
 import type { Actor } from '../../lib/portal/access.ts';
+import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
 import { BadRequest, Forbidden, ServiceError, SignInRequired } from '../../lib/portal/errors.ts';
 import { portal, type Portal } from '../../lib/portal/runtime.ts';
 import { signedIn } from './session.ts';
 
 type Context<P> = { params: Promise<P> };
-type Args<P> = { req: Request; params: P; portal: Portal; user: PublicUser; actor: Actor; body: () => Promise<unknown> };
+type Args<P> = { req: Request; params: P; portal: Portal; user: PublicUser; actor: Actor; body: () => Promise<unknown>; address: string | null };
+
+/** The client's address as the portal's own server saw it (never a client-sent header: server/portal/main.ts overwrites it). */
+const addressOf = (req: Request): string | null => req.headers.get(CLIENT_ADDRESS_HEADER);
 
 /** Duck-typed, since a route bundle may hold its own copy of the error classes. */
 function asServiceError(err: unknown): ServiceError | null {
@@ -53,7 +57,7 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
       const s = await signedIn();
       if (!s) throw new SignInRequired();
       checkOrigin(req, s.portal);
-      const result = await handler({ req, params: await ctx.params, portal: s.portal, user: s.user, actor: s.actor, body: () => readJson(req) });
+      const result = await handler({ req, params: await ctx.params, portal: s.portal, user: s.user, actor: s.actor, body: () => readJson(req), address: addressOf(req) });
       return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
     } catch (err) {
       return errorResponse(err);
@@ -62,12 +66,12 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
 }
 
 /** The few routes open without a session (see lib/portal/public-paths.ts). */
-export function publicRoute(handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown> }) => Promise<unknown>) {
+export function publicRoute(handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>) {
   return async (req: Request): Promise<NextResponse> => {
     try {
       const p = portal();
       checkOrigin(req, p);
-      const result = await handler({ req, portal: p, body: () => readJson(req) });
+      const result = await handler({ req, portal: p, body: () => readJson(req), address: addressOf(req) });
       return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
     } catch (err) {
       return errorResponse(err);

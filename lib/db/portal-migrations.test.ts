@@ -22,7 +22,7 @@ describe('portal migrations', () => {
   it('build the whole schema on a fresh database and record every version', () => {
     const db = new DatabaseSync(':memory:');
     assert.equal(migrate(db, portalMigrations), portalMigrations.length);
-    assert.deepEqual(tables(db), ['audit_events', 'instance_history', 'invites', 'memberships', 'oauth_accounts', 'recent_searches', 'schema_migrations', 'sign_in_failures', 'team_keys', 'teams', 'users']);
+    assert.deepEqual(tables(db), ['audit_events', 'instance_history', 'invites', 'memberships', 'oauth_accounts', 'password_resets', 'recent_searches', 'schema_migrations', 'sign_in_failures', 'team_keys', 'teams', 'users']);
     assert.equal(migrate(db, portalMigrations), 0, 'a second run applies nothing');
   });
 
@@ -39,9 +39,21 @@ describe('portal migrations', () => {
       assert.equal((await data.userByEmail('a@example.test'))?.id, 'usr_1');
       assert.deepEqual((await data.teamsOf('usr_1')).map((t) => [t.id, t.role]), [['team_1', 'owner']]);
       assert.deepEqual(await data.keys('team_1'), []);
+      assert.equal((await data.userById('usr_1'))?.sessionVersion, 0, 'old accounts start at session version 0');
     } finally {
       data.close();
     }
+  });
+
+  it('upgrade a version-5 log: every old event keeps its actor\'s email as its label', async () => {
+    const db = new DatabaseSync(':memory:');
+    migrate(db, portalMigrations.slice(0, 5));
+    db.exec(`INSERT INTO users (id, email, name, created_at) VALUES ('u', 'u@x.test', 'U', 1);
+      INSERT INTO teams (id, name, personal, created_at) VALUES ('t', 'T', 0, 1);
+      INSERT INTO audit_events (id, team_id, actor_id, action, subject, detail, created_at) VALUES ('e1', 't', 'u', 'team.created', 'T', '{}', 1);`);
+    migrate(db, portalMigrations);
+    const data = new SqlitePortalData(db);
+    assert.deepEqual((await data.auditLog('t', { limit: 5 })).map((e) => e.actorLabel), ['u@x.test']);
   });
 
   it('enforce roles and one default key per team in the schema itself', () => {

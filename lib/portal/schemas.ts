@@ -17,6 +17,16 @@ export const roleSchema = z.enum(['owner', 'admin', 'member']);
 export const inviteRoleSchema = z.enum(['admin', 'member']);
 
 export const signUpSchema = z.object({ name: displayNameSchema, email: emailSchema, password: passwordSchema });
+/** A password typed to confirm a change: never judged by the rules for new ones, only bounded. */
+export const currentPasswordSchema = z.string().max(PASSWORD_MAX_LENGTH, 'That is not your password.');
+export const profileSchema = z
+  .object({ name: displayNameSchema.optional(), email: emailSchema.optional(), currentPassword: currentPasswordSchema.optional() })
+  .strict()
+  .refine((v) => v.name !== undefined || v.email !== undefined, 'Nothing to change.');
+export const passwordChangeSchema = z.object({ currentPassword: currentPasswordSchema.optional(), newPassword: passwordSchema }).strict();
+export const deleteAccountSchema = z.object({ password: currentPasswordSchema.optional(), confirmEmail: z.string().max(254).optional() }).strict();
+export const resetTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'That reset link is not valid.');
+export const resetPasswordSchema = z.object({ token: resetTokenSchema, password: passwordSchema }).strict();
 export const createTeamSchema = z.object({ name: teamNameSchema });
 export const renameTeamSchema = z.object({ name: teamNameSchema });
 export const createInviteSchema = z.object({ role: inviteRoleSchema });

@@ -3,11 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadPortalConfig } from '../config/portal.ts';
-import { signUp } from './accounts.ts';
 import { cacheKey, normaliseSearch, SearchProxy, searchForMember, recentSearches, clearRecentSearches } from './search.ts';
 import { readRateHeaders, type SearchFailed } from './search-upstream.ts';
 import { createTeam } from './teams.ts';
-import { memoryVault } from './test-support.ts';
+import { account, memoryVault } from './test-support.ts';
 import { addKey, revokeKey } from './vault.ts';
 
 const failure = (p: Promise<unknown>) => p.then(() => null, (e: SearchFailed) => ({ status: e.status, code: e.code, retryAfter: e.retryAfterSeconds, message: e.message }));
@@ -96,7 +95,7 @@ describe('searching as a member (against a double of the service interface)', ()
 
   async function setup() {
     const v = memoryVault();
-    const mk = async (name: string) => ({ userId: (await signUp(v.data, { name, email: `${name}@example.test`, password: 'long enough password' }, { enabled: true })).id });
+    const mk = (name: string) => account(v.data, name, `${name}@example.test`);
     const ann = await mk('ann');
     const bob = await mk('bob');
     const team = await createTeam(v.data, ann, { name: 'T' });

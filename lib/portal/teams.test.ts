@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { signUp } from './accounts.ts';
 import { acceptInvite, createInvite, listInvites, previewInvite, revokeInvite } from './invites.ts';
 import { changeRole, createTeam, currentTeam, getTeam, listMembers, removeMember, renameTeam, selectTeam } from './teams.ts';
-import { memoryData } from './test-support.ts';
+import { account, memoryData } from './test-support.ts';
 import type { PortalData } from '../db/portal-data.ts';
 
 const HOUR = 3_600_000;
 
-async function user(data: PortalData, name: string) {
-  const u = await signUp(data, { name, email: `${name.toLowerCase()}@example.test`, password: 'long enough password' }, { enabled: true });
-  return { userId: u.id };
-}
+const user = (data: PortalData, name: string) => account(data, name);
 
 const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
 

@@ -4,6 +4,8 @@ import { portalMigrations } from '../db/portal-migrations.ts';
 import { SqlitePortalData } from '../db/portal-sqlite.ts';
 import { migrate } from '../db/sqlite.ts';
 import { KeyUseLog } from './audit.ts';
+import type { PortalData } from '../db/portal-data.ts';
+import { signUp } from './accounts.ts';
 import type { KeyIssuer } from './issuer.ts';
 import type { Vault } from './vault.ts';
 
@@ -35,4 +37,12 @@ export class RecordingIssuer implements KeyIssuer {
 export function memoryVault(secret = 'x'.repeat(40)): Vault & { issuer: RecordingIssuer } {
   const data = memoryData();
   return { data, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(data) };
+}
+
+/** Sign up through the real path and return the new account's actor. */
+export async function account(data: PortalData, name: string, email = `${name.toLowerCase()}@example.test`): Promise<{ userId: string }> {
+  await signUp(data, { name, email, password: 'long enough password' }, { enabled: true });
+  const user = await data.userByEmail(email);
+  if (!user) throw new Error(`sign-up of ${email} made no account`);
+  return { userId: user.id };
 }

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SecretBox } from '../crypto/secretbox.ts';
-import { signUp } from './accounts.ts';
 import { acceptInvite, createInvite } from './invites.ts';
 import { NoIssuer } from './issuer.ts';
 import { createTeam } from './teams.ts';
-import { memoryVault } from './test-support.ts';
+import { account, memoryVault } from './test-support.ts';
 import { auditLog } from './audit.ts';
 import { addKey, listKeys, resealAll, revokeKey, updateKey, withTeamKey } from './vault.ts';
 
@@ -14,7 +13,7 @@ const EXTERNAL = 'rk_live_0123456789abcdefghijklmnopqrstuvwxyz';
 
 async function setup() {
   const v = memoryVault();
-  const mk = async (name: string) => ({ userId: (await signUp(v.data, { name, email: `${name}@example.test`, password: 'long enough password' }, { enabled: true })).id });
+  const mk = (name: string) => account(v.data, name, `${name}@example.test`);
   const ann = await mk('ann');
   const bob = await mk('bob');
   const team = await createTeam(v.data, ann, { name: 'T' });

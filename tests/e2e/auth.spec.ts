@@ -67,7 +67,7 @@ test.describe('accounts', () => {
       return page.getByRole('form', { name: 'Sign in with email' }).getByRole('alert').textContent();
     };
     for (let i = 1; i < E2E_MAX_FAILURES; i++) expect(await attempt(`wrong password ${i}`)).toBe('Wrong email or password.');
-    expect(await attempt('wrong password again')).toMatch(/Too many failed sign-in attempts for this account\. Sign-in is locked; try again in 15 minutes\./);
+    expect(await attempt('wrong password again')).toMatch(/Too many failed sign-in attempts for this account\. Sign-in is locked; try again in 15 minutes \(at \d\d:\d\d UTC\), or ask an operator to unlock it\./);
     expect(await attempt(user.password)).toMatch(/Too many failed sign-in attempts for this account/);
     await expect(page).toHaveURL(/\/signin/);
   });

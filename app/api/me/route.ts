@@ -1,3 +1,5 @@
+import { deleteAccount, updateProfile } from '../../../lib/portal/accounts.ts';
+import { liveInstances } from '../../../lib/portal/browsers.ts';
 import { currentTeam, listTeams } from '../../../lib/portal/teams.ts';
 import { route } from '../../_lib/api.ts';
 
@@ -6,3 +8,17 @@ export const GET = route(async ({ portal, user, actor }) => ({
   teams: await listTeams(portal.data, actor),
   currentTeamId: (await currentTeam(portal.data, actor))?.id ?? null,
 }));
+
+/** Change your name or email (`{name?, email?, currentPassword?}`). */
+export const PATCH = route(async ({ portal, actor, body, address }) => ({ user: await updateProfile(portal, actor, await body(), address) }));
+
+/** Delete your account (`{password}`, or `{confirmEmail}` for an account without one). */
+export const DELETE = route(async ({ portal, actor, body, address }) => deleteAccount({
+  data: portal.data,
+  throttle: portal.throttle,
+  issuer: portal.vault.issuer,
+  stopBrowsers: (teamIds) => {
+    const live = liveInstances(portal);
+    for (const teamId of teamIds) for (const i of live.listForTeam(teamId)) live.stop(i.id, { reason: 'stopped', message: 'the team was deleted' });
+  },
+}, actor, await body(), address));

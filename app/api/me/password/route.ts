@@ -1,0 +1,7 @@
+import { changePassword } from '../../../../lib/portal/accounts.ts';
+import { route } from '../../../_lib/api.ts';
+
+/** Set a new password (`{currentPassword?, newPassword}`); every session of the account ends. */
+export const PUT = route(async ({ portal, actor, body, address }) => {
+  await changePassword(portal, actor, await body(), address);
+});

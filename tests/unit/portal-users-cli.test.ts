@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
+import { resetPassword, signInWithPassword } from '../../lib/portal/accounts.ts';
+import { account } from '../../lib/portal/test-support.ts';
+import { SignInThrottle } from '../../lib/portal/throttle.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The operator command `npm run portal:users`, run for real against a DATA_DIR. */
+describe('portal:users', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'periscope-users-cli-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const run = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'server/cli/portal-users.ts'), ...args], {
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, NEXTAUTH_URL: 'https://portal.example.test', SIGNIN_MAX_FAILURES: '2' },
+  });
+  const open = () => SqlitePortalData.open(dataDir);
+
+  it('unlocks a locked account, and says so when there was nothing to unlock', async () => {
+    let data = open();
+    await account(data, 'Ann');
+    const throttleOf = (d: SqlitePortalData) => new SignInThrottle(d, { maxFailures: 2, maxFailuresPerAddress: 100, lockMs: 3_600_000 }, { sleep: async () => {} });
+    let throttle = throttleOf(data);
+    for (let i = 0; i < 2; i++) await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'wrong wrong wrong' }, '10.1.1.1').catch(() => null);
+    await assert.rejects(signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null), /locked/);
+    data.close();
+    const r = run('unlock', 'ANN@example.test');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /unlocked ann@example\.test/);
+    data = open();
+    throttle = throttleOf(data);
+    assert.equal((await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null)).email, 'ann@example.test');
+    data.close();
+    assert.match(run('unlock', 'ann@example.test').stdout, /had no failed attempts/);
+    assert.match(run('unlock', '--address', '10.1.1.1').stdout, /unlocked 10\.1\.1\.1/);
+  });
+
+  it('prints a one-time reset link on the public address that sets a new password', async () => {
+    const r = run('reset-link', 'ann@example.test');
+    assert.equal(r.status, 0, r.stderr);
+    const url = /https:\/\/portal\.example\.test\/reset\/([\w-]{43})/.exec(r.stdout);
+    assert.ok(url?.[1], r.stdout);
+    const data = open();
+    try {
+      assert.deepEqual(await resetPassword(data, { token: url[1], password: 'set by the link now' }), { email: 'ann@example.test' });
+    } finally {
+      data.close();
+    }
+  });
+
+  it('signs an account out everywhere', async () => {
+    let data = open();
+    const before = (await data.userByEmail('ann@example.test'))?.sessionVersion ?? -1;
+    data.close();
+    const r = run('sign-out', 'ann@example.test');
+    assert.equal(r.status, 0, r.stderr);
+    data = open();
+    assert.equal((await data.userByEmail('ann@example.test'))?.sessionVersion, before + 1);
+    data.close();
+  });
+
+  it('refuses bad usage with the usage text and an unknown account with status 1', () => {
+    for (const args of [[], ['frobnicate'], ['unlock'], ['reset-link', 'a@b.test', 'extra'], ['unlock', 'a@b.test', '--address', '1.2.3.4'], ['--bogus']]) {
+      const r = run(...args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /usage:/);
+    }
+    const r = run('reset-link', 'nobody@example.test');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /no account has the address nobody@example\.test/);
+  });
+});
