@@ -30,10 +30,9 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (pathname.startsWith('/_next/')) return NextResponse.next();
   const token = await getToken({ req, secret: authSecret() }).catch(() => null);
   const signedIn = typeof token?.uid === 'string';
-  if (isPublicPath(pathname)) {
-    if (signedIn && (pathname === '/signin' || pathname === '/signup')) return withHeaders(NextResponse.redirect(new URL('/', req.url)));
-    return withHeaders(NextResponse.next());
-  }
+  // The sign-in and sign-up pages send a signed-in user on themselves: only they can tell a
+  // revoked session (server-side version, app/_lib/session.ts) from a live one.
+  if (isPublicPath(pathname)) return withHeaders(NextResponse.next());
   if (signedIn) return withHeaders(NextResponse.next());
   if (isApiPath(pathname)) {
     return withHeaders(NextResponse.json({ error: 'sign in first' }, { status: 401, headers: { 'cache-control': 'no-store' } }));

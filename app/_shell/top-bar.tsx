@@ -13,7 +13,7 @@ export function TopBar({ user, teams, currentTeamId, theme }: { user: PublicUser
         <Link href="/teams/new" className="btn btn-ghost btn-sm">New team</Link>
         <span className="grow" />
         <ThemeToggle initial={theme} />
-        <span className="user-chip" title={user.email}>{user.email}</span>
+        <Link href="/account" className="user-chip" title={`Your account (${user.email})`}>{user.email}</Link>
         <SignOutButton />
       </nav>
     </header>

@@ -1,8 +1,10 @@
 import type { Metadata } from 'next';
+import { redirect } from 'next/navigation.js';
 import { Link } from '../_ui/link.tsx';
 import { oauthProviders } from '../../lib/portal/auth.ts';
 import { safeCallback } from '../../lib/portal/public-paths.ts';
 import { portal } from '../../lib/portal/runtime.ts';
+import { signedIn } from '../_lib/session.ts';
 import { AuthShell } from '../_auth/auth-shell.tsx';
 import { OAuthButtons } from '../_auth/oauth-buttons.tsx';
 import { Alert } from '../_ui/alert.tsx';
@@ -13,6 +15,7 @@ export const metadata: Metadata = { title: 'Create account' };
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
   const callbackUrl = safeCallback(typeof sp.callbackUrl === 'string' ? sp.callbackUrl : null);
+  if (await signedIn()) redirect(callbackUrl);
   const p = portal();
   return (
     <AuthShell

@@ -9,6 +9,8 @@ import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';
 import { Field } from '../_ui/field.tsx';
 
+const SIGN_IN_AFTER_SIGN_UP_FAILED = 'We could not sign you in with this email and password. If you already have an account, sign in instead (or ask an operator for a reset link).';
+
 export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
   const [values, setValues] = useState({ name: '', email: '', password: '' });
   const [error, setError] = useState<string | null>(null);
@@ -30,7 +32,8 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
     try {
       await api('POST', '/api/signup', parsed);
       const result = await signIn('credentials', { email: parsed.email, password: parsed.password, redirect: false, callbackUrl });
-      if (!result?.ok || result.error) throw new Error(result?.error ?? 'Your account was created, but signing in failed. Try signing in.');
+      // Sign-up does not say whether the address was already taken; signing in works only for its owner.
+      if (!result?.ok || result.error) throw new Error(SIGN_IN_AFTER_SIGN_UP_FAILED);
       window.location.assign(callbackUrl);
     } catch (err) {
       setBusy(false);

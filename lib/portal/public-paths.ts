@@ -15,6 +15,10 @@ export function isPublicPath(pathname: string): boolean {
 
 export const isApiPath = (pathname: string): boolean => pathname === '/api' || pathname.startsWith('/api/');
 
+/** C0 and C1 control characters (a browser drops or rewrites several) and backslashes (read as slashes). */
+const hasControlOrBackslash = (value: string): boolean =>
+  [...value].some((c) => { const code = c.charCodeAt(0); return code < 0x20 || (code >= 0x7f && code <= 0x9f) || c === '\\'; });
+
 /** An origin no request can come from: callbacks are resolved against it, never against a real host. */
 const HOME = 'http://portal.invalid';
 
@@ -26,7 +30,7 @@ const HOME = 'http://portal.invalid';
  * path, query and fragment, never the raw text.
  */
 export function safeCallback(value: string | null | undefined): string {
-  if (!value || value.length > 2048 || !value.startsWith('/') || /[\u0000-\u001f\u007f-\u009f\\]/.test(value)) return '/';
+  if (!value || value.length > 2048 || !value.startsWith('/') || hasControlOrBackslash(value)) return '/';
   let url: URL;
   try {
     url = new URL(value, HOME);

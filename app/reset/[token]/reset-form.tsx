@@ -1,0 +1,47 @@
+'use client';
+import { signIn } from 'next-auth/react';
+import { useState, type FormEvent } from 'react';
+import { z } from 'zod';
+import { PASSWORD_MIN_LENGTH } from '../../../lib/crypto/password-rules.ts';
+import { passwordSchema } from '../../../lib/portal/schemas.ts';
+import { api, ApiError } from '../../_lib/client-api.ts';
+import { useForm } from '../../_lib/use-form.ts';
+import { Alert } from '../../_ui/alert.tsx';
+import { Button } from '../../_ui/button.tsx';
+import { Field } from '../../_ui/field.tsx';
+
+const resetForm = z.object({ password: passwordSchema });
+
+export function ResetForm({ token }: { token: string }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useForm(resetForm);
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    const parsed = form.submit({ password });
+    if (!parsed) return;
+    setBusy(true);
+    try {
+      const { email } = await api<{ email: string }>('POST', '/api/reset', { token, password: parsed.password });
+      const result = await signIn('credentials', { email, password: parsed.password, redirect: false });
+      window.location.assign(result?.ok && !result.error ? '/' : '/signin');
+    } catch (err) {
+      setBusy(false);
+      if (err instanceof ApiError && Object.keys(err.fields).length) form.setErrors(err.fields);
+      setError((err as Error).message);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Set a new password">
+      {error && <Alert tone="error">{error}</Alert>}
+      <Field id="password" label="New password" type="password" autoComplete="new-password" value={password} error={form.errors.password || undefined}
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+        onChange={(e) => { setPassword(e.target.value); form.change({ password: e.target.value }, 'password'); }} onBlur={() => form.blur({ password }, 'password')} />
+      <Button type="submit" variant="primary" block busy={busy}>Save password and sign in</Button>
+    </form>
+  );
+}
