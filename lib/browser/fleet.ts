@@ -66,6 +66,22 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     return provisioning;
   }
 
+  /** A launch that fails (a crash at start, a full disk) is tried once more before the client hears 503. */
+  async #takeWithRetry(): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#opts.pool.take();
+      } catch (err) {
+        if (err instanceof ServiceUnavailable) throw err;
+        if (attempt >= 2 || this.#closing) {
+          this.#opts.log.error({ err, attempt }, 'browser launch failed');
+          throw new ServiceUnavailable('could not start a browser; try again shortly', 5);
+        }
+        this.#opts.log.warn({ err, attempt }, 'browser launch failed; trying once more');
+      }
+    }
+  }
+
   async #provision(key: ApiKey): Promise<Instance> {
     if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
     if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
@@ -78,11 +94,7 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     const t0 = performance.now();
     let taken: Awaited<ReturnType<BrowserPool['take']>>;
     try {
-      taken = await this.#opts.pool.take();
-    } catch (err) {
-      if (err instanceof ServiceUnavailable) throw err;
-      this.#opts.log.error({ err }, 'browser launch failed');
-      throw new ServiceUnavailable('could not start a browser; try again shortly', 5);
+      taken = await this.#takeWithRetry();
     } finally {
       this.#reserve(key.id, -1);
     }

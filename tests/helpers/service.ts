@@ -56,6 +56,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
         try {
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
+          // Errors reach the test's own output: a failure in CI then says why the service failed.
+          if (typeof entry.level === 'number' && entry.level >= 50) process.stderr.write(`[service] ${line}\n`);
           if (entry.msg === 'service listening') {
             clearTimeout(timer);
             resolve(entry.url as string);

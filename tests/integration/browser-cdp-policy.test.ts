@@ -25,12 +25,13 @@ describe('CDP commands that would reach the service host', () => {
     const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
     ({ sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }));
   });
+  // Each step guarded: when `before` failed half-way, the service must still stop (else this file never ends).
   after(async () => {
-    await cdp.close();
-    started.socket.close();
-    await started.closed;
-    await pages.close();
-    await service.stop();
+    await cdp?.close();
+    started?.socket.close();
+    await started?.closed;
+    await pages?.close();
+    await service?.stop();
     rmSync(elsewhere, { recursive: true, force: true });
   });
 

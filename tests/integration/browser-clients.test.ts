@@ -24,9 +24,9 @@ describe('clients on the multiplexed DevTools connection', () => {
     url = await debuggerUrl(service.url, started.headers);
   });
   after(async () => {
-    await closeStart(service.url, started);
-    await pages.close();
-    await service.stop();
+    if (started) await closeStart(service.url, started);
+    await pages?.close();
+    await service?.stop();
   });
 
   it('serves Playwright PDFs, request interception, tracing, iframes and workers', async () => {

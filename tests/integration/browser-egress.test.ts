@@ -20,10 +20,10 @@ describe('egress policy of the remote browsers (default configuration)', () => {
     browser = await chromium.connectOverCDP(await debuggerUrl(service.url, started.headers), { headers: started.headers });
   });
   after(async () => {
-    await browser.close();
-    await closeStart(service.url, started);
-    await pages.close();
-    await service.stop();
+    await browser?.close();
+    if (started) await closeStart(service.url, started);
+    await pages?.close();
+    await service?.stop();
   });
 
   /** Navigate and report what the page got: an HTTP status, or Chromium's network error. */

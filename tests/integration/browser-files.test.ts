@@ -99,11 +99,11 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     started = await openStart(service.wsUrl, token);
   });
   after(async () => {
-    if (started.socket.readyState === started.socket.OPEN) started.socket.close();
-    await pages.close();
-    files.server.closeAllConnections();
-    await new Promise((resolve) => files.server.close(resolve));
-    await service.stop();
+    if (started?.socket.readyState === started?.socket.OPEN) started?.socket.close();
+    await pages?.close();
+    files?.server.closeAllConnections();
+    if (files) await new Promise((resolve) => files.server.close(resolve));
+    await service?.stop();
   });
 
   const api = (path: string, init: RequestInit = {}) => fetch(`${service.url}${path}`, { ...init, headers: { ...started.headers, ...(init.headers as Record<string, string> | undefined) } });

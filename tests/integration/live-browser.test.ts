@@ -62,10 +62,10 @@ describe('LiveBrowser: the relay over a real instance', () => {
     probe = await RawCdp.connect(held.debuggerUrl, held.headers);
   });
   after(async () => {
-    await probe.close();
-    live.stop();
-    await pages.close();
-    await service.stop();
+    await probe?.close();
+    live?.stop();
+    await pages?.close();
+    await service?.stop();
   });
 
   it('gives the first viewer control and streams frames once someone watches', async () => {

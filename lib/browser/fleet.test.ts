@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import type { ApiKey } from '../keys/store.ts';
+import type { Chromium } from './chromium.ts';
+import { BrowserFleet } from './fleet.ts';
+import type { BrowserPool } from './pool.ts';
+
+const key: ApiKey = { id: 'key_1', name: 'k', ratePerMinute: 40, maxInstances: 5, createdAt: new Date(), lastUsedAt: null } as ApiKey;
+
+/** A pool double whose launches fail `failures` times, then hand out a stand-in browser. */
+function flakyPool(failures: number): { pool: BrowserPool; takes: () => number } {
+  let takes = 0;
+  const browser = Object.assign(new EventEmitter(), { pid: 1, close: async () => {} }) as unknown as Chromium;
+  const pool = {
+    take: async () => {
+      takes++;
+      if (takes <= failures) throw new Error(`launch ${takes} crashed`);
+      return { browser, warm: false };
+    },
+  } as unknown as BrowserPool;
+  return { pool, takes: () => takes };
+}
+
+describe('BrowserFleet launch failures', () => {
+  const fleetOf = (pool: BrowserPool) => new BrowserFleet({ pool, capacity: 4, lifetimeMs: 60_000, log: pino({ level: 'silent' }) });
+
+  it('tries a failed launch once more before refusing', async () => {
+    const { pool, takes } = flakyPool(1);
+    const fleet = fleetOf(pool);
+    const instance = await fleet.provision(key);
+    assert.equal(takes(), 2);
+    assert.equal(fleet.get(instance.id, key.id), instance);
+    await fleet.end(instance.id, 'client-closed');
+  });
+
+  it('answers 503 after the second failure, holding nothing against the key', async () => {
+    const { pool, takes } = flakyPool(5);
+    const fleet = fleetOf(pool);
+    await assert.rejects(fleet.provision(key), (err: Error & { status?: number }) => err.status === 503 && /could not start a browser/.test(err.message));
+    assert.equal(takes(), 2);
+    assert.equal(fleet.countFor(key.id), 0);
+  });
+});
