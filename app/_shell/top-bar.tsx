@@ -13,7 +13,7 @@ export function TopBar({ user, teams, currentTeamId, theme }: { user: PublicUser
         <Link href="/teams/new" className="btn btn-ghost btn-sm">New team</Link>
         <span className="grow" />
         <ThemeToggle initial={theme} />
-        <Link href="/account" className="user-chip" title={`Your account (${user.email})`}>{user.email}</Link>
+        <Link href="/account" className="user-chip" aria-label={`Your account: ${user.email}`} title="Your account">{user.email}</Link>
         <SignOutButton />
       </nav>
     </header>

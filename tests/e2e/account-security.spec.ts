@@ -115,7 +115,7 @@ test.describe('sessions end on the server', () => {
     await a.page.goto('/account');
     const form = a.page.getByRole('form', { name: 'Change password' });
     await form.getByLabel('Current password').fill('not my password at all');
-    await form.getByLabel('New password').fill('a completely new passphrase');
+    await form.getByLabel('New password', { exact: true }).fill('a completely new passphrase');
     await form.getByRole('button', { name: 'Change password' }).click();
     await expect(form.getByText('That is not your current password.')).toBeVisible();
     expect((await copy.request.get('/api/me')).status(), 'a refused change ends nothing').toBe(200);
@@ -254,15 +254,15 @@ test.describe('accounts people expect', () => {
     expect(link).not.toBe('');
 
     await page.goto(link);
-    await page.getByLabel('New password').fill('short');
+    await page.getByLabel('New password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Save password and sign in' }).click();
     await expect(page.getByText('Use at least 10 characters.')).toBeVisible();
-    await page.getByLabel('New password').fill('the password I now remember');
+    await page.getByLabel('New password', { exact: true }).fill('the password I now remember');
     await page.getByRole('button', { name: 'Save password and sign in' }).click();
     await expect(page).toHaveURL(/\/teams\/team_[\w-]+\/keys$/);
 
     await page.goto(link);
-    await page.getByLabel('New password').fill('trying the same link again');
+    await page.getByLabel('New password', { exact: true }).fill('trying the same link again');
     await page.getByRole('button', { name: 'Save password and sign in' }).click();
     await expect(page.getByText(/This reset link is not valid any more/)).toBeVisible();
   });

@@ -30,7 +30,7 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
 }
 
 export async function signOut(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page).toHaveURL(/\/signin/);
 }
 
