@@ -11,7 +11,7 @@ test.describe('every route requires a session', () => {
       expect(patterns).toContain(known);
     }
     expect(routes.filter((r) => !r.public).length).toBeGreaterThanOrEqual(20);
-    expect(routes.filter((r) => r.public).map((r) => r.pattern).sort()).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/signup', '/signin', '/signup']);
+    expect(routes.filter((r) => r.public).map((r) => r.pattern).sort()).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/reset', '/api/signup', '/reset/[token]', '/signin', '/signup']);
   });
 
   test('signed out, every page redirects to sign-in and every API route answers 401', async ({ request }) => {
@@ -46,6 +46,10 @@ test.describe('every route requires a session', () => {
     expect((await request.get('/signin')).status()).toBe(200);
     expect((await request.get('/signup')).status()).toBe(200);
     expect((await request.get('/api/auth/providers')).status()).toBe(200);
+    expect((await request.get(`/reset/${'A'.repeat(43)}`)).status()).toBe(200);
+    const reset = await request.post('/api/reset', { data: { token: 'A'.repeat(43), password: 'a long enough password' } });
+    expect(reset.status(), 'an unknown reset token is refused').toBe(400);
+    expect((await reset.json()).error).toMatch(/This reset link is not valid any more/);
     await page.goto('/teams/some_team/members?tab=1');
     await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fteams%2Fsome_team%2Fmembers%3Ftab%3D1$/);
     await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
