@@ -3,7 +3,7 @@ import type { PortalData, User } from '../db/portal-data.ts';
 /**
  * What the portal puts in next-auth's session token: the user id and the user's session version
  * at sign-in. Sign-out, a new password, a reset, an operator's "sign out everywhere" and account
- * deletion bump the version, and with it every token signed before is dead (decision 0051).
+ * deletion bump the version, and with it every token signed before is dead (decision 0024).
  */
 export type SessionClaims = { readonly [claim: string]: unknown; uid?: unknown; sv?: unknown };
 
