@@ -126,6 +126,11 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     return [...this.#entries.values()].filter((e) => e.instance.keyId === keyId && !e.ending).map((e) => e.instance);
   }
 
+  /** Every live instance of every key (not ones ending). */
+  live(): Instance[] {
+    return [...this.#entries.values()].filter((e) => !e.ending).map((e) => e.instance);
+  }
+
   keysInUse(): Set<string> {
     return new Set([...this.#entries.values()].map((e) => e.instance.keyId));
   }

@@ -30,6 +30,8 @@ const schema = z.object({
   BROWSER_BWRAP_PATH: z.string().trim().min(1).optional(),
   BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
   BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
+  BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
+  BROWSER_DISK_CHECK_SECONDS: intVar(2, 1, 3600),
   START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
   SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
   SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
@@ -75,6 +77,9 @@ export type ServiceConfig = {
     /** Largest uploaded file, and all of an instance's uploads together. */
     fileMaxBytes: number;
     uploadsMaxBytes: number;
+    /** What one instance's folders may hold on disk; past it the instance ends (4413). */
+    diskLimitBytes: number;
+    diskCheckMs: number;
   };
   search: {
     defaultRatePerMinute: number;
@@ -157,6 +162,8 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       pidsLimit: v.BROWSER_PIDS_LIMIT,
       fileMaxBytes: v.BROWSER_FILE_MAX_MB * 1024 * 1024,
       uploadsMaxBytes: v.BROWSER_UPLOADS_MAX_MB * 1024 * 1024,
+      diskLimitBytes: v.BROWSER_DISK_LIMIT_MB * 1024 * 1024,
+      diskCheckMs: v.BROWSER_DISK_CHECK_SECONDS * 1000,
     },
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,

@@ -20,6 +20,8 @@ export const START_CLOSE = {
   keyRevoked: { code: 4401, reason: 'API key revoked' },
   /** The instance reached the operator's lifetime limit (BROWSER_MAX_LIFETIME_SECONDS). */
   lifetime: { code: 4408, reason: 'instance lifetime limit reached' },
+  /** The instance's files (profile, downloads, uploads) passed the operator's limit (BROWSER_DISK_LIMIT_MB). */
+  diskLimit: { code: 4413, reason: 'instance disk limit reached' },
   /** Chromium exited or crashed on its own. */
   crashed: { code: 4500, reason: 'browser process exited' },
 } as const;

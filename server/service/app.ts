@@ -7,6 +7,7 @@ import { Chromium } from '../../lib/browser/chromium.ts';
 import { EgressPolicy } from '../../lib/browser/egress/policy.ts';
 import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
 import { resolveChromium } from '../../lib/browser/executable.ts';
+import { DiskGuard } from '../../lib/browser/disk-guard.ts';
 import { BrowserFleet } from '../../lib/browser/fleet.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
 import { BrowserPool } from '../../lib/browser/pool.ts';
@@ -106,6 +107,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
+  const disk = new DiskGuard({ fleet, limitBytes: config.browser.diskLimitBytes, intervalMs: config.browser.diskCheckMs, log: log.child({ part: 'disk' }) });
+  disk.start();
 
   const advertised = { http: '', ws: '' };
   const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
@@ -156,6 +159,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     closing ??= (async () => {
       log.info('shutting down');
       server.close();
+      disk.stop();
       await fleet.shutdown();
       await starts.drain(1000);
       await pool.close();

@@ -158,9 +158,7 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     assert.ok(processes.length >= 2, 'the instance\'s processes run as its uid');
     const cmdlines = processes.map((p) => readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replaceAll('\0', ' '));
     assert.ok(cmdlines.every((c) => !c.includes('--no-sandbox')), 'no --no-sandbox');
-    // The browser process itself (bwrap's own command line names Chromium's flags too).
-    const browserPid = processes.find((_, i) => /--remote-debugging-pipe/.test(cmdlines[i] as string) && !/bwrap|periscope-sandbox/.test(cmdlines[i] as string))?.pid as number;
-    assert.ok(browserPid, 'the browser process is found');
+    const browserPid = await browserProcess(sandboxed);
     const renderer = processes.find((_, i) => /--type=renderer/.test(cmdlines[i] as string));
     assert.ok(renderer, 'a renderer runs (earlier tests opened pages)');
     assert.notEqual(readlinkSync(`/proc/${renderer.pid}/ns/user`), readlinkSync(`/proc/${browserPid}/ns/user`), 'renderers sit in Chromium\'s own namespace sandbox');

@@ -47,11 +47,26 @@ function which(name: string): string | null {
   return null;
 }
 
-function run(file: string, args: string[], uid?: number): Promise<{ ok: boolean; output: string }> {
+function run(file: string, args: string[], uid: number | undefined, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: 10_000, ...(uid === undefined ? {} : { uid, gid: uid }), env: { PATH: SEARCH_PATH.join(':'), NODE_ENV: 'production' }, encoding: 'utf8' }, (err, stdout, stderr) =>
-      resolve({ ok: !err, output: `${stdout}${stderr}`.trim().split('\n').slice(-2).join(' ') }));
+    execFile(file, args, { timeout: timeoutMs, ...(uid === undefined ? {} : { uid, gid: uid }), env: { PATH: SEARCH_PATH.join(':'), NODE_ENV: 'production' }, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const output = `${stdout}${stderr}`.trim().split('\n').slice(-2).join(' ');
+      if (!err) return resolve({ ok: true, output });
+      const why = err.killed ? `timed out after ${timeoutMs / 1000} s` : `exit ${String(err.code ?? err.signal)}`;
+      resolve({ ok: false, output: output ? `${why}: ${output}` : why });
+    });
   });
+}
+
+/**
+ * The trial, tried up to three times: creating a network namespace can stall for seconds while
+ * the kernel tears down many others (right after a burst of instances ended), which says nothing
+ * about whether the host can isolate.
+ */
+async function trialSandbox(bwrap: string, args: string[], uid: number | undefined): Promise<{ ok: boolean; output: string }> {
+  let last = { ok: false, output: '' };
+  for (let attempt = 0; attempt < 3 && !last.ok; attempt++) last = await run(bwrap, args, uid, 20_000);
+  return last;
 }
 
 /**
@@ -82,7 +97,7 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
 
   // A trial run as an instance would run: its own uid, namespaces, and a nested user namespace inside.
   const trialUid = root ? o.uidBase + o.uidCount : undefined;
-  const trial = await run(tools.bwrap as string, [
+  const trial = await trialSandbox(tools.bwrap as string, [
     '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent',
     '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
     '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',

@@ -15,7 +15,7 @@ import './dashboard.css';
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
 
 const REASONS: Record<string, string> = {
-  stopped: 'Stopped', idle: 'Idle', lifetime: 'Lifetime limit', crashed: 'Crashed', keyRevoked: 'Key revoked',
+  stopped: 'Stopped', idle: 'Idle', lifetime: 'Lifetime limit', diskLimit: 'Disk limit', crashed: 'Crashed', keyRevoked: 'Key revoked',
   shutdown: 'Service shut down', internal: 'Service error', 'service-gone': 'Service unreachable', 'portal-shutdown': 'Portal shut down',
 };
 
