@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type StdioOptions } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, describe, it } from 'node:test';
 import { chromiumArgs } from '../chromium.ts';
-import { ROOT_WRAPPER, bwrapArgs, type SandboxFds, type SandboxSpec } from './bwrap.ts';
+import { ROOT_WRAPPER, bwrapArgs, hostTimeZone, type SandboxFds, type SandboxSpec } from './bwrap.ts';
 import { SANDBOX, SANDBOX_UID } from './layout.ts';
 
 const fds: SandboxFds = { home: 5, downloads: 6, uploads: 7, run: 8, chromium: 9, passwd: 10, group: 11, policy: 12, fonts: 13 };
@@ -46,7 +46,7 @@ const named = (name: string) => parsed.options.filter((o) => o.name === name);
 const has = (name: string) => named(name).length > 0;
 
 /** Host paths the sandbox may see (read-only). */
-const ALLOWED_SOURCES = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/etc/localtime', '/var/cache/fontconfig', '/bin', '/lib', '/lib64', '/sbin'];
+const ALLOWED_SOURCES = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/var/cache/fontconfig', '/bin', '/lib', '/lib64', '/sbin'];
 
 describe('bwrapArgs: namespaces and process', () => {
   for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--clearenv']) {
@@ -72,7 +72,17 @@ describe('bwrapArgs: namespaces and process', () => {
       PATH: '/usr/bin:/bin',
       LANG: 'C.UTF-8',
       FONTCONFIG_FILE: '/etc/periscope/fonts.conf',
+      TZ: hostTimeZone(),
     });
+  });
+
+  it('names the host\'s time zone by a link, so ICU does not compare every zone file at start', () => {
+    const zone = hostTimeZone();
+    assert.match(zone, /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/);
+    assert.ok(existsSync(`/usr/share/zoneinfo/${zone}`), zone);
+    assert.deepEqual(named('--symlink').find((o) => o.values[1] === '/etc/localtime')?.values, [`/usr/share/zoneinfo/${zone}`, '/etc/localtime']);
+    const host = (() => { try { return readlinkSync('/etc/localtime'); } catch { return null; } })();
+    if (host?.includes('/zoneinfo/')) assert.equal(zone, host.slice(host.indexOf('/zoneinfo/') + 10), 'the same zone as the host');
   });
 
   it('starts in the sandbox home', () => {
@@ -149,7 +159,8 @@ describe('bwrapArgs: the mount view', () => {
   it('creates only the expected symlinks, none pointing at host paths', () => {
     for (const { values: [target, at] } of named('--symlink')) {
       const ok = (/^usr\/(bin|lib|lib64|sbin)$/.test(target as string) && at === `/${(target as string).slice(4)}`)
-        || (target === '/etc/chromium/policies' && at === '/etc/opt/chrome/policies');
+        || (target === '/etc/chromium/policies' && at === '/etc/opt/chrome/policies')
+        || (target === `/usr/share/zoneinfo/${hostTimeZone()}` && at === '/etc/localtime');
       assert.ok(ok, `--symlink ${target} ${at}`);
     }
   });

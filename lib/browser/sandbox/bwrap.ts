@@ -1,4 +1,4 @@
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { SANDBOX, SANDBOX_UID } from './layout.ts';
 
 /** File descriptors the launcher hands to bwrap, by role; each is bound or copied once, then closed by bwrap. */
@@ -33,6 +33,29 @@ const ENTRY = [
   'exec "$@"',
 ].join('\n');
 
+let zoneName: string | undefined;
+
+/**
+ * The host's time zone name (`Europe/Paris`), read once from the /etc/localtime link (or
+ * /etc/timezone); UTC when neither names one that /usr/share/zoneinfo holds.
+ */
+export function hostTimeZone(): string {
+  if (zoneName) return zoneName;
+  let name = '';
+  try {
+    name = /\/zoneinfo\/(.+)$/.exec(readlinkSync('/etc/localtime'))?.[1] ?? '';
+  } catch {
+    try {
+      name = readFileSync('/etc/timezone', 'utf8').trim();
+    } catch {
+      // neither: UTC
+    }
+  }
+  const valid = /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/.test(name) && existsSync(`/usr/share/zoneinfo/${name}`);
+  zoneName = valid ? name : 'Etc/UTC';
+  return zoneName;
+}
+
 /** Host folders that are symlinks into /usr on merged-/usr systems, else mounted themselves. */
 const ROOT_LINKS = ['bin', 'lib', 'lib64', 'sbin'];
 
@@ -60,7 +83,11 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     else args.push('--ro-bind', host, host);
   }
   // The system's font cache too, or fontconfig rescans every font at each start.
-  for (const file of ['/etc/fonts', '/etc/ld.so.cache', '/etc/localtime', '/var/cache/fontconfig']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  for (const file of ['/etc/fonts', '/etc/ld.so.cache', '/var/cache/fontconfig']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  // The time zone as a link into /usr/share/zoneinfo, as on the host: a bound copy of the file makes
+  // ICU compare it with every zone file at each start (thousands of opens, tens of milliseconds).
+  const zone = hostTimeZone();
+  args.push('--symlink', `/usr/share/zoneinfo/${zone}`, '/etc/localtime', '--setenv', 'TZ', zone);
   args.push(
     '--ro-bind-data', String(fds.passwd), '/etc/passwd',
     '--ro-bind-data', String(fds.group), '/etc/group',
