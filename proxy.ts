@@ -1,8 +1,7 @@
 import { getToken } from 'next-auth/jwt';
 import { NextResponse, type NextRequest } from 'next/server.js';
-import { loadPortalConfig } from './lib/config/portal.ts';
+import { publishedPortal } from './lib/portal/handle.ts';
 import { isApiPath, isPublicPath } from './lib/portal/public-paths.ts';
-import { resolvePortalSecrets } from './lib/portal/secrets.ts';
 
 /**
  * The session check, in one place, before any page or route renders: everything outside
@@ -10,8 +9,8 @@ import { resolvePortalSecrets } from './lib/portal/secrets.ts';
  * answer 401. Route handlers and pages check again on the server (app/_lib/session.ts), so a
  * mistake here fails closed.
  */
-let secret: string | undefined;
-const authSecret = () => (secret ??= process.env.NEXTAUTH_SECRET || resolvePortalSecrets(loadPortalConfig()).authSecret);
+// The secret the composition root resolved (server/portal/main.ts); without it nobody is signed in.
+const authSecret = (): string | undefined => publishedPortal()?.authSecret;
 
 const SECURITY_HEADERS: Record<string, string> = {
   'x-frame-options': 'DENY',
@@ -28,7 +27,8 @@ function withHeaders(res: NextResponse): NextResponse {
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   const { pathname, search } = req.nextUrl;
   if (pathname.startsWith('/_next/')) return NextResponse.next();
-  const token = await getToken({ req, secret: authSecret() }).catch(() => null);
+  const secret = authSecret();
+  const token = secret ? await getToken({ req, secret }).catch(() => null) : null;
   const signedIn = typeof token?.uid === 'string';
   // The sign-in and sign-up pages send a signed-in user on themselves: only they can tell a
   // revoked session (server-side version, app/_lib/session.ts) from a live one.

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
-import { LiveInstances, type LiveInstance } from '../remote/instances.ts';
+import type { PortalData } from '../db/portal-data.ts';
+import type { Logger } from '../observability/log.ts';
+import type { LiveInstances, LiveInstance } from '../remote/instances.ts';
 import { isStartRefused, type StartRefused } from '../service-client/browser.ts';
-import { ServiceHealthReader } from '../service-client/health.ts';
 import type { PublicUser } from './accounts.ts';
 import { atLeast, requireRole, type Actor } from './access.ts';
 import { BadGateway, ServiceUnavailable, TooManyRequests } from '../errors.ts';
@@ -13,45 +14,32 @@ import { withTeamKey } from './vault.ts';
 /** What pages and API responses carry about a live instance: never its key or browser id. */
 export type BrowserView = DashboardInstance;
 
-const KEY = Symbol.for('periscope.live-instances');
-type Holder = { [KEY]?: { instances: LiveInstances; health: ServiceHealthReader } };
-
 const HISTORY_MS = 24 * 3_600_000;
 
 /**
- * The process-wide registry of live instances, shared by the custom server (the live-view and
- * dashboard sockets) and the route handlers (start, list, stop), which may be separate bundles of
- * one process. Every instance that ends is recorded in the team's history here, in one place.
+ * Record what happens to the portal's browsers, in one place: every end in the team's history and
+ * audit log (who stopped it, or why it ended), and every handover of control between two people.
  */
-function registry(p: Portal): NonNullable<Holder[typeof KEY]> {
-  const holder = globalThis as Holder;
-  if (!holder[KEY]) {
-    const { idleMs, maxPerUser, maxPerTeam } = p.config.live;
-    const instances = new LiveInstances({ serviceUrl: p.config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: p.log.child({ part: 'live' }) });
-    const failed = (instanceId: string) => (err: Error) => p.log.error({ err, instanceId }, 'could not record a browser event');
-    instances.on('ended', (e) => {
-      p.data.recordInstance({
-        id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
-        keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
-      }).catch(failed(e.id));
-      // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
-      p.data.audit({
-        teamId: e.teamId, actorId: e.stoppedBy?.userId ?? null, action: e.stoppedBy ? 'browser.stopped' : 'browser.ended', subject: e.name,
-        detail: { instance: e.id, reason: e.reason, message: e.message },
-      }, e.endedAt).catch(failed(e.id));
-    });
-    instances.on('handover', (i, h) => {
-      p.data.audit({
-        teamId: i.teamId, actorId: h.to.userId ?? null, action: 'control.handed', subject: i.name,
-        detail: { instance: i.id, from: h.from.name, to: h.to.name },
-      }, Date.now()).catch(failed(i.id));
-    });
-    holder[KEY] = { instances, health: new ServiceHealthReader(p.config.serviceUrl) };
-  }
-  return holder[KEY];
+export function recordBrowserEvents(instances: LiveInstances, data: PortalData, log: Logger): void {
+  const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
+  instances.on('ended', (e) => {
+    data.recordInstance({
+      id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
+      keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
+    }).catch(failed(e.id));
+    // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
+    data.audit({
+      teamId: e.teamId, actorId: e.stoppedBy?.userId ?? null, action: e.stoppedBy ? 'browser.stopped' : 'browser.ended', subject: e.name,
+      detail: { instance: e.id, reason: e.reason, message: e.message },
+    }, e.endedAt).catch(failed(e.id));
+  });
+  instances.on('handover', (i, h) => {
+    data.audit({
+      teamId: i.teamId, actorId: h.to.userId ?? null, action: 'control.handed', subject: i.name,
+      detail: { instance: i.id, from: h.from.name, to: h.to.name },
+    }, Date.now()).catch(failed(i.id));
+  });
 }
-
-export const liveInstances = (p: Portal): LiveInstances => registry(p).instances;
 
 const startSchema = z.object({
   name: z.string().trim().max(80, 'at most 80 characters').optional(),
@@ -87,7 +75,7 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
-    liveInstances(p).start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
+    p.live.start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
     .catch((err: unknown) => {
       throw isStartRefused(err) ? refusalToUser(err, key.name) : err;
     });
@@ -111,12 +99,12 @@ function refusalToUser(err: StartRefused, keyName: string): Error {
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserView[]> {
   const membership = await requireRole(p.data, actor, teamId, 'member');
-  return liveInstances(p).listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
+  return p.live.listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
 }
 
 async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
   const membership = await requireRole(p.data, actor, teamId, 'member');
-  const instance = liveInstances(p).get(instanceId);
+  const instance = p.live.get(instanceId);
   if (!instance || instance.teamId !== teamId) throw new NotFound('no such browser');
   const canStop = instance.startedBy.userId === actor.userId || atLeast(membership.role, 'admin');
   return { instance, canStop };
@@ -131,21 +119,21 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
 export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
-  liveInstances(p).stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
+  p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
 }
 
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserView> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
-  liveInstances(p).rename(instance.id, parse(renameSchema, input).name);
+  p.live.rename(instance.id, parse(renameSchema, input).name);
   return view(instance, canStop);
 }
 
 /** Everything the team dashboard shows: live instances, usage against the limits, the last day's ended ones. */
 export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
   const instances = await listBrowsers(p, actor, teamId);
-  const { instances: live, health } = registry(p);
-  const [service, history] = await Promise.all([health.read(), p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100)]);
+  const live = p.live;
+  const [service, history] = await Promise.all([p.serviceHealth.read(), p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100)]);
   return {
     instances,
     capacity: {

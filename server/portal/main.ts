@@ -5,12 +5,10 @@ import nextModule from 'next';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ConfigError } from '../../lib/config/schema.ts';
 import { loadPortalConfig } from '../../lib/config/portal.ts';
-import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
-import { resolvePortalSecrets } from '../../lib/portal/secrets.ts';
-import { createLogger } from '../../lib/observability/log.ts';
-import { dashboardSnapshot, liveInstances } from '../../lib/portal/browsers.ts';
-import { portal } from '../../lib/portal/runtime.ts';
+import { dashboardSnapshot } from '../../lib/portal/browsers.ts';
+import { publishPortal } from '../../lib/portal/handle.ts';
+import { createPortal } from '../../lib/portal/runtime.ts';
 import { recheckAccess, sameOrigins, sessionUser } from './live-auth.ts';
 import type { SocketAuth } from './sockets/authorize.ts';
 import { DashboardSockets } from './sockets/dashboard.ts';
@@ -24,15 +22,13 @@ const next = nextModule as unknown as (options: NextServerOptions) => NextServer
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   const config = loadPortalConfig();
-  const log = createLogger('portal', config.logLevel);
-  // Before Next starts: secrets (generated into DATA_DIR on first start) and the schema.
-  const secrets = resolvePortalSecrets(config);
-  for (const file of secrets.generated) {
-    log.warn({ file }, 'generated a secret on first start; set NEXTAUTH_SECRET and KEY_ENCRYPTION_SECRET in production (see README)');
-  }
-  process.env.NEXTAUTH_SECRET = secrets.authSecret;
+  // Everything the process holds is built here, once, before Next prepares (lib/portal/runtime.ts).
+  const p = createPortal(config);
+  publishPortal(p);
+  const log = p.log;
+  // next-auth reads these from the environment in its own routes.
+  process.env.NEXTAUTH_SECRET = p.authSecret;
   process.env.NEXTAUTH_URL = config.publicUrl;
-  SqlitePortalData.open(config.dataDir).close();
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
@@ -46,17 +42,16 @@ async function main(): Promise<void> {
     req.headers[CLIENT_ADDRESS_HEADER] = forwarded || req.socket.remoteAddress || 'unknown';
     void handle(req, res);
   });
-  const p = portal();
   const auth: SocketAuth = {
     authenticate: (req: IncomingMessage) => sessionUser(p, req),
     allowedOrigins: (req: IncomingMessage) => sameOrigins(p, req),
     recheck: (user, teamId) => recheckAccess(p, user, teamId),
     onAccessChange: (listener) => p.data.onAccessChange(listener),
   };
-  const live = new LiveSockets({ ...auth, instances: () => liveInstances(p), log: log.child({ part: 'live' }) });
+  const live = new LiveSockets({ ...auth, instances: () => p.live, log: log.child({ part: 'live' }) });
   const dashboard = new DashboardSockets({
     ...auth,
-    instances: () => liveInstances(p),
+    instances: () => p.live,
     snapshot: (userId, teamId) => dashboardSnapshot(p, { userId }, teamId),
     log: log.child({ part: 'dashboard' }),
   });
@@ -76,7 +71,7 @@ async function main(): Promise<void> {
     live.closeAll();
     dashboard.closeAll();
     // Close every /start socket cleanly: the service then ends those instances.
-    void liveInstances(p)
+    void p.live
       .shutdown()
       .finally(() => {
         server.closeAllConnections();

@@ -1,5 +1,4 @@
 import { deleteAccount, updateProfile } from '../../../lib/portal/accounts.ts';
-import { liveInstances } from '../../../lib/portal/browsers.ts';
 import { currentTeam, listTeams } from '../../../lib/portal/teams.ts';
 import { route } from '../../_lib/api.ts';
 
@@ -18,7 +17,7 @@ export const DELETE = route(async ({ portal, actor, body, address }) => deleteAc
   throttle: portal.throttle,
   issuer: portal.vault.issuer,
   stopBrowsers: (teamIds) => {
-    const live = liveInstances(portal);
+    const live = portal.live;
     for (const teamId of teamIds) for (const i of live.listForTeam(teamId)) live.stop(i.id, { reason: 'stopped', message: 'the team was deleted' });
   },
 }, actor, await body(), address));
