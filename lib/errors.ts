@@ -4,7 +4,15 @@
  */
 export type FieldIssue = { field: string; message: string };
 
+/**
+ * Next bundles pages, route handlers and the custom server separately, each with its own copy of
+ * this module, so `instanceof` fails across them. Every domain error carries this registered
+ * symbol, and `asServiceError` is the one place that recognises one.
+ */
+const DOMAIN_ERROR = Symbol.for('periscope.domain-error');
+
 export class ServiceError extends Error {
+  readonly [DOMAIN_ERROR] = true;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
@@ -74,10 +82,15 @@ export class ServiceUnavailable extends ServiceError {
   }
 }
 
+/** The domain error `err` is (from any bundle's copy of this module), or null for anything else. */
+export function asServiceError(err: unknown): ServiceError | null {
+  if (err instanceof ServiceError) return err;
+  return typeof err === 'object' && err !== null && (err as { [DOMAIN_ERROR]?: unknown })[DOMAIN_ERROR] === true ? (err as ServiceError) : null;
+}
+
 /** Any error becomes a ServiceError; unknown ones are internal and keep their detail out of the body. */
 export function toServiceError(err: unknown): ServiceError {
-  if (err instanceof ServiceError) return err;
-  return new ServiceError(500, 'internal error');
+  return asServiceError(err) ?? new ServiceError(500, 'internal error');
 }
 
 export class UpgradeRequired extends ServiceError {

@@ -2,7 +2,7 @@ import { NextResponse } from 'next/server.js';
 import type { PublicUser } from '../../lib/portal/accounts.ts';
 import type { Actor } from '../../lib/portal/access.ts';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
-import { BadRequest, Forbidden, ServiceError, SignInRequired } from '../../lib/portal/errors.ts';
+import { asServiceError, BadRequest, Forbidden, SignInRequired } from '../../lib/portal/errors.ts';
 import { portal, type Portal } from '../../lib/portal/runtime.ts';
 import { signedIn } from './session.ts';
 
@@ -11,13 +11,6 @@ type Args<P> = { req: Request; params: P; portal: Portal; user: PublicUser; acto
 
 /** The client's address as the portal's own server saw it (never a client-sent header: server/portal/main.ts overwrites it). */
 const addressOf = (req: Request): string | null => req.headers.get(CLIENT_ADDRESS_HEADER);
-
-/** Duck-typed, since a route bundle may hold its own copy of the error classes. */
-function asServiceError(err: unknown): ServiceError | null {
-  if (err instanceof ServiceError) return err;
-  const e = err as { status?: unknown; body?: unknown; headers?: unknown } | null;
-  return e && typeof e.status === 'number' && typeof e.body === 'function' ? (err as ServiceError) : null;
-}
 
 /** The one place where an error becomes an API response. */
 export function errorResponse(err: unknown): NextResponse {

@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation.js';
 import type { TeamWithRole } from '../../lib/db/portal-data.ts';
+import { asServiceError } from '../../lib/portal/errors.ts';
 import { getTeam } from '../../lib/portal/teams.ts';
 import { requireSignedIn } from './page-guard.ts';
 import type { Signed } from './session.ts';
@@ -10,7 +11,7 @@ export async function requireTeam(teamId: string): Promise<Signed & { team: Team
   try {
     return { ...s, team: await getTeam(s.portal.data, s.actor, teamId) };
   } catch (err) {
-    if ((err as { status?: number }).status === 404) notFound();
+    if (asServiceError(err)?.status === 404) notFound();
     throw err;
   }
 }

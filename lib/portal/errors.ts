@@ -17,4 +17,4 @@ export class Gone extends ServiceError {
   constructor(message: string) { super(410, message); }
 }
 
-export { BadRequest, NotFound, ServiceError, TooManyRequests, ValidationFailed, toServiceError } from '../errors.ts';
+export { BadRequest, NotFound, ServiceError, TooManyRequests, ValidationFailed, asServiceError, toServiceError } from '../errors.ts';

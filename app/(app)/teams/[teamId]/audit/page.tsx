@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { AUDIT_KIND_LABELS, AUDIT_KINDS, actionLabel, auditLog, describeDetail, type AuditPage } from '../../../../../lib/portal/audit.ts';
+import { asServiceError } from '../../../../../lib/portal/errors.ts';
 import { formatDate } from '../../../../_lib/format.ts';
 import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
 import { Alert } from '../../../../_ui/alert.tsx';
@@ -34,7 +35,7 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
   try {
     page = await auditLog(portal.data, actor, team.id, filter);
   } catch (err) {
-    if ((err as { status?: number }).status !== 400) throw err;
+    if (asServiceError(err)?.status !== 400) throw err;
     return <Alert tone="warning">That filter is not valid. <a href={`/teams/${team.id}/audit`}>Show the whole log</a>.</Alert>;
   }
   const { before: _page, ...kept } = filter;

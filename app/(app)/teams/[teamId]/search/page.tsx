@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { asServiceError } from '../../../../../lib/portal/errors.ts';
 import { recentSearches, searchForMember } from '../../../../../lib/portal/search.ts';
 import { normaliseQueryText, type SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
 import { listKeys } from '../../../../../lib/portal/vault.ts';
@@ -10,11 +11,11 @@ export const metadata: Metadata = { title: 'Search' };
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
 
-/** Duck-typed: the page bundle may hold its own copy of the error classes. */
+/** A search failure the page shows in place (a refusal of the key, a limit), or null. */
 function failureOf(err: unknown): (SearchFailureBody & { status: number }) | null {
-  const e = err as { status?: unknown; body?: unknown } | null;
-  if (!e || typeof e.status !== 'number' || typeof e.body !== 'function') return null;
-  const body = (e.body as () => Partial<SearchFailureBody>)();
+  const e = asServiceError(err);
+  if (!e) return null;
+  const body = e.body() as Partial<SearchFailureBody>;
   if (typeof body.code !== 'string') return null;
   return { ...(body as SearchFailureBody), status: e.status };
 }
