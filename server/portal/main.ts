@@ -48,10 +48,10 @@ async function main(): Promise<void> {
     recheck: (user, teamId) => recheckAccess(p, user, teamId),
     onAccessChange: (listener) => p.data.onAccessChange(listener),
   };
-  const live = new LiveSockets({ ...auth, instances: () => p.live, log: log.child({ part: 'live' }) });
+  const live = new LiveSockets({ ...auth, instances: p.live, log: log.child({ part: 'live' }) });
   const dashboard = new DashboardSockets({
     ...auth,
-    instances: () => p.live,
+    instances: p.live,
     snapshot: (userId, teamId) => dashboardSnapshot(p, { userId }, teamId),
     log: log.child({ part: 'dashboard' }),
   });

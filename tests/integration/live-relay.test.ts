@@ -31,7 +31,7 @@ describe('live relay with a slow viewer', () => {
     instances = new LiveInstances({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
     instance = await instances.start({ teamId: 't', user: { userId: 'u', name: 'U' }, keyId: 'k', keyName: 'k', apiKey: service.createKey().token });
     const sockets = new LiveSockets({
-      instances: () => instances,
+      instances,
       authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
       onAccessChange: () => () => {},

@@ -16,7 +16,7 @@ import { Heartbeat } from './heartbeat.ts';
 export const DASHBOARD_PATH = /^\/events\/(team_[A-Za-z0-9_-]{16})$/;
 
 export type DashboardSocketDeps = SocketAuth & {
-  instances: () => LiveInstances;
+  instances: LiveInstances;
   /** The snapshot as `userId` may see it; throws NotFound when they are not a member of the team. */
   snapshot: (userId: string, teamId: string) => Promise<DashboardSnapshot>;
   log: Logger;
@@ -42,11 +42,11 @@ export class DashboardSockets {
   readonly #pending = new Map<string, NodeJS.Timeout>();
   readonly #thumbnails: NodeJS.Timeout;
   readonly #access: AccessWatch;
-  #listening = false;
 
   constructor(deps: DashboardSocketDeps) {
     this.#deps = deps;
     this.#access = new AccessWatch(deps);
+    deps.instances.on('change', (teamId) => this.#schedule(teamId));
     this.#thumbnails = setInterval(() => void this.#sendThumbnails(), deps.thumbnailMs ?? 3000);
     this.#thumbnails.unref();
   }
@@ -61,7 +61,6 @@ export class DashboardSockets {
       rejectUpgrade(socket, err);
       return;
     }
-    this.#listen();
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const sub: Subscriber = { ws, user, teamId };
       const subs = this.#byTeam.get(teamId) ?? new Set();
@@ -95,13 +94,6 @@ export class DashboardSockets {
     this.#heartbeat.closeAll(DASHBOARD_CLOSE.goingAway.code, DASHBOARD_CLOSE.goingAway.reason);
   }
 
-  /** Subscribe to the registry once, when the first dashboard connects (it may be created lazily). */
-  #listen(): void {
-    if (this.#listening) return;
-    this.#listening = true;
-    this.#deps.instances().on('change', (teamId) => this.#schedule(teamId));
-  }
-
   #schedule(teamId: string): void {
     if (!this.#byTeam.has(teamId) || this.#pending.has(teamId)) return;
     this.#pending.set(teamId, setTimeout(() => {
@@ -130,7 +122,7 @@ export class DashboardSockets {
     for (const teamId of teams) {
       const subs = this.#byTeam.get(teamId);
       if (!subs?.size) continue;
-      for (const instance of this.#deps.instances().listForTeam(teamId)) {
+      for (const instance of this.#deps.instances.listForTeam(teamId)) {
         const shot = await instance.live.thumbnail();
         if (!shot) continue;
         const bytes = encodeThumbnail({ instanceId: instance.id, at: Date.now(), source: shot.source }, shot.jpeg);

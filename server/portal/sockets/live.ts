@@ -16,7 +16,7 @@ import { Heartbeat } from './heartbeat.ts';
 export const LIVE_PATH = /^\/live\/(inst_[A-Za-z0-9_-]{16})$/;
 
 export type LiveSocketDeps = SocketAuth & {
-  instances: () => LiveInstances;
+  instances: LiveInstances;
   log: Logger;
 };
 
@@ -44,7 +44,7 @@ export class LiveSockets {
     let instance: LiveInstance;
     try {
       const signed = await authorizeUpgrade(req, this.#deps);
-      const found = this.#deps.instances().get(instanceId);
+      const found = this.#deps.instances.get(instanceId);
       // Another team's instance is "not found" too: nothing about it leaks.
       if (!found || (await this.#deps.recheck(signed, found.teamId)) !== 'ok') throw new NotFound('no such browser');
       user = signed;
