@@ -5,8 +5,8 @@ import type { Actor } from './access.ts';
 import { BadRequest, Conflict, Forbidden, SignInRequired, ValidationFailed } from './errors.ts';
 import { newId } from './ids.ts';
 import type { KeyIssuer } from './issuer.ts';
-import { deleteAccountSchema, fieldErrors, passwordChangeSchema, profileSchema, resetPasswordSchema, signUpSchema } from './schemas.ts';
-import { parseOrThrow } from './teams.ts';
+import { deleteAccountSchema, passwordChangeSchema, profileSchema, resetPasswordSchema, signUpSchema } from './schemas.ts';
+import { parseOrThrow } from './validation.ts';
 import type { SignInThrottle } from './throttle.ts';
 
 export type PublicUser = { id: string; email: string; name: string };
@@ -30,11 +30,7 @@ export async function signUp(
   data: PortalData, input: unknown, opts: { enabled: boolean; throttle?: SignInThrottle; address?: string | null },
 ): Promise<{ ok: true }> {
   if (!opts.enabled) throw new Forbidden('sign-up is switched off on this deployment; ask an administrator for an invitation');
-  const parsed = signUpSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new ValidationFailed(Object.entries(fieldErrors(parsed.error)).map(([field, message]) => ({ field, message })), 'Check the highlighted fields.');
-  }
-  const { email, name, password } = parsed.data;
+  const { email, name, password } = parseOrThrow(signUpSchema, input);
   const address = opts.address ?? null;
   await opts.throttle?.before(null, address);
   const passwordHash = await hashPassword(password);

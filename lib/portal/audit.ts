@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditActor, AuditEvent, AuditInput, PortalData } from '../db/portal-data.ts';
 import { requireRole, type Actor } from './access.ts';
-import { parseOrThrow } from './teams.ts';
+import { parseOrThrow } from './validation.ts';
 
 /**
  * Every action the audit log records, by kind, with the words the log page and the CSV use.

@@ -3,7 +3,7 @@ import { requireRole, type Actor } from './access.ts';
 import { Conflict, Forbidden, Gone, NotFound } from './errors.ts';
 import { hashToken, newId, newToken } from './ids.ts';
 import { createInviteSchema } from './schemas.ts';
-import { parseOrThrow } from './teams.ts';
+import { parseOrThrow } from './validation.ts';
 
 export type InviteView = { id: string; role: Invite['role']; createdAt: number; expiresAt: number };
 const view = (i: Invite): InviteView => ({ id: i.id, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt });

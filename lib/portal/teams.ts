@@ -1,16 +1,10 @@
 import type { Member, PortalData, Role, TeamWithRole } from '../db/portal-data.ts';
 import { LastOwnerError } from '../db/portal-data.ts';
 import { requireRole, type Actor } from './access.ts';
-import { Conflict, Forbidden, NotFound, ValidationFailed } from './errors.ts';
+import { Conflict, Forbidden, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
-import { changeRoleSchema, createTeamSchema, fieldErrors, renameTeamSchema } from './schemas.ts';
-import type { z } from 'zod';
-
-export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new ValidationFailed(Object.entries(fieldErrors(parsed.error)).map(([field, message]) => ({ field, message })), 'Check the highlighted fields.');
-}
+import { changeRoleSchema, createTeamSchema, renameTeamSchema } from './schemas.ts';
+import { parseOrThrow } from './validation.ts';
 
 export async function listTeams(data: PortalData, actor: Actor): Promise<TeamWithRole[]> {
   return data.teamsOf(actor.userId);

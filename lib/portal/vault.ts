@@ -6,7 +6,7 @@ import { BadRequest, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import type { KeyIssuer } from './issuer.ts';
 import { newKeySchema, updateKeySchema } from './schemas.ts';
-import { parseOrThrow } from './teams.ts';
+import { parseOrThrow } from './validation.ts';
 
 /** What pages and API responses may carry about a key: never the key itself. */
 export type KeyView = {

@@ -1,5 +1,6 @@
 import { currentTeamSchema } from '../../../../lib/portal/schemas.ts';
-import { parseOrThrow, selectTeam } from '../../../../lib/portal/teams.ts';
+import { selectTeam } from '../../../../lib/portal/teams.ts';
+import { parseOrThrow } from '../../../../lib/portal/validation.ts';
 import { route } from '../../../_lib/api.ts';
 
 /** Remember the team chosen in the header. */
