@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { PASSWORD_MIN_LENGTH } from '../../../lib/crypto/password-rules.ts';
 import { currentPasswordSchema, displayNameSchema, emailSchema, passwordSchema } from '../../../lib/portal/schemas.ts';
 import { api, ApiError } from '../../_lib/client-api.ts';
-import { useForm } from '../../_lib/use-form.ts';
+import { useFields, useForm } from '../../_lib/use-form.ts';
 import { Alert } from '../../_ui/alert.tsx';
 import { Button } from '../../_ui/button.tsx';
 import { Dialog } from '../../_ui/dialog.tsx';
@@ -17,8 +17,8 @@ const profileForm = z.object({ name: displayNameSchema, email: emailSchema, curr
 
 export function ProfileForm({ name, email, hasPassword }: { name: string; email: string; hasPassword: boolean }) {
   const router = useRouter();
-  const [values, setValues] = useState({ name, email, currentPassword: '' });
   const form = useForm(profileForm);
+  const { values, set, setValues } = useFields({ name, email, currentPassword: '' }, form);
   const emailChanged = values.email.trim().toLowerCase() !== email;
   const mutation = useMutation({
     mutationFn: (body: z.output<typeof profileForm>) => api('PATCH', '/api/me', {
@@ -30,11 +30,6 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
     },
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
-  const set = (field: keyof typeof values, value: string) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(next, field);
-  };
   return (
     <form className="stack" style={{ maxWidth: '28rem' }} noValidate aria-label="Name and email" onSubmit={(e) => {
       e.preventDefault();
@@ -59,9 +54,9 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
 const passwordForm = z.object({ currentPassword: currentPasswordSchema, newPassword: passwordSchema });
 
 export function PasswordForm({ email, hasPassword }: { email: string; hasPassword: boolean }) {
-  const [values, setValues] = useState({ currentPassword: '', newPassword: '' });
   const [done, setDone] = useState(false);
   const form = useForm(passwordForm);
+  const { values, set, setValues } = useFields({ currentPassword: '', newPassword: '' }, form);
   const mutation = useMutation({
     mutationFn: async (body: z.output<typeof passwordForm>) => {
       await api('PUT', '/api/me/password', { newPassword: body.newPassword, ...(hasPassword ? { currentPassword: body.currentPassword } : {}) });
@@ -75,11 +70,6 @@ export function PasswordForm({ email, hasPassword }: { email: string; hasPasswor
     },
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
-  const set = (field: keyof typeof values, value: string) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(next, field);
-  };
   return (
     <form className="stack" style={{ maxWidth: '28rem' }} noValidate aria-label="Change password" onSubmit={(e) => {
       e.preventDefault();
