@@ -324,7 +324,9 @@ export class SqlitePortalData implements PortalData {
   // audit
 
   async audit(event: AuditInput, at: number) {
-    this.#audit(event, at);
+    // An event may arrive after its team is gone (a browser of a team deleted with its last member
+    // ends afterwards): like the instance history, it is dropped with the team.
+    if (this.#get('SELECT 1 FROM teams WHERE id = ?', event.teamId)) this.#audit(event, at);
   }
   async auditLog(teamId: string, q: AuditQuery): Promise<AuditEvent[]> {
     const where = ['e.team_id = ?'];

@@ -128,6 +128,9 @@ describe('account settings', () => {
     assert.deepEqual(v.issuer.revoked, ['svc1'], 'its issued key is revoked at the service');
     assert.equal(key.key.source, 'issued');
     assert.deepEqual(deps.stopped, [annTeam.id]);
+    // A browser of the deleted team that ends afterwards is dropped with the team, not an error.
+    await v.data.audit({ teamId: annTeam.id, actorId: null, action: 'browser.ended', subject: 'late' }, Date.now());
+    assert.deepEqual(await v.data.auditLog(annTeam.id, { limit: 5 }), []);
     assert.deepEqual((await v.data.members(shared.id)).map((m) => m.userId), [bob.userId], 'Bob\'s team stays, without Ann');
   });
 
