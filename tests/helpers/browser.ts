@@ -96,6 +96,17 @@ export async function chromiumProcesses(dataDir: string): Promise<number[]> {
   return [...new Set([...byUid, ...byPath])];
 }
 
+/** SIGKILL each process; one that already went with its parent (ESRCH) is what we wanted anyway. */
+export function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+}
+
 export async function eventually<T>(probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

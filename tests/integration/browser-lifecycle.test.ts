@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { chromiumProcesses, eventually, openStart, profileDirs } from '../helpers/browser.ts';
+import { chromiumProcesses, eventually, killAll, openStart, profileDirs } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
@@ -61,7 +61,7 @@ describe('instance lifecycle', () => {
     const started = await openStart(service.wsUrl, token);
     const pids = await chromiumProcesses(service.dataDir);
     assert.ok(pids.length > 0);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    killAll(pids);
     const closed = await started.closed;
     assert.deepEqual(closed, { code: 4500, reason: 'browser process exited' });
     await nothingLeft(service);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { FrameSlot } from '../../lib/remote/frame-slot.ts';
 import { LiveInstances, type EndedInstance } from '../../lib/remote/instances.ts';
-import { chromiumProcesses, eventually } from '../helpers/browser.ts';
+import { chromiumProcesses, eventually, killAll } from '../helpers/browser.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 const user = { userId: 'usr_1', name: 'Ada' };
@@ -64,13 +64,7 @@ describe('LiveInstances: instances the portal holds', () => {
   it('records a crash when Chromium dies, and says so', async () => {
     const doomed = await start('doomed');
     doomed.live.addViewer(viewer('v2'));
-    for (const pid of await chromiumProcesses(service.dataDir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    killAll(await chromiumProcesses(service.dataDir));
     const record = await eventually(() => ended.find((e) => e.id === doomed.id), Boolean, 5000);
     assert.equal(record?.reason, 'crashed');
   });
