@@ -1,13 +1,25 @@
-// Lint rules, including the import boundaries between the top-level folders
-// (docs/decisions/0002-layers-and-import-boundaries.md):
-//   app/    the Next.js portal UI      may import lib/, never server/
-//   lib/    domain logic               imports neither app/ nor server/
-//   server/ processes, routes, sockets may import lib/, never app/
+// Lint rules, including the import boundaries between owners
+// (docs/decisions/0060-code-sorted-by-owner.md, which extends 0002):
+//   lib/shared/   used by both processes         imports neither lib/service/ nor lib/portal/
+//   lib/service/  the browser and search service  imports lib/shared/
+//   lib/portal/   the portal's domain             imports lib/shared/, and of the service only
+//                                                 lib/service/keys/key-database.ts (the embedded key issuer)
+//   server/service/, server/portal/  each process's routes and sockets, over its own lib/ folder
+//   server/http/  the HTTP plumbing both servers share: lib/shared/ only
+//   app/, proxy.ts  the Next.js portal UI: lib/portal/ and lib/shared/, never server/
+// Across owners, imports use the package's `#shared/`, `#service/`, `#portal/` names, so the rule can
+// read the owner from the name; a relative path that climbs into another owner is refused as well.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const boundary = (message, ...groups) => ({
-  'no-restricted-imports': ['error', { patterns: groups.map((group) => ({ group, message })) }],
+/** A specifier that reaches one of `owners`, by `#name/` or by a relative path climbing into it. */
+const into = (owners, { except } = {}) => ({
+  regex: `^(?:#(?:${owners.join('|')})/${except ? `(?!${except}$)` : ''}|(?:\\.\\.?/)+(?:lib/)?(?:${owners.join('|')})/)`,
+});
+
+const boundary = (files, message, owners, options) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ ...into(owners, options), message }] }] },
 });
 
 export default tseslint.config(
@@ -22,16 +34,11 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  {
-    files: ['lib/**'],
-    rules: boundary('lib/ holds domain logic and must not depend on app/ or server/.', ['**/app/**', '**/server/**', '@/app/**', '@/server/**']),
-  },
-  {
-    files: ['app/**'],
-    rules: boundary('app/ must not import server/: reach the server through routes and sockets.', ['**/server/**', '@/server/**']),
-  },
-  {
-    files: ['server/**'],
-    rules: boundary('server/ must not import app/: the portal UI is built by Next.', ['**/app/**', '@/app/**']),
-  },
+  boundary(['lib/shared/**'], 'lib/shared/ serves both processes and depends on neither.', ['service', 'portal', 'app', 'server']),
+  boundary(['lib/service/**'], 'lib/service/ is the service\'s own: it may use lib/shared/, never the portal, app/ or server/.', ['portal', 'app', 'server']),
+  boundary(['lib/portal/**'], 'lib/portal/ may use lib/shared/; of the service only #service/keys/key-database.ts (decision 0060).', ['service', 'app', 'server'], { except: 'keys/key-database\\.ts' }),
+  boundary(['app/**', 'proxy.ts'], 'The portal UI uses lib/portal/ and lib/shared/, and reaches the server only through routes and sockets.', ['service', 'server']),
+  boundary(['server/service/**', 'server/cli/keys.ts', 'server/cli/index.ts', 'server/cli/host-setup.ts'], 'The service\'s process uses lib/service/ and lib/shared/, never the portal.', ['portal', 'app']),
+  boundary(['server/portal/**', 'server/cli/portal-*.ts'], 'The portal\'s process uses lib/portal/ and lib/shared/; it reaches the service over its public interface.', ['service', 'app']),
+  boundary(['server/http/**', 'server/*.ts', 'server/cli/progress.ts'], 'Shared server plumbing depends on neither process.', ['service', 'portal', 'app']),
 );

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
-import { resolveChromium } from './lib/browser/executable.ts';
+import { resolveChromium } from '#service/browser/executable.ts';
 import { E2E_BASE_URL } from './tests/helpers/portal-env.ts';
 
 // Browsers cannot be downloaded here: use the system Chromium or the npm-installed headless shell.

@@ -1,11 +1,11 @@
 import { getToken } from 'next-auth/jwt';
 import { NextResponse, type NextRequest } from 'next/server.js';
-import { publishedPortal } from './lib/portal/handle.ts';
-import { isApiPath, isPublicPath } from './lib/portal/public-paths.ts';
+import { publishedPortal } from '#portal/handle.ts';
+import { isApiPath, isPublicPath } from '#portal/accounts/public-paths.ts';
 
 /**
  * The session check, in one place, before any page or route renders: everything outside
- * lib/portal/public-paths.ts needs a valid session token. Pages redirect to sign-in, API routes
+ * lib/portal/accounts/public-paths.ts needs a valid session token. Pages redirect to sign-in, API routes
  * answer 401. Route handlers and pages check again on the server (app/_lib/session.ts), so a
  * mistake here fails closed.
  */

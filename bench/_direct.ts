@@ -3,16 +3,16 @@ import { readFile, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { Chromium, type Isolation } from '../lib/browser/chromium.ts';
-import { tailSessionId } from '../lib/browser/cdp-mux.ts';
-import { EgressPolicy } from '../lib/browser/egress/policy.ts';
-import { EgressProxy } from '../lib/browser/egress/proxy.ts';
-import { resolveChromium, type ChromiumExecutable } from '../lib/browser/executable.ts';
-import { prepareInstancesDir, removeStaleInstanceFolders } from '../lib/browser/instance-folders.ts';
-import { probeIsolation } from '../lib/browser/sandbox/probe.ts';
-import { killUids, processesOfUids } from '../lib/browser/sandbox/uids.ts';
-import { defaultInstancesDir, defaultUidBase } from '../lib/config/service.ts';
-import { parseCidrList } from '../lib/net/cidr.ts';
+import { Chromium, type Isolation } from '#service/browser/chromium.ts';
+import { tailSessionId } from '#service/browser/cdp-mux.ts';
+import { EgressPolicy } from '#service/browser/egress/policy.ts';
+import { EgressProxy } from '#service/browser/egress/proxy.ts';
+import { resolveChromium, type ChromiumExecutable } from '#service/browser/executable.ts';
+import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
+import { probeIsolation } from '#service/browser/sandbox/probe.ts';
+import { killUids, processesOfUids } from '#service/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
+import { parseCidrList } from '#service/net/cidr.ts';
 
 /**
  * The direct path of the browser benchmarks: raw Chromiums the bench launches itself with the

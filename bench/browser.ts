@@ -1,5 +1,5 @@
 import { cpus, loadavg } from 'node:os';
-import type { Chromium } from '../lib/browser/chromium.ts';
+import type { Chromium } from '#service/browser/chromium.ts';
 import { chromiumProcesses, closeStart, debuggerUrl, eventually, openStart, profileDirs } from '../tests/helpers/browser.ts';
 import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';

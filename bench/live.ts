@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
-import type { Chromium } from '../lib/browser/chromium.ts';
-import { decodeFrame, type FrameMeta } from '../lib/protocol/live.ts';
+import type { Chromium } from '#service/browser/chromium.ts';
+import { decodeFrame, type FrameMeta } from '#portal/protocol/live.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
 import { DirectChromiums, onSessionMessages, type Mode } from './_direct.ts';
 import { cpuSeconds, signedInUser, startApp } from './_portal.ts';

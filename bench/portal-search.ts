@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGunzip, gzipSync } from 'node:zlib';
-import { warcRecords } from '../lib/search/sources/warc.ts';
+import { warcRecords } from '#service/search/sources/warc.ts';
 import { signedInUser, startApp } from './_portal.ts';
 import { percentile, printTable, type Row } from './_stats.ts';
 

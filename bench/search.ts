@@ -4,11 +4,11 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { parseQuery } from '../lib/search/tokenize.ts';
-import { matchAny } from '../lib/search/sqlite/match.ts';
-import { FIELD_WEIGHTS } from '../lib/search/sqlite/backend.ts';
-import { PostingsStage } from '../lib/search/sqlite/postings.ts';
-import { IndexReader } from '../lib/search/sqlite/query.ts';
+import { parseQuery } from '#service/search/tokenize.ts';
+import { matchAny } from '#service/search/sqlite/match.ts';
+import { FIELD_WEIGHTS } from '#service/search/sqlite/backend.ts';
+import { PostingsStage } from '#service/search/sqlite/postings.ts';
+import { IndexReader } from '#service/search/sqlite/query.ts';
 import { BenchConnection } from './_http.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { currentTeam, listTeams } from '../../lib/portal/teams.ts';
+import { currentTeam, listTeams } from '#portal/teams/teams.ts';
 import { requireSignedIn } from '../_lib/page-guard.ts';
 import { themeOf } from '../_lib/theme.ts';
 import { TopBar } from '../_shell/top-bar.tsx';

@@ -1,5 +1,5 @@
 import { redirect } from 'next/navigation.js';
-import { currentTeam } from '../../lib/portal/teams.ts';
+import { currentTeam } from '#portal/teams/teams.ts';
 import { requireSignedIn } from '../_lib/page-guard.ts';
 
 /** Home: the remembered team's keys (or, for someone in no team, making one). */

@@ -1,9 +1,9 @@
 import { NextResponse } from 'next/server.js';
-import type { PublicUser } from '../../lib/portal/accounts.ts';
-import type { Actor } from '../../lib/portal/access.ts';
-import { CLIENT_ADDRESS_HEADER } from '../../lib/portal/auth.ts';
-import { asServiceError, BadRequest, Forbidden, SignInRequired } from '../../lib/portal/errors.ts';
-import { portal, type Portal } from '../../lib/portal/runtime.ts';
+import type { PublicUser } from '#portal/accounts/accounts.ts';
+import type { Actor } from '#portal/teams/access.ts';
+import { CLIENT_ADDRESS_HEADER } from '#portal/accounts/auth.ts';
+import { asServiceError, BadRequest, Forbidden, SignInRequired } from '#portal/errors.ts';
+import { portal, type Portal } from '#portal/runtime.ts';
 import { signedIn } from './session.ts';
 
 type Context<P> = { params: Promise<P> };
@@ -58,7 +58,7 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
   };
 }
 
-/** The few routes open without a session (see lib/portal/public-paths.ts). */
+/** The few routes open without a session (see lib/portal/accounts/public-paths.ts). */
 export function publicRoute(handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>) {
   return async (req: Request): Promise<NextResponse> => {
     try {

@@ -1,8 +1,8 @@
 import { getServerSession, type NextAuthOptions } from 'next-auth';
-import { publicUser, type PublicUser } from '../../lib/portal/accounts.ts';
-import type { Actor } from '../../lib/portal/access.ts';
-import { authOptions } from '../../lib/portal/auth.ts';
-import { portal, type Portal } from '../../lib/portal/runtime.ts';
+import { publicUser, type PublicUser } from '#portal/accounts/accounts.ts';
+import type { Actor } from '#portal/teams/access.ts';
+import { authOptions } from '#portal/accounts/auth.ts';
+import { portal, type Portal } from '#portal/runtime.ts';
 
 const optionsCache = new WeakMap<Portal, NextAuthOptions>();
 

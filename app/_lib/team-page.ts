@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation.js';
-import type { TeamWithRole } from '../../lib/db/portal-data.ts';
-import { asServiceError } from '../../lib/portal/errors.ts';
-import { getTeam } from '../../lib/portal/teams.ts';
+import type { TeamWithRole } from '#portal/data/portal-data.ts';
+import { asServiceError } from '#portal/errors.ts';
+import { getTeam } from '#portal/teams/teams.ts';
 import { requireSignedIn } from './page-guard.ts';
 import type { Signed } from './session.ts';
 

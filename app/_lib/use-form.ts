@@ -1,7 +1,7 @@
 'use client';
 import { useState } from 'react';
 import type { z } from 'zod';
-import { fieldErrors } from '../../lib/portal/schemas.ts';
+import { fieldErrors } from '#portal/schemas.ts';
 
 /**
  * Inline validation with the same zod schema the server uses: a field is checked when it loses

@@ -1,7 +1,7 @@
 import {
   LIVE_CLOSE, LIVE_PROTOCOL_VERSION, decodeFrame,
   type ClientMessageInput, type DialogInfo, type FrameMeta, type ServerMessage,
-} from '../../lib/protocol/live.ts';
+} from '#portal/protocol/live.ts';
 import { openPortalSocket, reconnectDelayMs } from './socket.ts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'refused';

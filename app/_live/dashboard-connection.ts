@@ -1,4 +1,4 @@
-import { decodeThumbnail, type DashboardServerMessage, type DashboardSnapshot } from '../../lib/protocol/dashboard.ts';
+import { decodeThumbnail, type DashboardServerMessage, type DashboardSnapshot } from '#portal/protocol/dashboard.ts';
 import { openPortalSocket, reconnectDelayMs } from './socket.ts';
 
 export type PushStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';

@@ -1,4 +1,4 @@
-import type { ClientMessage, FrameMeta } from '../../lib/protocol/live.ts';
+import type { ClientMessage, FrameMeta } from '#portal/protocol/live.ts';
 
 /** CDP modifier bits: Alt=1, Ctrl=2, Meta=4, Shift=8. */
 export function modifiers(e: { altKey: boolean; ctrlKey: boolean; metaKey: boolean; shiftKey: boolean }): number {

@@ -1,6 +1,6 @@
 'use client';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import type { DialogInfo, FrameMeta } from '../../lib/protocol/live.ts';
+import type { DialogInfo, FrameMeta } from '#portal/protocol/live.ts';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
 import { useRemoteInput } from './use-remote-input.ts';
 import './live-view.css';

@@ -1,5 +1,5 @@
 import { useEffect, type RefObject } from 'react';
-import type { ClientMessageInput, FrameMeta } from '../../lib/protocol/live.ts';
+import type { ClientMessageInput, FrameMeta } from '#portal/protocol/live.ts';
 import { isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
 
 /**

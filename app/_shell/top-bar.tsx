@@ -1,5 +1,5 @@
 import { Link } from '../_ui/link.tsx';
-import type { PublicUser } from '../../lib/portal/accounts.ts';
+import type { PublicUser } from '#portal/accounts/accounts.ts';
 import { ThemeToggle, type Theme } from '../_ui/theme-toggle.tsx';
 import { SignOutButton } from './sign-out-button.tsx';
 import { TeamSwitcher, type TeamOption } from './team-switcher.tsx';

@@ -2,7 +2,7 @@
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { z } from 'zod';
-import { emailSchema } from '../../lib/portal/schemas.ts';
+import { emailSchema } from '#portal/schemas.ts';
 import { useForm } from '../_lib/use-form.ts';
 import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation.js';
 import { Link } from '../_ui/link.tsx';
-import { oauthProviders } from '../../lib/portal/auth.ts';
-import { safeCallback } from '../../lib/portal/public-paths.ts';
-import { portal } from '../../lib/portal/runtime.ts';
+import { oauthProviders } from '#portal/accounts/auth.ts';
+import { safeCallback } from '#portal/accounts/public-paths.ts';
+import { portal } from '#portal/runtime.ts';
 import { signedIn } from '../_lib/session.ts';
 import { AuthShell } from '../_auth/auth-shell.tsx';
 import { OAuthButtons } from '../_auth/oauth-buttons.tsx';

@@ -1,8 +1,8 @@
 'use client';
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { PASSWORD_MIN_LENGTH } from '../../lib/crypto/password-rules.ts';
-import { signUpSchema } from '../../lib/portal/schemas.ts';
+import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
+import { signUpSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '../_lib/client-api.ts';
 import { useForm } from '../_lib/use-form.ts';
 import { Alert } from '../_ui/alert.tsx';

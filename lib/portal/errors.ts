@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '#shared/errors.ts';
 
 /** Typed errors of the portal's domain; app/api turns every one into a response in one place. */
 export class SignInRequired extends ServiceError {
@@ -17,4 +17,4 @@ export class Gone extends ServiceError {
   constructor(message: string) { super(410, message); }
 }
 
-export { BadRequest, NotFound, ServiceError, TooManyRequests, ValidationFailed, asServiceError, toServiceError } from '../errors.ts';
+export { BadRequest, NotFound, ServiceError, TooManyRequests, ValidationFailed, asServiceError, toServiceError } from '#shared/errors.ts';

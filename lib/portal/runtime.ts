@@ -1,19 +1,19 @@
-import type { PortalConfig } from '../config/portal.ts';
-import { loadServiceConfig } from '../config/service.ts';
-import { SecretBox } from '../crypto/secretbox.ts';
-import type { PortalData } from '../db/portal-data.ts';
-import { SqlitePortalData } from '../db/portal-sqlite.ts';
-import { createLogger, type Logger } from '../observability/log.ts';
-import { LiveInstances } from '../remote/instances.ts';
-import { ServiceHealthReader } from '../service-client/health.ts';
-import { KeyUseLog } from './audit.ts';
-import { recordBrowserEvents } from './browsers.ts';
+import type { PortalConfig } from './config.ts';
+import { SecretBox } from './crypto/secretbox.ts';
+import type { PortalData } from './data/portal-data.ts';
+import { SqlitePortalData } from './data/sqlite.ts';
+import { createLogger, type Logger } from '#shared/log.ts';
+import { LiveInstances } from './live/instances.ts';
+import { ServiceHealthReader } from './service-client/health.ts';
+import { KeyUseLog } from './teams/audit.ts';
+import { recordBrowserEvents } from './live/browsers.ts';
 import { publishedPortal } from './handle.ts';
-import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './issuer.ts';
-import { SearchProxy } from './search.ts';
-import { resolvePortalSecrets } from './secrets.ts';
-import { SignInThrottle } from './throttle.ts';
-import type { Vault } from './vault.ts';
+import { defaultKeyLimits } from '#service/keys/key-database.ts';
+import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './keys/issuer.ts';
+import { SearchProxy } from './search/search.ts';
+import { resolvePortalSecrets } from './keys/secrets.ts';
+import { SignInThrottle } from './accounts/throttle.ts';
+import type { Vault } from './keys/vault.ts';
 
 /**
  * Everything the portal process holds, built once by the composition root (createPortal) before
@@ -47,8 +47,7 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
   const data = SqlitePortalData.open(config.dataDir);
   let issuer: KeyIssuer = new NoIssuer();
   if (config.embeddedService) {
-    const service = loadServiceConfig({ ...env, DATA_DIR: config.dataDir });
-    issuer = new EmbeddedIssuer(config.dataDir, { ratePerMinute: service.search.defaultRatePerMinute, maxInstances: service.browser.maxInstancesPerKey });
+    issuer = new EmbeddedIssuer(config.dataDir, defaultKeyLimits(env, config.dataDir));
   }
   const box = new SecretBox(secrets.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const { idleMs, maxPerUser, maxPerTeam } = config.live;

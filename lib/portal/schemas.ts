@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/password-rules.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './crypto/password-rules.ts';
 
 /**
  * Input schemas shared by the forms (inline validation in the browser) and the server routes

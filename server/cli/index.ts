@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../../lib/config/schema.ts';
-import { loadServiceConfig } from '../../lib/config/service.ts';
-import { ingest } from '../../lib/search/ingest.ts';
-import { CRAWL_DEFAULTS } from '../../lib/search/sources/crawler.ts';
-import { SqliteIndexWriter } from '../../lib/search/sqlite/writer.ts';
-import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
+import { ConfigError } from '#shared/config-schema.ts';
+import { loadServiceConfig } from '#service/config.ts';
+import { ingest } from '#service/search/ingest.ts';
+import { CRAWL_DEFAULTS } from '#service/search/sources/crawler.ts';
+import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
+import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import { ProgressBar } from './progress.ts';
 
 const USAGE = `usage: npm run index -- SOURCE... [options]

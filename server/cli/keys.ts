@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../../lib/config/schema.ts';
-import { loadServiceConfig } from '../../lib/config/service.ts';
-import { KeyStore } from '../../lib/keys/store.ts';
-import { openServiceDatabase } from '../service/app.ts';
+import { ConfigError } from '#shared/config-schema.ts';
+import { loadServiceConfig } from '#service/config.ts';
+import { openKeyDatabase } from '#service/keys/key-database.ts';
 
 const USAGE = `usage:
   npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N]
@@ -38,8 +37,7 @@ function main(argv: string[]): void {
     return;
   }
   const config = loadServiceConfig();
-  const db = openServiceDatabase(config.dataDir);
-  const keys = new KeyStore(db, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+  const { keys, close } = openKeyDatabase(config.dataDir, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
   try {
     switch (command) {
       case 'create': {
@@ -75,7 +73,7 @@ function main(argv: string[]): void {
         fail(`unknown command ${command}`);
     }
   } finally {
-    db.close();
+    close();
   }
 }
 

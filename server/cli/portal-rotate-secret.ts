@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadPortalConfig } from '../../lib/config/portal.ts';
-import { ConfigError } from '../../lib/config/schema.ts';
-import { writeSecret } from '../../lib/crypto/secret-file.ts';
-import { SecretBox } from '../../lib/crypto/secretbox.ts';
-import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
-import { resolvePortalSecrets, secretFiles } from '../../lib/portal/secrets.ts';
-import { resealAll } from '../../lib/portal/vault.ts';
+import { loadPortalConfig } from '#portal/config.ts';
+import { ConfigError } from '#shared/config-schema.ts';
+import { writeSecret } from '#portal/crypto/secret-file.ts';
+import { SecretBox } from '#portal/crypto/secretbox.ts';
+import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { resolvePortalSecrets, secretFiles } from '#portal/keys/secrets.ts';
+import { resealAll } from '#portal/keys/vault.ts';
 
 const USAGE = `usage:
   npm run portal:rotate-secret                          secret kept in DATA_DIR: generate a new one, re-encrypt, replace the file

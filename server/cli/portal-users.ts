@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { loadPortalConfig } from '../../lib/config/portal.ts';
-import { ConfigError } from '../../lib/config/schema.ts';
-import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
-import { issuePasswordReset } from '../../lib/portal/accounts.ts';
-import { SignInThrottle } from '../../lib/portal/throttle.ts';
+import { loadPortalConfig } from '#portal/config.ts';
+import { ConfigError } from '#shared/config-schema.ts';
+import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { issuePasswordReset } from '#portal/accounts/accounts.ts';
+import { SignInThrottle } from '#portal/accounts/throttle.ts';
 
 const USAGE = `usage:
   npm run portal:users -- reset-link EMAIL       print a one-time link (valid 1 hour) that sets a new password;

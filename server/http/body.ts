@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { PayloadTooLarge, ValidationFailed } from '../../lib/errors.ts';
+import { PayloadTooLarge, ValidationFailed } from '#shared/errors.ts';
 
 /**
  * Read a request body of at most `limit` bytes. A declared Content-Length over the limit is refused

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { BadRequest, MethodNotAllowed, NotFound } from '../../lib/errors.ts';
+import { BadRequest, MethodNotAllowed, NotFound } from '#shared/errors.ts';
 import { sendError } from './respond.ts';
 
 /** Values of a pattern's `:name` segments, percent-decoded. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { getToken } from 'next-auth/jwt';
-import type { Portal } from '../../lib/portal/runtime.ts';
-import { userOfSession } from '../../lib/portal/sessions.ts';
+import type { Portal } from '#portal/runtime.ts';
+import { userOfSession } from '#portal/accounts/sessions.ts';
 import type { Access, SignedInUser } from './sockets/authorize.ts';
 
 function cookies(header: string | undefined): Record<string, string> {

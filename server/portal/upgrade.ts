@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { NotFound } from '../../lib/errors.ts';
+import { NotFound } from '#shared/errors.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { DASHBOARD_PATH, type DashboardSockets } from './sockets/dashboard.ts';
 import { LIVE_PATH, type LiveSockets } from './sockets/live.ts';

@@ -1,28 +1,24 @@
 import { rmdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
-import { Chromium } from '../../lib/browser/chromium.ts';
-import { EgressPolicy } from '../../lib/browser/egress/policy.ts';
-import { EgressProxy } from '../../lib/browser/egress/proxy.ts';
-import { resolveChromium } from '../../lib/browser/executable.ts';
-import { DiskGuard } from '../../lib/browser/disk-guard.ts';
-import { BrowserFleet } from '../../lib/browser/fleet.ts';
-import { prepareInstancesDir, removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
-import { BrowserPool } from '../../lib/browser/pool.ts';
-import { removeServiceCgroups } from '../../lib/browser/sandbox/cgroups.ts';
-import { probeIsolation } from '../../lib/browser/sandbox/probe.ts';
-import { killUids } from '../../lib/browser/sandbox/uids.ts';
-import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '../../lib/config/service.ts';
-import { openDatabase } from '../../lib/db/sqlite.ts';
-import { serviceMigrations } from '../../lib/db/service-migrations.ts';
-import { NotFound, ServiceUnavailable } from '../../lib/errors.ts';
-import { KeyStore } from '../../lib/keys/store.ts';
-import { createLogger } from '../../lib/observability/log.ts';
-import { ServiceMetrics } from '../../lib/observability/metrics.ts';
-import { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
-import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
+import { Chromium } from '#service/browser/chromium.ts';
+import { EgressPolicy } from '#service/browser/egress/policy.ts';
+import { EgressProxy } from '#service/browser/egress/proxy.ts';
+import { resolveChromium } from '#service/browser/executable.ts';
+import { DiskGuard } from '#service/browser/disk-guard.ts';
+import { BrowserFleet } from '#service/browser/fleet.ts';
+import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
+import { BrowserPool } from '#service/browser/pool.ts';
+import { removeServiceCgroups } from '#service/browser/sandbox/cgroups.ts';
+import { probeIsolation } from '#service/browser/sandbox/probe.ts';
+import { killUids } from '#service/browser/sandbox/uids.ts';
+import { openKeyDatabase } from '#service/keys/key-database.ts';
+import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.ts';
+import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
+import { createLogger } from '#shared/log.ts';
+import { ServiceMetrics } from '#service/metrics.ts';
+import { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
+import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { guardConnections } from '../http/connection-guard.ts';
@@ -42,10 +38,6 @@ export type RunningService = {
   close(): Promise<void>;
 };
 
-export function openServiceDatabase(dataDir: string): DatabaseSync {
-  return openDatabase(join(dataDir, 'service.db'), serviceMigrations);
-}
-
 /** Say at start-up what the search index holds, and how to fill an empty one. */
 async function logIndexState(search: SqliteSearchBackend, file: string, log: ReturnType<typeof createLogger>): Promise<void> {
   try {
@@ -61,8 +53,7 @@ async function logIndexState(search: SqliteSearchBackend, file: string, log: Ret
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger('service', config.logLevel);
   const metricsRegistry = new ServiceMetrics();
-  const db = openServiceDatabase(config.dataDir);
-  const keys = new KeyStore(db, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+  const { db, keys } = openKeyDatabase(config.dataDir, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
 
   const executable = await resolveChromium(config.chromePath);
   log.info({ chromium: executable }, 'using Chromium');

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { BrowserFleet } from '../../lib/browser/fleet.ts';
-import type { BrowserPool } from '../../lib/browser/pool.ts';
-import type { IsolationReport } from '../../lib/browser/sandbox/probe.ts';
-import type { ServiceConfig } from '../../lib/config/service.ts';
-import type { KeyStore } from '../../lib/keys/store.ts';
-import type { SlidingWindowLimiter } from '../../lib/ratelimit/sliding-window.ts';
-import type { SearchBackend } from '../../lib/search/backend.ts';
-import type { ServiceMetrics } from '../../lib/observability/metrics.ts';
+import type { BrowserFleet } from '#service/browser/fleet.ts';
+import type { BrowserPool } from '#service/browser/pool.ts';
+import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
+import type { ServiceConfig } from '#service/config.ts';
+import type { KeyStore } from '#service/keys/store.ts';
+import type { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
+import type { SearchBackend } from '#service/search/backend.ts';
+import type { ServiceMetrics } from '#service/metrics.ts';
 
 /** What the service's handlers are given. */
 export type ServiceContext = {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { requireBrowserId } from '../../lib/browser/devtools-address.ts';
-import type { Instance } from '../../lib/browser/fleet.ts';
-import { authenticate } from '../../lib/keys/auth.ts';
+import { requireBrowserId } from '#service/browser/devtools-address.ts';
+import type { Instance } from '#service/browser/fleet.ts';
+import { authenticate } from '#service/keys/auth.ts';
 import type { ServiceContext } from './context.ts';
 
 /**

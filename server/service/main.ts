@@ -1,5 +1,5 @@
-import { ConfigError } from '../../lib/config/schema.ts';
-import { loadServiceConfig } from '../../lib/config/service.ts';
+import { ConfigError } from '#shared/config-schema.ts';
+import { loadServiceConfig } from '#service/config.ts';
 import { startService } from './app.ts';
 
 /** `npm run service`: the browser and search service alone. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import WebSocket from 'ws';
-import { LIVE_PROTOCOL_VERSION } from '../../lib/protocol/live.ts';
+import { LIVE_PROTOCOL_VERSION } from '#portal/protocol/live.ts';
 import { E2E_BASE_URL, E2E_DATA_DIR, e2eEnv } from '../helpers/portal-env.ts';
 import { createKey, createTeam, inviteLink, newUser, signIn, signOut, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { processesOfUids } from '../../lib/browser/sandbox/uids.ts';
-import { defaultInstancesDir, defaultUidBase } from '../../lib/config/service.ts';
+import { processesOfUids } from '#service/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
 
 export type StartedBrowser = {
   id: string;

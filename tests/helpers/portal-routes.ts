@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { isPublicPath } from '../../lib/portal/public-paths.ts';
+import { isPublicPath } from '#portal/accounts/public-paths.ts';
 
 export type AppRoute = { kind: 'page' | 'api'; pattern: string; methods: string[]; public: boolean };
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip, gzipSync } from 'node:zlib';
-import { warcRecords } from '../../lib/search/sources/warc.ts';
+import { warcRecords } from '#service/search/sources/warc.ts';
 import { ROOT } from './service.ts';
 
 export const CORPUS = join(ROOT, '..', 'shared', 'corpus');

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { removeStaleInstanceFolders } from '../../lib/browser/instance-folders.ts';
-import { killUids } from '../../lib/browser/sandbox/uids.ts';
-import { defaultInstancesDir, defaultUidBase } from '../../lib/config/service.ts';
+import { removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
+import { killUids } from '#service/browser/sandbox/uids.ts';
+import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { decodeFrame, type ClientMessage, type FrameMeta, type ServerMessage } from '../../lib/protocol/live.ts';
-import { FrameSlot } from '../../lib/remote/frame-slot.ts';
-import { LiveBrowser, type Viewer } from '../../lib/remote/live-browser.ts';
-import { holdBrowser } from '../../lib/service-client/browser.ts';
+import { decodeFrame, type ClientMessage, type FrameMeta, type ServerMessage } from '#portal/protocol/live.ts';
+import { FrameSlot } from '#portal/live/frame-slot.ts';
+import { LiveBrowser, type Viewer } from '#portal/live/live-browser.ts';
+import { holdBrowser } from '#portal/service-client/browser.ts';
 import { eventually } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { FrameSlot } from '../../lib/remote/frame-slot.ts';
-import { LiveInstances, type EndedInstance } from '../../lib/remote/instances.ts';
+import { FrameSlot } from '#portal/live/frame-slot.ts';
+import { LiveInstances, type EndedInstance } from '#portal/live/instances.ts';
 import { chromiumProcesses, eventually, killAll } from '../helpers/browser.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
+import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import { httpResponse, page, runIndex, runIndexAsync, warcRecord } from '../helpers/search.ts';
 
 const find = async (dataDir: string, query: string, language = 'en') => {

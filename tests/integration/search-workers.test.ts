@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { BackendUnavailable } from '../../lib/search/backend.ts';
-import { SqliteSearchBackend } from '../../lib/search/sqlite/backend.ts';
+import { BackendUnavailable } from '#service/search/backend.ts';
+import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import { page, runIndex } from '../helpers/search.ts';
 
 describe('search on query worker threads', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { WebSocket } from 'ws';
-import type { AccessChange } from '../../lib/db/portal-data.ts';
+import type { AccessChange } from '#portal/data/portal-data.ts';
 import { AccessWatch } from '../../server/portal/sockets/access-watch.ts';
 import type { Access, SignedInUser } from '../../server/portal/sockets/authorize.ts';
 

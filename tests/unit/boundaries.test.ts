@@ -4,29 +4,66 @@ import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
 import { ROOT } from '../helpers/service.ts';
 
-/** The lint rule that keeps the layers apart must actually fire (docs/decisions/0002). */
+/**
+ * The lint rule that keeps owners apart must actually fire (docs/decisions/0002 and 0060): each case
+ * is a file that would import across a boundary, by `#name` or by a relative path that climbs.
+ */
 describe('import boundaries', () => {
   const eslint = new ESLint({ cwd: ROOT });
-  const lint = async (file: string, code: string) => {
+  const refusals = async (file: string, specifier: string) => {
+    const code = `import { a } from '${specifier}';\nexport const b = a;\n`;
     const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
-    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').length;
   };
+  const refused = async (file: string, specifier: string) => assert.equal(await refusals(file, specifier), 1, `${file} must not import ${specifier}`);
+  const allowed = async (file: string, specifier: string) => assert.equal(await refusals(file, specifier), 0, `${file} may import ${specifier}`);
 
-  it('forbids lib/ from importing server/ or app/', async () => {
-    assert.equal((await lint('lib/x.ts', "import { a } from '../server/service/app.ts';\nexport const b = a;\n")).length, 1);
-    assert.equal((await lint('lib/deep/x.ts', "import { a } from '../../app/page.tsx';\nexport const b = a;\n")).length, 1);
+  it('keeps lib/shared/ free of both owners and of the processes', async () => {
+    await refused('lib/shared/x.ts', '#service/config.ts');
+    await refused('lib/shared/x.ts', '#portal/config.ts');
+    await refused('lib/shared/protocol/x.ts', '../../service/config.ts');
+    await refused('lib/shared/x.ts', '../../server/http/respond.ts');
+    await refused('lib/shared/x.ts', '../../app/page.tsx');
+    await allowed('lib/shared/protocol/x.ts', '../errors.ts');
   });
 
-  it('forbids app/ from importing server/', async () => {
-    assert.equal((await lint('app/x.tsx', "import { a } from '../server/main.ts';\nexport const b = a;\n")).length, 1);
+  it('keeps the service out of the portal and the portal out of the service, but for the key database', async () => {
+    await refused('lib/service/search/x.ts', '#portal/search/search.ts');
+    await refused('lib/service/x.ts', '../portal/config.ts');
+    await refused('lib/portal/x.ts', '#service/browser/fleet.ts');
+    await refused('lib/portal/live/x.ts', '../../service/keys/store.ts');
+    await refused('lib/portal/keys/x.ts', '../../service/keys/key-database.ts');
+    await allowed('lib/portal/keys/x.ts', '#service/keys/key-database.ts');
+    await refused('lib/portal/keys/x.ts', '#service/keys/key-database.ts.bak');
+    await allowed('lib/portal/x.ts', '#shared/errors.ts');
+    await allowed('lib/portal/live/x.ts', '../service-client/browser.ts');
   });
 
-  it('forbids server/ from importing app/', async () => {
-    assert.equal((await lint('server/x.ts', "import { a } from '../app/page.tsx';\nexport const b = a;\n")).length, 1);
+  it('keeps lib/ out of server/ and app/', async () => {
+    await refused('lib/service/x.ts', '../../server/service/app.ts');
+    await refused('lib/portal/deep/x.ts', '../../../app/page.tsx');
+    await refused('lib/portal/x.ts', '#app/_lib/api.ts');
   });
 
-  it('allows app/ and server/ to import lib/', async () => {
-    assert.deepEqual(await lint('app/x.tsx', "import { a } from '../lib/errors.ts';\nexport const b = a;\n"), []);
-    assert.deepEqual(await lint('server/x.ts', "import { a } from '../lib/errors.ts';\nexport const b = a;\n"), []);
+  it('lets the portal UI use the portal and shared code, never the service or server/', async () => {
+    await allowed('app/x.tsx', '#portal/search/highlight.ts');
+    await allowed('app/x.tsx', '#shared/protocol/start.ts');
+    await refused('app/x.tsx', '#service/search/rank.ts');
+    await refused('app/x.tsx', '../server/main.ts');
+    await refused('app/a/b/x.tsx', '../../../lib/service/config.ts');
+    await refused('proxy.ts', '#service/config.ts');
+  });
+
+  it('keeps each process on its own side', async () => {
+    await allowed('server/service/x.ts', '#service/browser/fleet.ts');
+    await refused('server/service/x.ts', '#portal/runtime.ts');
+    await refused('server/service/x.ts', '../portal/upgrade.ts');
+    await allowed('server/portal/x.ts', '#portal/runtime.ts');
+    await refused('server/portal/x.ts', '#service/browser/fleet.ts');
+    await refused('server/portal/x.ts', '../service/app.ts');
+    await refused('server/http/x.ts', '#portal/errors.ts');
+    await refused('server/cli/portal-x.ts', '#service/keys/store.ts');
+    await refused('server/cli/keys.ts', '#portal/keys/vault.ts');
+    await refused('server/x.ts', '../app/page.tsx');
   });
 });

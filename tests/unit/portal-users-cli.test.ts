@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SqlitePortalData } from '../../lib/db/portal-sqlite.ts';
-import { resetPassword, signInWithPassword } from '../../lib/portal/accounts.ts';
-import { account } from '../../lib/portal/test-support.ts';
-import { SignInThrottle } from '../../lib/portal/throttle.ts';
+import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { resetPassword, signInWithPassword } from '#portal/accounts/accounts.ts';
+import { account } from '../helpers/portal-doubles.ts';
+import { SignInThrottle } from '#portal/accounts/throttle.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

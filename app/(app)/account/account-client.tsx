@@ -4,14 +4,14 @@ import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation.js';
 import { useState } from 'react';
 import { z } from 'zod';
-import { PASSWORD_MIN_LENGTH } from '../../../lib/crypto/password-rules.ts';
-import { currentPasswordSchema, displayNameSchema, emailSchema, passwordSchema } from '../../../lib/portal/schemas.ts';
-import { api, ApiError } from '../../_lib/client-api.ts';
-import { useFields, useForm } from '../../_lib/use-form.ts';
-import { Alert } from '../../_ui/alert.tsx';
-import { Button } from '../../_ui/button.tsx';
-import { Dialog } from '../../_ui/dialog.tsx';
-import { Field } from '../../_ui/field.tsx';
+import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
+import { currentPasswordSchema, displayNameSchema, emailSchema, passwordSchema } from '#portal/schemas.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { useFields, useForm } from '#app/_lib/use-form.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Dialog } from '#app/_ui/dialog.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 const profileForm = z.object({ name: displayNameSchema, email: emailSchema, currentPassword: currentPasswordSchema });
 

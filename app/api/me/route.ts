@@ -1,6 +1,6 @@
-import { deleteAccount, updateProfile } from '../../../lib/portal/accounts.ts';
-import { currentTeam, listTeams } from '../../../lib/portal/teams.ts';
-import { route } from '../../_lib/api.ts';
+import { deleteAccount, updateProfile } from '#portal/accounts/accounts.ts';
+import { currentTeam, listTeams } from '#portal/teams/teams.ts';
+import { route } from '#app/_lib/api.ts';
 
 export const GET = route(async ({ portal, user, actor }) => ({
   user,

@@ -1,5 +1,5 @@
-import { signUp } from '../../../lib/portal/accounts.ts';
-import { publicRoute } from '../../_lib/api.ts';
+import { signUp } from '#portal/accounts/accounts.ts';
+import { publicRoute } from '#app/_lib/api.ts';
 
 /** Create an account (public); the page then signs in through next-auth. The answer never says whether the address was taken. */
 export const POST = publicRoute(async ({ portal, body, address }) =>

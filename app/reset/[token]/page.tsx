@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import { resetTokenSchema } from '../../../lib/portal/schemas.ts';
-import { AuthShell } from '../../_auth/auth-shell.tsx';
-import { Alert } from '../../_ui/alert.tsx';
-import { Link } from '../../_ui/link.tsx';
+import { resetTokenSchema } from '#portal/schemas.ts';
+import { AuthShell } from '#app/_auth/auth-shell.tsx';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Link } from '#app/_ui/link.tsx';
 import { ResetForm } from './reset-form.tsx';
 
 export const metadata: Metadata = { title: 'Set a new password', referrer: 'no-referrer' };

@@ -2,13 +2,13 @@
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { z } from 'zod';
-import { PASSWORD_MIN_LENGTH } from '../../../lib/crypto/password-rules.ts';
-import { passwordSchema } from '../../../lib/portal/schemas.ts';
-import { api, ApiError } from '../../_lib/client-api.ts';
-import { useForm } from '../../_lib/use-form.ts';
-import { Alert } from '../../_ui/alert.tsx';
-import { Button } from '../../_ui/button.tsx';
-import { Field } from '../../_ui/field.tsx';
+import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
+import { passwordSchema } from '#portal/schemas.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { useForm } from '#app/_lib/use-form.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 const resetForm = z.object({ password: passwordSchema });
 

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import type { AccessChange } from '../../../lib/db/portal-data.ts';
+import type { AccessChange } from '#portal/data/portal-data.ts';
 import type { Access, SignedInUser, SocketAuth } from './authorize.ts';
 
 type Watched = { user: SignedInUser; teamId: string; onChange: (access: Access) => void };

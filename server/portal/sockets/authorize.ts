@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { AccessChange } from '../../../lib/db/portal-data.ts';
-import { Forbidden, SignInRequired } from '../../../lib/portal/errors.ts';
+import type { AccessChange } from '#portal/data/portal-data.ts';
+import { Forbidden, SignInRequired } from '#portal/errors.ts';
 
 /** Who opened a socket, with the session version they signed in under. */
 export type SignedInUser = { userId: string; name: string; sessionVersion: number };

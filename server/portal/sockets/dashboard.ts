@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Logger } from '../../../lib/observability/log.ts';
-import { asServiceError } from '../../../lib/portal/errors.ts';
+import type { Logger } from '#shared/log.ts';
+import { asServiceError } from '#portal/errors.ts';
 import {
   DASHBOARD_CLOSE, DASHBOARD_MAX_MESSAGE_BYTES, DASHBOARD_PROTOCOL_VERSION, dashboardClientMessage, encodeThumbnail,
   type DashboardServerMessage, type DashboardSnapshot,
-} from '../../../lib/protocol/dashboard.ts';
-import type { LiveInstances } from '../../../lib/remote/instances.ts';
+} from '#portal/protocol/dashboard.ts';
+import type { LiveInstances } from '#portal/live/instances.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { NotFound } from '../../../lib/portal/errors.ts';
-import { LIVE_CLOSE, LIVE_MAX_MESSAGE_BYTES, LIVE_PROTOCOL_VERSION, parseClientMessage, type ServerMessage } from '../../../lib/protocol/live.ts';
-import { FrameSlot } from '../../../lib/remote/frame-slot.ts';
-import type { LiveInstance, LiveInstances } from '../../../lib/remote/instances.ts';
-import type { Viewer } from '../../../lib/remote/live-browser.ts';
-import type { Logger } from '../../../lib/observability/log.ts';
+import { NotFound } from '#portal/errors.ts';
+import { LIVE_CLOSE, LIVE_MAX_MESSAGE_BYTES, LIVE_PROTOCOL_VERSION, parseClientMessage, type ServerMessage } from '#portal/protocol/live.ts';
+import { FrameSlot } from '#portal/live/frame-slot.ts';
+import type { LiveInstance, LiveInstances } from '#portal/live/instances.ts';
+import type { Viewer } from '#portal/live/live-browser.ts';
+import type { Logger } from '#shared/log.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
@@ -26,7 +26,7 @@ const PING_MS = 15_000;
 /**
  * `/live/<instanceId>`: the portal's live-view socket. Checks the Origin, the session and that the
  * user's team owns the instance before the handshake; then relays frames out and validated
- * messages in (lib/protocol/live.ts).
+ * messages in (lib/portal/protocol/live.ts).
  */
 export class LiveSockets {
   readonly #deps: LiveSocketDeps;

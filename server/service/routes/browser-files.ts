@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { deleteUpload, listDownloads, listUploads, openDownload, storeUpload } from '../../../lib/browser/files.ts';
-import { BadRequest } from '../../../lib/errors.ts';
+import { deleteUpload, listDownloads, listUploads, openDownload, storeUpload } from '#service/browser/files.ts';
+import { BadRequest } from '#shared/errors.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
 import type { Handler, RouteParams } from '../../http/router.ts';
 import type { ServiceContext } from '../context.ts';

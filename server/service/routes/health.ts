@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Unauthorized, UpgradeRequired } from '../../../lib/errors.ts';
+import { Unauthorized, UpgradeRequired } from '#shared/errors.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';

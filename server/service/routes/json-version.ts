@@ -1,4 +1,4 @@
-import { publicVersion } from '../../../lib/browser/devtools-address.ts';
+import { publicVersion } from '#service/browser/devtools-address.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';

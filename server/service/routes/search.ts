@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadGateway, TooManyRequests, ValidationFailed } from '../../../lib/errors.ts';
-import { authenticate } from '../../../lib/keys/auth.ts';
-import { rateLimitHeaders } from '../../../lib/ratelimit/sliding-window.ts';
-import { BackendUnavailable } from '../../../lib/search/backend.ts';
-import { parseSearchBody } from '../../../lib/search/request.ts';
+import { BadGateway, TooManyRequests, ValidationFailed } from '#shared/errors.ts';
+import { authenticate } from '#service/keys/auth.ts';
+import { rateLimitHeaders } from '#service/ratelimit/sliding-window.ts';
+import { BackendUnavailable } from '#service/search/backend.ts';
+import { parseSearchBody } from '#shared/protocol/search.ts';
 import { readBody } from '../../http/body.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
 import type { Handler } from '../../http/router.ts';

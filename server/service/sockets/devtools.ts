@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { judge } from '../../../lib/browser/cdp-policy.ts';
-import type { MuxClient, MuxTarget } from '../../../lib/browser/cdp-mux.ts';
-import { parseDevtoolsPath } from '../../../lib/browser/devtools-address.ts';
-import type { Instance } from '../../../lib/browser/fleet.ts';
-import { NotFound } from '../../../lib/errors.ts';
-import { DEVTOOLS_CLOSE, DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, isMalformed, parseClientMessage, refusalReply } from '../../../lib/protocol/devtools.ts';
+import { judge } from '#service/browser/cdp-policy.ts';
+import type { MuxClient, MuxTarget } from '#service/browser/cdp-mux.ts';
+import { parseDevtoolsPath } from '#service/browser/devtools-address.ts';
+import type { Instance } from '#service/browser/fleet.ts';
+import { NotFound } from '#shared/errors.ts';
+import { DEVTOOLS_CLOSE, DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, isMalformed, parseClientMessage, refusalReply } from '#service/protocol/devtools.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireInstance } from '../instance.ts';

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { BadRequest } from '../../../lib/errors.ts';
-import type { Instance } from '../../../lib/browser/fleet.ts';
-import { authenticate } from '../../../lib/keys/auth.ts';
-import { START_CLOSE, START_MAX_CLIENT_MESSAGE_BYTES, type EndReason } from '../../../lib/protocol/start.ts';
+import { BadRequest } from '#shared/errors.ts';
+import type { Instance } from '#service/browser/fleet.ts';
+import { authenticate } from '#service/keys/auth.ts';
+import { START_CLOSE, START_MAX_CLIENT_MESSAGE_BYTES, type EndReason } from '#shared/protocol/start.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 

@@ -1,8 +1,8 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
-import { api } from '../../../_lib/client-api.ts';
-import { Alert } from '../../../_ui/alert.tsx';
-import { Button } from '../../../_ui/button.tsx';
+import { api } from '#app/_lib/client-api.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
 
 export function AcceptInvite({ token, teamName }: { token: string; teamName: string }) {
   const mutation = useMutation({

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import { Link } from '../../../_ui/link.tsx';
-import { previewInvite } from '../../../../lib/portal/invites.ts';
-import { roleLabel } from '../../../../lib/portal/teams.ts';
-import { requireSignedIn } from '../../../_lib/page-guard.ts';
-import { Alert } from '../../../_ui/alert.tsx';
+import { Link } from '#app/_ui/link.tsx';
+import { previewInvite } from '#portal/teams/invites.ts';
+import { roleLabel } from '#portal/teams/teams.ts';
+import { requireSignedIn } from '#app/_lib/page-guard.ts';
+import { Alert } from '#app/_ui/alert.tsx';
 import { AcceptInvite } from './accept-invite.tsx';
 
 export const metadata: Metadata = { title: 'Invitation' };

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { roleLabel } from '../../../../lib/portal/teams.ts';
-import { canManage, requireTeam } from '../../../_lib/team-page.ts';
-import { Badge } from '../../../_ui/badge.tsx';
+import { roleLabel } from '#portal/teams/teams.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { Badge } from '#app/_ui/badge.tsx';
 import { TeamTabs } from './team-tabs.tsx';
 
 export default async function TeamLayout({ children, params }: { children: ReactNode; params: Promise<{ teamId: string }> }) {

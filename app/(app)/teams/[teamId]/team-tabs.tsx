@@ -1,5 +1,5 @@
 'use client';
-import { Link } from '../../../_ui/link.tsx';
+import { Link } from '#app/_ui/link.tsx';
 import { usePathname } from 'next/navigation.js';
 
 export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boolean }) {

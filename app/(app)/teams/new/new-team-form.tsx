@@ -1,12 +1,12 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { createTeamSchema } from '../../../../lib/portal/schemas.ts';
-import { api, ApiError } from '../../../_lib/client-api.ts';
-import { useForm } from '../../../_lib/use-form.ts';
-import { Alert } from '../../../_ui/alert.tsx';
-import { Button } from '../../../_ui/button.tsx';
-import { Field } from '../../../_ui/field.tsx';
+import { createTeamSchema } from '#portal/schemas.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { useForm } from '#app/_lib/use-form.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 export function NewTeamForm() {
   const [name, setName] = useState('');

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { requireSignedIn } from '../../../_lib/page-guard.ts';
+import { requireSignedIn } from '#app/_lib/page-guard.ts';
 import { NewTeamForm } from './new-team-form.tsx';
 
 export const metadata: Metadata = { title: 'New team' };

@@ -1,5 +1,5 @@
 import NextAuth from 'next-auth';
-import { auth } from '../../../_lib/session.ts';
+import { auth } from '#app/_lib/session.ts';
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 

@@ -1,5 +1,5 @@
-import { acceptInvite, previewInvite } from '../../../../lib/portal/invites.ts';
-import { route } from '../../../_lib/api.ts';
+import { acceptInvite, previewInvite } from '#portal/teams/invites.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { token: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ invite: await previewInvite(portal.data, actor, params.token) }));

@@ -1,7 +1,7 @@
-import { currentTeamSchema } from '../../../../lib/portal/schemas.ts';
-import { selectTeam } from '../../../../lib/portal/teams.ts';
-import { parseOrThrow } from '../../../../lib/portal/validation.ts';
-import { route } from '../../../_lib/api.ts';
+import { currentTeamSchema } from '#portal/schemas.ts';
+import { selectTeam } from '#portal/teams/teams.ts';
+import { parseOrThrow } from '#portal/validation.ts';
+import { route } from '#app/_lib/api.ts';
 
 /** Remember the team chosen in the header. */
 export const PUT = route(async ({ portal, actor, body }) => {

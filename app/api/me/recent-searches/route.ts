@@ -1,5 +1,5 @@
-import { clearRecentSearches, recentSearches } from '../../../../lib/portal/search.ts';
-import { route } from '../../../_lib/api.ts';
+import { clearRecentSearches, recentSearches } from '#portal/search/search.ts';
+import { route } from '#app/_lib/api.ts';
 
 export const GET = route(async ({ portal, actor }) => ({ searches: await recentSearches(portal.data, actor) }));
 export const DELETE = route(async ({ portal, actor }) => {

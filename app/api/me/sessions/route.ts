@@ -1,5 +1,5 @@
-import { endAllSessions } from '../../../../lib/portal/accounts.ts';
-import { route } from '../../../_lib/api.ts';
+import { endAllSessions } from '#portal/accounts/accounts.ts';
+import { route } from '#app/_lib/api.ts';
 
 /** Sign out everywhere: every session of the account ends, this one included. */
 export const DELETE = route(async ({ portal, actor }) => {

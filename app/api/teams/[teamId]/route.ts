@@ -1,5 +1,5 @@
-import { getTeam, renameTeam } from '../../../../lib/portal/teams.ts';
-import { route } from '../../../_lib/api.ts';
+import { getTeam, renameTeam } from '#portal/teams/teams.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ team: await getTeam(portal.data, actor, params.teamId) }));

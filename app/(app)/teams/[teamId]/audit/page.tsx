@@ -1,11 +1,11 @@
 import type { Metadata } from 'next';
-import { AUDIT_KIND_LABELS, AUDIT_KINDS, actionLabel, auditLog, describeDetail, type AuditPage } from '../../../../../lib/portal/audit.ts';
-import { asServiceError } from '../../../../../lib/portal/errors.ts';
-import { formatDate } from '../../../../_lib/format.ts';
-import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { buttonClass } from '../../../../_ui/button.tsx';
-import { EmptyState } from '../../../../_ui/empty-state.tsx';
+import { AUDIT_KIND_LABELS, AUDIT_KINDS, actionLabel, auditLog, describeDetail, type AuditPage } from '#portal/teams/audit.ts';
+import { asServiceError } from '#portal/errors.ts';
+import { formatDate } from '#app/_lib/format.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { buttonClass } from '#app/_ui/button.tsx';
+import { EmptyState } from '#app/_ui/empty-state.tsx';
 
 export const metadata: Metadata = { title: 'Audit log' };
 

@@ -1,14 +1,14 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { DashboardInstance, DashboardSnapshot, Usage } from '../../../../../lib/protocol/dashboard.ts';
-import { DashboardConnection, type PushStatus } from '../../../../_live/dashboard-connection.ts';
-import { api, ApiError } from '../../../../_lib/client-api.ts';
-import { formatDate } from '../../../../_lib/format.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { EmptyState } from '../../../../_ui/empty-state.tsx';
-import { Link } from '../../../../_ui/link.tsx';
+import type { DashboardInstance, DashboardSnapshot, Usage } from '#portal/protocol/dashboard.ts';
+import { DashboardConnection, type PushStatus } from '#app/_live/dashboard-connection.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { formatDate } from '#app/_lib/format.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { EmptyState } from '#app/_ui/empty-state.tsx';
+import { Link } from '#app/_ui/link.tsx';
 import { StartForm, type KeyChoice } from './start-form.tsx';
 import './dashboard.css';
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
-import { dashboardSnapshot } from '../../../../../lib/portal/browsers.ts';
-import { listKeys } from '../../../../../lib/portal/vault.ts';
-import { requireTeam } from '../../../../_lib/team-page.ts';
+import { dashboardSnapshot } from '#portal/live/browsers.ts';
+import { listKeys } from '#portal/keys/vault.ts';
+import { requireTeam } from '#app/_lib/team-page.ts';
 import { Dashboard } from './dashboard.tsx';
 
 export const metadata: Metadata = { title: 'Browsers' };

@@ -2,12 +2,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
-import type { BrowserView } from '../../../../../lib/portal/browsers.ts';
-import { api, ApiError } from '../../../../_lib/client-api.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { Field } from '../../../../_ui/field.tsx';
-import { Link } from '../../../../_ui/link.tsx';
+import type { BrowserView } from '#portal/live/browsers.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Field } from '#app/_ui/field.tsx';
+import { Link } from '#app/_ui/link.tsx';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
 

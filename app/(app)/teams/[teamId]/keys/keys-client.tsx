@@ -3,14 +3,14 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
 import { z } from 'zod';
-import { keyNameSchema, newKeySchema } from '../../../../../lib/portal/schemas.ts';
-import { api, ApiError } from '../../../../_lib/client-api.ts';
-import { useForm } from '../../../../_lib/use-form.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { CopyButton } from '../../../../_ui/copy-button.tsx';
-import { Dialog } from '../../../../_ui/dialog.tsx';
-import { Field } from '../../../../_ui/field.tsx';
+import { keyNameSchema, newKeySchema } from '#portal/schemas.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { useForm } from '#app/_lib/use-form.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { CopyButton } from '#app/_ui/copy-button.tsx';
+import { Dialog } from '#app/_ui/dialog.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 type Mode = 'create' | 'add';
 

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import { listKeys } from '../../../../../lib/portal/vault.ts';
-import { formatDate } from '../../../../_lib/format.ts';
-import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
-import { Badge } from '../../../../_ui/badge.tsx';
-import { EmptyState } from '../../../../_ui/empty-state.tsx';
+import { listKeys } from '#portal/keys/vault.ts';
+import { formatDate } from '#app/_lib/format.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { Badge } from '#app/_ui/badge.tsx';
+import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { KeyActions, KeyTest, NewKeyButtons } from './keys-client.tsx';
 
 export const metadata: Metadata = { title: 'API keys' };

@@ -2,12 +2,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState } from 'react';
-import type { Role } from '../../../../../lib/db/portal-data.ts';
-import { api } from '../../../../_lib/client-api.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { CopyButton } from '../../../../_ui/copy-button.tsx';
-import { Dialog } from '../../../../_ui/dialog.tsx';
+import type { Role } from '#portal/data/portal-data.ts';
+import { api } from '#app/_lib/client-api.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { CopyButton } from '#app/_ui/copy-button.tsx';
+import { Dialog } from '#app/_ui/dialog.tsx';
 
 export function InviteButton({ teamId }: { teamId: string }) {
   const router = useRouter();

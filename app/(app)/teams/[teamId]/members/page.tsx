@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
-import { listInvites } from '../../../../../lib/portal/invites.ts';
-import { listMembers, roleLabel } from '../../../../../lib/portal/teams.ts';
-import { formatDate } from '../../../../_lib/format.ts';
-import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
-import { Badge } from '../../../../_ui/badge.tsx';
-import { EmptyState } from '../../../../_ui/empty-state.tsx';
+import { listInvites } from '#portal/teams/invites.ts';
+import { listMembers, roleLabel } from '#portal/teams/teams.ts';
+import { formatDate } from '#app/_lib/format.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { Badge } from '#app/_ui/badge.tsx';
+import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { InviteButton, MemberActions, RevokeInviteButton } from './members-client.tsx';
 
 export const metadata: Metadata = { title: 'Members' };

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import { asServiceError } from '../../../../../lib/portal/errors.ts';
-import { recentSearches, searchForMember } from '../../../../../lib/portal/search.ts';
-import { normaliseQueryText, type SearchFailureBody } from '../../../../../lib/portal/search-types.ts';
-import { listKeys } from '../../../../../lib/portal/vault.ts';
-import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
+import { asServiceError } from '#portal/errors.ts';
+import { recentSearches, searchForMember } from '#portal/search/search.ts';
+import { normaliseQueryText, type SearchFailureBody } from '#portal/search/types.ts';
+import { listKeys } from '#portal/keys/vault.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { SearchClient, type InitialSearch } from './search-client.tsx';
 import './search.css';
 

@@ -1,5 +1,5 @@
 'use client';
-import type { RateState } from '../../../../../lib/portal/search-types.ts';
+import type { RateState } from '#portal/search/types.ts';
 import { formatSeconds, secondsLeft, useNow } from './use-now.ts';
 
 export type SeenRate = { rate: RateState; receivedAt: number };

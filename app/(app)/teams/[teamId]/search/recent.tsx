@@ -1,6 +1,6 @@
 'use client';
-import type { RecentSearch } from '../../../../../lib/db/portal-data.ts';
-import { Button } from '../../../../_ui/button.tsx';
+import type { RecentSearch } from '#portal/data/portal-data.ts';
+import { Button } from '#app/_ui/button.tsx';
 
 /** The user's recent searches, each one a search again; the user can clear them. */
 export function RecentSearches({ searches, onPick, onClear, clearing }: { searches: RecentSearch[]; onPick: (s: RecentSearch) => void; onClear: () => void; clearing: boolean }) {

@@ -1,7 +1,7 @@
 'use client';
 import { Fragment, type RefObject } from 'react';
-import { displayUrl, highlight } from '../../../../../lib/portal/highlight.ts';
-import type { SearchHit } from '../../../../../lib/portal/search-types.ts';
+import { displayUrl, highlight } from '#portal/search/highlight.ts';
+import type { SearchHit } from '#portal/search/types.ts';
 
 /** The snippet with the query's terms in <mark>: React elements only, the text is never parsed as HTML. */
 export function Highlighted({ text, query }: { text: string; query: string }) {

@@ -1,4 +1,4 @@
-import type { RateState, SearchAnswer, SearchFailureBody, SearchFailureCode } from '../../../../../lib/portal/search-types.ts';
+import type { RateState, SearchAnswer, SearchFailureBody, SearchFailureCode } from '#portal/search/types.ts';
 
 /** A failed search as the page handles it: a code to act on and a sentence to show, never raw JSON. */
 export class SearchError extends Error {

@@ -1,7 +1,7 @@
 'use client';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { Link } from '../../../../_ui/link.tsx';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Link } from '#app/_ui/link.tsx';
 import { MAX_UPSTREAM_RETRIES, type SearchError } from './search-api.ts';
 import { formatSeconds, secondsLeft, useNow } from './use-now.ts';
 

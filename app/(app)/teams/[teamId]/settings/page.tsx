@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { canManage, requireTeam } from '../../../../_lib/team-page.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { LeaveTeam, RenameTeamForm } from './settings-client.tsx';
 
 export const metadata: Metadata = { title: 'Team settings' };

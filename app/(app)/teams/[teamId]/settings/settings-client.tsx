@@ -2,12 +2,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState } from 'react';
-import { renameTeamSchema } from '../../../../../lib/portal/schemas.ts';
-import { api, ApiError } from '../../../../_lib/client-api.ts';
-import { useForm } from '../../../../_lib/use-form.ts';
-import { Alert } from '../../../../_ui/alert.tsx';
-import { Button } from '../../../../_ui/button.tsx';
-import { Field } from '../../../../_ui/field.tsx';
+import { renameTeamSchema } from '#portal/schemas.ts';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { useForm } from '#app/_lib/use-form.ts';
+import { Alert } from '#app/_ui/alert.tsx';
+import { Button } from '#app/_ui/button.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 export function RenameTeamForm({ teamId, name }: { teamId: string; name: string }) {
   const router = useRouter();

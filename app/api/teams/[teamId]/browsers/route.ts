@@ -1,5 +1,5 @@
-import { listBrowsers, startBrowser } from '../../../../../lib/portal/browsers.ts';
-import { route } from '../../../../_lib/api.ts';
+import { listBrowsers, startBrowser } from '#portal/live/browsers.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ browsers: await listBrowsers(portal, actor, params.teamId) }));

@@ -1,5 +1,5 @@
-import { createInvite, listInvites } from '../../../../../lib/portal/invites.ts';
-import { route } from '../../../../_lib/api.ts';
+import { createInvite, listInvites } from '#portal/teams/invites.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ invites: await listInvites(portal.data, actor, params.teamId) }));

@@ -1,5 +1,5 @@
-import { addKey, listKeys } from '../../../../../lib/portal/vault.ts';
-import { route } from '../../../../_lib/api.ts';
+import { addKey, listKeys } from '#portal/keys/vault.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ keys: await listKeys(portal.vault, actor, params.teamId) }));

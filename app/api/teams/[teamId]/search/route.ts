@@ -1,5 +1,5 @@
-import { searchForMember } from '../../../../../lib/portal/search.ts';
-import { route } from '../../../../_lib/api.ts';
+import { searchForMember } from '#portal/search/search.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string };
 /** The hosted search page's proxy to POST {search_url}/v0/search with the team's default key. */

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation.js';
-import { getBrowser } from '../../../../../../lib/portal/browsers.ts';
-import { requireTeam } from '../../../../../_lib/team-page.ts';
-import { LiveView, type JoinMode } from '../../../../../_live/live-view.tsx';
-import { Link } from '../../../../../_ui/link.tsx';
+import { getBrowser } from '#portal/live/browsers.ts';
+import { requireTeam } from '#app/_lib/team-page.ts';
+import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
+import { Link } from '#app/_ui/link.tsx';
 import { RenameBrowser } from './rename.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
 

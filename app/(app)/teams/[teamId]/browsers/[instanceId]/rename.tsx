@@ -2,9 +2,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../../../../../_lib/client-api.ts';
-import { Button } from '../../../../../_ui/button.tsx';
-import { Field } from '../../../../../_ui/field.tsx';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { Button } from '#app/_ui/button.tsx';
+import { Field } from '#app/_ui/field.tsx';
 
 /** Rename a browser in place (the starter, owners and admins). */
 export function RenameBrowser({ teamId, instanceId, name }: { teamId: string; instanceId: string; name: string }) {

@@ -1,8 +1,8 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
-import { api, ApiError } from '../../../../../_lib/client-api.ts';
-import { Button } from '../../../../../_ui/button.tsx';
+import { api, ApiError } from '#app/_lib/client-api.ts';
+import { Button } from '#app/_ui/button.tsx';
 
 export function StopBrowserButton({ teamId, instanceId, name }: { teamId: string; instanceId: string; name: string }) {
   const router = useRouter();

@@ -1,7 +1,7 @@
-import { auditCsv } from '../../../../../../lib/portal/audit.ts';
-import { SignInRequired } from '../../../../../../lib/portal/errors.ts';
-import { errorResponse } from '../../../../../_lib/api.ts';
-import { signedIn } from '../../../../../_lib/session.ts';
+import { auditCsv } from '#portal/teams/audit.ts';
+import { SignInRequired } from '#portal/errors.ts';
+import { errorResponse } from '#app/_lib/api.ts';
+import { signedIn } from '#app/_lib/session.ts';
 
 /** The filtered log as a CSV download (same `?kind=&actor=` as the page). */
 export async function GET(req: Request, ctx: { params: Promise<{ teamId: string }> }): Promise<Response> {

@@ -1,5 +1,5 @@
-import { getBrowser, renameBrowser, stopBrowser } from '../../../../../../lib/portal/browsers.ts';
-import { route } from '../../../../../_lib/api.ts';
+import { getBrowser, renameBrowser, stopBrowser } from '#portal/live/browsers.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string; instanceId: string };
 export const GET = route<P>(async ({ portal, actor, params }) => ({ browser: await getBrowser(portal, actor, params.teamId, params.instanceId) }));

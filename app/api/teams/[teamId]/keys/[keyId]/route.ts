@@ -1,5 +1,5 @@
-import { revokeKey, updateKey } from '../../../../../../lib/portal/vault.ts';
-import { route } from '../../../../../_lib/api.ts';
+import { revokeKey, updateKey } from '#portal/keys/vault.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string; keyId: string };
 /** Rename ({ name }) or make the team's default ({ default: true }). */

@@ -1,5 +1,5 @@
-import { changeRole, removeMember } from '../../../../../../lib/portal/teams.ts';
-import { route } from '../../../../../_lib/api.ts';
+import { changeRole, removeMember } from '#portal/teams/teams.ts';
+import { route } from '#app/_lib/api.ts';
 
 type P = { teamId: string; userId: string };
 export const PATCH = route<P>(async ({ portal, actor, params, body }) => {

@@ -1,5 +1,5 @@
-import { checkKey } from '../../../../../../../lib/portal/key-check.ts';
-import { route } from '../../../../../../_lib/api.ts';
+import { checkKey } from '#portal/keys/key-check.ts';
+import { route } from '#app/_lib/api.ts';
 
 /** Test a key against the service, server-side; the answer carries only the verdict. */
 export const POST = route<{ teamId: string; keyId: string }>(async ({ portal, actor, params }) =>

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadPortalConfig } from './config.ts';
+import type { ConfigError } from '#shared/config-schema.ts';
+
+describe('portal configuration', () => {
+  it('has working defaults: embedded service, no OAuth, secrets left to DATA_DIR', () => {
+    const c = loadPortalConfig({});
+    assert.equal(c.embeddedService, true);
+    assert.deepEqual(c.oauth, []);
+    assert.equal(c.keyEncryptionSecret, undefined);
+    assert.equal(c.publicUrl, 'http://127.0.0.1:3000');
+  });
+
+  it('switches OAuth providers on by configuration alone', () => {
+    const c = loadPortalConfig({
+      GITHUB_CLIENT_ID: 'gh', GITHUB_CLIENT_SECRET: 'ghs', OIDC_ISSUER: 'https://id.example.test/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_NAME: 'Acme SSO',
+    });
+    assert.deepEqual(c.oauth.map((p) => p.kind), ['github', 'oidc']);
+    assert.deepEqual(c.oauth[1], { kind: 'oidc', issuer: 'https://id.example.test', clientId: 'c', clientSecret: 's', name: 'Acme SSO' });
+  });
+
+  it('names every half-configured provider and weak secret', () => {
+    assert.throws(() => loadPortalConfig({ GOOGLE_CLIENT_ID: 'g', OIDC_ISSUER: 'https://id.example.test' }), (e: ConfigError) =>
+      e.problems.some((p) => p.startsWith('GOOGLE_CLIENT_SECRET')) && e.problems.some((p) => p.startsWith('OIDC_ISSUER')));
+    assert.throws(() => loadPortalConfig({ KEY_ENCRYPTION_SECRET: 'short' }), /KEY_ENCRYPTION_SECRET: must be at least 32/);
+  });
+
+  it('uses a remote service without issuing keys when SERVICE_URL is set', () => {
+    const c = loadPortalConfig({ SERVICE_URL: 'https://api.example.test' });
+    assert.equal(c.embeddedService, false);
+    assert.equal(loadPortalConfig({ SERVICE_URL: 'https://api.example.test', EMBEDDED_SERVICE: 'true' }).embeddedService, true);
+  });
+});

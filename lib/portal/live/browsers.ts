@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
+import type { PortalData } from '../data/portal-data.ts';
+import type { Logger } from '#shared/log.ts';
+import type { LiveInstances, LiveInstance } from './instances.ts';
+import { isStartRefused, type StartRefused } from '../service-client/browser.ts';
+import type { PublicUser } from '../accounts/accounts.ts';
+import { atLeast, requireRole, type Actor } from '../teams/access.ts';
+import { BadGateway, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.ts';
+import type { Portal } from '../runtime.ts';
+import { withTeamKey } from '../keys/vault.ts';
+
+/** What pages and API responses carry about a live instance: never its key or browser id. */
+export type BrowserView = DashboardInstance;
+
+const HISTORY_MS = 24 * 3_600_000;
+
+/**
+ * Record what happens to the portal's browsers, in one place: every end in the team's history and
+ * audit log (who stopped it, or why it ended), and every handover of control between two people.
+ */
+export function recordBrowserEvents(instances: LiveInstances, data: PortalData, log: Logger): void {
+  const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
+  instances.on('ended', (e) => {
+    data.recordInstance({
+      id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
+      keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
+    }).catch(failed(e.id));
+    // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
+    data.audit({
+      teamId: e.teamId, actorId: e.stoppedBy?.userId ?? null, action: e.stoppedBy ? 'browser.stopped' : 'browser.ended', subject: e.name,
+      detail: { instance: e.id, reason: e.reason, message: e.message },
+    }, e.endedAt).catch(failed(e.id));
+  });
+  instances.on('handover', (i, h) => {
+    data.audit({
+      teamId: i.teamId, actorId: h.to.userId ?? null, action: 'control.handed', subject: i.name,
+      detail: { instance: i.id, from: h.from.name, to: h.to.name },
+    }, Date.now()).catch(failed(i.id));
+  });
+}
+
+const startSchema = z.object({
+  name: z.string().trim().max(80, 'at most 80 characters').optional(),
+  keyId: z.string().min(1).max(64).optional(),
+}).strict();
+
+const renameSchema = z.object({ name: z.string().trim().min(1, 'give it a name').max(80, 'at most 80 characters') }).strict();
+
+function view(i: LiveInstance, canStop: boolean): BrowserView {
+  return {
+    id: i.id,
+    name: i.name,
+    startedBy: { id: i.startedBy.userId, name: i.startedBy.name },
+    keyName: i.keyName,
+    startedAt: i.startedAt,
+    ...i.live.page,
+    viewers: i.live.control.list().map(({ id, name, control }) => ({ id, name, control })),
+    canStop,
+  };
+}
+
+function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  throw new BadRequest(r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+}
+
+/** Start a browser for the team with the given key (default: the team's default key). */
+export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserView> {
+  await requireRole(p.data, actor, teamId, 'member');
+  const { name, keyId } = parse(startSchema, input);
+  const keys = await p.data.keys(teamId);
+  const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
+  if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
+  const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
+    p.live.start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
+    .catch((err: unknown) => {
+      throw isStartRefused(err) ? refusalToUser(err, key.name) : err;
+    });
+  await p.data.audit({ teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } }, instance.startedAt);
+  return view(instance, true);
+}
+
+/** What the service said, in the portal's terms. */
+function refusalToUser(err: StartRefused, keyName: string): Error {
+  switch (err.status) {
+    case 401:
+      return new Conflict(`The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`);
+    case 429:
+      return new TooManyRequests(`The key "${keyName}" already runs as many browsers as it may: ${err.message}`, 5);
+    case 503:
+      return new ServiceUnavailable(`The service cannot start a browser right now: ${err.message}`, 5);
+    default:
+      return new BadGateway(`Could not start a browser: ${err.message}`);
+  }
+}
+
+export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserView[]> {
+  const membership = await requireRole(p.data, actor, teamId, 'member');
+  return p.live.listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
+}
+
+async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
+  const membership = await requireRole(p.data, actor, teamId, 'member');
+  const instance = p.live.get(instanceId);
+  if (!instance || instance.teamId !== teamId) throw new NotFound('no such browser');
+  const canStop = instance.startedBy.userId === actor.userId || atLeast(membership.role, 'admin');
+  return { instance, canStop };
+}
+
+export async function getBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<BrowserView> {
+  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  return view(instance, canStop);
+}
+
+/** The starter, owners and admins may stop an instance. */
+export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
+  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
+  p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
+}
+
+export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserView> {
+  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
+  p.live.rename(instance.id, parse(renameSchema, input).name);
+  return view(instance, canStop);
+}
+
+/** Everything the team dashboard shows: live instances, usage against the limits, the last day's ended ones. */
+export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
+  const instances = await listBrowsers(p, actor, teamId);
+  const live = p.live;
+  const [service, history] = await Promise.all([p.serviceHealth.read(), p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100)]);
+  return {
+    instances,
+    capacity: {
+      team: { used: instances.length, limit: live.limits.perTeam },
+      mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },
+      service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
+    },
+    history: history.map((h) => ({
+      id: h.id, name: h.name, startedByName: h.startedByName, keyName: h.keyName, startedAt: h.startedAt, endedAt: h.endedAt, reason: h.reason, message: h.message,
+    })),
+  };
+}

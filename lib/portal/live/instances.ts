@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { TooManyRequests } from '#shared/errors.ts';
+import { holdBrowser } from '../service-client/browser.ts';
+import { LiveBrowser, type ControlHandover, type LiveEnd } from './live-browser.ts';
+
+export type Starter = { userId: string; name: string };
+
+export type LiveInstance = {
+  readonly id: string;
+  readonly teamId: string;
+  readonly startedBy: Starter;
+  readonly keyId: string;
+  readonly keyName: string;
+  name: string;
+  readonly startedAt: number;
+  readonly live: LiveBrowser;
+};
+
+export type EndedInstance = {
+  id: string;
+  teamId: string;
+  name: string;
+  startedBy: Starter;
+  keyName: string;
+  startedAt: number;
+  endedAt: number;
+  reason: string;
+  message: string;
+  /** Who stopped it, when a person did. */
+  stoppedBy: Starter | null;
+};
+
+export type InstancesOptions = {
+  serviceUrl: string;
+  idleMs: number;
+  maxPerUser: number;
+  maxPerTeam: number;
+  log: Logger;
+};
+
+export const newInstanceId = (): string => `inst_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * The instances the portal holds for its users: each keeps its /start socket open for as long as it
+ * is wanted, whether or not a page is watching, and ends when stopped, after sitting with no viewer
+ * for the idle time, or when the service ends it. Every end is announced with its reason.
+ */
+export class LiveInstances extends EventEmitter<{
+  change: [teamId: string];
+  ended: [EndedInstance];
+  handover: [instance: LiveInstance, handover: ControlHandover];
+}> {
+  readonly #opts: InstancesOptions;
+  readonly #instances = new Map<string, LiveInstance>();
+  readonly #idle = new Map<string, NodeJS.Timeout>();
+  readonly #starting = new Map<string, number>();
+  readonly #startingForTeam = new Map<string, number>();
+  readonly #stopReasons = new Map<string, LiveEnd & { by?: Starter }>();
+
+  constructor(opts: InstancesOptions) {
+    super();
+    this.#opts = opts;
+  }
+
+  async start(input: { teamId: string; user: Starter; keyId: string; keyName: string; apiKey: string; name?: string }): Promise<LiveInstance> {
+    const mine = this.#countFor(input.user.userId);
+    if (mine >= this.#opts.maxPerUser) {
+      throw new TooManyRequests(`you already run ${mine} browser${mine === 1 ? '' : 's'}, your limit; stop one first`, 5);
+    }
+    const team = this.countForTeam(input.teamId) + (this.#startingForTeam.get(input.teamId) ?? 0);
+    if (team >= this.#opts.maxPerTeam) {
+      throw new TooManyRequests(`this team already runs ${team} browsers, its limit; stop one first`, 5);
+    }
+    this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 0) + 1);
+    this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 0) + 1);
+    let live: LiveBrowser;
+    try {
+      const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey);
+      try {
+        live = await LiveBrowser.open(held, { log: this.#opts.log });
+      } catch (err) {
+        held.release();
+        throw err;
+      }
+    } finally {
+      this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 1) - 1);
+      this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 1) - 1);
+    }
+    const instance: LiveInstance = {
+      id: newInstanceId(),
+      teamId: input.teamId,
+      startedBy: input.user,
+      keyId: input.keyId,
+      keyName: input.keyName,
+      name: input.name?.trim() || `Browser ${new Date().toISOString().slice(11, 16)}`,
+      startedAt: Date.now(),
+      live,
+    };
+    this.#instances.set(instance.id, instance);
+    live.on('change', () => this.#onViewersChanged(instance));
+    live.once('ended', (end) => this.#ended(instance, end));
+    live.on('handover', (handover) => this.emit('handover', instance, handover));
+    this.#onViewersChanged(instance);
+    this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'live instance started');
+    this.emit('change', instance.teamId);
+    return instance;
+  }
+
+  get(id: string): LiveInstance | undefined {
+    return this.#instances.get(id);
+  }
+
+  listForTeam(teamId: string): LiveInstance[] {
+    return [...this.#instances.values()].filter((i) => i.teamId === teamId).sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  countForTeam(teamId: string): number {
+    return this.listForTeam(teamId).length;
+  }
+
+  countForUser(userId: string): number {
+    return [...this.#instances.values()].filter((i) => i.startedBy.userId === userId).length;
+  }
+
+  get limits(): { perUser: number; perTeam: number } {
+    return { perUser: this.#opts.maxPerUser, perTeam: this.#opts.maxPerTeam };
+  }
+
+  rename(id: string, name: string): void {
+    const instance = this.#instances.get(id);
+    if (!instance) return;
+    instance.name = name;
+    this.emit('change', instance.teamId);
+  }
+
+  /** End an instance on purpose; `reason` is what the record says, `by` who asked. */
+  stop(id: string, reason: LiveEnd = { reason: 'stopped', message: 'stopped' }, by?: Starter): void {
+    const instance = this.#instances.get(id);
+    if (!instance) return;
+    this.#stopReasons.set(id, { ...reason, by });
+    instance.live.stop();
+  }
+
+  /** Close every /start socket (the service ends those instances) and wait for the ends. */
+  async shutdown(): Promise<void> {
+    const all = [...this.#instances.values()];
+    const ends = all.map((i) => new Promise<void>((resolve) => (i.live.ended ? resolve() : i.live.once('ended', () => resolve()))));
+    for (const i of all) this.stop(i.id, { reason: 'portal-shutdown', message: 'the portal shut down' });
+    await Promise.race([Promise.all(ends), new Promise((r) => setTimeout(r, 3000).unref())]);
+  }
+
+  #countFor(userId: string): number {
+    let n = this.#starting.get(userId) ?? 0;
+    for (const i of this.#instances.values()) if (i.startedBy.userId === userId) n++;
+    return n;
+  }
+
+  #onViewersChanged(instance: LiveInstance): void {
+    const timer = this.#idle.get(instance.id);
+    if (instance.live.viewerCount > 0) {
+      if (timer) clearTimeout(timer);
+      this.#idle.delete(instance.id);
+    } else if (!timer) {
+      const t = setTimeout(() => this.stop(instance.id, { reason: 'idle', message: `no one watched for ${Math.round(this.#opts.idleMs / 60_000)} minutes` }), this.#opts.idleMs);
+      t.unref();
+      this.#idle.set(instance.id, t);
+    }
+    this.emit('change', instance.teamId);
+  }
+
+  #ended(instance: LiveInstance, end: LiveEnd): void {
+    clearTimeout(this.#idle.get(instance.id));
+    this.#idle.delete(instance.id);
+    this.#instances.delete(instance.id);
+    const chosen: LiveEnd & { by?: Starter } = this.#stopReasons.get(instance.id) ?? end;
+    this.#stopReasons.delete(instance.id);
+    const record: EndedInstance = {
+      id: instance.id,
+      teamId: instance.teamId,
+      name: instance.name,
+      startedBy: instance.startedBy,
+      keyName: instance.keyName,
+      startedAt: instance.startedAt,
+      endedAt: Date.now(),
+      reason: chosen.reason,
+      message: chosen.message,
+      stoppedBy: chosen.by ?? null,
+    };
+    this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'live instance ended');
+    this.emit('ended', record);
+    this.emit('change', instance.teamId);
+  }
+}

@@ -1,0 +1,311 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { CdpConnection, type CdpSession } from '#shared/cdp/client.ts';
+import { CONTROL_ONLY, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage } from '../protocol/live.ts';
+import { describeEnd, type HeldBrowser } from '../service-client/browser.ts';
+import { ControlState } from './control.ts';
+import type { FrameSlot } from './frame-slot.ts';
+import { InputQueue, keyEvent, mouseEvent, normaliseAddress, touchEvent, wheelEvent } from './input.ts';
+import { Screencast, type EncodedFrame } from './screencast.ts';
+import { Tabs, type Viewport } from './tabs.ts';
+
+/** How long a navigation waits for a tab that was just opened to be attached. */
+const ATTACH_WAIT_MS = 5000;
+
+/** One person's view of the instance: where server messages and frames go. */
+export type Viewer = {
+  id: string;
+  name: string;
+  /** The portal user behind the viewer, for the record of who had control. */
+  userId?: string;
+  send(message: ServerMessage): void;
+  frames: FrameSlot;
+  /** Bytes queued on the viewer's connection and not yet handed to the network, when known. */
+  bufferedBytes?: () => number;
+};
+
+export type ViewerStats = { id: string; name: string; sent: number; dropped: number; waitingBytes: number; bufferedBytes: number | null };
+
+export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
+export type LiveEnd = { reason: string; message: string };
+/** Who held control before and after a change between two people. */
+export type ControlHandover = { from: { name: string; userId?: string }; to: { name: string; userId?: string } };
+
+const COPY_SELECTION = `(() => {
+  const el = document.activeElement;
+  if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && typeof el.selectionStart === 'number') {
+    return el.value.substring(el.selectionStart, el.selectionEnd);
+  }
+  return String(getSelection() ?? '');
+})()`;
+
+/**
+ * A held browser made watchable: one CDP connection, one screencast of the tab in front (running
+ * only while someone watches) fanned out to every viewer, input from the viewer in control, tabs,
+ * navigation and dialogs.
+ */
+export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; frame: [FrameMeta]; handover: [ControlHandover] }> {
+  readonly held: HeldBrowser;
+  readonly #cdp: CdpConnection;
+  readonly #tabs: Tabs;
+  readonly #screencast: Screencast;
+  readonly #viewers = new Map<string, Viewer>();
+  readonly control = new ControlState();
+  readonly #input: InputQueue;
+  #viewport: { mode: 'follow' | 'fixed' } & Viewport;
+  #dialog: { tabId: string; info: DialogInfo } | null = null;
+  #ended: LiveEnd | null = null;
+  #stateQueued = false;
+  /** The controller as of the last state sent, to tell a handover from a first take. */
+  #lastController: { name: string; userId?: string } | null = null;
+
+  private constructor(held: HeldBrowser, cdp: CdpConnection, opts: LiveOptions) {
+    super();
+    this.held = held;
+    this.#cdp = cdp;
+    this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
+    this.#tabs = new Tabs(cdp, this.#viewport);
+    this.#screencast = new Screencast(this.#tabs, {
+      quality: opts.jpegQuality ?? 70,
+      log: opts.log,
+      size: this.#viewport,
+      deliver: (frame) => this.#fanOut(frame),
+    });
+    this.#input = new InputQueue((params) => this.#tabs.active?.post('Input.dispatchMouseEvent', params));
+    this.#tabs.on('change', () => {
+      this.#syncScreencast();
+      this.#queueState();
+    });
+    this.#tabs.on('dialog', (tabId, info) => this.#onDialog(tabId, info));
+    this.#tabs.on('attached', () => this.#syncScreencast());
+  }
+
+  static async open(held: HeldBrowser, opts: LiveOptions): Promise<LiveBrowser> {
+    const cdp = await CdpConnection.connect(held.debuggerUrl, held.headers);
+    const live = new LiveBrowser(held, cdp, opts);
+    await live.#tabs.init();
+    live.#tabs.startPolling(1000);
+    void held.ended.then((end) => live.#end(describeEnd(end)));
+    // A DevTools connection that drops on its own usually means the browser died; the service then
+    // closes /start with the reason. Give it a moment to say so before letting go ourselves.
+    cdp.once('close', () => {
+      if (live.#ended) return;
+      setTimeout(() => {
+        if (!live.#ended) held.release();
+      }, 2000).unref();
+    });
+    return live;
+  }
+
+  get ended(): LiveEnd | null {
+    return this.#ended;
+  }
+
+  get viewerCount(): number {
+    return this.#viewers.size;
+  }
+
+  get lastFrame(): EncodedFrame | null {
+    return this.#screencast.last;
+  }
+
+  /** Title and address of the tab in front, for lists and dashboards. */
+  get page(): { title: string; url: string } {
+    const tab = this.#tabs.list().find((t) => t.active);
+    return { title: tab?.title ?? '', url: tab?.url ?? '' };
+  }
+
+  /** A small picture of the tab in front, for dashboards. */
+  thumbnail(): Promise<{ jpeg: Uint8Array; source: 'screencast' | 'capture' } | null> {
+    return this.#ended ? Promise.resolve(null) : this.#screencast.thumbnail();
+  }
+
+  /** Per viewer: frames sent and dropped, and what waits for it; the relay's memory is bounded by these. */
+  viewerStats(): ViewerStats[] {
+    return [...this.#viewers.values()].map((v) => ({
+      id: v.id,
+      name: v.name,
+      sent: v.frames.sent,
+      dropped: v.frames.dropped,
+      waitingBytes: v.frames.waitingBytes,
+      bufferedBytes: v.bufferedBytes?.() ?? null,
+    }));
+  }
+
+  addViewer(viewer: Viewer, opts: { takeControl?: boolean } = {}): void {
+    if (this.#ended) {
+      viewer.send({ type: 'ended', ...this.#ended });
+      return;
+    }
+    this.#viewers.set(viewer.id, viewer);
+    this.control.join(viewer.id, viewer.name, opts);
+    viewer.send({ type: 'state', ...this.#state() });
+    if (this.#dialog) viewer.send({ type: 'dialog', dialog: this.#dialog.info });
+    // An idle page sends no frames: a newcomer gets the last one at once.
+    const last = this.#screencast.last;
+    if (last) viewer.frames.offer(last.bytes);
+    this.#syncScreencast();
+    this.#queueState();
+  }
+
+  removeViewer(id: string): void {
+    const viewer = this.#viewers.get(id);
+    if (!viewer) return;
+    viewer.frames.close();
+    this.#viewers.delete(id);
+    this.control.leave(id);
+    this.#syncScreencast();
+    this.#queueState();
+  }
+
+  /** Act on one validated message from a viewer. */
+  async handle(viewerId: string, msg: ClientMessage): Promise<void> {
+    const viewer = this.#viewers.get(viewerId);
+    if (!viewer || this.#ended) return;
+    if (CONTROL_ONLY.has(msg.type) && this.control.controllerId !== viewerId) {
+      viewer.send({ type: 'error', code: 'not-in-control', message: 'ask for control first' });
+      return;
+    }
+    const page = this.#tabs.active;
+    switch (msg.type) {
+      case 'hello':
+        return;
+      case 'ping':
+        return viewer.send({ type: 'pong', t: msg.t });
+      case 'mouse':
+        if (msg.action === 'move') return this.#input.move(mouseEvent(msg));
+        return this.#input.send(() => page?.post('Input.dispatchMouseEvent', mouseEvent(msg)));
+      case 'wheel':
+        return this.#input.send(() => page?.post('Input.dispatchMouseEvent', wheelEvent(msg)));
+      case 'key':
+        return this.#input.send(() => page?.post('Input.dispatchKeyEvent', keyEvent(msg)));
+      case 'text':
+        return this.#input.send(() => page?.post('Input.insertText', { text: msg.text }));
+      case 'compose':
+        return this.#input.send(() => page?.post('Input.imeSetComposition', { text: msg.text, selectionStart: msg.selectionStart, selectionEnd: msg.selectionEnd }));
+      case 'touch':
+        return this.#input.send(() => page?.post('Input.dispatchTouchEvent', touchEvent(msg)));
+      case 'navigate': {
+        const url = normaliseAddress(msg.url);
+        if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
+        return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => s.send('Page.navigate', { url })));
+      }
+      case 'history':
+        return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => this.#history(s, msg.action)));
+      case 'tab':
+        if (msg.action === 'open') {
+          const url = msg.url ? normaliseAddress(msg.url) : 'about:blank';
+          if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
+          await this.#tabs.open(url).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
+          return;
+        }
+        if (!this.#tabs.has(msg.tabId)) return viewer.send({ type: 'error', code: 'no-such-tab', message: 'that tab is gone' });
+        if (msg.action === 'switch') return this.#tabs.activate(msg.tabId);
+        await this.#tabs.close(msg.tabId).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
+        return;
+      case 'dialog': {
+        const dialog = this.#dialog;
+        if (!dialog) return;
+        const session = this.#tabs.session(dialog.tabId);
+        return this.#run(viewer, session, (p) => p.send('Page.handleJavaScriptDialog', { accept: msg.accept, promptText: msg.promptText }));
+      }
+      case 'copy': {
+        if (!page) return;
+        const r = await page.send('Runtime.evaluate', { expression: COPY_SELECTION, returnByValue: true }).catch(() => null);
+        return viewer.send({ type: 'clipboard', text: typeof r?.result.value === 'string' ? r.result.value : '' });
+      }
+      case 'viewport':
+        this.#viewport = { mode: msg.mode, width: msg.width, height: msg.height };
+        await this.#tabs.setViewport(this.#viewport);
+        this.#screencast.resize(this.#viewport);
+        return this.#queueState();
+      case 'control':
+        if (msg.action === 'grant') {
+          if (!this.control.grant(viewerId, msg.viewerId)) {
+            return viewer.send({ type: 'error', code: 'not-in-control', message: 'only the viewer in control can hand it over, to someone watching' });
+          }
+        } else if (msg.action === 'request') this.control.request(viewerId);
+        else this.control.release(viewerId);
+        return this.#queueState();
+    }
+  }
+
+  /** End the instance: release /start (the service then ends the browser). */
+  stop(): void {
+    this.held.release();
+  }
+
+  async #run(viewer: Viewer, page: CdpSession | null, fn: (p: CdpSession) => Promise<unknown>): Promise<void> {
+    if (!page) return viewer.send({ type: 'error', code: 'failed', message: 'no page is open' });
+    try {
+      const r = (await fn(page)) as { errorText?: string } | undefined;
+      if (r?.errorText) viewer.send({ type: 'error', code: 'failed', message: r.errorText });
+    } catch (err) {
+      viewer.send({ type: 'error', code: 'failed', message: (err as Error).message });
+    }
+  }
+
+  async #history(page: CdpSession, action: 'back' | 'forward' | 'reload' | 'stop'): Promise<void> {
+    if (action === 'reload') return void (await page.send('Page.reload'));
+    if (action === 'stop') return void (await page.send('Page.stopLoading'));
+    const { currentIndex, entries } = await page.send('Page.getNavigationHistory');
+    const entry = entries[currentIndex + (action === 'back' ? -1 : 1)];
+    if (entry) await page.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+  }
+
+  #state() {
+    return {
+      tabs: this.#tabs.list(),
+      viewers: this.control.list(),
+      controllerId: this.control.controllerId,
+      viewport: { ...this.#viewport },
+    };
+  }
+
+  #queueState(): void {
+    if (this.#stateQueued) return;
+    this.#stateQueued = true;
+    queueMicrotask(() => {
+      this.#stateQueued = false;
+      this.#noteHandover();
+      const state = { type: 'state' as const, ...this.#state() };
+      for (const v of this.#viewers.values()) v.send(state);
+      this.emit('change');
+    });
+  }
+
+  #noteHandover(): void {
+    const id = this.control.controllerId;
+    const viewer = id ? this.#viewers.get(id) : undefined;
+    const now = viewer ? { name: viewer.name, userId: viewer.userId } : null;
+    const before = this.#lastController;
+    this.#lastController = now;
+    if (before && now && (before.userId !== now.userId || before.name !== now.name)) this.emit('handover', { from: before, to: now });
+  }
+
+  #onDialog(tabId: string, info: DialogInfo | null): void {
+    this.#dialog = info ? { tabId, info } : null;
+    for (const v of this.#viewers.values()) v.send({ type: 'dialog', dialog: info });
+  }
+
+  /** The screencast runs while anyone watches and the browser lives. */
+  #syncScreencast(): void {
+    this.#screencast.sync(this.#viewers.size > 0 && !this.#ended);
+  }
+
+  #fanOut(frame: EncodedFrame): void {
+    for (const v of this.#viewers.values()) v.frames.offer(frame.bytes);
+    this.emit('frame', frame.meta);
+  }
+
+  #end(end: LiveEnd): void {
+    if (this.#ended) return;
+    this.#ended = end;
+    for (const v of this.#viewers.values()) {
+      v.frames.close();
+      v.send({ type: 'ended', ...end });
+    }
+    this.#cdp.close();
+    this.emit('ended', end);
+  }
+}

@@ -1,0 +1,204 @@
+import { EventEmitter } from 'node:events';
+import type { Protocol } from 'devtools-protocol/types/protocol.js';
+import type { CdpConnection, CdpSession } from '#shared/cdp/client.ts';
+import type { DialogInfo, TabInfo } from '../protocol/live.ts';
+
+type Tab = { id: string; title: string; url: string; loading: boolean; session: CdpSession | null; openedAt: number };
+
+export type Viewport = { width: number; height: number };
+
+/**
+ * The page targets of one browser, each attached through a flattened session: titles, addresses,
+ * loading state and dialogs, and which tab is in front. New pages (window.open, target=_blank)
+ * come to the front as they would in a desktop browser.
+ */
+export class Tabs extends EventEmitter<{
+  change: [];
+  dialog: [tabId: string, dialog: DialogInfo | null];
+  frame: [tabId: string, frame: Protocol.Page.ScreencastFrameEvent];
+  attached: [tabId: string, session: CdpSession];
+}> {
+  readonly #cdp: CdpConnection;
+  readonly #tabs = new Map<string, Tab>();
+  #activeId: string | null = null;
+  #viewport: Viewport;
+  #clock = 0;
+  #poll: NodeJS.Timeout | null = null;
+
+  constructor(cdp: CdpConnection, viewport: Viewport) {
+    super();
+    this.#cdp = cdp;
+    this.#viewport = viewport;
+    cdp.once('close', () => this.stopPolling());
+  }
+
+  /**
+   * Chromium announces new targets and navigations, but not a title that a script sets later:
+   * read every page's title and address every `ms` (one cheap call) while the browser lives.
+   */
+  startPolling(ms: number): void {
+    this.#poll ??= setInterval(() => void this.#pollTargets(), ms);
+    this.#poll.unref();
+  }
+
+  stopPolling(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = null;
+  }
+
+  async #pollTargets(): Promise<void> {
+    const r = await this.#cdp.browser.send('Target.getTargets').catch(() => null);
+    for (const info of r?.targetInfos ?? []) if (isTab(info)) this.#changed(info);
+  }
+
+  async init(): Promise<void> {
+    const browser = this.#cdp.browser;
+    browser.on('Target.targetCreated', ({ targetInfo }) => void this.#created(targetInfo));
+    browser.on('Target.targetInfoChanged', ({ targetInfo }) => this.#changed(targetInfo));
+    browser.on('Target.targetDestroyed', ({ targetId }) => this.#destroyed(targetId));
+    await browser.send('Target.setDiscoverTargets', { discover: true });
+    const { targetInfos } = await browser.send('Target.getTargets');
+    await Promise.all(targetInfos.filter(isTab).map((t) => this.#created(t)));
+    if (this.#tabs.size === 0) await this.open('about:blank');
+  }
+
+  get activeId(): string | null {
+    return this.#activeId;
+  }
+
+  get active(): CdpSession | null {
+    return this.#activeId ? this.#tabs.get(this.#activeId)?.session ?? null : null;
+  }
+
+  /**
+   * The active tab's session, waiting (at most `ms`) while a tab that was just opened is still
+   * being attached, so a command sent right after "New tab" reaches it instead of being lost.
+   */
+  activeSession(ms: number): Promise<CdpSession | null> {
+    const id = this.#activeId;
+    const tab = id ? this.#tabs.get(id) : undefined;
+    if (!id || !tab) return Promise.resolve(null);
+    if (tab.session) return Promise.resolve(tab.session);
+    return new Promise((resolve) => {
+      const attached = (tabId: string, session: CdpSession) => tabId === id && finish(session);
+      const finish = (session: CdpSession | null) => {
+        clearTimeout(timer);
+        this.off('attached', attached);
+        resolve(session);
+      };
+      const timer = setTimeout(() => finish(null), ms);
+      this.on('attached', attached);
+    });
+  }
+
+  session(tabId: string): CdpSession | null {
+    return this.#tabs.get(tabId)?.session ?? null;
+  }
+
+  list(): TabInfo[] {
+    return [...this.#tabs.values()]
+      .sort((a, b) => a.openedAt - b.openedAt)
+      .map((t) => ({ id: t.id, title: t.title, url: t.url, loading: t.loading, active: t.id === this.#activeId }));
+  }
+
+  has(tabId: string): boolean {
+    return this.#tabs.has(tabId);
+  }
+
+  async open(url: string): Promise<string> {
+    const { targetId } = await this.#cdp.browser.send('Target.createTarget', { url });
+    await this.#created({ targetId, type: 'page', title: '', url, attached: false, canAccessOpener: false });
+    this.activate(targetId);
+    return targetId;
+  }
+
+  async close(tabId: string): Promise<void> {
+    if (this.#tabs.size === 1) await this.open('about:blank');
+    await this.#cdp.browser.send('Target.closeTarget', { targetId: tabId });
+  }
+
+  activate(tabId: string): void {
+    const tab = this.#tabs.get(tabId);
+    if (!tab || this.#activeId === tabId) return;
+    this.#activeId = tabId;
+    tab.session?.post('Page.bringToFront');
+    this.emit('change');
+  }
+
+  async setViewport(viewport: Viewport): Promise<void> {
+    this.#viewport = viewport;
+    await Promise.all([...this.#tabs.values()].map((t) => t.session && this.#applyViewport(t.session)));
+  }
+
+  #applyViewport(session: CdpSession): Promise<unknown> {
+    return session.send('Emulation.setDeviceMetricsOverride', { ...this.#viewport, deviceScaleFactor: 1, mobile: false }).catch(() => {});
+  }
+
+  async #created(info: Protocol.Target.TargetInfo): Promise<void> {
+    if (!isTab(info) || this.#tabs.has(info.targetId)) return;
+    const tab: Tab = { id: info.targetId, title: info.title, url: info.url, loading: false, session: null, openedAt: ++this.#clock };
+    this.#tabs.set(info.targetId, tab);
+    if (this.#activeId === null || info.openerId) this.#activeId = info.targetId;
+    this.emit('change');
+    try {
+      const { sessionId } = await this.#cdp.browser.send('Target.attachToTarget', { targetId: info.targetId, flatten: true });
+      const session = this.#cdp.session(sessionId);
+      tab.session = session;
+      session.on('Page.frameStartedLoading', ({ frameId }) => frameId === tab.id && this.#loading(tab, true));
+      session.on('Page.frameStoppedLoading', ({ frameId }) => {
+        if (frameId !== tab.id) return;
+        this.#loading(tab, false);
+        void this.#refresh(tab.id);
+      });
+      session.on('Page.domContentEventFired', () => void this.#refresh(tab.id));
+      session.on('Page.javascriptDialogOpening', (d) => this.emit('dialog', tab.id, { dialogType: d.type, message: d.message, defaultPrompt: d.defaultPrompt ?? '' }));
+      session.on('Page.javascriptDialogClosed', () => this.emit('dialog', tab.id, null));
+      session.on('Page.screencastFrame', (frame) => this.emit('frame', tab.id, frame));
+      await Promise.all([session.send('Page.enable'), this.#applyViewport(session)]);
+      this.emit('attached', tab.id, session);
+    } catch {
+      // The target went away while we attached; targetDestroyed removes it.
+    }
+  }
+
+  /** Chromium does not always announce a title that arrives after the first paint: ask. */
+  async #refresh(targetId: string): Promise<void> {
+    const r = await this.#cdp.browser.send('Target.getTargetInfo', { targetId }).catch(() => null);
+    if (r) this.#changed(r.targetInfo);
+  }
+
+  #changed(info: Protocol.Target.TargetInfo): void {
+    const tab = this.#tabs.get(info.targetId);
+    if (!tab || (tab.title === info.title && tab.url === info.url)) return;
+    tab.title = info.title;
+    tab.url = info.url;
+    this.emit('change');
+  }
+
+  #loading(tab: Tab, loading: boolean): void {
+    if (tab.loading === loading) return;
+    tab.loading = loading;
+    this.emit('change');
+  }
+
+  #destroyed(targetId: string): void {
+    const tab = this.#tabs.get(targetId);
+    if (!tab) return;
+    this.#tabs.delete(targetId);
+    if (tab.session?.sessionId) this.#cdp.dropSession(tab.session.sessionId);
+    if (this.#activeId === targetId) {
+      const next = [...this.#tabs.values()].sort((a, b) => b.openedAt - a.openedAt)[0];
+      this.#activeId = next?.id ?? null;
+      next?.session?.post('Page.bringToFront');
+    }
+    this.emit('change');
+  }
+}
+
+/**
+ * A page a person would call a tab. Full Chromium's headless mode also lists pieces of its own
+ * browser UI as pages (chrome://omnibox-popup.top-chrome/ and the like); they are never tabs.
+ */
+export function isTab(info: Pick<Protocol.Target.TargetInfo, 'type' | 'url'>): boolean {
+  return info.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(info.url);
+}

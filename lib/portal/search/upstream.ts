@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { ServiceError } from '#shared/errors.ts';
+import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from './types.ts';
+
+/**
+ * The portal's one client of the search interface (POST {search_url}/v0/search, docs/api.md):
+ * the answer is validated where it enters, the limit headers become data, and every status the
+ * service can answer becomes a SearchFailed with a code the page can act on.
+ */
+export class SearchFailed extends ServiceError {
+  readonly code: SearchFailureCode;
+  readonly retryAfterSeconds: number | undefined;
+  readonly rate: RateState | null;
+  readonly issues: { field: string; message: string }[] | undefined;
+  constructor(status: number, code: SearchFailureCode, message: string, extra: { retryAfterSeconds?: number; rate?: RateState | null; issues?: { field: string; message: string }[] } = {}) {
+    super(status, message, extra.retryAfterSeconds !== undefined ? { 'retry-after': String(extra.retryAfterSeconds) } : {});
+    this.code = code;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.rate = extra.rate ?? null;
+    this.issues = extra.issues;
+  }
+  override body(): SearchFailureBody {
+    return {
+      error: this.message,
+      code: this.code,
+      ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+      ...(this.rate ? { rate: this.rate } : {}),
+      ...(this.issues ? { issues: this.issues } : {}),
+    };
+  }
+}
+
+const answerSchema = z.object({
+  results: z.array(z.object({ url: z.string(), title: z.string(), snippet: z.string() })).max(100),
+});
+const errorSchema = z.object({ error: z.string().optional(), issues: z.array(z.object({ field: z.string(), message: z.string() })).optional() }).passthrough();
+
+const num = (v: string | null): number | null => {
+  if (v === null || !/^\s*\d+\s*$/.test(v)) return null;
+  return Number(v);
+};
+
+/** The limit headers of an answer (X-RateLimit-*, the window from RateLimit-Policy), or null when absent. */
+export function readRateHeaders(h: Headers): RateState | null {
+  const limit = num(h.get('x-ratelimit-limit'));
+  const remaining = num(h.get('x-ratelimit-remaining'));
+  const reset = num(h.get('x-ratelimit-reset')) ?? num(h.get('retry-after'));
+  if (limit === null || remaining === null || reset === null) return null;
+  const w = /(?:^|;)\s*w=(\d+)/.exec(h.get('ratelimit-policy') ?? '');
+  return { limit, remaining: Math.min(remaining, limit), resetSeconds: reset, windowSeconds: w ? Number(w[1]) : null };
+}
+
+export type UpstreamAnswer = { results: SearchHit[]; rate: RateState | null };
+
+const TIMEOUT_MS = 10_000;
+
+export async function callSearch(baseUrl: string, token: string, body: { query: string; language: string }): Promise<UpstreamAnswer> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${baseUrl}/v0/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (err) {
+    const timedOut = (err as Error).name === 'TimeoutError';
+    throw new SearchFailed(502, 'upstream_failed', timedOut ? 'The search service did not answer in time.' : 'The search service could not be reached.');
+  }
+  const rate = readRateHeaders(res.headers);
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // handled below: an answer that is not JSON is a failed answer
+  }
+  if (res.status === 200) {
+    const parsed = answerSchema.safeParse(json);
+    if (!parsed.success) throw new SearchFailed(502, 'upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
+    return { results: parsed.data.results, rate };
+  }
+  const err = errorSchema.safeParse(json);
+  const detail = err.success ? err.data : {};
+  switch (res.status) {
+    case 401:
+      throw new SearchFailed(403, 'key_refused', "The search service refused this team's API key (it is revoked or unknown).");
+    case 429: {
+      const retryAfter = num(res.headers.get('retry-after')) ?? rate?.resetSeconds ?? 1;
+      const limited: RateState | null = rate ? { ...rate, remaining: 0, resetSeconds: retryAfter } : null;
+      throw new SearchFailed(429, 'rate_limited', `This team's key has used its searches for now; searching is possible again in ${retryAfter} s.`, { retryAfterSeconds: Math.max(1, retryAfter), rate: limited });
+    }
+    case 400:
+    case 413:
+      throw new SearchFailed(400, 'invalid', 'The search service did not accept this query.', { rate, issues: detail.issues ?? [] });
+    default:
+      if (res.status >= 500) throw new SearchFailed(502, 'upstream_failed', 'The search service could not answer just now.', { rate });
+      throw new SearchFailed(502, 'upstream_rejected', `The search service answered with an unexpected status (${res.status}).`, { rate });
+  }
+}

@@ -1,0 +1,97 @@
+import WebSocket from 'ws';
+import { START_CLOSE, isBrowserId } from '#shared/protocol/start.ts';
+
+export type StartEnd = { code: number; reason: string };
+
+/** A browser instance held through the service's public interface (spec 4.5), as any client would. */
+export type HeldBrowser = {
+  id: string;
+  /** Headers for /json/version and the DevTools socket. */
+  headers: Record<string, string>;
+  debuggerUrl: string;
+  /** Settles when the /start socket closes, with the code and reason the service gave. */
+  ended: Promise<StartEnd>;
+  /** Close /start, which ends the instance. */
+  release(): void;
+};
+
+export class StartRefused extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'StartRefused';
+    this.status = status;
+  }
+}
+
+/**
+ * By name rather than instanceof: the portal's route bundles and its custom server each load their
+ * own copy of this module, and an instance started through one may fail in the other's code.
+ */
+export function isStartRefused(err: unknown): err is StartRefused {
+  return err instanceof Error && err.name === 'StartRefused' && typeof (err as { status?: unknown }).status === 'number';
+}
+
+/** Open /start, read the id, and ask /json/version for the debugger address. */
+export async function holdBrowser(serviceUrl: string, apiKey: string, timeoutMs = 30_000): Promise<HeldBrowser> {
+  const wsBase = serviceUrl.replace(/^http/, 'ws');
+  const socket = new WebSocket(`${wsBase}/start`, { headers: { authorization: `Bearer ${apiKey}` }, handshakeTimeout: timeoutMs });
+  const ended = new Promise<StartEnd>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  socket.on('error', () => {});
+  const id = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+      reject(new StartRefused(504, 'the service did not answer /start in time'));
+    }, timeoutMs);
+    socket.once('message', (data, isBinary) => {
+      clearTimeout(timer);
+      const text = data.toString();
+      if (isBinary || !isBrowserId(text)) {
+        socket.terminate();
+        reject(new StartRefused(502, 'the service sent something other than a browser id'));
+      } else resolve(text);
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => {
+        let message = `the service refused /start with ${res.statusCode}`;
+        try {
+          message = (JSON.parse(body) as { error?: string }).error ?? message;
+        } catch {
+          // not JSON
+        }
+        reject(new StartRefused(res.statusCode ?? 502, message));
+      });
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      reject(new StartRefused(502, 'the service closed /start before sending an id'));
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new StartRefused(502, `cannot reach the service: ${err.message}`));
+    });
+  });
+  const headers = { authorization: `Bearer ${apiKey}`, 'x-browser-id': id };
+  try {
+    const res = await fetch(`${serviceUrl}/json/version`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) throw new StartRefused(res.status, `the service answered /json/version with ${res.status}`);
+    const { webSocketDebuggerUrl } = (await res.json()) as { webSocketDebuggerUrl?: unknown };
+    if (typeof webSocketDebuggerUrl !== 'string') throw new StartRefused(502, 'no webSocketDebuggerUrl in /json/version');
+    return { id, headers, debuggerUrl: webSocketDebuggerUrl, ended, release: () => socket.close(1000, 'released') };
+  } catch (err) {
+    socket.close();
+    throw err;
+  }
+}
+
+/** A human reading of why the service ended an instance. */
+export function describeEnd(end: StartEnd): { reason: string; message: string } {
+  for (const [name, entry] of Object.entries(START_CLOSE)) {
+    if (entry.code === end.code) return { reason: name, message: entry.reason };
+  }
+  if (end.code === 1000 || end.code === 1005) return { reason: 'stopped', message: 'stopped' };
+  return { reason: 'service-gone', message: `the connection to the service was lost (${end.code})` };
+}

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { CdpPipe } from '#shared/cdp/pipe.ts';
+import { CdpMux } from './cdp-mux.ts';
+import type { InstanceFolders as PolicyFolders } from './cdp-policy.ts';
+import type { ChromiumExecutable } from './executable.ts';
+import { createInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
+import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgroups.ts';
+import { SANDBOX } from './sandbox/layout.ts';
+import { spawnSandboxed, type SandboxTools } from './sandbox/spawn.ts';
+import { killUids, type UidPool } from './sandbox/uids.ts';
+
+export type ChromiumVersion = {
+  Browser: string;
+  'Protocol-Version': string;
+  'User-Agent': string;
+  'V8-Version': string;
+  'WebKit-Version': string;
+  webSocketDebuggerUrl: string;
+};
+
+/** How instances are isolated: a sandbox per instance, or none (an operator's explicit single-tenant choice). */
+export type Isolation =
+  | { mode: 'sandbox'; tools: SandboxTools; uids: UidPool | null; cgroups: CgroupSupport | null; limits: Limits }
+  | { mode: 'single-tenant' };
+
+export type LaunchOptions = {
+  executable: ChromiumExecutable;
+  /** DATA_DIR/browsers: one folder per instance. */
+  instancesDir: string;
+  isolation: Isolation;
+  /** The instance's way out: a Unix socket path (sandbox) or an http://127.0.0.1:PORT proxy (single-tenant). */
+  egress: { serveInstance(socketPath: string, instance: string): Promise<() => Promise<void>>; url: string };
+  timeoutMs: number;
+  viewport?: { width: number; height: number };
+};
+
+/** Chromium's flags; see docs/decisions/0004-chromium-instances.md and 0050-instance-isolation.md. */
+export function chromiumArgs(o: { profileDir: string; proxyUrl: string; window: { width: number; height: number }; noSandbox: boolean }): string[] {
+  return [
+    '--headless',
+    ...(o.noSandbox ? ['--no-sandbox'] : []),
+    '--remote-debugging-pipe',
+    '--disable-gpu',
+    `--user-data-dir=${o.profileDir}`,
+    // Chromium otherwise keeps dialling out and leaves scratch files behind after a kill.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-breakpad',
+    '--disable-crash-reporter',
+    '--password-store=basic',
+    '--use-mock-keychain',
+    '--mute-audio',
+    // Every connection goes through the egress proxy, loopback included, and nothing goes around it.
+    `--proxy-server=${o.proxyUrl}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--disable-quic',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    `--window-size=${o.window.width},${o.window.height}`,
+    'about:blank',
+  ];
+}
+
+/**
+ * What a build's window adds around the page, measured once per binary: full Chromium's headless
+ * window keeps room for browser UI (1280x720 gives a 1280x633 page), the headless shell none.
+ */
+const insetsByBinary = new Map<string, { width: number; height: number }>();
+
+type Teardown = { folders: InstanceFolders | null; cgroups: InstanceCgroups | null; uid: number | null; uids: UidPool | null; closeEgress: () => Promise<void> };
+
+/**
+ * One Chromium process tree, isolated in its own sandbox (or not, in single-tenant mode), driven
+ * over its DevTools pipe. `close()` ends every process of the instance and removes all it wrote;
+ * 'exit' fires once, whatever ended it.
+ */
+export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signal: string | null; expected: boolean }] }> {
+  readonly version: ChromiumVersion;
+  /** The id of the browser's DevTools address (/devtools/browser/<guid>). */
+  readonly guid = randomUUID();
+  readonly pid: number;
+  readonly mux: CdpMux;
+  readonly pipe: CdpPipe;
+  /** The instance's folders as Chromium sees them, for the CDP policy. */
+  readonly policyFolders: PolicyFolders;
+  /** The instance's host folders (downloads and uploads are served by the files API). */
+  readonly folders: InstanceFolders;
+  readonly isolated: boolean;
+  readonly uid: number | null;
+  readonly #child: ChildProcess;
+  readonly #teardown: Teardown;
+  readonly #stderrTail: string[];
+  #exited = false;
+  #closing: Promise<void> | null = null;
+
+  private constructor(child: ChildProcess, pipe: CdpPipe, mux: CdpMux, version: ChromiumVersion, folders: InstanceFolders, teardown: Teardown, isolated: boolean, stderrTail: string[]) {
+    super();
+    this.#child = child;
+    this.pid = child.pid as number;
+    this.pipe = pipe;
+    this.mux = mux;
+    this.version = version;
+    this.#teardown = teardown;
+    this.folders = folders;
+    this.uid = teardown.uid;
+    this.isolated = isolated;
+    this.policyFolders = isolated ? { downloads: SANDBOX.downloads, uploads: SANDBOX.uploads } : { downloads: folders.downloads, uploads: folders.uploads };
+    this.#stderrTail = stderrTail;
+    child.once('exit', (code, signal) => {
+      this.#exited = true;
+      this.emit('exit', { code, signal, expected: this.#closing !== null });
+    });
+  }
+
+  get alive(): boolean {
+    return !this.#exited;
+  }
+
+  get recentStderr(): string {
+    return this.#stderrTail.join('\n');
+  }
+
+  get cgroupFolders(): readonly string[] {
+    return this.#teardown.cgroups?.folders ?? [];
+  }
+
+  static async launch(options: LaunchOptions): Promise<Chromium> {
+    const { isolation, executable } = options;
+    const sandboxed = isolation.mode === 'sandbox';
+    const uid = sandboxed ? isolation.uids?.take() ?? null : null;
+    const teardown: Teardown = {
+      folders: null,
+      cgroups: null,
+      uid,
+      uids: sandboxed ? isolation.uids : null,
+      closeEgress: async () => {},
+    };
+    let child: ChildProcess | null = null;
+    try {
+      const folders = await createInstanceFolders(options.instancesDir, uid);
+      teardown.folders = folders;
+      const viewport = options.viewport ?? { width: 1280, height: 720 };
+      const insets = insetsByBinary.get(executable.path) ?? { width: 0, height: 0 };
+      const window = { width: viewport.width + insets.width, height: viewport.height + insets.height };
+      if (sandboxed) {
+        teardown.closeEgress = await options.egress.serveInstance(`${folders.run}/egress.sock`, folders.name);
+        if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits);
+        const args = chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, window, noSandbox: false });
+        child = spawnSandboxed({ tools: isolation.tools, executable, folders, uid, cgroupFolders: teardown.cgroups?.folders ?? [], chromiumArgs: args });
+      } else {
+        const args = chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: options.egress.url, window, noSandbox: process.getuid?.() === 0 });
+        child = spawn(executable.path, args, { detached: true, env: { ...process.env, HOME: folders.home, TMPDIR: folders.home }, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+      }
+      const stderrTail: string[] = [];
+      drainStderr(child, stderrTail);
+      const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+      const mux = new CdpMux(pipe);
+      const info = await ready(child, mux, stderrTail, options.timeoutMs);
+      const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
+      if (!insetsByBinary.has(executable.path)) await calibrate(browser, executable.path, viewport);
+      return browser;
+    } catch (err) {
+      await destroy(child, teardown);
+      throw err;
+    }
+  }
+
+  /** End every process of the instance, wait for them, remove its folders and cgroups. Safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= destroy(this.#child, this.#teardown);
+    return this.#closing;
+  }
+}
+
+type BrowserInfo = { protocolVersion: string; product: string; revision: string; userAgent: string; jsVersion: string };
+
+function toVersion(info: BrowserInfo): ChromiumVersion {
+  const webkit = /AppleWebKit\/([\d.]+)/.exec(info.userAgent)?.[1] ?? '537.36';
+  return {
+    Browser: info.product,
+    'Protocol-Version': info.protocolVersion,
+    'User-Agent': info.userAgent,
+    'V8-Version': info.jsVersion,
+    'WebKit-Version': `${webkit} (${info.revision})`,
+    webSocketDebuggerUrl: '',
+  };
+}
+
+function drainStderr(child: ChildProcess, tail: string[]): void {
+  let buffered = '';
+  // Keep draining for the life of the process, or Chromium blocks on a full pipe.
+  child.stderr?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (/dbus|Fontconfig/.test(line)) continue;
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+    }
+  });
+}
+
+/** Chromium answers on its pipe once it is ready; an exit or the deadline first is a failed launch. */
+function ready(child: ChildProcess, mux: CdpMux, tail: string[], timeoutMs: number): Promise<BrowserInfo> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`Chromium did not start within ${timeoutMs} ms: ${tail.slice(-3).join(' | ')}`)), timeoutMs);
+    const onExit = (code: number | null, signal: string | null) =>
+      finish(new Error(`Chromium exited before it was ready (code ${code}, signal ${signal}): ${tail.slice(-3).join(' | ')}`));
+    const onError = (err: Error) => finish(err);
+    function finish(err: Error | null, info?: BrowserInfo) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      if (err) reject(err);
+      else resolve(info as BrowserInfo);
+    }
+    child.once('exit', onExit);
+    child.once('error', onError);
+    // A pipe that closes first means the process is exiting: its exit (and log) tells why.
+    mux.call<BrowserInfo>('Browser.getVersion').then((info) => finish(null, info), (err: Error) => setTimeout(() => finish(err), 1000));
+  });
+}
+
+/** Measure what the binary's window adds around the page, fix this instance's window, remember it for the next. */
+async function calibrate(browser: Chromium, binary: string, viewport: { width: number; height: number }): Promise<void> {
+  const { targetInfos } = await browser.mux.call<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
+  const page = targetInfos.find((t) => t.type === 'page');
+  if (!page) return;
+  const { sessionId } = await browser.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+  try {
+    const { result } = await browser.mux.call<{ result: { value: [number, number] } }>('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId);
+    const insets = { width: viewport.width - result.value[0], height: viewport.height - result.value[1] };
+    insetsByBinary.set(binary, insets);
+    if (insets.width === 0 && insets.height === 0) return;
+    const { windowId } = await browser.mux.call<{ windowId: number }>('Browser.getWindowForTarget', { targetId: page.targetId });
+    await browser.mux.call('Browser.setWindowBounds', { windowId, bounds: { width: viewport.width + insets.width, height: viewport.height + insets.height } });
+  } finally {
+    await browser.mux.call('Target.detachFromTarget', { sessionId }).catch(() => {});
+  }
+}
+
+async function destroy(child: ChildProcess | null, t: Teardown): Promise<void> {
+  if (child) {
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 1000))]);
+  }
+  // Whatever left the process group (Chromium re-parents some helpers) is still in the instance's
+  // cgroups and runs as its uid: none of it may outlive the instance, nor its uid be reused before.
+  if (t.cgroups) {
+    for (const pid of await t.cgroups.processes()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+  if (t.uid !== null) await killUids(t.uid, t.uid + 1);
+  await t.cgroups?.remove();
+  await t.closeEgress().catch(() => {});
+  if (t.folders) await removeInstanceFolders(t.folders);
+  if (t.uid !== null) t.uids?.release(t.uid);
+}

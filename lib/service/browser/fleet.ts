@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { NotFound, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import type { ApiKey } from '../keys/store.ts';
+import { BROWSER_ID_PREFIX, type EndReason } from '#shared/protocol/start.ts';
+import type { Chromium } from './chromium.ts';
+import type { BrowserPool } from './pool.ts';
+
+export type Instance = {
+  readonly id: string;
+  readonly keyId: string;
+  readonly browser: Chromium;
+  readonly createdAt: Date;
+};
+
+export type FleetOptions = {
+  pool: BrowserPool;
+  capacity: number;
+  lifetimeMs: number;
+  log: Logger;
+  onProvisioned?: (seconds: number, warm: boolean) => void;
+  onCountChange?: (live: number) => void;
+};
+
+type Entry = { instance: Instance; lifetime: NodeJS.Timeout; ending: Promise<void> | null };
+
+export const newBrowserId = (): string => BROWSER_ID_PREFIX + randomBytes(24).toString('base64url');
+
+/**
+ * The live browser instances, who owns each, and the limits on how many there may be.
+ * An instance lives from provision() until end(); 'ended' tells the holder of its /start socket
+ * why, once the browser is gone.
+ */
+export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }> {
+  readonly #opts: FleetOptions;
+  readonly #entries = new Map<string, Entry>();
+  /** Slots reserved by provisions still waiting for a browser. */
+  #reserved = 0;
+  readonly #reservedByKey = new Map<string, number>();
+  #closing = false;
+  /** Provisions under way, which shutdown waits for so that no browser outlives the service. */
+  readonly #provisioning = new Set<Promise<unknown>>();
+
+  constructor(opts: FleetOptions) {
+    super();
+    this.#opts = opts;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Instances of a key that count against its limit: live ones and ones being provisioned, not ones ending. */
+  countFor(keyId: string): number {
+    let n = this.#reservedByKey.get(keyId) ?? 0;
+    for (const e of this.#entries.values()) if (e.instance.keyId === keyId && !e.ending) n++;
+    return n;
+  }
+
+  /** A new instance for `key`, within the machine's capacity and the key's own limit. */
+  provision(key: ApiKey): Promise<Instance> {
+    const provisioning = this.#provision(key);
+    this.#provisioning.add(provisioning);
+    void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
+    return provisioning;
+  }
+
+  /** A launch that fails (a crash at start, a full disk) is tried once more before the client hears 503. */
+  async #takeWithRetry(): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#opts.pool.take();
+      } catch (err) {
+        if (err instanceof ServiceUnavailable) throw err;
+        if (attempt >= 2 || this.#closing) {
+          this.#opts.log.error({ err, attempt }, 'browser launch failed');
+          throw new ServiceUnavailable('could not start a browser; try again shortly', 5);
+        }
+        this.#opts.log.warn({ err, attempt }, 'browser launch failed; trying once more');
+      }
+    }
+  }
+
+  async #provision(key: ApiKey): Promise<Instance> {
+    if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
+    if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
+      throw new ServiceUnavailable(`the service is at capacity (${this.#opts.capacity} browsers); try again shortly`, 5);
+    }
+    if (this.countFor(key.id) >= key.maxInstances) {
+      throw new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
+    }
+    this.#reserve(key.id, +1);
+    const t0 = performance.now();
+    let taken: Awaited<ReturnType<BrowserPool['take']>>;
+    try {
+      taken = await this.#takeWithRetry();
+    } finally {
+      this.#reserve(key.id, -1);
+    }
+    const instance: Instance = { id: newBrowserId(), keyId: key.id, browser: taken.browser, createdAt: new Date() };
+    if (this.#closing) {
+      await taken.browser.close();
+      throw new ServiceUnavailable('the service is shutting down');
+    }
+    const lifetime = setTimeout(() => void this.end(instance.id, 'lifetime'), this.#opts.lifetimeMs);
+    lifetime.unref();
+    this.#entries.set(instance.id, { instance, lifetime, ending: null });
+    taken.browser.once('exit', ({ expected }) => {
+      if (!expected) void this.end(instance.id, 'crashed');
+    });
+    this.#opts.onCountChange?.(this.#entries.size);
+    this.#opts.onProvisioned?.((performance.now() - t0) / 1000, taken.warm);
+    this.#opts.log.info({ browserId: instance.id, keyId: key.id, pid: taken.browser.pid, warm: taken.warm }, 'instance provisioned');
+    return instance;
+  }
+
+  /** The instance `id` if it is live and belongs to `keyId`; another key's instance is not found either. */
+  get(id: string, keyId: string): Instance {
+    const entry = this.#entries.get(id);
+    if (!entry || entry.ending || entry.instance.keyId !== keyId) throw new NotFound('no live browser with that X-Browser-ID for this API key');
+    return entry.instance;
+  }
+
+  listFor(keyId: string): Instance[] {
+    return [...this.#entries.values()].filter((e) => e.instance.keyId === keyId && !e.ending).map((e) => e.instance);
+  }
+
+  /** Every live instance of every key (not ones ending). */
+  live(): Instance[] {
+    return [...this.#entries.values()].filter((e) => !e.ending).map((e) => e.instance);
+  }
+
+  keysInUse(): Set<string> {
+    return new Set([...this.#entries.values()].map((e) => e.instance.keyId));
+  }
+
+  /** End an instance: kill its browser, remove its profile, then emit 'ended'. Idempotent. */
+  end(id: string, reason: EndReason): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (!entry) return Promise.resolve();
+    entry.ending ??= (async () => {
+      clearTimeout(entry.lifetime);
+      await entry.instance.browser.close();
+      this.#entries.delete(id);
+      this.#opts.onCountChange?.(this.#entries.size);
+      this.#opts.log.info({ browserId: id, reason }, 'instance ended');
+      this.emit('ended', entry.instance, reason);
+    })();
+    return entry.ending;
+  }
+
+  /** End every instance and refuse new ones. */
+  async shutdown(): Promise<void> {
+    this.#closing = true;
+    await Promise.allSettled([...this.#provisioning]);
+    await Promise.all([...this.#entries.keys()].map((id) => this.end(id, 'shutdown')));
+  }
+
+  #liveCount(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) if (!e.ending) n++;
+    return n;
+  }
+
+  #reserve(keyId: string, delta: number): void {
+    this.#reserved += delta;
+    const n = (this.#reservedByKey.get(keyId) ?? 0) + delta;
+    if (n > 0) this.#reservedByKey.set(keyId, n);
+    else this.#reservedByKey.delete(keyId);
+  }
+}

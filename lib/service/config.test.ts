@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '#shared/config-schema.ts';
+import { advertisedUrls, loadServiceConfig } from './config.ts';
+
+describe('loadServiceConfig', () => {
+  it('has working defaults', () => {
+    const c = loadServiceConfig({});
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 3100);
+    assert.equal(c.search.defaultRatePerMinute, 40);
+    assert.equal(c.browser.poolSize, 2);
+    assert.deepEqual(advertisedUrls(c, { address: '127.0.0.1', port: 3100 }), { http: 'http://127.0.0.1:3100', ws: 'ws://127.0.0.1:3100' });
+    assert.deepEqual(advertisedUrls(c, { address: '::1', port: 4 }), { http: 'http://[::1]:4', ws: 'ws://[::1]:4' });
+  });
+
+  it('advertises wss:// when the public base is https, and honours an explicit ws base', () => {
+    const https = loadServiceConfig({ PUBLIC_BROWSER_URL: 'https://browsers.example.com/' });
+    assert.deepEqual(advertisedUrls(https, { address: '0.0.0.0', port: 3100 }), { http: 'https://browsers.example.com', ws: 'wss://browsers.example.com' });
+    const both = loadServiceConfig({ PUBLIC_BROWSER_URL: 'https://a.example', PUBLIC_BROWSER_WS_URL: 'wss://b.example/base' });
+    assert.deepEqual(advertisedUrls(both, { address: '0.0.0.0', port: 1 }), { http: 'https://a.example', ws: 'wss://b.example/base' });
+    const wsOnly = loadServiceConfig({ PUBLIC_BROWSER_WS_URL: 'wss://b.example' });
+    assert.equal(advertisedUrls(wsOnly, { address: '0.0.0.0', port: 1 }).http, 'https://b.example');
+  });
+
+  it('names every invalid variable at once', () => {
+    assert.throws(
+      () => loadServiceConfig({ SERVICE_PORT: '70000', BROWSER_POOL_SIZE: 'two', PUBLIC_BROWSER_URL: 'ftp://x', PUBLIC_BROWSER_WS_URL: 'wss://x/?q=1', LOG_LEVEL: 'loud' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        for (const name of ['SERVICE_PORT', 'BROWSER_POOL_SIZE', 'PUBLIC_BROWSER_URL', 'PUBLIC_BROWSER_WS_URL', 'LOG_LEVEL']) {
+          assert.ok(err.problems.some((p) => p.startsWith(name)), name);
+        }
+        return true;
+      },
+    );
+    assert.throws(() => loadServiceConfig({ BROWSER_EGRESS_ALLOW: '127.0.0.1, nope' }), /BROWSER_EGRESS_ALLOW: "nope"/);
+  });
+});

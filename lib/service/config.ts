@@ -1,0 +1,178 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseCidrList, type CidrBlock } from './net/cidr.ts';
+import { baseUrlVar, intVar, listVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
+
+const schema = z.object({
+  HOST: z.string().trim().min(1).optional().transform((v) => v ?? '127.0.0.1'),
+  SERVICE_PORT: portVar(3100),
+  DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
+  PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
+  PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
+  HTTP_HEADERS_TIMEOUT_SECONDS: intVar(10, 1, 300),
+  HTTP_REQUEST_TIMEOUT_SECONDS: intVar(300, 1, 3600),
+  MAX_CONNECTIONS_PER_ADDRESS: intVar(256, 0, 1_000_000),
+  METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
+  CHROME_PATH: z.string().trim().min(1).optional(),
+  BROWSER_POOL_SIZE: intVar(2, 0, 64),
+  BROWSER_CAPACITY: intVar(10, 1, 1000),
+  BROWSER_MAX_INSTANCES_PER_KEY: intVar(5, 1, 1000),
+  BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
+  BROWSER_LAUNCH_TIMEOUT_SECONDS: intVar(30, 1, 300),
+  BROWSER_EGRESS_ALLOW: listVar,
+  BROWSER_ISOLATION: z.enum(['sandbox', 'single-tenant']).optional().transform((v) => v ?? 'sandbox'),
+  BROWSER_UID_BASE: intVar(0, 1000, 2_000_000_000),
+  BROWSER_MEMORY_LIMIT_MB: intVar(2048, 128, 1_048_576),
+  BROWSER_PIDS_LIMIT: intVar(2048, 64, 1_000_000),
+  BROWSER_INSTANCES_DIR: z.string().trim().min(1).optional(),
+  BROWSER_BWRAP_PATH: z.string().trim().min(1).optional(),
+  BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
+  BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
+  BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
+  BROWSER_DISK_CHECK_SECONDS: intVar(2, 1, 3600),
+  START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
+  SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
+  SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
+  SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
+  SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
+  SEARCH_RESULTS: intVar(10, 1, 50),
+  SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
+  // One core is left to the event loop (HTTP, the CDP relay): decision 0018.
+  SEARCH_WORKERS: intVar(Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 64),
+});
+
+export type ServiceConfig = {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** http(s) and ws(s) base addresses advertised to clients, no trailing slash; when unset, the listening address. */
+  publicUrl: string | undefined;
+  publicWsUrl: string | undefined;
+  logLevel: string;
+  /** Deadlines and per-address cap of the HTTP server (server/http/connection-guard.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; perAddress: number };
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  chromePath: string | undefined;
+  browser: {
+    poolSize: number;
+    capacity: number;
+    maxInstancesPerKey: number;
+    maxLifetimeMs: number;
+    launchTimeoutMs: number;
+    egressAllow: CidrBlock[];
+    pingIntervalMs: number;
+    /** `sandbox`: each instance isolated by the operating system (refused where the host cannot); `single-tenant`: not isolated. */
+    isolation: 'sandbox' | 'single-tenant';
+    /** The bubblewrap binary (default: found in /usr/bin, /bin, /usr/local/bin). */
+    bwrapPath: string | undefined;
+    /** Where each instance's folders live (outside DATA_DIR: instance uids must be able to reach them). */
+    instancesDir: string;
+    /** First host uid of the instances' range (one uid per instance). */
+    uidBase: number;
+    memoryLimitBytes: number;
+    pidsLimit: number;
+    /** Largest uploaded file, and all of an instance's uploads together. */
+    fileMaxBytes: number;
+    uploadsMaxBytes: number;
+    /** What one instance's folders may hold on disk; past it the instance ends (4413). */
+    diskLimitBytes: number;
+    diskCheckMs: number;
+  };
+  search: {
+    defaultRatePerMinute: number;
+    maxBodyBytes: number;
+    /** Length of the sliding rate-limit window; a key's limit counts requests per window. */
+    rateWindowMs: number;
+    /** The SQLite index file (default DATA_DIR/index.db). */
+    indexPath: string;
+    /** Results per answer. */
+    results: number;
+    /** Answers remembered until the index changes (0: none). */
+    cacheSize: number;
+    /** Query worker threads (0: search on the event loop). */
+    workers: number;
+  };
+};
+
+/** The addresses to advertise: the configured ones, else those of the socket the service listens on. */
+export function advertisedUrls(config: ServiceConfig, listening: { address: string; port: number }): { http: string; ws: string } {
+  const wildcard = listening.address === '0.0.0.0' || listening.address === '::';
+  const host = wildcard ? '127.0.0.1' : listening.address.includes(':') ? `[${listening.address}]` : listening.address;
+  const http = config.publicUrl ?? `http://${host}:${listening.port}`;
+  return { http, ws: config.publicWsUrl ?? http.replace(/^http/, 'ws') };
+}
+
+/**
+ * Instance uids start at 1,000,000,000, far above the ranges that accounts and /etc/subuid use, in
+ * a block of 2,048 chosen by DATA_DIR so that two services on one host do not share uids.
+ */
+export const UID_BLOCK = 2_048;
+
+export function defaultUidBase(dataDir: string): number {
+  let h = 0x811c9dc5;
+  for (const c of dataDir) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return 1_000_000_000 + (h % 16_384) * UID_BLOCK;
+}
+
+/**
+ * Instance folders live in the temp folder by default, named after the uid range (so, after DATA_DIR):
+ * every instance uid must be able to walk the path to its own folders, which DATA_DIR (often 0700,
+ * and holding secrets) must not allow.
+ */
+export const defaultInstancesDir = (uidBase: number): string => join(tmpdir(), `periscope-browsers-${uidBase}`);
+
+/** Parse the service's environment once, at start-up. Throws ConfigError with every problem. */
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  const v = parseEnv(schema, env);
+  const egressAllow = parseCidrList(v.BROWSER_EGRESS_ALLOW, 'BROWSER_EGRESS_ALLOW');
+  const publicUrl = v.PUBLIC_BROWSER_URL ?? v.PUBLIC_BROWSER_WS_URL?.replace(/^ws/, 'http');
+  const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
+  const dataDir = isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR);
+  const uidBase = v.BROWSER_UID_BASE || defaultUidBase(dataDir);
+  return {
+    host: v.HOST,
+    port: v.SERVICE_PORT,
+    dataDir,
+    publicUrl,
+    publicWsUrl,
+    logLevel: v.LOG_LEVEL,
+    metricsToken: v.METRICS_TOKEN,
+    http: {
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      perAddress: v.MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    chromePath: v.CHROME_PATH,
+    browser: {
+      poolSize: v.BROWSER_POOL_SIZE,
+      capacity: v.BROWSER_CAPACITY,
+      maxInstancesPerKey: v.BROWSER_MAX_INSTANCES_PER_KEY,
+      maxLifetimeMs: v.BROWSER_MAX_LIFETIME_SECONDS * 1000,
+      launchTimeoutMs: v.BROWSER_LAUNCH_TIMEOUT_SECONDS * 1000,
+      egressAllow,
+      pingIntervalMs: v.START_PING_INTERVAL_MS,
+      isolation: v.BROWSER_ISOLATION,
+      uidBase,
+      bwrapPath: v.BROWSER_BWRAP_PATH,
+      instancesDir: v.BROWSER_INSTANCES_DIR ? resolve(v.BROWSER_INSTANCES_DIR) : defaultInstancesDir(uidBase),
+      memoryLimitBytes: v.BROWSER_MEMORY_LIMIT_MB * 1024 * 1024,
+      pidsLimit: v.BROWSER_PIDS_LIMIT,
+      fileMaxBytes: v.BROWSER_FILE_MAX_MB * 1024 * 1024,
+      uploadsMaxBytes: v.BROWSER_UPLOADS_MAX_MB * 1024 * 1024,
+      diskLimitBytes: v.BROWSER_DISK_LIMIT_MB * 1024 * 1024,
+      diskCheckMs: v.BROWSER_DISK_CHECK_SECONDS * 1000,
+    },
+    search: {
+      defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,
+      maxBodyBytes: v.SEARCH_MAX_BODY_BYTES,
+      rateWindowMs: v.SEARCH_RATE_WINDOW_SECONDS * 1000,
+      indexPath: resolve(dataDir, v.SEARCH_INDEX_PATH ?? 'index.db'),
+      results: v.SEARCH_RESULTS,
+      cacheSize: v.SEARCH_CACHE_SIZE,
+      workers: v.SEARCH_WORKERS,
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { openDatabase, type Migration } from '#shared/sqlite.ts';
+import { FTS_TOKENIZE } from './tokenizer.ts';
+
+/**
+ * The search index's own SQLite file (DATA_DIR/index.db by default), apart from the service's
+ * database so that it can be rebuilt, copied or deleted on its own. Append-only migrations.
+ *
+ * pages    one row per canonical page; `key` is the normalised address without its scheme
+ * aliases  every address a page was fetched or declared under -> the page (how variants collapse)
+ * links    outgoing links of each page with their anchor text, by target address
+ * defs     definition heads (see definitions.ts) -> the pages that define them
+ * fts      the full-text rows, contentless: the searchable token streams of each page's fields
+ * signals  per page, what the ranking reads of a candidate (address, title, headings and their
+ *          words, language, inlinks)
+ * passages snippet passages of each page's opening text, id = page id * PASSAGE_SLOTS + block number
+ * snippet_fallback  per page, the snippet shown when no passage holds the query
+ * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
+ * postings    per term, the pages holding it, its field-weighted frequency and passages there (postings.ts)
+ * term_ends   every term of the postings written backwards, to find the terms a fragment ends
+ * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
+ */
+export const PASSAGE_SLOTS = 4096;
+export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
+/** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
+export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
+
+export const indexMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'search index',
+    up: `
+      CREATE TABLE pages (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        terms TEXT NOT NULL,
+        body TEXT NOT NULL,
+        lang TEXT,
+        lang_shares TEXT NOT NULL,
+        markup_lang TEXT,
+        url_lang TEXT,
+        inlinks INTEGER NOT NULL DEFAULT 0,
+        indexed_at INTEGER NOT NULL
+      );
+      CREATE TABLE aliases (
+        key TEXT PRIMARY KEY,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE
+      );
+      CREATE INDEX aliases_page ON aliases(page_id);
+      CREATE TABLE links (
+        source_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        target_key TEXT NOT NULL,
+        text TEXT NOT NULL
+      );
+      CREATE INDEX links_source ON links(source_id);
+      CREATE INDEX links_target ON links(target_key);
+      CREATE TABLE dirty (page_id INTEGER PRIMARY KEY);
+      CREATE TABLE defs (
+        head TEXT NOT NULL,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        weight REAL NOT NULL,
+        PRIMARY KEY (head, page_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX defs_page ON defs(page_id);
+      CREATE VIRTUAL TABLE fts USING fts5(
+        ${FTS_COLUMNS.join(', ')},
+        content = '', contentless_delete = 1,
+        tokenize = '${FTS_TOKENIZE}'
+      );`,
+  },
+  {
+    version: 2,
+    name: 'search signals',
+    // What ranking reads of every candidate, in a narrow table: the same columns sat behind the
+    // long body in `pages`, so each read walked the body's overflow pages.
+    up: `
+      CREATE TABLE signals (
+        id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        lang_shares TEXT NOT NULL,
+        markup_lang TEXT,
+        url_lang TEXT,
+        inlinks INTEGER NOT NULL
+      );
+      INSERT INTO signals SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks FROM pages;`,
+  },
+  {
+    version: 3,
+    name: 'search snippet passages',
+    // Snippet passages prepared at index time (decision 0017). Existing pages are marked dirty, so
+    // the next `npm run index` prepares theirs; until then the reader builds their snippets from
+    // the page text as before (a page without a snippet_fallback row).
+    up: `
+      CREATE TABLE passages (
+        id INTEGER PRIMARY KEY,
+        block TEXT NOT NULL,
+        extra TEXT
+      );
+      CREATE TABLE passage_words (
+        page_id INTEGER NOT NULL,
+        word TEXT NOT NULL,
+        ords TEXT NOT NULL,
+        PRIMARY KEY (page_id, word)
+      ) WITHOUT ROWID;
+      CREATE TABLE snippet_fallback (
+        id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        text TEXT NOT NULL
+      );
+      INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages;`,
+  },
+  {
+    version: 4,
+    name: 'search postings',
+    // The first stage's own postings (decision 0018), which also tell which snippet passages hold
+    // a term (so passage_words goes), and the words of each page's title, address and headings
+    // as ranking reads them (rank.ts), prepared with its signals. They are complete once search_meta says so; the next `npm
+    // run index` builds them for an existing index, and until then queries run on FTS5 and take
+    // their snippets from the page text.
+    up: `
+      CREATE TABLE page_terms (
+        page_id INTEGER PRIMARY KEY,
+        length INTEGER NOT NULL,
+        terms TEXT NOT NULL
+      );
+      CREATE TABLE postings (
+        term TEXT PRIMARY KEY,
+        data BLOB NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE term_ends (
+        reversed TEXT PRIMARY KEY
+      ) WITHOUT ROWID;
+      CREATE TABLE search_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+      DROP TABLE passage_words;
+      ALTER TABLE signals ADD COLUMN rank_words TEXT NOT NULL DEFAULT '';`,
+  },
+];
+
+export function openIndexDatabase(file: string): DatabaseSync {
+  return openDatabase(file, indexMigrations);
+}

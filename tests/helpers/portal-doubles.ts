@@ -1,0 +1,48 @@
+import { DatabaseSync } from 'node:sqlite';
+import { SecretBox } from '#portal/crypto/secretbox.ts';
+import { portalMigrations } from '#portal/data/migrations.ts';
+import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { migrate } from '#shared/sqlite.ts';
+import { KeyUseLog } from '#portal/teams/audit.ts';
+import type { PortalData } from '#portal/data/portal-data.ts';
+import { signUp } from '#portal/accounts/accounts.ts';
+import type { KeyIssuer } from '#portal/keys/issuer.ts';
+import type { Vault } from '#portal/keys/vault.ts';
+
+/** For unit tests: the real SQLite data module on an in-memory database. */
+export function memoryData(): SqlitePortalData {
+  const db = new DatabaseSync(':memory:');
+  db.exec('PRAGMA foreign_keys = ON');
+  migrate(db, portalMigrations);
+  return new SqlitePortalData(db);
+}
+
+/** An issuer double with the KeyIssuer interface, recording what it issued and revoked. */
+export class RecordingIssuer implements KeyIssuer {
+  readonly available = true;
+  readonly revoked: string[] = [];
+  #n = 0;
+  issue() {
+    this.#n++;
+    return { serviceKeyId: `svc${this.#n}`, token: `psk_${String(this.#n).padStart(16, '0')}_${'s'.repeat(39)}${String(1000 + this.#n)}` };
+  }
+  revoke(id: string) {
+    this.revoked.push(id);
+  }
+  lastUsed() {
+    return null;
+  }
+}
+
+export function memoryVault(secret = 'x'.repeat(40)): Vault & { issuer: RecordingIssuer } {
+  const data = memoryData();
+  return { data, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(data) };
+}
+
+/** Sign up through the real path and return the new account's actor. */
+export async function account(data: PortalData, name: string, email = `${name.toLowerCase()}@example.test`): Promise<{ userId: string }> {
+  await signUp(data, { name, email, password: 'long enough password' }, { enabled: true });
+  const user = await data.userByEmail(email);
+  if (!user) throw new Error(`sign-up of ${email} made no account`);
+  return { userId: user.id };
+}
