@@ -1,5 +1,6 @@
 import { getToken } from 'next-auth/jwt';
 import { NextResponse, type NextRequest } from 'next/server.js';
+import { SignInRequired } from '#portal/errors.ts';
 import { publishedPortal } from '#portal/handle.ts';
 import { isApiPath, isPublicPath } from '#portal/accounts/public-paths.ts';
 
@@ -35,7 +36,8 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (isPublicPath(pathname)) return withHeaders(NextResponse.next());
   if (signedIn) return withHeaders(NextResponse.next());
   if (isApiPath(pathname)) {
-    return withHeaders(NextResponse.json({ error: 'sign in first' }, { status: 401, headers: { 'cache-control': 'no-store' } }));
+    const e = new SignInRequired();
+    return withHeaders(NextResponse.json(e.body(), { status: e.status, headers: { 'cache-control': 'no-store' } }));
   }
   const target = new URL('/signin', req.url);
   if (pathname !== '/') target.searchParams.set('callbackUrl', `${pathname}${search}`);

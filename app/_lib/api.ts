@@ -2,7 +2,7 @@ import { NextResponse } from 'next/server.js';
 import type { PublicUser } from '#portal/accounts/accounts.ts';
 import type { Actor } from '#portal/teams/access.ts';
 import { CLIENT_ADDRESS_HEADER } from '#portal/accounts/auth.ts';
-import { asServiceError, BadRequest, Forbidden, SignInRequired } from '#portal/errors.ts';
+import { asDomainError, BadRequest, Forbidden, SignInRequired, toDomainError } from '#portal/errors.ts';
 import { portal, type Portal } from '#portal/runtime.ts';
 import { signedIn } from './session.ts';
 
@@ -14,11 +14,8 @@ const addressOf = (req: Request): string | null => req.headers.get(CLIENT_ADDRES
 
 /** The one place where an error becomes an API response. */
 export function errorResponse(err: unknown): NextResponse {
-  const e = asServiceError(err);
-  if (!e) {
-    portal().log.error({ err: (err as Error)?.message }, 'unexpected error in an API route');
-    return NextResponse.json({ error: 'internal error' }, { status: 500, headers: { 'cache-control': 'no-store' } });
-  }
+  if (!asDomainError(err)) portal().log.error({ err: (err as Error)?.message }, 'unexpected error in an API route');
+  const e = toDomainError(err);
   return NextResponse.json(e.body(), { status: e.status, headers: { ...e.headers, 'cache-control': 'no-store' } });
 }
 

@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation.js';
 import type { TeamWithRole } from '#portal/data/portal-data.ts';
-import { asServiceError } from '#portal/errors.ts';
+import { asDomainError } from '#portal/errors.ts';
 import { getTeam } from '#portal/teams/teams.ts';
 import { requireSignedIn } from './page-guard.ts';
 import type { Signed } from './session.ts';
@@ -11,7 +11,7 @@ export async function requireTeam(teamId: string): Promise<Signed & { team: Team
   try {
     return { ...s, team: await getTeam(s.portal.data, s.actor, teamId) };
   } catch (err) {
-    if (asServiceError(err)?.status === 404) notFound();
+    if (asDomainError(err)?.status === 404) notFound();
     throw err;
   }
 }

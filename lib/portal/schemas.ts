@@ -54,3 +54,7 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   }
   return out;
 }
+
+export const browserNameSchema = z.string().trim().min(1, 'Give it a name.').max(80, 'Use at most 80 characters.');
+export const startBrowserSchema = z.object({ name: z.string().trim().max(80, 'Use at most 80 characters.').optional(), keyId: z.string().min(1).max(64).optional() }).strict();
+export const renameBrowserSchema = z.object({ name: browserNameSchema }).strict();

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { toServiceError } from '#shared/errors.ts';
+import { toDomainError } from '#shared/errors.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -15,7 +15,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /** The one place where an error becomes an HTTP response. */
 export function sendError(res: ServerResponse, err: unknown, extraHeaders: Record<string, string> = {}): number {
-  const e = toServiceError(err);
+  const e = toDomainError(err);
   if (res.headersSent) {
     res.destroy();
     return e.status;
@@ -26,7 +26,7 @@ export function sendError(res: ServerResponse, err: unknown, extraHeaders: Recor
 
 /** Refuse a WebSocket upgrade with a plain HTTP response, before any handshake. */
 export function rejectUpgrade(socket: Duplex, err: unknown): number {
-  const e = toServiceError(err);
+  const e = toDomainError(err);
   if (socket.writable) {
     const text = JSON.stringify(e.body());
     const headers = {

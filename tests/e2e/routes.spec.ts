@@ -26,7 +26,7 @@ test.describe('every route requires a session', () => {
           expect(location.pathname, `${method} ${path}`).toBe('/signin');
         } else {
           expect(res.status(), `${method} ${path}`).toBe(401);
-          expect(await res.json()).toEqual({ error: 'sign in first' });
+          expect(await res.json()).toEqual({ error: 'sign in first', code: 'sign_in_required' });
         }
         seen.push(`${method} ${path}`);
       }

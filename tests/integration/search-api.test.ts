@@ -75,6 +75,7 @@ describe('POST /v0/search: statuses, headers and limits', () => {
       const r = await search(service.url, t, { query: 'kettle' });
       assert.equal(r.status, 401);
       assert.equal(typeof r.json.error, 'string');
+      assert.equal(r.json.code, 'unauthorized');
       assert.equal(r.headers.get('x-ratelimit-limit'), null);
     }
   });
@@ -96,6 +97,7 @@ describe('POST /v0/search: statuses, headers and limits', () => {
       const r = await search(service.url, token, body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(typeof r.json.error, 'string');
+      assert.equal(r.json.code, 'invalid');
       const issues = r.json.issues as { field: string; message: string }[];
       assert.deepEqual([...new Set(issues.map((i) => i.field))].sort(), [...fields].sort(), JSON.stringify(body));
       assertRateHeaders(r.headers, 40);
@@ -122,6 +124,7 @@ describe('POST /v0/search: statuses, headers and limits', () => {
     const declared = await raw(service.url, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) }, body: Buffer.from('{"query":') });
     assert.equal(declared.status, 413);
     assert.equal(typeof JSON.parse(declared.body).error, 'string');
+    assert.equal(JSON.parse(declared.body).code, 'payload_too_large');
     assert.equal(declared.headers.connection, 'close');
     assert.ok(declared.headers['x-ratelimit-limit']);
     // Chunked, no length declared: refused once it passes the limit.
@@ -173,6 +176,7 @@ describe('POST /v0/search: the window frees up again (2 s window, 3 requests)', 
     for (let i = 0; i < 3; i++) assert.equal((await search(service.url, token, { query: 'anything' })).status, 200);
     const refused = await search(service.url, token, { query: 'anything' });
     assert.equal(refused.status, 429);
+    assert.equal(refused.json.code, 'rate_limited');
     const retry = Number(refused.headers.get('retry-after'));
     assert.ok(retry >= 1 && retry <= 3, String(retry));
     await new Promise((r) => setTimeout(r, retry * 1000 + 100));
@@ -204,12 +208,13 @@ describe('POST /v0/search: a backend that cannot answer gives 502', () => {
     await service.stop();
   });
 
-  it('502 with { error } and the limit headers; the service stays up', async () => {
+  it('502 with { error, code } and the limit headers; the service stays up', async () => {
     const { token } = service.createKey({ name: 'broken' });
     const r = await search(service.url, token, { query: 'kettle' });
     assert.equal(r.status, 502);
     assert.equal(typeof r.json.error, 'string');
-    assert.deepEqual(Object.keys(r.json), ['error']);
+    assert.deepEqual(Object.keys(r.json), ['error', 'code']);
+    assert.equal(r.json.code, 'bad_gateway');
     assertRateHeaders(r.headers, 40);
     const health = await fetch(`${service.url}/healthz`);
     assert.equal(health.status, 200);

@@ -1,14 +1,13 @@
-import { z } from 'zod';
 import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
 import type { PortalData } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
 import type { LiveInstances, LiveInstance } from './instances.ts';
-import { isStartRefused, type StartRefused } from '../service-client/browser.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
-import { BadGateway, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
-import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.ts';
+import { BadRequest, Forbidden, NotFound } from '../errors.ts';
 import type { Portal } from '../runtime.ts';
+import { renameBrowserSchema, startBrowserSchema } from '../schemas.ts';
+import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
 
 /** What pages and API responses carry about a live instance: never its key or browser id. */
@@ -41,13 +40,6 @@ export function recordBrowserEvents(instances: LiveInstances, data: PortalData, 
   });
 }
 
-const startSchema = z.object({
-  name: z.string().trim().max(80, 'at most 80 characters').optional(),
-  keyId: z.string().min(1).max(64).optional(),
-}).strict();
-
-const renameSchema = z.object({ name: z.string().trim().min(1, 'give it a name').max(80, 'at most 80 characters') }).strict();
-
 function view(i: LiveInstance, canStop: boolean): BrowserView {
   return {
     id: i.id,
@@ -61,40 +53,17 @@ function view(i: LiveInstance, canStop: boolean): BrowserView {
   };
 }
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  throw new BadRequest(r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-}
-
 /** Start a browser for the team with the given key (default: the team's default key). */
 export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserView> {
   await requireRole(p.data, actor, teamId, 'member');
-  const { name, keyId } = parse(startSchema, input);
+  const { name, keyId } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
-    p.live.start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }))
-    .catch((err: unknown) => {
-      throw isStartRefused(err) ? refusalToUser(err, key.name) : err;
-    });
+    p.live.start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }));
   await p.data.audit({ teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } }, instance.startedAt);
   return view(instance, true);
-}
-
-/** What the service said, in the portal's terms. */
-function refusalToUser(err: StartRefused, keyName: string): Error {
-  switch (err.status) {
-    case 401:
-      return new Conflict(`The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`);
-    case 429:
-      return new TooManyRequests(`The key "${keyName}" already runs as many browsers as it may: ${err.message}`, 5);
-    case 503:
-      return new ServiceUnavailable(`The service cannot start a browser right now: ${err.message}`, 5);
-    default:
-      return new BadGateway(`Could not start a browser: ${err.message}`);
-  }
 }
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserView[]> {
@@ -125,7 +94,7 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserView> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
-  p.live.rename(instance.id, parse(renameSchema, input).name);
+  p.live.rename(instance.id, parseOrThrow(renameBrowserSchema, input).name);
   return view(instance, canStop);
 }
 

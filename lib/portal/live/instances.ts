@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { TooManyRequests } from '#shared/errors.ts';
-import { holdBrowser } from '../service-client/browser.ts';
+import { DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import { holdBrowser, StartRefused } from '../service-client/browser.ts';
 import { LiveBrowser, type ControlHandover, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
@@ -77,7 +77,9 @@ export class LiveInstances extends EventEmitter<{
     this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 0) + 1);
     let live: LiveBrowser;
     try {
-      const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey);
+      const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey).catch((err: unknown) => {
+        throw err instanceof StartRefused ? refusalToUser(err, input.keyName) : err;
+      });
       try {
         live = await LiveBrowser.open(held, { log: this.#opts.log });
       } catch (err) {
@@ -191,5 +193,19 @@ export class LiveInstances extends EventEmitter<{
     this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'live instance ended');
     this.emit('ended', record);
     this.emit('change', instance.teamId);
+  }
+}
+
+/** What the service said when it gave no browser, in the portal's terms. */
+function refusalToUser(err: StartRefused, keyName: string): DomainError {
+  switch (err.code) {
+    case 'key_refused':
+      return new DomainError('key_refused', `The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`);
+    case 'rate_limited':
+      return new TooManyRequests(`The key "${keyName}" already runs as many browsers as it may: ${err.message}`, 5);
+    case 'unavailable':
+      return new ServiceUnavailable(`The service cannot start a browser right now: ${err.message}`, 5);
+    default:
+      return new DomainError('upstream_failed', `Could not start a browser: ${err.message}`);
   }
 }

@@ -1,5 +1,5 @@
 import type { PortalData, RecentSearch, TeamKey } from '../data/portal-data.ts';
-import { parseSearchBody } from '#shared/protocol/search.ts';
+import { checkSearchRequest } from '#shared/protocol/search.ts';
 import { ServiceHealthReader } from '../service-client/health.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 import { AnswerCache } from './cache.ts';
@@ -72,20 +72,17 @@ export function normaliseSearch(input: unknown): { query: string; language: stri
   const query = typeof raw.query === 'string' ? normaliseQueryText(raw.query) : raw.query;
   const language = raw.language === undefined || raw.language === '' ? undefined : raw.language;
   // The service's own rules (lib/shared/protocol/search.ts), so that a bad query never costs a request.
-  try {
-    return parseSearchBody(JSON.stringify({ query, language }));
-  } catch (err) {
-    const e = err as { status?: number; issues?: { field: string; message: string }[] };
-    if (e.status === 400) throw new SearchFailed(400, 'invalid', e.issues?.[0] ? `${e.issues[0].field}: ${e.issues[0].message}` : 'invalid search', { issues: e.issues ?? [] });
-    throw err;
-  }
+  const checked = checkSearchRequest({ query, language });
+  if (checked.ok) return checked.body;
+  const [first] = checked.issues;
+  throw new SearchFailed('invalid', first ? `${first.field}: ${first.message}` : 'invalid search', { issues: checked.issues });
 }
 
 export const cacheKey = (teamId: string, q: { query: string; language: string }) => `${teamId}\n${q.language}\n${q.query}`;
 
 async function defaultKey(data: PortalData, teamId: string): Promise<TeamKey> {
   const key = (await data.keys(teamId)).find((k) => k.isDefault && k.revokedAt === null);
-  if (!key) throw new SearchFailed(409, 'no_key', 'This team has no default API key to search with.');
+  if (!key) throw new SearchFailed('no_key', 'This team has no default API key to search with.');
   return key;
 }
 

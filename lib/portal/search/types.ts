@@ -2,6 +2,8 @@
  * What the portal's search route (POST /api/teams/:teamId/search) answers, shared by the server
  * and the page. Plain data only: this module is imported by browser code.
  */
+import type { ErrorBody, ErrorCode } from '#shared/errors.ts';
+
 export type SearchHit = { url: string; title: string; snippet: string };
 
 /**
@@ -24,22 +26,22 @@ export type SearchAnswer = {
   rate: RateState | null;
 };
 
-/** Why a search failed, as the page needs to tell it apart. */
-export type SearchFailureCode =
-  | 'invalid' // the query breaks the request rules (never sent to the service)
-  | 'no_key' // the team has no usable default key
-  | 'key_refused' // the service refused the team's key (401)
-  | 'rate_limited' // the key's limit is used up (429); retryAfterSeconds says when to try again
-  | 'upstream_failed' // the service or its index failed (502, 5xx, unreachable, timeout)
-  | 'upstream_rejected'; // any other answer the portal did not expect
+/** Why a search failed, as the page needs to tell it apart (codes from lib/shared/errors.ts). */
+export const SEARCH_FAILURE_CODES = [
+  'invalid', // the query breaks the request rules (never sent to the service)
+  'no_key', // the team has no usable default key
+  'key_refused', // the service refused the team's key (401)
+  'rate_limited', // the key's limit is used up (429); retryAfterSeconds says when to try again
+  'upstream_failed', // the service or its index failed (502, 5xx, unreachable, timeout)
+  'upstream_rejected', // any other answer the portal did not expect
+] as const satisfies readonly ErrorCode[];
 
-export type SearchFailureBody = {
-  error: string;
-  code: SearchFailureCode;
-  retryAfterSeconds?: number;
-  rate?: RateState | null;
-  issues?: { field: string; message: string }[];
-};
+export type SearchFailureCode = (typeof SEARCH_FAILURE_CODES)[number];
+
+export const isSearchFailureCode = (code: string): code is SearchFailureCode => (SEARCH_FAILURE_CODES as readonly string[]).includes(code);
+
+/** The portal's error body (lib/shared/errors.ts) with the search's own fields. */
+export type SearchFailureBody = ErrorBody & { code: SearchFailureCode; rate?: RateState | null };
 
 export const SEARCH_LANGUAGES: readonly { code: string; name: string }[] = [
   { code: 'en', name: 'English' },

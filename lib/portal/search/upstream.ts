@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '#shared/errors.ts';
+import { DomainError, type FieldIssue } from '#shared/errors.ts';
 import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from './types.ts';
 
 /**
@@ -7,25 +7,22 @@ import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from 
  * the answer is validated where it enters, the limit headers become data, and every status the
  * service can answer becomes a SearchFailed with a code the page can act on.
  */
-export class SearchFailed extends ServiceError {
-  readonly code: SearchFailureCode;
+export class SearchFailed extends DomainError {
+  declare readonly code: SearchFailureCode;
   readonly retryAfterSeconds: number | undefined;
   readonly rate: RateState | null;
-  readonly issues: { field: string; message: string }[] | undefined;
-  constructor(status: number, code: SearchFailureCode, message: string, extra: { retryAfterSeconds?: number; rate?: RateState | null; issues?: { field: string; message: string }[] } = {}) {
-    super(status, message, extra.retryAfterSeconds !== undefined ? { 'retry-after': String(extra.retryAfterSeconds) } : {});
-    this.code = code;
+  constructor(code: SearchFailureCode, message: string, extra: { retryAfterSeconds?: number; rate?: RateState | null; issues?: FieldIssue[] } = {}) {
+    const headers: Record<string, string> = extra.retryAfterSeconds !== undefined ? { 'retry-after': String(extra.retryAfterSeconds) } : {};
+    super(code, message, { headers, ...(extra.issues ? { issues: extra.issues } : {}) });
     this.retryAfterSeconds = extra.retryAfterSeconds;
     this.rate = extra.rate ?? null;
-    this.issues = extra.issues;
   }
   override body(): SearchFailureBody {
     return {
-      error: this.message,
+      ...super.body(),
       code: this.code,
       ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
       ...(this.rate ? { rate: this.rate } : {}),
-      ...(this.issues ? { issues: this.issues } : {}),
     };
   }
 }
@@ -67,7 +64,7 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
     text = await res.text();
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
-    throw new SearchFailed(502, 'upstream_failed', timedOut ? 'The search service did not answer in time.' : 'The search service could not be reached.');
+    throw new SearchFailed('upstream_failed', timedOut ? 'The search service did not answer in time.' : 'The search service could not be reached.');
   }
   const rate = readRateHeaders(res.headers);
   let json: unknown = undefined;
@@ -78,24 +75,24 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
   }
   if (res.status === 200) {
     const parsed = answerSchema.safeParse(json);
-    if (!parsed.success) throw new SearchFailed(502, 'upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
+    if (!parsed.success) throw new SearchFailed('upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
     return { results: parsed.data.results, rate };
   }
   const err = errorSchema.safeParse(json);
   const detail = err.success ? err.data : {};
   switch (res.status) {
     case 401:
-      throw new SearchFailed(403, 'key_refused', "The search service refused this team's API key (it is revoked or unknown).");
+      throw new SearchFailed('key_refused', "The search service refused this team's API key (it is revoked or unknown).");
     case 429: {
       const retryAfter = num(res.headers.get('retry-after')) ?? rate?.resetSeconds ?? 1;
       const limited: RateState | null = rate ? { ...rate, remaining: 0, resetSeconds: retryAfter } : null;
-      throw new SearchFailed(429, 'rate_limited', `This team's key has used its searches for now; searching is possible again in ${retryAfter} s.`, { retryAfterSeconds: Math.max(1, retryAfter), rate: limited });
+      throw new SearchFailed('rate_limited', `This team's key has used its searches for now; searching is possible again in ${retryAfter} s.`, { retryAfterSeconds: Math.max(1, retryAfter), rate: limited });
     }
     case 400:
     case 413:
-      throw new SearchFailed(400, 'invalid', 'The search service did not accept this query.', { rate, issues: detail.issues ?? [] });
+      throw new SearchFailed('invalid', 'The search service did not accept this query.', { rate, issues: detail.issues ?? [] });
     default:
-      if (res.status >= 500) throw new SearchFailed(502, 'upstream_failed', 'The search service could not answer just now.', { rate });
-      throw new SearchFailed(502, 'upstream_rejected', `The search service answered with an unexpected status (${res.status}).`, { rate });
+      if (res.status >= 500) throw new SearchFailed('upstream_failed', 'The search service could not answer just now.', { rate });
+      throw new SearchFailed('upstream_rejected', `The search service answered with an unexpected status (${res.status}).`, { rate });
   }
 }

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { DomainError, type ErrorCode } from '#shared/errors.ts';
 import { START_CLOSE, isBrowserId } from '#shared/protocol/start.ts';
 
 export type StartEnd = { code: number; reason: string };
@@ -15,21 +16,24 @@ export type HeldBrowser = {
   release(): void;
 };
 
-export class StartRefused extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = 'StartRefused';
-    this.status = status;
+/** The code a refusal of /start gets, from the status the service answered (docs/api.md). */
+function codeOf(serviceStatus: number): ErrorCode {
+  switch (serviceStatus) {
+    case 401: return 'key_refused';
+    case 429: return 'rate_limited';
+    case 503: return 'unavailable';
+    case 504: return 'timeout';
+    default: return 'upstream_failed';
   }
 }
 
-/**
- * By name rather than instanceof: the portal's route bundles and its custom server each load their
- * own copy of this module, and an instance started through one may fail in the other's code.
- */
-export function isStartRefused(err: unknown): err is StartRefused {
-  return err instanceof Error && err.name === 'StartRefused' && typeof (err as { status?: unknown }).status === 'number';
+/** The service did not give a browser; `code` says why, the message is the service's own words. */
+export class StartRefused extends DomainError {
+  readonly serviceStatus: number;
+  constructor(serviceStatus: number, message: string) {
+    super(codeOf(serviceStatus), message);
+    this.serviceStatus = serviceStatus;
+  }
 }
 
 /** Open /start, read the id, and ask /json/version for the debugger address. */

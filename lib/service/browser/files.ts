@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { BadRequest, NotFound, PayloadTooLarge, ServiceError } from '#shared/errors.ts';
+import { BadRequest, NotFound, PayloadTooLarge, DomainError } from '#shared/errors.ts';
 import type { InstanceFolders as PolicyFolders } from './cdp-policy.ts';
 import type { InstanceFolders } from './instance-folders.ts';
 
@@ -82,9 +82,9 @@ export class UploadsFull extends PayloadTooLarge {
 }
 
 /** A download Chromium is still writing. */
-export class DownloadInProgress extends ServiceError {
+export class DownloadInProgress extends DomainError {
   constructor(name: string) {
-    super(409, `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`);
+    super('conflict', `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`);
   }
 }
 

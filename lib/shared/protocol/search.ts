@@ -11,7 +11,7 @@ import { ValidationFailed, type FieldIssue } from '../errors.ts';
  */
 export const MAX_QUERY_CHARS = 348;
 
-const codePoints = (s: string) => {
+export const codePoints = (s: string): number => {
   let n = 0;
   for (const _ of s) n++;
   return n;
@@ -31,7 +31,27 @@ const schema = z.object({
 
 export type SearchBody = { query: string; language: string };
 
-/** Parse a request body's text; throws ValidationFailed naming every offending field. */
+/** The language a search runs in: the tag's two letters in lower case, English when none is given. */
+export function searchLanguage(tag: string | null | undefined): string {
+  return (tag || 'en').slice(0, 2).toLowerCase();
+}
+
+/** Check a request that is already an object; the body to search, or every offending field. */
+export function checkSearchRequest(value: unknown): { ok: true; body: SearchBody } | { ok: false; issues: FieldIssue[] } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, issues: [{ field: 'body', message: 'must be a JSON object' }] };
+  const r = schema.safeParse(value);
+  if (!r.success) return { ok: false, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })) };
+  return { ok: true, body: { query: r.data.query, language: searchLanguage(r.data.language) } };
+}
+
+/** As checkSearchRequest, throwing ValidationFailed naming every offending field. */
+export function parseSearchRequest(value: unknown): SearchBody {
+  const checked = checkSearchRequest(value);
+  if (!checked.ok) throw new ValidationFailed(checked.issues);
+  return checked.body;
+}
+
+/** Parse a request body's text (the service's route); throws ValidationFailed naming every offending field. */
 export function parseSearchBody(text: string): SearchBody {
   let json: unknown;
   try {
@@ -39,13 +59,5 @@ export function parseSearchBody(text: string): SearchBody {
   } catch (err) {
     throw new ValidationFailed([{ field: 'body', message: `not valid JSON (${(err as Error).message.slice(0, 120)})` }]);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ValidationFailed([{ field: 'body', message: 'must be a JSON object' }]);
-  }
-  const r = schema.safeParse(json);
-  if (!r.success) {
-    const issues: FieldIssue[] = r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message }));
-    throw new ValidationFailed(issues);
-  }
-  return { query: r.data.query, language: (r.data.language ?? 'en').slice(0, 2).toLowerCase() };
+  return parseSearchRequest(json);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '#shared/log.ts';
-import { asServiceError } from '#portal/errors.ts';
+import { asDomainError } from '#portal/errors.ts';
 import {
   DASHBOARD_CLOSE, DASHBOARD_MAX_MESSAGE_BYTES, DASHBOARD_PROTOCOL_VERSION, dashboardClientMessage, encodeThumbnail,
   type DashboardServerMessage, type DashboardSnapshot,
@@ -111,7 +111,7 @@ export class DashboardSockets {
       const snapshot = await this.#deps.snapshot(sub.user.userId, sub.teamId);
       this.#send(sub.ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...snapshot });
     } catch (err) {
-      if (asServiceError(err)?.status === 404) sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
+      if (asDomainError(err)?.status === 404) sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
       else this.#deps.log.warn({ err, teamId: sub.teamId }, 'dashboard snapshot failed');
     }
   }

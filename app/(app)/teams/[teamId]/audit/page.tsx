@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { AUDIT_KIND_LABELS, AUDIT_KINDS, actionLabel, auditLog, describeDetail, type AuditPage } from '#portal/teams/audit.ts';
-import { asServiceError } from '#portal/errors.ts';
+import { asDomainError } from '#portal/errors.ts';
 import { formatDate } from '#app/_lib/format.ts';
 import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { Alert } from '#app/_ui/alert.tsx';
@@ -35,7 +35,7 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
   try {
     page = await auditLog(portal.data, actor, team.id, filter);
   } catch (err) {
-    if (asServiceError(err)?.status !== 400) throw err;
+    if (asDomainError(err)?.status !== 400) throw err;
     return <Alert tone="warning">That filter is not valid. <a href={`/teams/${team.id}/audit`}>Show the whole log</a>.</Alert>;
   }
   const { before: _page, ...kept } = filter;

@@ -20,6 +20,8 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
     mutationFn: () => api<{ browser: BrowserView }>('POST', `/api/teams/${teamId}/browsers`, { ...(name.trim() ? { name } : {}), ...(keyId ? { keyId } : {}) }),
     onSuccess: ({ browser }) => router.push(`/teams/${teamId}/browsers/${browser.id}`),
   });
+  const failure = start.error instanceof ApiError ? start.error : null;
+  const nameError = failure?.fields.name;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     start.mutate();
@@ -28,7 +30,7 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
     <>
       <form className="card card-body row" onSubmit={submit} aria-label="Start a browser" style={{ alignItems: 'flex-end' }}>
         <div style={{ flex: '1 1 14rem' }}>
-          <Field id="browser-name" label="Name" value={name} maxLength={80} placeholder="e.g. Checkout test" onChange={(e) => setName(e.target.value)} />
+          <Field id="browser-name" label="Name" value={name} maxLength={80} placeholder="e.g. Checkout test" error={nameError} onChange={(e) => setName(e.target.value)} />
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-key">API key</label>
@@ -40,7 +42,7 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
         <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>Start browser</Button>
       </form>
       {keys.length === 0 && <Alert tone="warning">This team has no API key yet. <Link href={`/teams/${teamId}/keys`}>Add one on the API keys page</Link> to start browsers.</Alert>}
-      {start.error && <Alert tone="error">{start.error instanceof ApiError ? start.error.message : 'Could not start a browser.'}</Alert>}
+      {start.error && !nameError && <Alert tone="error">{failure ? failure.message : 'Could not start a browser.'}</Alert>}
     </>
   );
 }

@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
-import { asServiceError } from '#portal/errors.ts';
+import { asDomainError } from '#portal/errors.ts';
 import { recentSearches, searchForMember } from '#portal/search/search.ts';
-import { normaliseQueryText, type SearchFailureBody } from '#portal/search/types.ts';
+import { isSearchFailureCode, normaliseQueryText, type SearchFailureBody } from '#portal/search/types.ts';
+import { searchLanguage } from '#shared/protocol/search.ts';
 import { listKeys } from '#portal/keys/vault.ts';
 import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { SearchClient, type InitialSearch } from './search-client.tsx';
@@ -13,11 +14,9 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 
 /** A search failure the page shows in place (a refusal of the key, a limit), or null. */
 function failureOf(err: unknown): (SearchFailureBody & { status: number }) | null {
-  const e = asServiceError(err);
-  if (!e) return null;
-  const body = e.body() as Partial<SearchFailureBody>;
-  if (typeof body.code !== 'string') return null;
-  return { ...(body as SearchFailureBody), status: e.status };
+  const e = asDomainError(err);
+  if (!e || !isSearchFailureCode(e.code)) return null;
+  return { ...(e.body() as SearchFailureBody), status: e.status };
 }
 
 /**
@@ -29,7 +28,7 @@ export default async function SearchPage({ params, searchParams }: { params: Pro
   const sp = await searchParams;
   const { portal, actor, team } = await requireTeam(teamId);
   const query = normaliseQueryText(first(sp.q));
-  const language = (first(sp.lang) || 'en').slice(0, 2).toLowerCase();
+  const language = searchLanguage(first(sp.lang));
   const keys = await listKeys(portal.vault, actor, team.id);
   const hasKey = keys.some((k) => k.isDefault && !k.revokedAt);
   const initial: InitialSearch = { query, language, answer: null, failure: null };

@@ -4,7 +4,7 @@ import { usePathname, useSearchParams } from 'next/navigation.js';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { RecentSearch } from '#portal/data/portal-data.ts';
 import { normaliseQueryText, SEARCH_LANGUAGES, type SearchAnswer, type SearchFailureBody } from '#portal/search/types.ts';
-import { MAX_QUERY_CHARS, parseSearchBody } from '#shared/protocol/search.ts';
+import { checkSearchRequest, codePoints, MAX_QUERY_CHARS, searchLanguage } from '#shared/protocol/search.ts';
 import { api } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
@@ -21,24 +21,19 @@ export type InitialSearch = { query: string; language: string; answer: SearchAns
 
 type Props = { teamId: string; hasKey: boolean; canManage: boolean; initial: InitialSearch; recent: RecentSearch[] };
 
-const codePoints = (s: string) => [...s].length;
-
 /** Check a query with the service's own rules before sending it; the message to show, or null. */
 function problem(query: string, language: string): string | null {
-  try {
-    parseSearchBody(JSON.stringify({ query, language }));
-    return null;
-  } catch (err) {
-    const issue = (err as { issues?: { field: string; message: string }[] }).issues?.[0];
-    return issue ? `The ${issue.field === 'language' ? 'language' : 'query'} ${issue.message}.` : 'This query cannot be searched.';
-  }
+  const checked = checkSearchRequest({ query, language });
+  if (checked.ok) return null;
+  const issue = checked.issues[0];
+  return issue ? `The ${issue.field === 'language' ? 'language' : 'query'} ${issue.message}.` : 'This query cannot be searched.';
 }
 
 export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Props) {
   const params = useSearchParams();
   const pathname = usePathname();
   const q = normaliseQueryText(params.get('q') ?? '');
-  const lang = (params.get('lang') ?? 'en').slice(0, 2).toLowerCase() || 'en';
+  const lang = searchLanguage(params.get('lang'));
   const [draft, setDraft] = useState(q);
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
