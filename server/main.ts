@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * `npm start`: the service and the portal as two processes of one command (ADR 0003). Each
+ * `npm start`: the service and the portal as two processes of one command (docs/decisions/0003-two-processes-and-socket-routing.md). Each
  * keeps its own event loop, so rendering a page never delays a CDP message. A signal reaches
  * both; if either dies, the other is stopped and the command fails.
  */

@@ -3,7 +3,7 @@ import { SecretBox } from './crypto/secretbox.ts';
 import type { PortalData } from './data/portal-data.ts';
 import { SqlitePortalData } from './data/sqlite.ts';
 import { createLogger, type Logger } from '#shared/log.ts';
-import { LiveInstances } from './live/instances.ts';
+import { TeamBrowsers } from './live/team-browsers.ts';
 import { ServiceHealthReader } from './service-client/health.ts';
 import { KeyUseLog } from './teams/audit.ts';
 import { recordBrowserEvents } from './live/browsers.ts';
@@ -29,7 +29,7 @@ export type Portal = {
   /** The hosted search page's upstream, answer cache and last-seen limits (decision 0040). */
   search: SearchProxy;
   /** The browsers the portal holds open for its users (their /start sockets), and the service's health. */
-  live: LiveInstances;
+  live: TeamBrowsers;
   serviceHealth: ServiceHealthReader;
 };
 
@@ -51,7 +51,7 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
   }
   const box = new SecretBox(secrets.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const { idleMs, maxPerUser, maxPerTeam } = config.live;
-  const live = new LiveInstances({ serviceUrl: config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: log.child({ part: 'live' }) });
+  const live = new TeamBrowsers({ serviceUrl: config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: log.child({ part: 'live' }) });
   recordBrowserEvents(live, data, log);
   return {
     config,

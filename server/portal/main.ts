@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
   await app.prepare();
-  // Only valid after prepare(); a custom server must route upgrades itself (see GUIDE and ADR 0003).
+  // Only valid after prepare(); a custom server must route upgrades itself (docs/decisions/0003-two-processes-and-socket-routing.md).
   const nextUpgrade = app.getUpgradeHandler();
 
   const server = createServer((req, res) => {

@@ -5,7 +5,7 @@ import { authenticate } from '#service/keys/auth.ts';
 import type { ServiceContext } from './context.ts';
 
 /**
- * The live instance a request names with `Authorization` and `X-Browser-ID` (spec 4.2): 401 for a
+ * The live instance a request names with `Authorization` and `X-Browser-ID` (docs/api.md, section 2): 401 for a
  * bad key, 400 for a malformed id, 404 for an id that is not this key's live browser.
  */
 export function requireInstance(ctx: ServiceContext, headers: IncomingHttpHeaders): Instance {

@@ -7,7 +7,7 @@ import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
-describe('the browser flow (spec 4.5) with real Chromium', () => {
+describe('the browser flow (docs/api.md, Cloud browser) with real Chromium', () => {
   let service: ServiceProcess;
   let pages: Awaited<ReturnType<typeof startPageServer>>;
   let token: string;

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { decodeFrame, type ServerMessage } from '#portal/protocol/live.ts';
-import { LiveInstances, type LiveInstance } from '#portal/live/instances.ts';
+import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
 import { LiveSockets } from '../../server/portal/sockets/live.ts';
 import { eventually } from '../helpers/browser.ts';
 import { startPageServer } from '../helpers/pages.ts';
@@ -19,8 +19,8 @@ import { startService, type ServiceProcess } from '../helpers/service.ts';
 describe('live relay with a slow viewer', () => {
   let service: ServiceProcess;
   let pages: Awaited<ReturnType<typeof startPageServer>>;
-  let instances: LiveInstances;
-  let instance: LiveInstance;
+  let instances: TeamBrowsers;
+  let instance: TeamBrowser;
   let http: Server;
   let url: string;
   const log = pino({ level: 'silent' });
@@ -28,7 +28,7 @@ describe('live relay with a slow viewer', () => {
   before(async () => {
     service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
     pages = await startPageServer();
-    instances = new LiveInstances({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
+    instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
     instance = await instances.start({ teamId: 't', user: { userId: 'u', name: 'U' }, keyId: 'k', keyName: 'k', apiKey: service.createKey().token });
     const sockets = new LiveSockets({
       instances,

@@ -1,7 +1,7 @@
-import type { DashboardInstance, DashboardSnapshot } from '../protocol/dashboard.ts';
+import type { BrowserRow, DashboardSnapshot } from '../protocol/dashboard.ts';
 import type { PortalData } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
-import type { LiveInstances, LiveInstance } from './instances.ts';
+import type { TeamBrowsers, TeamBrowser } from './team-browsers.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
 import { BadRequest, Forbidden, NotFound } from '../errors.ts';
@@ -10,16 +10,13 @@ import { renameBrowserSchema, startBrowserSchema } from '../schemas.ts';
 import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
 
-/** What pages and API responses carry about a live instance: never its key or browser id. */
-export type BrowserView = DashboardInstance;
-
 const HISTORY_MS = 24 * 3_600_000;
 
 /**
  * Record what happens to the portal's browsers, in one place: every end in the team's history and
  * audit log (who stopped it, or why it ended), and every handover of control between two people.
  */
-export function recordBrowserEvents(instances: LiveInstances, data: PortalData, log: Logger): void {
+export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, log: Logger): void {
   const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
   instances.on('ended', (e) => {
     data.recordInstance({
@@ -40,7 +37,7 @@ export function recordBrowserEvents(instances: LiveInstances, data: PortalData, 
   });
 }
 
-function view(i: LiveInstance, canStop: boolean): BrowserView {
+function view(i: TeamBrowser, canStop: boolean): BrowserRow {
   return {
     id: i.id,
     name: i.name,
@@ -54,7 +51,7 @@ function view(i: LiveInstance, canStop: boolean): BrowserView {
 }
 
 /** Start a browser for the team with the given key (default: the team's default key). */
-export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserView> {
+export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserRow> {
   await requireRole(p.data, actor, teamId, 'member');
   const { name, keyId } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
@@ -66,7 +63,7 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   return view(instance, true);
 }
 
-export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserView[]> {
+export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserRow[]> {
   const membership = await requireRole(p.data, actor, teamId, 'member');
   return p.live.listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
 }
@@ -79,7 +76,7 @@ async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string)
   return { instance, canStop };
 }
 
-export async function getBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<BrowserView> {
+export async function getBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<BrowserRow> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   return view(instance, canStop);
 }
@@ -91,14 +88,14 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
   p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
 }
 
-export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserView> {
+export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserRow> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
   p.live.rename(instance.id, parseOrThrow(renameBrowserSchema, input).name);
   return view(instance, canStop);
 }
 
-/** Everything the team dashboard shows: live instances, usage against the limits, the last day's ended ones. */
+/** Everything the team dashboard shows: the team's browsers, usage against the limits, the last day's ended ones. */
 export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
   const instances = await listBrowsers(p, actor, teamId);
   const live = p.live;

@@ -3,13 +3,13 @@ import { decodeWithMeta, encodeWithMeta } from './binary.ts';
 
 /**
  * The team dashboard's push channel (`/events/<teamId>`): the server sends a snapshot of the team's
- * live instances whenever something changes, and small thumbnails as binary messages. The client
+ * team browsers whenever something changes, and small thumbnails as binary messages. The client
  * only pings. See docs/decisions/0031-dashboard-push-channel.md.
  */
 export const DASHBOARD_PROTOCOL_VERSION = 1;
 export const DASHBOARD_MAX_MESSAGE_BYTES = 1024;
 
-export type DashboardInstance = {
+export type BrowserRow = {
   id: string;
   name: string;
   startedBy: { id: string; name: string };
@@ -35,7 +35,7 @@ export type EndedInstanceView = {
   message: string;
 };
 
-export type DashboardSnapshot = { instances: DashboardInstance[]; capacity: Capacity; history: EndedInstanceView[] };
+export type DashboardSnapshot = { instances: BrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
 
 export type DashboardServerMessage =
   | ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot)

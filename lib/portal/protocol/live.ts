@@ -5,7 +5,7 @@ import { decodeWithMeta, encodeWithMeta } from './binary.ts';
  * The portal's live-view socket (`/live/<instanceId>`): one typed, versioned protocol shared by the
  * server and the page. Client messages are JSON text, validated with `parseClientMessage` before
  * anything acts on them. Frames travel from the server as binary messages (`encodeFrame`); every
- * other server message is JSON text. See docs/decisions/0030-live-view-protocol.md.
+ * other server message is JSON text. See docs/decisions/0030-live-view-relay.md.
  */
 export const LIVE_PROTOCOL_VERSION = 1;
 export const LIVE_MAX_MESSAGE_BYTES = 64 * 1024;

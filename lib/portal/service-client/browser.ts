@@ -4,7 +4,7 @@ import { START_CLOSE, isBrowserId } from '#shared/protocol/start.ts';
 
 export type StartEnd = { code: number; reason: string };
 
-/** A browser instance held through the service's public interface (spec 4.5), as any client would. */
+/** A browser instance held through the service's public interface (docs/api.md, "Cloud browser"), as any client would. */
 export type HeldBrowser = {
   id: string;
   /** Headers for /json/version and the DevTools socket. */

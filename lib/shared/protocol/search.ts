@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ValidationFailed, type FieldIssue } from '../errors.ts';
 
 /**
- * The search request body (spec 2.3), validated where it enters.
+ * The search request body (docs/api.md, "POST {search_url}/v0/search"), validated where it enters.
  * - `query`: a string of 1 to 348 characters, counted as Unicode code points (so an emoji or a
  *   CJK character is one character, whatever its UTF-16 or UTF-8 length).
  * - `language`: optional, a two-letter code, optionally with a region (`pt-BR`), any case;

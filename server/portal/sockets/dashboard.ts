@@ -7,7 +7,7 @@ import {
   DASHBOARD_CLOSE, DASHBOARD_MAX_MESSAGE_BYTES, DASHBOARD_PROTOCOL_VERSION, dashboardClientMessage, encodeThumbnail,
   type DashboardServerMessage, type DashboardSnapshot,
 } from '#portal/protocol/dashboard.ts';
-import type { LiveInstances } from '#portal/live/instances.ts';
+import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
@@ -16,7 +16,7 @@ import { Heartbeat } from './heartbeat.ts';
 export const DASHBOARD_PATH = /^\/events\/(team_[A-Za-z0-9_-]{16})$/;
 
 export type DashboardSocketDeps = SocketAuth & {
-  instances: LiveInstances;
+  instances: TeamBrowsers;
   /** The snapshot as `userId` may see it; throws NotFound when they are not a member of the team. */
   snapshot: (userId: string, teamId: string) => Promise<DashboardSnapshot>;
   log: Logger;

@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { NotFound } from '#portal/errors.ts';
 import { LIVE_CLOSE, LIVE_MAX_MESSAGE_BYTES, LIVE_PROTOCOL_VERSION, parseClientMessage, type ServerMessage } from '#portal/protocol/live.ts';
 import { FrameSlot } from '#portal/live/frame-slot.ts';
-import type { LiveInstance, LiveInstances } from '#portal/live/instances.ts';
+import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
 import type { Viewer } from '#portal/live/live-browser.ts';
 import type { Logger } from '#shared/log.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
@@ -16,7 +16,7 @@ import { Heartbeat } from './heartbeat.ts';
 export const LIVE_PATH = /^\/live\/(inst_[A-Za-z0-9_-]{16})$/;
 
 export type LiveSocketDeps = SocketAuth & {
-  instances: LiveInstances;
+  instances: TeamBrowsers;
   log: Logger;
 };
 
@@ -41,7 +41,7 @@ export class LiveSockets {
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, instanceId: string): Promise<void> {
     let user: SignedInUser;
-    let instance: LiveInstance;
+    let instance: TeamBrowser;
     try {
       const signed = await authorizeUpgrade(req, this.#deps);
       const found = this.#deps.instances.get(instanceId);
@@ -62,7 +62,7 @@ export class LiveSockets {
     this.#heartbeat.closeAll(LIVE_CLOSE.goingAway.code, LIVE_CLOSE.goingAway.reason);
   }
 
-  #attach(ws: WebSocket, instance: LiveInstance, user: SignedInUser): void {
+  #attach(ws: WebSocket, instance: TeamBrowser, user: SignedInUser): void {
     const viewerId = `v_${randomBytes(6).toString('base64url')}`;
     const send = (message: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));

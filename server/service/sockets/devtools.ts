@@ -15,7 +15,7 @@ import { requireInstance } from '../instance.ts';
 const HIGH_WATER = 16 * 1024 * 1024;
 
 /**
- * WebSocket to webSocketDebuggerUrl (spec 4.3): authorise, attach a session of the client's own to
+ * WebSocket to webSocketDebuggerUrl (docs/api.md, section 3): authorise, attach a session of the client's own to
  * the instance's browser (or page), then relay: every client message is parsed, judged by the CDP
  * policy and sent on as re-serialised JSON; Chromium's messages for the client's sessions go back
  * as they came. The `ws` library reassembles fragments and refuses stray continuation frames.

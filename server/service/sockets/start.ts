@@ -9,7 +9,7 @@ import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 
 /**
- * WebSocket /start (spec 4.1): authorise and provision before the handshake, so every refusal is
+ * WebSocket /start (docs/api.md, section 1): authorise and provision before the handshake, so every refusal is
  * a plain HTTP status; then send the id and hold the instance exactly as long as the socket.
  */
 export class StartSockets {

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { DashboardInstance, DashboardSnapshot, Usage } from '#portal/protocol/dashboard.ts';
+import type { BrowserRow, DashboardSnapshot, Usage } from '#portal/protocol/dashboard.ts';
 import { DashboardConnection, type PushStatus } from '#app/_live/dashboard-connection.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { formatDate } from '#app/_lib/format.ts';
@@ -39,7 +39,7 @@ function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
 }
 
 /**
- * The team's live instances, pushed from the server as they start, change and end, with small
+ * The team's browsers, pushed from the server as they start, change and end, with small
  * thumbnails, usage against the limits, filters, and the last day's ended instances.
  */
 export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: string; me: string; initial: DashboardSnapshot; keys: KeyChoice[]; serviceUrl: string }) {
@@ -77,7 +77,7 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
   const shown = useMemo(() => {
     const needle = address.trim().toLowerCase();
     const list = snapshot.instances.filter((i) => (!person || i.startedBy.id === person) && (!needle || i.url.toLowerCase().includes(needle) || i.title.toLowerCase().includes(needle)));
-    const by: Record<Sort, (a: DashboardInstance, b: DashboardInstance) => number> = {
+    const by: Record<Sort, (a: BrowserRow, b: BrowserRow) => number> = {
       newest: (a, b) => b.startedAt - a.startedAt,
       oldest: (a, b) => a.startedAt - b.startedAt,
       person: (a, b) => a.startedBy.name.localeCompare(b.startedBy.name) || b.startedAt - a.startedAt,

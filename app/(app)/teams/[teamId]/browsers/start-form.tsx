@@ -2,7 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
-import type { BrowserView } from '#portal/live/browsers.ts';
+import type { BrowserRow } from '#portal/protocol/dashboard.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
@@ -17,7 +17,7 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
   const [name, setName] = useState('');
   const [keyId, setKeyId] = useState(keys.find((k) => k.isDefault)?.id ?? keys[0]?.id ?? '');
   const start = useMutation({
-    mutationFn: () => api<{ browser: BrowserView }>('POST', `/api/teams/${teamId}/browsers`, { ...(name.trim() ? { name } : {}), ...(keyId ? { keyId } : {}) }),
+    mutationFn: () => api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, { ...(name.trim() ? { name } : {}), ...(keyId ? { keyId } : {}) }),
     onSuccess: ({ browser }) => router.push(`/teams/${teamId}/browsers/${browser.id}`),
   });
   const failure = start.error instanceof ApiError ? start.error : null;

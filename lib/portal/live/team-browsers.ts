@@ -7,7 +7,8 @@ import { LiveBrowser, type ControlHandover, type LiveEnd } from './live-browser.
 
 export type Starter = { userId: string; name: string };
 
-export type LiveInstance = {
+/** The portal's hold on one service instance, for a team. */
+export type TeamBrowser = {
   readonly id: string;
   readonly teamId: string;
   readonly startedBy: Starter;
@@ -18,7 +19,7 @@ export type LiveInstance = {
   readonly live: LiveBrowser;
 };
 
-export type EndedInstance = {
+export type EndedTeamBrowser = {
   id: string;
   teamId: string;
   name: string;
@@ -32,7 +33,7 @@ export type EndedInstance = {
   stoppedBy: Starter | null;
 };
 
-export type InstancesOptions = {
+export type TeamBrowsersOptions = {
   serviceUrl: string;
   idleMs: number;
   maxPerUser: number;
@@ -43,28 +44,30 @@ export type InstancesOptions = {
 export const newInstanceId = (): string => `inst_${randomBytes(12).toString('base64url')}`;
 
 /**
- * The instances the portal holds for its users: each keeps its /start socket open for as long as it
+ * The team browsers: the service instances the portal holds for its users (words: an *instance* is
+ * the service's Chromium behind one /start socket; a *team browser* is the portal's hold on one, with
+ * its team, name and viewers; a *browser row* is what the dashboard shows of it). Each keeps its /start socket open for as long as it
  * is wanted, whether or not a page is watching, and ends when stopped, after sitting with no viewer
  * for the idle time, or when the service ends it. Every end is announced with its reason.
  */
-export class LiveInstances extends EventEmitter<{
+export class TeamBrowsers extends EventEmitter<{
   change: [teamId: string];
-  ended: [EndedInstance];
-  handover: [instance: LiveInstance, handover: ControlHandover];
+  ended: [EndedTeamBrowser];
+  handover: [instance: TeamBrowser, handover: ControlHandover];
 }> {
-  readonly #opts: InstancesOptions;
-  readonly #instances = new Map<string, LiveInstance>();
+  readonly #opts: TeamBrowsersOptions;
+  readonly #instances = new Map<string, TeamBrowser>();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #starting = new Map<string, number>();
   readonly #startingForTeam = new Map<string, number>();
   readonly #stopReasons = new Map<string, LiveEnd & { by?: Starter }>();
 
-  constructor(opts: InstancesOptions) {
+  constructor(opts: TeamBrowsersOptions) {
     super();
     this.#opts = opts;
   }
 
-  async start(input: { teamId: string; user: Starter; keyId: string; keyName: string; apiKey: string; name?: string }): Promise<LiveInstance> {
+  async start(input: { teamId: string; user: Starter; keyId: string; keyName: string; apiKey: string; name?: string }): Promise<TeamBrowser> {
     const mine = this.#countFor(input.user.userId);
     if (mine >= this.#opts.maxPerUser) {
       throw new TooManyRequests(`you already run ${mine} browser${mine === 1 ? '' : 's'}, your limit; stop one first`, 5);
@@ -90,7 +93,7 @@ export class LiveInstances extends EventEmitter<{
       this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 1) - 1);
       this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 1) - 1);
     }
-    const instance: LiveInstance = {
+    const instance: TeamBrowser = {
       id: newInstanceId(),
       teamId: input.teamId,
       startedBy: input.user,
@@ -105,16 +108,16 @@ export class LiveInstances extends EventEmitter<{
     live.once('ended', (end) => this.#ended(instance, end));
     live.on('handover', (handover) => this.emit('handover', instance, handover));
     this.#onViewersChanged(instance);
-    this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'live instance started');
+    this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'team browser started');
     this.emit('change', instance.teamId);
     return instance;
   }
 
-  get(id: string): LiveInstance | undefined {
+  get(id: string): TeamBrowser | undefined {
     return this.#instances.get(id);
   }
 
-  listForTeam(teamId: string): LiveInstance[] {
+  listForTeam(teamId: string): TeamBrowser[] {
     return [...this.#instances.values()].filter((i) => i.teamId === teamId).sort((a, b) => a.startedAt - b.startedAt);
   }
 
@@ -159,7 +162,7 @@ export class LiveInstances extends EventEmitter<{
     return n;
   }
 
-  #onViewersChanged(instance: LiveInstance): void {
+  #onViewersChanged(instance: TeamBrowser): void {
     const timer = this.#idle.get(instance.id);
     if (instance.live.viewerCount > 0) {
       if (timer) clearTimeout(timer);
@@ -172,13 +175,13 @@ export class LiveInstances extends EventEmitter<{
     this.emit('change', instance.teamId);
   }
 
-  #ended(instance: LiveInstance, end: LiveEnd): void {
+  #ended(instance: TeamBrowser, end: LiveEnd): void {
     clearTimeout(this.#idle.get(instance.id));
     this.#idle.delete(instance.id);
     this.#instances.delete(instance.id);
     const chosen: LiveEnd & { by?: Starter } = this.#stopReasons.get(instance.id) ?? end;
     this.#stopReasons.delete(instance.id);
-    const record: EndedInstance = {
+    const record: EndedTeamBrowser = {
       id: instance.id,
       teamId: instance.teamId,
       name: instance.name,
@@ -190,7 +193,7 @@ export class LiveInstances extends EventEmitter<{
       message: chosen.message,
       stoppedBy: chosen.by ?? null,
     };
-    this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'live instance ended');
+    this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'team browser ended');
     this.emit('ended', record);
     this.emit('change', instance.teamId);
   }

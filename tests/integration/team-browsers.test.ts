@@ -2,24 +2,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { FrameSlot } from '#portal/live/frame-slot.ts';
-import { LiveInstances, type EndedInstance } from '#portal/live/instances.ts';
+import { TeamBrowsers, type EndedTeamBrowser } from '#portal/live/team-browsers.ts';
 import { chromiumProcesses, eventually, killAll } from '../helpers/browser.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 const user = { userId: 'usr_1', name: 'Ada' };
 const viewer = (id: string) => ({ id, name: id, send: () => {}, frames: new FrameSlot({ send: (_d, done) => setImmediate(done) }) });
 
-describe('LiveInstances: instances the portal holds', () => {
+describe('TeamBrowsers: instances the portal holds', () => {
   let service: ServiceProcess;
   let token: string;
-  let instances: LiveInstances;
-  const ended: EndedInstance[] = [];
+  let instances: TeamBrowsers;
+  const ended: EndedTeamBrowser[] = [];
   const start = (name?: string) => instances.start({ teamId: 'team_1', user, keyId: 'key_1', keyName: 'default', apiKey: token, name });
 
   before(async () => {
     service = await startService({ BROWSER_POOL_SIZE: '1' });
     token = service.createKey({ maxInstances: 10 }).token;
-    instances = new LiveInstances({ serviceUrl: service.url, idleMs: 600, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
+    instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
     instances.on('ended', (e) => ended.push(e));
   });
   after(async () => {
@@ -71,8 +71,8 @@ describe('LiveInstances: instances the portal holds', () => {
 
   it('records the service going away', async () => {
     const other = await startService({ BROWSER_POOL_SIZE: '0' });
-    const held = new LiveInstances({ serviceUrl: other.url, idleMs: 60_000, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
-    const ends: EndedInstance[] = [];
+    const held = new TeamBrowsers({ serviceUrl: other.url, idleMs: 60_000, maxPerUser: 2, maxPerTeam: 10, log: pino({ level: 'silent' }) });
+    const ends: EndedTeamBrowser[] = [];
     held.on('ended', (e) => ends.push(e));
     const i = await held.start({ teamId: 't', user, keyId: 'k', keyName: 'k', apiKey: other.createKey().token });
     await other.stop('SIGKILL');
