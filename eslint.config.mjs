@@ -35,10 +35,35 @@ export default tseslint.config(
     },
   },
   boundary(['lib/shared/**'], 'lib/shared/ serves both processes and depends on neither.', ['service', 'portal', 'app', 'server']),
-  boundary(['lib/service/**'], 'lib/service/ is the service\'s own: it may use lib/shared/, never the portal, app/ or server/.', ['portal', 'app', 'server']),
-  boundary(['lib/portal/**'], 'lib/portal/ may use lib/shared/; of the service only #service/keys/key-database.ts (decision 0060).', ['service', 'app', 'server'], { except: 'keys/key-database\\.ts' }),
-  boundary(['app/**', 'proxy.ts'], 'The portal UI uses lib/portal/ and lib/shared/, and reaches the server only through routes and sockets.', ['service', 'server']),
-  boundary(['server/service/**', 'server/cli/keys.ts', 'server/cli/index.ts', 'server/cli/host-setup.ts'], 'The service\'s process uses lib/service/ and lib/shared/, never the portal.', ['portal', 'app']),
-  boundary(['server/portal/**', 'server/cli/portal-*.ts'], 'The portal\'s process uses lib/portal/ and lib/shared/; it reaches the service over its public interface.', ['service', 'app']),
-  boundary(['server/http/**', 'server/*.ts', 'server/cli/progress.ts'], 'Shared server plumbing depends on neither process.', ['service', 'portal', 'app']),
+  boundary(['lib/service/**'], "lib/service/ is the service's own: it may use lib/shared/, never the portal, app/ or server/.", [
+    'portal',
+    'app',
+    'server',
+  ]),
+  boundary(
+    ['lib/portal/**'],
+    'lib/portal/ may use lib/shared/; of the service only #service/keys/key-database.ts (decision 0060).',
+    ['service', 'app', 'server'],
+    { except: 'keys/key-database\\.ts' },
+  ),
+  boundary(
+    ['app/**', 'proxy.ts'],
+    'The portal UI uses lib/portal/ and lib/shared/, and reaches the server only through routes and sockets.',
+    ['service', 'server'],
+  ),
+  boundary(
+    ['server/service/**', 'server/cli/keys.ts', 'server/cli/index.ts', 'server/cli/host-setup.ts'],
+    "The service's process uses lib/service/ and lib/shared/, never the portal.",
+    ['portal', 'app'],
+  ),
+  boundary(
+    ['server/portal/**', 'server/cli/portal-*.ts'],
+    "The portal's process uses lib/portal/ and lib/shared/; it reaches the service over its public interface.",
+    ['service', 'app'],
+  ),
+  boundary(['server/http/**', 'server/*.ts', 'server/cli/progress.ts'], 'Shared server plumbing depends on neither process.', [
+    'service',
+    'portal',
+    'app',
+  ]),
 );

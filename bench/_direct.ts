@@ -33,7 +33,15 @@ export class DirectChromiums {
   readonly #sandbox: Isolation | null;
   readonly #sandboxProblems: string[];
 
-  private constructor(o: { executable: ChromiumExecutable; egress: EgressProxy; dir: string; uidBase: number; instancesDir: string; sandbox: Isolation | null; problems: string[] }) {
+  private constructor(o: {
+    executable: ChromiumExecutable;
+    egress: EgressProxy;
+    dir: string;
+    uidBase: number;
+    instancesDir: string;
+    sandbox: Isolation | null;
+    problems: string[];
+  }) {
     this.executable = o.executable;
     this.egress = o.egress;
     this.#dir = o.dir;
@@ -53,7 +61,11 @@ export class DirectChromiums {
     const egress = new EgressProxy(new EgressPolicy(parseCidrList(allow, 'allow')), pino({ level: 'silent' }));
     await egress.listen();
     const { isolation, report } = await probeIsolation({
-      setting: 'sandbox', uidBase, uidCount: UIDS, tag: `bench-${uidBase}`, limits: { memoryBytes: 2048 * 1024 * 1024, pids: 2048 },
+      setting: 'sandbox',
+      uidBase,
+      uidCount: UIDS,
+      tag: `bench-${uidBase}`,
+      limits: { memoryBytes: 2048 * 1024 * 1024, pids: 2048 },
     });
     return new DirectChromiums({ executable, egress, dir, uidBase, instancesDir, sandbox: isolation, problems: report.problems });
   }
@@ -61,7 +73,13 @@ export class DirectChromiums {
   launch(mode: Mode): Promise<Chromium> {
     if (mode === 'sandbox' && !this.#sandbox) throw new Error(`no sandbox on this host: ${this.#sandboxProblems.join('; ')}`);
     const isolation: Isolation = mode === 'sandbox' ? (this.#sandbox as Isolation) : { mode: 'single-tenant' };
-    return Chromium.launch({ executable: this.executable, instancesDir: this.#instancesDir, isolation, egress: this.egress, timeoutMs: 30_000 });
+    return Chromium.launch({
+      executable: this.executable,
+      instancesDir: this.#instancesDir,
+      isolation,
+      egress: this.egress,
+      timeoutMs: 30_000,
+    });
   }
 
   /** Call after every launched Chromium is closed: ends strays, removes folders, cgroups and the proxy. */

@@ -31,12 +31,27 @@ export async function startApp(port: number, env: Record<string, string> = {}): 
   const dataDir = mkdtempSync(join(tmpdir(), 'periscope-bench-'));
   const portalUrl = `http://127.0.0.1:${port}`;
   const fullEnv = {
-    ...process.env, HOST: '127.0.0.1', PORT: String(port), SERVICE_PORT: String(port + 1), DATA_DIR: dataDir,
-    NEXTAUTH_URL: portalUrl, LOG_LEVEL: 'info', BROWSER_EGRESS_ALLOW: '127.0.0.1/32', ...env,
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SERVICE_PORT: String(port + 1),
+    DATA_DIR: dataDir,
+    NEXTAUTH_URL: portalUrl,
+    LOG_LEVEL: 'info',
+    BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+    ...env,
   };
-  const service = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const service = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], {
+    cwd: ROOT,
+    env: fullEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await waitFor(service, 'service listening');
-  const portal = spawn(process.execPath, [join(ROOT, 'server/portal/main.ts')], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const portal = spawn(process.execPath, [join(ROOT, 'server/portal/main.ts')], {
+    cwd: ROOT,
+    env: fullEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await waitFor(portal, 'portal listening');
   const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once('exit', () => r())));
   return {
@@ -59,7 +74,11 @@ export async function signedInUser(portalUrl: string): Promise<{ cookie: string;
   const email = `bench-${Date.now()}@example.test`;
   const password = 'correct horse battery staple';
   const json = { 'content-type': 'application/json' };
-  const up = await fetch(`${portalUrl}/api/signup`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Bench', email, password }) });
+  const up = await fetch(`${portalUrl}/api/signup`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ name: 'Bench', email, password }),
+  });
   if (!up.ok) throw new Error(`sign-up failed: ${up.status} ${await up.text()}`);
   const csrf = await fetch(`${portalUrl}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };

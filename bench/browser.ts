@@ -49,19 +49,21 @@ function row(measure: string, s: Samples, target?: { p50: number; text: string }
 type Svc = { mode: Mode; service: ServiceProcess; token: string; pool: number };
 
 async function startServices(pool: number, allowPages: boolean): Promise<Record<Mode, Svc>> {
-  const started = await Promise.allSettled(MODES.map(async (mode) => {
-    const service = await startService({
-      BROWSER_ISOLATION: mode,
-      BROWSER_POOL_SIZE: String(pool),
-      ...(allowPages ? { BROWSER_EGRESS_ALLOW: '127.0.0.1/32' } : {}),
-    });
-    try {
-      return { mode, service, token: service.createKey({ maxInstances: 100 }).token, pool };
-    } catch (err) {
-      await service.stop();
-      throw err;
-    }
-  }));
+  const started = await Promise.allSettled(
+    MODES.map(async (mode) => {
+      const service = await startService({
+        BROWSER_ISOLATION: mode,
+        BROWSER_POOL_SIZE: String(pool),
+        ...(allowPages ? { BROWSER_EGRESS_ALLOW: '127.0.0.1/32' } : {}),
+      });
+      try {
+        return { mode, service, token: service.createKey({ maxInstances: 100 }).token, pool };
+      } catch (err) {
+        await service.stop();
+        throw err;
+      }
+    }),
+  );
   const failed = started.find((r) => r.status === 'rejected');
   if (failed) {
     await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.service.stop() : null)));
@@ -81,7 +83,11 @@ async function idle(s: Svc): Promise<boolean> {
 /** Wait until every service is idle. */
 async function settle(services: Svc[]): Promise<void> {
   for (const s of services) {
-    const ok = await eventually(() => idle(s), (v) => v, 60_000);
+    const ok = await eventually(
+      () => idle(s),
+      (v) => v,
+      60_000,
+    );
     if (!ok) throw new Error(`the ${s.mode} service did not settle within 60 s`);
   }
 }
@@ -200,7 +206,10 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
     for (const mode of MODES) {
       const s = coldServices[mode];
       const started = await openStart(s.service.wsUrl, s.token);
-      const version = (await (await fetch(`${s.service.url}/json/version`, { headers: started.headers })).json()) as { Browser: string; webSocketDebuggerUrl: string };
+      const version = (await (await fetch(`${s.service.url}/json/version`, { headers: started.headers })).json()) as {
+        Browser: string;
+        webSocketDebuggerUrl: string;
+      };
       browserVersion ||= version.Browser;
       if (version.Browser !== browserVersion) browserVersion += ` / ${version.Browser}`;
       const cdp = await RawCdp.connect(version.webSocketDebuggerUrl, started.headers);
@@ -226,17 +235,27 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
     for (const mode of MODES) {
       // By uid range (sandbox) or command line (single-tenant), which finds only the first process: its group is added.
       const pids = withProcessGroups(await chromiumProcesses(coldServices[mode].service.dataDir));
-      memory.push({ measure: `service instance, ${mode === 'sandbox' ? 'isolated' : 'not isolated'}`, mb: await pssMb(pids), processes: pids.length });
+      memory.push({
+        measure: `service instance, ${mode === 'sandbox' ? 'isolated' : 'not isolated'}`,
+        mb: await pssMb(pids),
+        processes: pids.length,
+      });
     }
     for (const mode of MODES) {
       const pids = await directProcesses(raw[mode] as Chromium);
-      memory.push({ measure: `raw Chromium, ${mode === 'sandbox' ? 'in the sandbox' : 'no sandbox'}`, mb: await pssMb(pids), processes: pids.length });
+      memory.push({
+        measure: `raw Chromium, ${mode === 'sandbox' ? 'in the sandbox' : 'no sandbox'}`,
+        mb: await pssMb(pids),
+        processes: pids.length,
+      });
     }
   } finally {
-    await Promise.all(kept.map(async (k) => {
-      await k.cdp.close();
-      await closeStart(coldServices[k.mode].service.url, k.started).catch(() => {});
-    }));
+    await Promise.all(
+      kept.map(async (k) => {
+        await k.cdp.close();
+        await closeStart(coldServices[k.mode].service.url, k.started).catch(() => {});
+      }),
+    );
     for (const c of Object.values(raw)) await c.close();
     await stopAll(coldServices);
   }
@@ -283,28 +302,53 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
 
   const exe = direct.executable;
   const sameBinary = directVersions.size === 1 && directVersions.has(browserVersion) ? '' : ` (raw: ${[...directVersions].join(', ')})`;
-  printTable(`Browser service, isolated (sandbox) and not (single-tenant), against the direct path; ms\nBinary: ${browserVersion}${sameBinary}, ${exe.source === 'CHROME_PATH' ? 'CHROME_PATH' : 'npm headless shell'} ${exe.path}`, [
-    row('cold /start to id (pool empty)', cold),
-    row('  direct: Chromium.launch until its pipe answers', launches),
-    row(`warm /start to id (pool of ${POOL}, full)`, warm, { p50: TARGET.warmP50, text: `p50 < ${TARGET.warmP50} ms` }),
-    row('lifecycle: /start, /json/version, connect, page, navigate, release', cycles, { p50: TARGET.lifecycleP50, text: `p50 < ${TARGET.lifecycleP50} ms` }),
-    row('  direct: page, attach, navigate, close page over the pipe', directCycles),
-    row('Runtime.evaluate 1+1 through the service', viaService),
-    row('  direct: Runtime.evaluate 1+1 over the pipe', straight),
-  ]);
+  printTable(
+    `Browser service, isolated (sandbox) and not (single-tenant), against the direct path; ms\nBinary: ${browserVersion}${sameBinary}, ${exe.source === 'CHROME_PATH' ? 'CHROME_PATH' : 'npm headless shell'} ${exe.path}`,
+    [
+      row('cold /start to id (pool empty)', cold),
+      row('  direct: Chromium.launch until its pipe answers', launches),
+      row(`warm /start to id (pool of ${POOL}, full)`, warm, { p50: TARGET.warmP50, text: `p50 < ${TARGET.warmP50} ms` }),
+      row('lifecycle: /start, /json/version, connect, page, navigate, release', cycles, {
+        p50: TARGET.lifecycleP50,
+        text: `p50 < ${TARGET.lifecycleP50} ms`,
+      }),
+      row('  direct: page, attach, navigate, close page over the pipe', directCycles),
+      row('Runtime.evaluate 1+1 through the service', viaService),
+      row('  direct: Runtime.evaluate 1+1 over the pipe', straight),
+    ],
+  );
 
   const p50 = (s: number[]) => percentile(s, 0.5);
   const isolationCold = (p50(cold.sandbox) / p50(cold['single-tenant']) - 1) * 100;
   const isolationLaunch = (p50(launches.sandbox) / p50(launches['single-tenant']) - 1) * 100;
   printTable('Overheads (from p50s) and memory', [
-    { measure: 'isolation adds to a cold /start (%)', value: isolationCold, target: `<= ${TARGET.isolationPct} %`, met: isolationCold <= TARGET.isolationPct ? 'yes' : 'NO' },
+    {
+      measure: 'isolation adds to a cold /start (%)',
+      value: isolationCold,
+      target: `<= ${TARGET.isolationPct} %`,
+      met: isolationCold <= TARGET.isolationPct ? 'yes' : 'NO',
+    },
     { measure: 'isolation adds to a raw Chromium launch (%)', value: isolationLaunch, target: '', met: '' },
-    ...MODES.map((m) => ({ measure: `cold /start p50 less direct launch p50, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ms)`, value: p50(cold[m]) - p50(launches[m]), target: '', met: '' })),
-    ...MODES.map((m) => ({ measure: `round trip service / pipe, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ratio)`, value: p50(viaService[m]) / p50(straight[m]), target: '', met: '' })),
+    ...MODES.map((m) => ({
+      measure: `cold /start p50 less direct launch p50, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ms)`,
+      value: p50(cold[m]) - p50(launches[m]),
+      target: '',
+      met: '',
+    })),
+    ...MODES.map((m) => ({
+      measure: `round trip service / pipe, ${m === 'sandbox' ? 'isolated' : 'not isolated'} (ratio)`,
+      value: p50(viaService[m]) / p50(straight[m]),
+      target: '',
+      met: '',
+    })),
     ...memory.map((m) => ({ measure: `PSS of one idle ${m.measure} (MB, ${m.processes} processes)`, value: m.mb, target: '', met: '' })),
   ]);
-  console.log(`\nisolation adds ${isolationCold.toFixed(1)} % to a cold start: /start p50 ${p50(cold.sandbox).toFixed(1)} ms isolated against ${p50(cold['single-tenant']).toFixed(1)} ms not isolated (target <= ${TARGET.isolationPct} %: ${isolationCold <= TARGET.isolationPct ? 'met' : 'MISSED'})`);
-  console.log(`(PSS measured with the four idle at once, so the binary's shared pages are split four ways; whole run ${(ms(began) / 1000).toFixed(0)} s; load average ${loadAtStart} at start, ${loadavg()[0]?.toFixed(2)} at end, ${cpus().length} cores)`);
+  console.log(
+    `\nisolation adds ${isolationCold.toFixed(1)} % to a cold start: /start p50 ${p50(cold.sandbox).toFixed(1)} ms isolated against ${p50(cold['single-tenant']).toFixed(1)} ms not isolated (target <= ${TARGET.isolationPct} %: ${isolationCold <= TARGET.isolationPct ? 'met' : 'MISSED'})`,
+  );
+  console.log(
+    `(PSS measured with the four idle at once, so the binary's shared pages are split four ways; whole run ${(ms(began) / 1000).toFixed(0)} s; load average ${loadAtStart} at start, ${loadavg()[0]?.toFixed(2)} at end, ${cpus().length} cores)`,
+  );
 }
 
 await main();

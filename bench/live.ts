@@ -59,9 +59,17 @@ async function viaPortal(pageUrl: string) {
   try {
     const { cookie, teamId } = await signedInUser(app.portalUrl);
     const headers = { cookie, origin: app.portalUrl, 'content-type': 'application/json' };
-    const key = await fetch(`${app.portalUrl}/api/teams/${teamId}/keys`, { method: 'POST', headers, body: JSON.stringify({ mode: 'create', name: 'bench' }) });
+    const key = await fetch(`${app.portalUrl}/api/teams/${teamId}/keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ mode: 'create', name: 'bench' }),
+    });
     if (!key.ok) throw new Error(`key: ${key.status} ${await key.text()}`);
-    const started = await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) });
+    const started = await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'bench' }),
+    });
     if (!started.ok) throw new Error(`start: ${started.status} ${await started.text()}`);
     const { browser } = (await started.json()) as { browser: { id: string } };
     const url = `${app.portalUrl.replace('http', 'ws')}/live/${browser.id}`;
@@ -100,9 +108,15 @@ async function viaPortal(pageUrl: string) {
       if (await waitForChange(main.frames, mark)) clicks.push(now() - t0);
     }
     main.ws.close();
-    await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers/${browser.id}`, { method: 'DELETE', headers: { cookie, origin: app.portalUrl } });
+    await fetch(`${app.portalUrl}/api/teams/${teamId}/browsers/${browser.id}`, {
+      method: 'DELETE',
+      headers: { cookie, origin: app.portalUrl },
+    });
     return {
-      fps, fpsWithExtras, added, clicks,
+      fps,
+      fpsWithExtras,
+      added,
+      clicks,
       cpuOneViewer: (oneViewerCpu / SECONDS) * 100,
       cpuService: (serviceCpu / SECONDS) * 100,
       cpuPerViewer: ((manyCpu - oneViewerCpu) / EXTRA_VIEWERS / SECONDS) * 100,
@@ -186,8 +200,16 @@ printTable(`Live view (${straight.version}), animated page, ${SECONDS} s windows
   { measure: `frames per second to the first viewer with ${EXTRA_VIEWERS} more watching`, value: portal.fpsWithExtras, target: '' },
   { measure: 'time the relay adds per frame, p50 (ms)', value: percentile(portal.added, 0.5), target: '< 3' },
   { measure: 'time the relay adds per frame, p99 (ms)', value: percentile(portal.added, 0.99), target: '' },
-  { measure: `click to visible change through the portal, p50 (ms; ${portal.clicks.length}/${CLICKS} seen)`, value: percentile(portal.clicks, 0.5), target: '' },
-  { measure: `click to visible change straight, p50 (ms; ${straight.clicks.length}/${CLICKS} seen)`, value: percentile(straight.clicks, 0.5), target: '' },
+  {
+    measure: `click to visible change through the portal, p50 (ms; ${portal.clicks.length}/${CLICKS} seen)`,
+    value: percentile(portal.clicks, 0.5),
+    target: '',
+  },
+  {
+    measure: `click to visible change straight, p50 (ms; ${straight.clicks.length}/${CLICKS} seen)`,
+    value: percentile(straight.clicks, 0.5),
+    target: '',
+  },
   { measure: 'difference, p50 (ms)', value: percentile(portal.clicks, 0.5) - percentile(straight.clicks, 0.5), target: '< 10' },
   { measure: 'portal CPU with one viewer (% of a core)', value: portal.cpuOneViewer, target: '' },
   { measure: 'service CPU relaying the CDP connection (% of a core)', value: portal.cpuService, target: '' },

@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
  * its own process so that one's browsers and servers cannot skew the next one's figures.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const all = readdirSync(here).filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_')).map((f) => f.slice(0, -3)).sort();
+const all = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length) {

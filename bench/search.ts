@@ -26,10 +26,14 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 const node = process.execPath;
 
-const queries = readFileSync(join(CORPUS, 'queries-dev.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => {
-  const [, , language = 'en', query = ''] = l.split('\t');
-  return { query, language };
-});
+const queries = readFileSync(join(CORPUS, 'queries-dev.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => {
+    const [, , language = 'en', query = ''] = l.split('\t');
+    return { query, language };
+  });
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,8 +41,19 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function startService(dataDir: string, cacheSize: number): Promise<{ url: string; child: ChildProcess }> {
-  const env = { ...process.env, DATA_DIR: dataDir, SERVICE_PORT: '0', HOST: '127.0.0.1', BROWSER_POOL_SIZE: '0', LOG_LEVEL: 'warn', SEARCH_CACHE_SIZE: String(cacheSize) };
-  const child = spawn(node, [join(ROOT, 'server/service/main.ts')], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    SERVICE_PORT: '0',
+    HOST: '127.0.0.1',
+    BROWSER_POOL_SIZE: '0',
+    LOG_LEVEL: 'warn',
+    SEARCH_CACHE_SIZE: String(cacheSize),
+  };
+  const child = spawn(node, [join(ROOT, 'server/service/main.ts')], {
+    env: { ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout?.on('data', (c: Buffer) => {
@@ -58,15 +73,17 @@ async function timeApi(url: string, token: string, clients: number, rounds: numb
   let next = 0;
   const connections = await Promise.all(Array.from({ length: clients }, () => BenchConnection.open(url)));
   try {
-    await Promise.all(connections.map(async (c) => {
-      while (next < work.length) {
-        const q = work[next++] as { query: string; language: string };
-        const t0 = performance.now();
-        const { status } = await c.post('/v0/search', headers, JSON.stringify(q));
-        times.push(performance.now() - t0);
-        if (status !== 200) throw new Error(`status ${status}`);
-      }
-    }));
+    await Promise.all(
+      connections.map(async (c) => {
+        while (next < work.length) {
+          const q = work[next++] as { query: string; language: string };
+          const t0 = performance.now();
+          const { status } = await c.post('/v0/search', headers, JSON.stringify(q));
+          times.push(performance.now() - t0);
+          if (status !== 200) throw new Error(`status ${status}`);
+        }
+      }),
+    );
   } finally {
     for (const c of connections) c.close();
   }
@@ -125,13 +142,19 @@ const dataDir = mkdtempSync(join(tmpdir(), 'periscope-bench-'));
 const services: ChildProcess[] = [];
 try {
   const t0 = performance.now();
-  const idx = spawnSync(node, [join(ROOT, 'server/cli/index.ts'), join(CORPUS, 'docs.warc.gz'), '--quiet'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  const idx = spawnSync(node, [join(ROOT, 'server/cli/index.ts'), join(CORPUS, 'docs.warc.gz'), '--quiet'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
   const indexSeconds = (performance.now() - t0) / 1000;
   if (idx.status !== 0) throw new Error(`index failed: ${idx.stderr}`);
   const pages = Number(/now holds (\d+) pages/.exec(idx.stdout)?.[1]);
   const records = Number(/indexed (\d+) pages/.exec(idx.stdout)?.[1]);
 
-  const keys = spawnSync(node, [join(ROOT, 'server/cli/keys.ts'), 'create', '--name', 'bench', '--rate-per-minute', '1000000'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  const keys = spawnSync(node, [join(ROOT, 'server/cli/keys.ts'), 'create', '--name', 'bench', '--rate-per-minute', '1000000'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
   const token = keys.stdout.trim().split('\n').pop() as string;
 
   const rows: [string, number[]][] = [];
@@ -158,15 +181,25 @@ try {
 
   const ftsP50 = pct(fts, 0.5);
   const ftsP99 = pct(fts, 0.99);
-  console.log(`\ncorpus: ${records} records -> ${pages} pages indexed in ${indexSeconds.toFixed(1)} s = ${(records / indexSeconds).toFixed(0)} records/s, ${(pages / indexSeconds).toFixed(0)} pages/s (target < 60 s)`);
+  console.log(
+    `\ncorpus: ${records} records -> ${pages} pages indexed in ${indexSeconds.toFixed(1)} s = ${(records / indexSeconds).toFixed(0)} records/s, ${(pages / indexSeconds).toFixed(0)} pages/s (target < 60 s)`,
+  );
   console.log(`queries: the corpus's ${queries.length} judged queries, 10 results each\n`);
-  console.log(`${'what'.padEnd(36)} ${'n'.padStart(5)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p50/FTS'.padStart(8)} ${'p99/FTS'.padStart(8)}`);
+  console.log(
+    `${'what'.padEnd(36)} ${'n'.padStart(5)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p50/FTS'.padStart(8)} ${'p99/FTS'.padStart(8)}`,
+  );
   for (const [label, t] of rows) {
     const p50 = pct(t, 0.5);
     const p99 = pct(t, 0.99);
-    console.log(`${label.padEnd(36)} ${String(t.length).padStart(5)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ${(p50 / ftsP50).toFixed(1).padStart(8)} ${(p99 / ftsP99).toFixed(1).padStart(8)}`);
+    console.log(
+      `${label.padEnd(36)} ${String(t.length).padStart(5)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ${(p50 / ftsP50).toFixed(1).padStart(8)} ${(p99 / ftsP99).toFixed(1).padStart(8)}`,
+    );
   }
-  console.log(`\nquery workers: ${process.env.SEARCH_WORKERS ?? 'default'}; cores: ${availableParallelism()}; load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nquery workers: ${process.env.SEARCH_WORKERS ?? 'default'}; cores: ${availableParallelism()}; load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log('targets at 16 clients: p50 < 5 ms, p99 < 25 ms');
 } finally {
   for (const s of services) if (s.exitCode === null) s.kill('SIGTERM');

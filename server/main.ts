@@ -15,7 +15,10 @@ const dev = process.env.NODE_ENV === 'development';
 
 if (!dev && !existsSync(join(root, '.next', 'BUILD_ID'))) {
   console.log('periscope: building the portal once (next build)...');
-  const built = spawnSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], { cwd: root, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 

@@ -10,8 +10,15 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   const [teams, current] = await Promise.all([listTeams(portal.data, actor), currentTeam(portal.data, actor)]);
   return (
     <>
-      <TopBar user={user} teams={teams.map((t) => ({ id: t.id, name: t.name, personal: t.personal }))} currentTeamId={current?.id ?? null} theme={await themeOf()} />
-      <main id="main" className="page">{children}</main>
+      <TopBar
+        user={user}
+        teams={teams.map((t) => ({ id: t.id, name: t.name, personal: t.personal }))}
+        currentTeamId={current?.id ?? null}
+        theme={await themeOf()}
+      />
+      <main id="main" className="page">
+        {children}
+      </main>
     </>
   );
 }

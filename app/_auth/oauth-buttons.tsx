@@ -9,7 +9,15 @@ export function OAuthButtons({ providers, callbackUrl }: { providers: { id: stri
   return (
     <div className="stack-sm">
       {providers.map((p) => (
-        <Button key={p.id} block busy={busy === p.id} onClick={() => { setBusy(p.id); void signIn(p.id, { callbackUrl }); }}>
+        <Button
+          key={p.id}
+          block
+          busy={busy === p.id}
+          onClick={() => {
+            setBusy(p.id);
+            void signIn(p.id, { callbackUrl });
+          }}
+        >
           Continue with {p.name}
         </Button>
       ))}

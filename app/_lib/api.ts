@@ -7,7 +7,15 @@ import { portal, type Portal } from '#portal/runtime.ts';
 import { signedIn } from './session.ts';
 
 type Context<P> = { params: Promise<P> };
-type Args<P> = { req: Request; params: P; portal: Portal; user: PublicUser; actor: Actor; body: () => Promise<unknown>; address: string | null };
+type Args<P> = {
+  req: Request;
+  params: P;
+  portal: Portal;
+  user: PublicUser;
+  actor: Actor;
+  body: () => Promise<unknown>;
+  address: string | null;
+};
 
 /** The client's address as the portal's own server saw it (never a client-sent header: server/portal/main.ts overwrites it). */
 const addressOf = (req: Request): string | null => req.headers.get(CLIENT_ADDRESS_HEADER);
@@ -20,7 +28,8 @@ export function errorResponse(err: unknown): NextResponse {
 }
 
 async function readJson(req: Request): Promise<unknown> {
-  if (!(req.headers.get('content-type') ?? '').includes('application/json')) throw new BadRequest('send a JSON body with Content-Type: application/json');
+  if (!(req.headers.get('content-type') ?? '').includes('application/json'))
+    throw new BadRequest('send a JSON body with Content-Type: application/json');
   const text = await req.text();
   if (text.length > 64 * 1024) throw new BadRequest('request body is too large');
   try {
@@ -34,7 +43,8 @@ async function readJson(req: Request): Promise<unknown> {
 function checkOrigin(req: Request, p: Portal): void {
   if (req.method === 'GET' || req.method === 'HEAD') return;
   const origin = req.headers.get('origin');
-  if (origin && origin !== new URL(p.config.publicUrl).origin && origin !== new URL(req.url).origin) throw new Forbidden('cross-site request refused');
+  if (origin && origin !== new URL(p.config.publicUrl).origin && origin !== new URL(req.url).origin)
+    throw new Forbidden('cross-site request refused');
 }
 
 /**
@@ -47,7 +57,15 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
       const s = await signedIn();
       if (!s) throw new SignInRequired();
       checkOrigin(req, s.portal);
-      const result = await handler({ req, params: await ctx.params, portal: s.portal, user: s.user, actor: s.actor, body: () => readJson(req), address: addressOf(req) });
+      const result = await handler({
+        req,
+        params: await ctx.params,
+        portal: s.portal,
+        user: s.user,
+        actor: s.actor,
+        body: () => readJson(req),
+        address: addressOf(req),
+      });
       return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
     } catch (err) {
       return errorResponse(err);
@@ -56,7 +74,9 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
 }
 
 /** The few routes open without a session (see lib/portal/accounts/public-paths.ts). */
-export function publicRoute(handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>) {
+export function publicRoute(
+  handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>,
+) {
   return async (req: Request): Promise<NextResponse> => {
     try {
       const p = portal();

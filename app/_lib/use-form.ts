@@ -40,7 +40,10 @@ export function useForm<S extends z.ZodType>(schema: S) {
 }
 
 /** A form's values, and a setter per field that also re-checks it (once touched) through `form`. */
-export function useFields<V extends Record<string, string>>(initial: V, form: { change: (values: Record<string, unknown>, field: string) => void }) {
+export function useFields<V extends Record<string, string>>(
+  initial: V,
+  form: { change: (values: Record<string, unknown>, field: string) => void },
+) {
   const [values, setValues] = useState(initial);
   const set = (field: keyof V & string, value: string) => {
     const next = { ...values, [field]: value };

@@ -1,6 +1,11 @@
 import {
-  LIVE_CLOSE, LIVE_PROTOCOL_VERSION, decodeFrame,
-  type ClientMessageInput, type DialogInfo, type FrameMeta, type ServerMessage,
+  LIVE_CLOSE,
+  LIVE_PROTOCOL_VERSION,
+  decodeFrame,
+  type ClientMessageInput,
+  type DialogInfo,
+  type FrameMeta,
+  type ServerMessage,
 } from '#portal/protocol/live.ts';
 import { openPortalSocket, reconnectDelayMs } from './socket.ts';
 
@@ -22,8 +27,12 @@ export type LiveHandlers = {
 
 /** Close codes after which reconnecting cannot help. */
 const FINAL: ReadonlySet<number> = new Set([
-  LIVE_CLOSE.ended.code, LIVE_CLOSE.forbidden.code, LIVE_CLOSE.notFound.code, LIVE_CLOSE.unauthenticated.code,
-  LIVE_CLOSE.unsupportedVersion.code, LIVE_CLOSE.abuse.code,
+  LIVE_CLOSE.ended.code,
+  LIVE_CLOSE.forbidden.code,
+  LIVE_CLOSE.notFound.code,
+  LIVE_CLOSE.unauthenticated.code,
+  LIVE_CLOSE.unsupportedVersion.code,
+  LIVE_CLOSE.abuse.code,
 ]);
 
 /**
@@ -44,7 +53,12 @@ export class LiveConnection {
   #decoding = false;
   #pendingFrame: ArrayBuffer | null = null;
 
-  constructor(instanceId: string, handlers: LiveHandlers, viewport: () => { width: number; height: number }, opts: { takeControl: boolean }) {
+  constructor(
+    instanceId: string,
+    handlers: LiveHandlers,
+    viewport: () => { width: number; height: number },
+    opts: { takeControl: boolean },
+  ) {
     this.#instanceId = instanceId;
     this.#h = handlers;
     this.#viewport = viewport;

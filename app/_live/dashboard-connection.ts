@@ -14,7 +14,14 @@ export class DashboardConnection {
   #closed = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(teamId: string, handlers: { onSnapshot: (s: DashboardSnapshot) => void; onThumbnail: (id: string, url: string) => void; onStatus: (s: PushStatus) => void }) {
+  constructor(
+    teamId: string,
+    handlers: {
+      onSnapshot: (s: DashboardSnapshot) => void;
+      onThumbnail: (id: string, url: string) => void;
+      onStatus: (s: PushStatus) => void;
+    },
+  ) {
     this.#teamId = teamId;
     this.#onSnapshot = handlers.onSnapshot;
     this.#onThumbnail = handlers.onThumbnail;

@@ -23,7 +23,12 @@ export function toRemote(canvas: HTMLCanvasElement, meta: FrameMeta | null, clie
   return { x: Math.round(Math.max(0, Math.min(width, x)) * 100) / 100, y: Math.round(Math.max(0, Math.min(height, y)) * 100) / 100 };
 }
 
-export function mouseMessage(action: 'move' | 'down' | 'up', e: PointerEvent | MouseEvent, at: { x: number; y: number }, clickCount: number): ClientMessage {
+export function mouseMessage(
+  action: 'move' | 'down' | 'up',
+  e: PointerEvent | MouseEvent,
+  at: { x: number; y: number },
+  clickCount: number,
+): ClientMessage {
   return {
     type: 'mouse',
     action,
@@ -62,8 +67,20 @@ export function isCopyShortcut(e: KeyboardEvent): boolean {
   return (e.ctrlKey || e.metaKey) && !e.altKey && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x');
 }
 
-export function touchMessage(action: 'start' | 'move' | 'end' | 'cancel', e: TouchEvent, map: (x: number, y: number) => { x: number; y: number }): ClientMessage {
+export function touchMessage(
+  action: 'start' | 'move' | 'end' | 'cancel',
+  e: TouchEvent,
+  map: (x: number, y: number) => { x: number; y: number },
+): ClientMessage {
   const list = action === 'end' || action === 'cancel' ? e.changedTouches : e.touches;
-  const points = Array.from(list).slice(0, 10).map((t) => ({ id: t.identifier % 1000, ...map(t.clientX, t.clientY), radiusX: Math.min(500, t.radiusX), radiusY: Math.min(500, t.radiusY), force: Math.min(1, t.force) }));
+  const points = Array.from(list)
+    .slice(0, 10)
+    .map((t) => ({
+      id: t.identifier % 1000,
+      ...map(t.clientX, t.clientY),
+      radiusX: Math.min(500, t.radiusX),
+      radiusY: Math.min(500, t.radiusY),
+      force: Math.min(1, t.force),
+    }));
   return { type: 'touch', action, points, modifiers: modifiers(e) };
 }

@@ -47,40 +47,53 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
   const send = useCallback((m: Parameters<LiveConnection['send']>[0]) => connRef.current?.send(m), []);
 
   useEffect(() => {
-    const conn = new LiveConnection(instanceId, {
-      onStatus: (s, detail) => setStatus({ status: s, detail }),
-      onWelcome: (id) => {
-        setViewerId(id);
-        if (mode === 'control') conn.send({ type: 'control', action: 'request' });
+    const conn = new LiveConnection(
+      instanceId,
+      {
+        onStatus: (s, detail) => setStatus({ status: s, detail }),
+        onWelcome: (id) => {
+          setViewerId(id);
+          if (mode === 'control') conn.send({ type: 'control', action: 'request' });
+        },
+        onState: setState,
+        onDialog: (d) => {
+          setDialog(d);
+          setPromptText(d?.defaultPrompt ?? '');
+        },
+        onClipboard: (text) => {
+          void navigator.clipboard?.writeText(text).then(
+            () => setNotice(text ? 'Copied the remote selection.' : 'Nothing is selected in the remote page.'),
+            () => setNotice('The browser did not allow copying to your clipboard.'),
+          );
+        },
+        onError: setNotice,
+        onRtt: (ms) => setRtt(Math.round(ms)),
+        stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
+        onFrame: (meta, bitmap) => {
+          const canvas = canvasRef.current;
+          metaRef.current = meta;
+          if (!canvas) return bitmap.close();
+          if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
+            canvas.width = bitmap.width;
+            canvas.height = bitmap.height;
+          }
+          canvas.getContext('2d')?.drawImage(bitmap, 0, 0);
+          bitmap.close();
+          setSize((s) =>
+            s.width === meta.deviceWidth && s.height === meta.deviceHeight ? s : { width: meta.deviceWidth, height: meta.deviceHeight },
+          );
+          framesRef.current.push(performance.now());
+        },
       },
-      onState: setState,
-      onDialog: (d) => {
-        setDialog(d);
-        setPromptText(d?.defaultPrompt ?? '');
+      () => {
+        const rect = stageRef.current?.getBoundingClientRect();
+        return {
+          width: Math.max(100, Math.min(4096, Math.round(rect?.width ?? 1280))),
+          height: Math.max(100, Math.min(4096, Math.round(rect?.height ?? 720))),
+        };
       },
-      onClipboard: (text) => {
-        void navigator.clipboard?.writeText(text).then(() => setNotice(text ? 'Copied the remote selection.' : 'Nothing is selected in the remote page.'), () => setNotice('The browser did not allow copying to your clipboard.'));
-      },
-      onError: setNotice,
-      onRtt: (ms) => setRtt(Math.round(ms)),
-      stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
-      onFrame: (meta, bitmap) => {
-        const canvas = canvasRef.current;
-        metaRef.current = meta;
-        if (!canvas) return bitmap.close();
-        if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
-          canvas.width = bitmap.width;
-          canvas.height = bitmap.height;
-        }
-        canvas.getContext('2d')?.drawImage(bitmap, 0, 0);
-        bitmap.close();
-        setSize((s) => (s.width === meta.deviceWidth && s.height === meta.deviceHeight ? s : { width: meta.deviceWidth, height: meta.deviceHeight }));
-        framesRef.current.push(performance.now());
-      },
-    }, () => {
-      const rect = stageRef.current?.getBoundingClientRect();
-      return { width: Math.max(100, Math.min(4096, Math.round(rect?.width ?? 1280))), height: Math.max(100, Math.min(4096, Math.round(rect?.height ?? 720))) };
-    }, { takeControl: mode === 'auto' });
+      { takeControl: mode === 'auto' },
+    );
     connRef.current = conn;
     conn.connect();
     const meter = setInterval(() => {
@@ -95,7 +108,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
   }, [teamId, instanceId, mode]);
 
   useEffect(() => {
-    if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : activeTab?.url ?? '');
+    if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : (activeTab?.url ?? ''));
   }, [activeTab?.url, editingAddress]);
 
   useEffect(() => {
@@ -137,23 +150,78 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
       <div className="live-tabs" role="tablist" aria-label="Tabs">
         {state?.tabs.map((t) => (
           <div key={t.id} className="live-tab" data-active={t.active || undefined}>
-            <button type="button" role="tab" aria-selected={t.active} disabled={!inControl} onClick={() => send({ type: 'tab', action: 'switch', tabId: t.id })} title={t.url}>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={t.active}
+              disabled={!inControl}
+              onClick={() => send({ type: 'tab', action: 'switch', tabId: t.id })}
+              title={t.url}
+            >
               {t.loading && <span className="spinner" aria-hidden="true" />}
               <span className="live-tab-title">{t.title || t.url || 'New tab'}</span>
             </button>
-            <button type="button" className="live-tab-close" aria-label={`Close tab ${t.title || t.url || 'New tab'}`} disabled={!inControl} onClick={() => send({ type: 'tab', action: 'close', tabId: t.id })}>×</button>
+            <button
+              type="button"
+              className="live-tab-close"
+              aria-label={`Close tab ${t.title || t.url || 'New tab'}`}
+              disabled={!inControl}
+              onClick={() => send({ type: 'tab', action: 'close', tabId: t.id })}
+            >
+              ×
+            </button>
           </div>
         ))}
-        <button type="button" className="live-tab-new" aria-label="New tab" disabled={!inControl} onClick={() => send({ type: 'tab', action: 'open' })}>+</button>
+        <button
+          type="button"
+          className="live-tab-new"
+          aria-label="New tab"
+          disabled={!inControl}
+          onClick={() => send({ type: 'tab', action: 'open' })}
+        >
+          +
+        </button>
       </div>
 
       <div className="live-toolbar">
-        <button type="button" className="btn btn-sm btn-ghost" aria-label="Back" disabled={!inControl} onClick={() => send({ type: 'history', action: 'back' })}>←</button>
-        <button type="button" className="btn btn-sm btn-ghost" aria-label="Forward" disabled={!inControl} onClick={() => send({ type: 'history', action: 'forward' })}>→</button>
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          aria-label="Back"
+          disabled={!inControl}
+          onClick={() => send({ type: 'history', action: 'back' })}
+        >
+          ←
+        </button>
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          aria-label="Forward"
+          disabled={!inControl}
+          onClick={() => send({ type: 'history', action: 'forward' })}
+        >
+          →
+        </button>
         {activeTab?.loading ? (
-          <button type="button" className="btn btn-sm btn-ghost" aria-label="Stop loading" disabled={!inControl} onClick={() => send({ type: 'history', action: 'stop' })}>✕</button>
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost"
+            aria-label="Stop loading"
+            disabled={!inControl}
+            onClick={() => send({ type: 'history', action: 'stop' })}
+          >
+            ✕
+          </button>
         ) : (
-          <button type="button" className="btn btn-sm btn-ghost" aria-label="Reload" disabled={!inControl} onClick={() => send({ type: 'history', action: 'reload' })}>↻</button>
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost"
+            aria-label="Reload"
+            disabled={!inControl}
+            onClick={() => send({ type: 'history', action: 'reload' })}
+          >
+            ↻
+          </button>
         )}
         <form className="live-address" onSubmit={go}>
           <input
@@ -168,25 +236,59 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
             autoComplete="off"
           />
         </form>
-        <button type="button" className="btn btn-sm" onClick={() => send({ type: 'copy' })} disabled={ended}>Copy selection</button>
+        <button type="button" className="btn btn-sm" onClick={() => send({ type: 'copy' })} disabled={ended}>
+          Copy selection
+        </button>
         <button
           type="button"
           className="btn btn-sm"
           aria-pressed={state?.viewport.mode === 'follow'}
           disabled={!inControl}
-          onClick={() => send(state?.viewport.mode === 'follow' ? { type: 'viewport', mode: 'fixed', width: 1280, height: 720 } : { type: 'viewport', mode: 'follow', width: Math.round(stageRef.current?.clientWidth ?? 1280), height: Math.round(stageRef.current?.clientHeight ?? 720) })}
+          onClick={() =>
+            send(
+              state?.viewport.mode === 'follow'
+                ? { type: 'viewport', mode: 'fixed', width: 1280, height: 720 }
+                : {
+                    type: 'viewport',
+                    mode: 'follow',
+                    width: Math.round(stageRef.current?.clientWidth ?? 1280),
+                    height: Math.round(stageRef.current?.clientHeight ?? 720),
+                  },
+            )
+          }
         >
           {state?.viewport.mode === 'follow' ? 'Fixed size' : 'Fit to window'}
         </button>
         {inControl ? (
-          <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>Release control</button>
+          <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>
+            Release control
+          </button>
         ) : (
-          <button type="button" className="btn btn-sm btn-primary" disabled={ended} onClick={() => send({ type: 'control', action: 'request' })}>Request control</button>
+          <button
+            type="button"
+            className="btn btn-sm btn-primary"
+            disabled={ended}
+            onClick={() => send({ type: 'control', action: 'request' })}
+          >
+            Request control
+          </button>
         )}
       </div>
 
-      <div className="live-stage" ref={stageRef} data-focused={focused || undefined} style={{ aspectRatio: `${size.width} / ${size.height}`, width: `min(100%, calc(78vh * ${size.width} / ${size.height}))` }}>
-        <canvas ref={canvasRef} className="live-canvas" width={size.width} height={size.height} aria-label={`Screen of ${name}${activeTab ? `: ${activeTab.title}` : ''}`} role="img" />
+      <div
+        className="live-stage"
+        ref={stageRef}
+        data-focused={focused || undefined}
+        style={{ aspectRatio: `${size.width} / ${size.height}`, width: `min(100%, calc(78vh * ${size.width} / ${size.height}))` }}
+      >
+        <canvas
+          ref={canvasRef}
+          className="live-canvas"
+          width={size.width}
+          height={size.height}
+          aria-label={`Screen of ${name}${activeTab ? `: ${activeTab.title}` : ''}`}
+          role="img"
+        />
         <textarea
           ref={keysRef}
           className="live-keys"
@@ -204,10 +306,23 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
         {dialog && (
           <div className="live-dialog" role="alertdialog" aria-label={`The page says: ${dialog.message}`}>
             <p className="live-dialog-message">{dialog.message || (dialog.dialogType === 'beforeunload' ? 'Leave this page?' : '')}</p>
-            {dialog.dialogType === 'prompt' && <input aria-label="Answer" value={promptText} onChange={(e) => setPromptText(e.target.value)} disabled={!inControl} />}
+            {dialog.dialogType === 'prompt' && (
+              <input aria-label="Answer" value={promptText} onChange={(e) => setPromptText(e.target.value)} disabled={!inControl} />
+            )}
             <div className="live-dialog-actions">
-              {dialog.dialogType !== 'alert' && <button type="button" className="btn btn-sm" disabled={!inControl} onClick={() => send({ type: 'dialog', accept: false })}>Cancel</button>}
-              <button type="button" className="btn btn-sm btn-primary" disabled={!inControl} onClick={() => send({ type: 'dialog', accept: true, promptText })}>OK</button>
+              {dialog.dialogType !== 'alert' && (
+                <button type="button" className="btn btn-sm" disabled={!inControl} onClick={() => send({ type: 'dialog', accept: false })}>
+                  Cancel
+                </button>
+              )}
+              <button
+                type="button"
+                className="btn btn-sm btn-primary"
+                disabled={!inControl}
+                onClick={() => send({ type: 'dialog', accept: true, promptText })}
+              >
+                OK
+              </button>
             </div>
           </div>
         )}
@@ -218,19 +333,45 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
         <span>{STATUS_TEXT[status.status]}</span>
         {status.status === 'live' && <span>{fps} fps</span>}
         {status.status === 'live' && rtt !== null && <span>{rtt} ms round trip</span>}
-        <span>{size.width}×{size.height}</span>
-        <span data-testid="control-status">{inControl ? (focused ? 'You have control; keys go to the page' : 'You have control; click the page to type') : controller ? `${controller.name} has control` : 'Nobody has control'}</span>
+        <span>
+          {size.width}×{size.height}
+        </span>
+        <span data-testid="control-status">
+          {inControl
+            ? focused
+              ? 'You have control; keys go to the page'
+              : 'You have control; click the page to type'
+            : controller
+              ? `${controller.name} has control`
+              : 'Nobody has control'}
+        </span>
         <span className="live-viewers" aria-label="Watching">
           {state?.viewers.map((v) => (
-            <span key={v.id} className="live-viewer" data-control={v.control || undefined} title={v.control ? `${v.name} (in control)` : v.name}>
-              {v.name}{v.id === viewerId ? ' (you)' : ''}
+            <span
+              key={v.id}
+              className="live-viewer"
+              data-control={v.control || undefined}
+              title={v.control ? `${v.name} (in control)` : v.name}
+            >
+              {v.name}
+              {v.id === viewerId ? ' (you)' : ''}
               {inControl && !v.control && (v as { requested?: boolean }).requested && (
-                <button type="button" className="btn btn-sm btn-primary" onClick={() => send({ type: 'control', action: 'grant', viewerId: v.id })}>Give control to {v.name}</button>
+                <button
+                  type="button"
+                  className="btn btn-sm btn-primary"
+                  onClick={() => send({ type: 'control', action: 'grant', viewerId: v.id })}
+                >
+                  Give control to {v.name}
+                </button>
               )}
             </span>
           ))}
         </span>
-        {notice && <span className="live-notice" role="status">{notice}</span>}
+        {notice && (
+          <span className="live-notice" role="status">
+            {notice}
+          </span>
+        )}
       </div>
     </section>
   );

@@ -58,7 +58,8 @@ export function useRemoteInput(
       const text = e.clipboardData?.getData('text/plain') ?? '';
       if (text) send({ type: 'text', text: text.slice(0, 32_768) });
     };
-    const compositionupdate = (e: CompositionEvent) => send({ type: 'compose', text: e.data.slice(0, 1024), selectionStart: e.data.length, selectionEnd: e.data.length });
+    const compositionupdate = (e: CompositionEvent) =>
+      send({ type: 'compose', text: e.data.slice(0, 1024), selectionStart: e.data.length, selectionEnd: e.data.length });
     const compositionend = (e: CompositionEvent) => {
       if (e.data) send({ type: 'text', text: e.data });
       keys.value = '';

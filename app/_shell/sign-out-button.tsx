@@ -6,7 +6,14 @@ import { Button } from '../_ui/button.tsx';
 export function SignOutButton() {
   const [busy, setBusy] = useState(false);
   return (
-    <Button size="sm" busy={busy} onClick={() => { setBusy(true); void signOut({ callbackUrl: '/signin' }); }}>
+    <Button
+      size="sm"
+      busy={busy}
+      onClick={() => {
+        setBusy(true);
+        void signOut({ callbackUrl: '/signin' });
+      }}
+    >
       Sign out
     </Button>
   );

@@ -13,7 +13,9 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
   const shown = params.teamId && teams.some((t) => t.id === params.teamId) ? params.teamId : currentTeamId;
   return (
     <div className="team-switcher">
-      <label htmlFor="team-switcher" className="sr-only">Current team</label>
+      <label htmlFor="team-switcher" className="sr-only">
+        Current team
+      </label>
       <select
         id="team-switcher"
         className="select"
@@ -23,16 +25,26 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
           const teamId = e.target.value;
           setError(null);
           api('PUT', '/api/me/current-team', { teamId }).then(
-            () => { router.push(`/teams/${teamId}/keys`); router.refresh(); },
+            () => {
+              router.push(`/teams/${teamId}/keys`);
+              router.refresh();
+            },
             (err: Error) => setError(err.message),
           );
         }}
       >
         {teams.map((t) => (
-          <option key={t.id} value={t.id}>{t.name}{t.personal ? ' (personal)' : ''}</option>
+          <option key={t.id} value={t.id}>
+            {t.name}
+            {t.personal ? ' (personal)' : ''}
+          </option>
         ))}
       </select>
-      {error && <span id="team-switcher-error" role="alert" className="field-error">{error}</span>}
+      {error && (
+        <span id="team-switcher-error" role="alert" className="field-error">
+          {error}
+        </span>
+      )}
     </div>
   );
 }

@@ -4,16 +4,32 @@ import { ThemeToggle, type Theme } from '../_ui/theme-toggle.tsx';
 import { SignOutButton } from './sign-out-button.tsx';
 import { TeamSwitcher, type TeamOption } from './team-switcher.tsx';
 
-export function TopBar({ user, teams, currentTeamId, theme }: { user: PublicUser; teams: TeamOption[]; currentTeamId: string | null; theme: Theme }) {
+export function TopBar({
+  user,
+  teams,
+  currentTeamId,
+  theme,
+}: {
+  user: PublicUser;
+  teams: TeamOption[];
+  currentTeamId: string | null;
+  theme: Theme;
+}) {
   return (
     <header className="topbar">
       <nav className="topbar-inner" aria-label="Main">
-        <Link href="/" className="brand"><span className="brand-mark" aria-hidden="true" /> <span className="hide-sm">Periscope</span></Link>
+        <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true" /> <span className="hide-sm">Periscope</span>
+        </Link>
         {currentTeamId && <TeamSwitcher teams={teams} currentTeamId={currentTeamId} />}
-        <Link href="/teams/new" className="btn btn-ghost btn-sm">New team</Link>
+        <Link href="/teams/new" className="btn btn-ghost btn-sm">
+          New team
+        </Link>
         <span className="grow" />
         <ThemeToggle initial={theme} />
-        <Link href="/account" className="user-chip" aria-label={`Your account: ${user.email}`} title="Your account">{user.email}</Link>
+        <Link href="/account" className="user-chip" aria-label={`Your account: ${user.email}`} title="Your account">
+          {user.email}
+        </Link>
         <SignOutButton />
       </nav>
     </header>

@@ -18,12 +18,26 @@ export function Dialog({ open, onClose, title, description, children, footer }: 
     if (!open && d.open) d.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} aria-describedby={description ? descId : undefined} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={description ? descId : undefined}
+      onClose={onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
       {open && (
         <>
           <div className="dialog-head">
             <h2 id={titleId}>{title}</h2>
-            {description && <p id={descId} className="muted">{description}</p>}
+            {description && (
+              <p id={descId} className="muted">
+                {description}
+              </p>
+            )}
           </div>
           <div className="dialog-body">{children}</div>
           {footer && <div className="dialog-foot">{footer}</div>}

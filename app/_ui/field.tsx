@@ -9,8 +9,16 @@ export function Field({ id, label, error, hint, ...input }: Props) {
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <input id={id} className="input" aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
-      {hint && <span id={`${id}-hint`} className="field-hint">{hint}</span>}
-      {error && <span id={`${id}-error`} className="field-error">{error}</span>}
+      {hint && (
+        <span id={`${id}-hint`} className="field-hint">
+          {hint}
+        </span>
+      )}
+      {error && (
+        <span id={`${id}-error`} className="field-error">
+          {error}
+        </span>
+      )}
     </div>
   );
 }

@@ -34,7 +34,16 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <AuthShell
       title="Sign in"
       subtitle="Welcome back. Sign in to manage your teams and API keys."
-      footer={p.config.signupEnabled ? <>New here? <Link href={`/signup${callbackUrl !== '/' ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : ''}`}>Create an account</Link></> : <>Accounts are created by invitation.</>}
+      footer={
+        p.config.signupEnabled ? (
+          <>
+            New here?{' '}
+            <Link href={`/signup${callbackUrl !== '/' ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : ''}`}>Create an account</Link>
+          </>
+        ) : (
+          <>Accounts are created by invitation.</>
+        )
+      }
     >
       <OAuthButtons providers={oauthProviders(p)} callbackUrl={callbackUrl} />
       <SignInForm callbackUrl={callbackUrl} initialError={error} />

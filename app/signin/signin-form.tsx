@@ -40,11 +40,31 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
   return (
     <form className="stack" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Sign in with email">
       {error && <Alert tone="error">{error}</Alert>}
-      <Field id="email" label="Email" type="email" autoComplete="email" value={values.email} error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)} onBlur={() => form.blur(values, 'email')} required />
-      <Field id="password" label="Password" type="password" autoComplete="current-password" value={values.password} error={form.errors.password || undefined}
-        onChange={(e) => set('password', e.target.value)} onBlur={() => form.blur(values, 'password')} required />
-      <Button type="submit" variant="primary" block busy={busy}>Sign in</Button>
+      <Field
+        id="email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={values.email}
+        error={form.errors.email || undefined}
+        onChange={(e) => set('email', e.target.value)}
+        onBlur={() => form.blur(values, 'email')}
+        required
+      />
+      <Field
+        id="password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={values.password}
+        error={form.errors.password || undefined}
+        onChange={(e) => set('password', e.target.value)}
+        onBlur={() => form.blur(values, 'password')}
+        required
+      />
+      <Button type="submit" variant="primary" block busy={busy}>
+        Sign in
+      </Button>
     </form>
   );
 }

@@ -21,7 +21,12 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
     <AuthShell
       title="Create your account"
       subtitle="You get a personal team right away; invite others whenever you like."
-      footer={<>Already have an account? <Link href={`/signin${callbackUrl !== '/' ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : ''}`}>Sign in</Link></>}
+      footer={
+        <>
+          Already have an account?{' '}
+          <Link href={`/signin${callbackUrl !== '/' ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : ''}`}>Sign in</Link>
+        </>
+      }
     >
       {p.config.signupEnabled ? (
         <>

@@ -9,7 +9,8 @@ import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';
 import { Field } from '../_ui/field.tsx';
 
-const SIGN_IN_AFTER_SIGN_UP_FAILED = 'We could not sign you in with this email and password. If you already have an account, sign in instead (or ask an operator for a reset link).';
+const SIGN_IN_AFTER_SIGN_UP_FAILED =
+  'We could not sign you in with this email and password. If you already have an account, sign in instead (or ask an operator for a reset link).';
 
 export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
   const [values, setValues] = useState({ name: '', email: '', password: '' });
@@ -45,14 +46,42 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
   return (
     <form className="stack" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Create account">
       {error && <Alert tone="error">{error}</Alert>}
-      <Field id="name" label="Name" autoComplete="name" value={values.name} error={form.errors.name || undefined}
-        onChange={(e) => set('name', e.target.value)} onBlur={() => form.blur(values, 'name')} required />
-      <Field id="email" label="Email" type="email" autoComplete="email" value={values.email} error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)} onBlur={() => form.blur(values, 'email')} required />
-      <Field id="password" label="Password" type="password" autoComplete="new-password" value={values.password} error={form.errors.password || undefined}
+      <Field
+        id="name"
+        label="Name"
+        autoComplete="name"
+        value={values.name}
+        error={form.errors.name || undefined}
+        onChange={(e) => set('name', e.target.value)}
+        onBlur={() => form.blur(values, 'name')}
+        required
+      />
+      <Field
+        id="email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={values.email}
+        error={form.errors.email || undefined}
+        onChange={(e) => set('email', e.target.value)}
+        onBlur={() => form.blur(values, 'email')}
+        required
+      />
+      <Field
+        id="password"
+        label="Password"
+        type="password"
+        autoComplete="new-password"
+        value={values.password}
+        error={form.errors.password || undefined}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of a few words works well.`}
-        onChange={(e) => set('password', e.target.value)} onBlur={() => form.blur(values, 'password')} required />
-      <Button type="submit" variant="primary" block busy={busy}>Create account</Button>
+        onChange={(e) => set('password', e.target.value)}
+        onBlur={() => form.blur(values, 'password')}
+        required
+      />
+      <Button type="submit" variant="primary" block busy={busy}>
+        Create account
+      </Button>
     </form>
   );
 }

@@ -14,15 +14,26 @@ describe('portal configuration', () => {
 
   it('switches OAuth providers on by configuration alone', () => {
     const c = loadPortalConfig({
-      GITHUB_CLIENT_ID: 'gh', GITHUB_CLIENT_SECRET: 'ghs', OIDC_ISSUER: 'https://id.example.test/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_NAME: 'Acme SSO',
+      GITHUB_CLIENT_ID: 'gh',
+      GITHUB_CLIENT_SECRET: 'ghs',
+      OIDC_ISSUER: 'https://id.example.test/',
+      OIDC_CLIENT_ID: 'c',
+      OIDC_CLIENT_SECRET: 's',
+      OIDC_NAME: 'Acme SSO',
     });
-    assert.deepEqual(c.oauth.map((p) => p.kind), ['github', 'oidc']);
+    assert.deepEqual(
+      c.oauth.map((p) => p.kind),
+      ['github', 'oidc'],
+    );
     assert.deepEqual(c.oauth[1], { kind: 'oidc', issuer: 'https://id.example.test', clientId: 'c', clientSecret: 's', name: 'Acme SSO' });
   });
 
   it('names every half-configured provider and weak secret', () => {
-    assert.throws(() => loadPortalConfig({ GOOGLE_CLIENT_ID: 'g', OIDC_ISSUER: 'https://id.example.test' }), (e: ConfigError) =>
-      e.problems.some((p) => p.startsWith('GOOGLE_CLIENT_SECRET')) && e.problems.some((p) => p.startsWith('OIDC_ISSUER')));
+    assert.throws(
+      () => loadPortalConfig({ GOOGLE_CLIENT_ID: 'g', OIDC_ISSUER: 'https://id.example.test' }),
+      (e: ConfigError) =>
+        e.problems.some((p) => p.startsWith('GOOGLE_CLIENT_SECRET')) && e.problems.some((p) => p.startsWith('OIDC_ISSUER')),
+    );
     assert.throws(() => loadPortalConfig({ KEY_ENCRYPTION_SECRET: 'short' }), /KEY_ENCRYPTION_SECRET: must be at least 32/);
   });
 

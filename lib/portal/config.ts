@@ -2,7 +2,11 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { baseUrlVar, ConfigError, intVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
 
-const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
 const boolVar = (fallback: boolean | undefined) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -16,21 +20,42 @@ const secretVar = z
   .or(z.literal('').transform(() => undefined));
 
 const schema = z.object({
-  HOST: z.string().trim().min(1).optional().transform((v) => v ?? '127.0.0.1'),
+  HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((v) => v ?? '127.0.0.1'),
   PORT: portVar(3000),
   SERVICE_PORT: portVar(3100),
   SERVICE_URL: baseUrlVar(['http:', 'https:']),
   EMBEDDED_SERVICE: boolVar(undefined),
-  DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
-  NODE_ENV: z.enum(['development', 'production', 'test']).optional().transform((v) => v ?? 'production'),
+  DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((v) => v ?? './data'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .optional()
+    .transform((v) => v ?? 'info'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .optional()
+    .transform((v) => v ?? 'production'),
   NEXTAUTH_URL: baseUrlVar(['http:', 'https:']),
   NEXTAUTH_SECRET: secretVar,
   KEY_ENCRYPTION_SECRET: secretVar,
   KEY_ENCRYPTION_SECRET_PREVIOUS: z
     .string()
     .optional()
-    .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
   TRUST_PROXY: boolVar(false),
   SIGNUP_ENABLED: boolVar(true),
   SIGNIN_MAX_FAILURES: intVar(5, 2, 1000),

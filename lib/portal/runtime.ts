@@ -69,6 +69,7 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
 /** The portal this process built: for pages, route handlers and the auth routes. */
 export function portal(): Portal {
   const built = publishedPortal();
-  if (!built) throw new Error('the portal was not built in this process: start it with `npm start` or `npm run portal` (server/portal/main.ts)');
+  if (!built)
+    throw new Error('the portal was not built in this process: start it with `npm start` or `npm run portal` (server/portal/main.ts)');
   return built;
 }

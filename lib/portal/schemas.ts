@@ -24,7 +24,9 @@ export const profileSchema = z
   .strict()
   .refine((v) => v.name !== undefined || v.email !== undefined, 'Nothing to change.');
 export const passwordChangeSchema = z.object({ currentPassword: currentPasswordSchema.optional(), newPassword: passwordSchema }).strict();
-export const deleteAccountSchema = z.object({ password: currentPasswordSchema.optional(), confirmEmail: z.string().max(254).optional() }).strict();
+export const deleteAccountSchema = z
+  .object({ password: currentPasswordSchema.optional(), confirmEmail: z.string().max(254).optional() })
+  .strict();
 export const resetTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'That reset link is not valid.');
 export const resetPasswordSchema = z.object({ token: resetTokenSchema, password: passwordSchema }).strict();
 export const createTeamSchema = z.object({ name: teamNameSchema });
@@ -37,7 +39,11 @@ export const newKeySchema = z.discriminatedUnion('mode', [
   z.object({
     mode: z.literal('add'),
     name: keyNameSchema,
-    key: z.string().trim().min(16, 'That does not look like an API key.').max(512, 'That key is too long.')
+    key: z
+      .string()
+      .trim()
+      .min(16, 'That does not look like an API key.')
+      .max(512, 'That key is too long.')
       .regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
   }),
 ]);
@@ -56,5 +62,7 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
 }
 
 export const browserNameSchema = z.string().trim().min(1, 'Give it a name.').max(80, 'Use at most 80 characters.');
-export const startBrowserSchema = z.object({ name: z.string().trim().max(80, 'Use at most 80 characters.').optional(), keyId: z.string().min(1).max(64).optional() }).strict();
+export const startBrowserSchema = z
+  .object({ name: z.string().trim().max(80, 'Use at most 80 characters.').optional(), keyId: z.string().min(1).max(64).optional() })
+  .strict();
 export const renameBrowserSchema = z.object({ name: browserNameSchema }).strict();

@@ -6,5 +6,8 @@ import { fieldErrors } from './schemas.ts';
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new ValidationFailed(Object.entries(fieldErrors(parsed.error)).map(([field, message]) => ({ field, message })), 'Check the highlighted fields.');
+  throw new ValidationFailed(
+    Object.entries(fieldErrors(parsed.error)).map(([field, message]) => ({ field, message })),
+    'Check the highlighted fields.',
+  );
 }

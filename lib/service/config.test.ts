@@ -16,7 +16,10 @@ describe('loadServiceConfig', () => {
 
   it('advertises wss:// when the public base is https, and honours an explicit ws base', () => {
     const https = loadServiceConfig({ PUBLIC_BROWSER_URL: 'https://browsers.example.com/' });
-    assert.deepEqual(advertisedUrls(https, { address: '0.0.0.0', port: 3100 }), { http: 'https://browsers.example.com', ws: 'wss://browsers.example.com' });
+    assert.deepEqual(advertisedUrls(https, { address: '0.0.0.0', port: 3100 }), {
+      http: 'https://browsers.example.com',
+      ws: 'wss://browsers.example.com',
+    });
     const both = loadServiceConfig({ PUBLIC_BROWSER_URL: 'https://a.example', PUBLIC_BROWSER_WS_URL: 'wss://b.example/base' });
     assert.deepEqual(advertisedUrls(both, { address: '0.0.0.0', port: 1 }), { http: 'https://a.example', ws: 'wss://b.example/base' });
     const wsOnly = loadServiceConfig({ PUBLIC_BROWSER_WS_URL: 'wss://b.example' });
@@ -25,11 +28,21 @@ describe('loadServiceConfig', () => {
 
   it('names every invalid variable at once', () => {
     assert.throws(
-      () => loadServiceConfig({ SERVICE_PORT: '70000', BROWSER_POOL_SIZE: 'two', PUBLIC_BROWSER_URL: 'ftp://x', PUBLIC_BROWSER_WS_URL: 'wss://x/?q=1', LOG_LEVEL: 'loud' }),
+      () =>
+        loadServiceConfig({
+          SERVICE_PORT: '70000',
+          BROWSER_POOL_SIZE: 'two',
+          PUBLIC_BROWSER_URL: 'ftp://x',
+          PUBLIC_BROWSER_WS_URL: 'wss://x/?q=1',
+          LOG_LEVEL: 'loud',
+        }),
       (err: unknown) => {
         assert.ok(err instanceof ConfigError);
         for (const name of ['SERVICE_PORT', 'BROWSER_POOL_SIZE', 'PUBLIC_BROWSER_URL', 'PUBLIC_BROWSER_WS_URL', 'LOG_LEVEL']) {
-          assert.ok(err.problems.some((p) => p.startsWith(name)), name);
+          assert.ok(
+            err.problems.some((p) => p.startsWith(name)),
+            name,
+          );
         }
         return true;
       },

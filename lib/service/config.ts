@@ -5,16 +5,29 @@ import { parseCidrList, type CidrBlock } from './net/cidr.ts';
 import { baseUrlVar, intVar, listVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
 
 const schema = z.object({
-  HOST: z.string().trim().min(1).optional().transform((v) => v ?? '127.0.0.1'),
+  HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((v) => v ?? '127.0.0.1'),
   SERVICE_PORT: portVar(3100),
-  DATA_DIR: z.string().trim().min(1).optional().transform((v) => v ?? './data'),
+  DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((v) => v ?? './data'),
   PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
   PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
   HTTP_HEADERS_TIMEOUT_SECONDS: intVar(10, 1, 300),
   HTTP_REQUEST_TIMEOUT_SECONDS: intVar(300, 1, 3600),
   MAX_CONNECTIONS_PER_ADDRESS: intVar(256, 0, 1_000_000),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .optional()
+    .transform((v) => v ?? 'info'),
   CHROME_PATH: z.string().trim().min(1).optional(),
   BROWSER_POOL_SIZE: intVar(2, 0, 64),
   BROWSER_CAPACITY: intVar(10, 1, 1000),
@@ -22,7 +35,10 @@ const schema = z.object({
   BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
   BROWSER_LAUNCH_TIMEOUT_SECONDS: intVar(30, 1, 300),
   BROWSER_EGRESS_ALLOW: listVar,
-  BROWSER_ISOLATION: z.enum(['sandbox', 'single-tenant']).optional().transform((v) => v ?? 'sandbox'),
+  BROWSER_ISOLATION: z
+    .enum(['sandbox', 'single-tenant'])
+    .optional()
+    .transform((v) => v ?? 'sandbox'),
   BROWSER_UID_BASE: intVar(0, 1000, 2_000_000_000),
   BROWSER_MEMORY_LIMIT_MB: intVar(2048, 128, 1_048_576),
   BROWSER_PIDS_LIMIT: intVar(2048, 64, 1_000_000),

@@ -3,8 +3,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** The service's Prometheus metrics, one registry per service instance (tests start several). */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly instancesLive = new Gauge({ name: 'periscope_browser_instances_live', help: 'Browser instances held by an open /start socket', registers: [this.registry] });
-  readonly poolSize = new Gauge({ name: 'periscope_browser_pool_size', help: 'Started browsers waiting in the warm pool', registers: [this.registry] });
+  readonly instancesLive = new Gauge({
+    name: 'periscope_browser_instances_live',
+    help: 'Browser instances held by an open /start socket',
+    registers: [this.registry],
+  });
+  readonly poolSize = new Gauge({
+    name: 'periscope_browser_pool_size',
+    help: 'Started browsers waiting in the warm pool',
+    registers: [this.registry],
+  });
   readonly provisionSeconds = new Histogram({
     name: 'periscope_browser_provision_seconds',
     help: 'Time from an authorised /start to the browser id being sent',
@@ -18,17 +26,41 @@ export class ServiceMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  readonly instancesEnded = new Counter({ name: 'periscope_browser_instances_ended_total', help: 'Instances ended, by reason', labelNames: ['reason'] as const, registers: [this.registry] });
-  readonly startRefused = new Counter({ name: 'periscope_browser_start_refused_total', help: '/start requests refused, by status', labelNames: ['status'] as const, registers: [this.registry] });
-  readonly proxyBytes = new Counter({ name: 'periscope_cdp_proxy_bytes_total', help: 'Bytes relayed by the CDP proxy', labelNames: ['direction'] as const, registers: [this.registry] });
-  readonly proxyConnections = new Gauge({ name: 'periscope_cdp_proxy_connections', help: 'Open CDP proxy connections', registers: [this.registry] });
+  readonly instancesEnded = new Counter({
+    name: 'periscope_browser_instances_ended_total',
+    help: 'Instances ended, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly startRefused = new Counter({
+    name: 'periscope_browser_start_refused_total',
+    help: '/start requests refused, by status',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly proxyBytes = new Counter({
+    name: 'periscope_cdp_proxy_bytes_total',
+    help: 'Bytes relayed by the CDP proxy',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+  readonly proxyConnections = new Gauge({
+    name: 'periscope_cdp_proxy_connections',
+    help: 'Open CDP proxy connections',
+    registers: [this.registry],
+  });
   readonly isolation = new Gauge({
     name: 'periscope_browser_isolation',
     help: 'How browser instances are isolated: 1 for the mode in force (sandbox, single-tenant, unavailable) and for each layer present',
     labelNames: ['mode', 'layer'] as const,
     registers: [this.registry],
   });
-  readonly httpRequests = new Counter({ name: 'periscope_http_requests_total', help: 'HTTP requests, by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
+  readonly httpRequests = new Counter({
+    name: 'periscope_http_requests_total',
+    help: 'HTTP requests, by route and status',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
 
   readonly #beforeScrape: (() => void)[] = [];
 
@@ -37,7 +69,13 @@ export class ServiceMetrics {
   }
 
   /** The isolation probe's findings, as gauges (one series per layer, 0 or 1). */
-  reportIsolation(r: { mode: string; uidPerInstance: boolean; chromiumSandbox: boolean; network: string; cgroups: { memory: boolean; pids: boolean } | null }): void {
+  reportIsolation(r: {
+    mode: string;
+    uidPerInstance: boolean;
+    chromiumSandbox: boolean;
+    network: string;
+    cgroups: { memory: boolean; pids: boolean } | null;
+  }): void {
     const layers: Record<string, boolean> = {
       uid_per_instance: r.uidPerInstance,
       chromium_sandbox: r.chromiumSandbox,

@@ -1,8 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  BadGateway, BadRequest, DomainError, ERROR_STATUS, MethodNotAllowed, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests,
-  Unauthorized, UpgradeRequired, ValidationFailed, asDomainError, isErrorCode, toDomainError, type ErrorCode,
+  BadGateway,
+  BadRequest,
+  DomainError,
+  ERROR_STATUS,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  UpgradeRequired,
+  ValidationFailed,
+  asDomainError,
+  isErrorCode,
+  toDomainError,
+  type ErrorCode,
 } from './errors.ts';
 
 describe('one error shape', () => {
@@ -27,7 +41,9 @@ describe('one error shape', () => {
       assert.equal(body.error, e.message);
       assert.equal(body.code, code);
     }
-    assert.deepEqual(new ValidationFailed([{ field: 'query', message: 'required' }]).body().issues, [{ field: 'query', message: 'required' }]);
+    assert.deepEqual(new ValidationFailed([{ field: 'query', message: 'required' }]).body().issues, [
+      { field: 'query', message: 'required' },
+    ]);
     assert.equal(new TooManyRequests('x', 2.2).headers['retry-after'], '3');
     assert.equal(new Unauthorized().headers['www-authenticate'], 'Bearer');
   });
@@ -44,9 +60,13 @@ describe('one error shape', () => {
     assert.equal(isErrorCode(429), false);
   });
 
-  it('recognises an error from another bundle\'s copy of this module by its registered mark, and nothing by shape', () => {
+  it("recognises an error from another bundle's copy of this module by its registered mark, and nothing by shape", () => {
     // What Next's route bundle sees when the custom server's copy threw: same symbol, another class.
-    const foreign = Object.assign(new Error('from the other graph'), { [Symbol.for('periscope.domain-error')]: true, code: 'not_found', status: 404 });
+    const foreign = Object.assign(new Error('from the other graph'), {
+      [Symbol.for('periscope.domain-error')]: true,
+      code: 'not_found',
+      status: 404,
+    });
     assert.equal(asDomainError(foreign), foreign);
     const lookalike = Object.assign(new Error('looks like one'), { code: 'not_found', status: 404, body: () => ({}) });
     assert.equal(asDomainError(lookalike), null);

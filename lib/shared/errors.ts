@@ -66,7 +66,9 @@ export class DomainError extends Error {
 }
 
 export class BadRequest extends DomainError {
-  constructor(message: string) { super('bad_request', message); }
+  constructor(message: string) {
+    super('bad_request', message);
+  }
 }
 
 export class ValidationFailed extends DomainError {
@@ -83,7 +85,9 @@ export class Unauthorized extends DomainError {
 }
 
 export class NotFound extends DomainError {
-  constructor(message = 'not found') { super('not_found', message); }
+  constructor(message = 'not found') {
+    super('not_found', message);
+  }
 }
 
 export class MethodNotAllowed extends DomainError {
@@ -93,7 +97,9 @@ export class MethodNotAllowed extends DomainError {
 }
 
 export class PayloadTooLarge extends DomainError {
-  constructor(limitBytes: number) { super('payload_too_large', `request body is larger than ${limitBytes} bytes`); }
+  constructor(limitBytes: number) {
+    super('payload_too_large', `request body is larger than ${limitBytes} bytes`);
+  }
 }
 
 export class TooManyRequests extends DomainError {
@@ -103,7 +109,9 @@ export class TooManyRequests extends DomainError {
 }
 
 export class BadGateway extends DomainError {
-  constructor(message: string) { super('bad_gateway', message); }
+  constructor(message: string) {
+    super('bad_gateway', message);
+  }
 }
 
 export class ServiceUnavailable extends DomainError {
@@ -115,7 +123,9 @@ export class ServiceUnavailable extends DomainError {
 /** The domain error `err` is (from any bundle's copy of this module), or null for anything else. */
 export function asDomainError(err: unknown): DomainError | null {
   if (err instanceof DomainError) return err;
-  return typeof err === 'object' && err !== null && (err as { [DOMAIN_ERROR]?: unknown })[DOMAIN_ERROR] === true ? (err as DomainError) : null;
+  return typeof err === 'object' && err !== null && (err as { [DOMAIN_ERROR]?: unknown })[DOMAIN_ERROR] === true
+    ? (err as DomainError)
+    : null;
 }
 
 /** Any error becomes a DomainError; unknown ones are internal and keep their detail out of the body. */

@@ -17,7 +17,13 @@ describe('migrate', () => {
     assert.equal(migrate(db, [v1, v2]), 0);
     db.exec("INSERT INTO a (x, y) VALUES (1, 'ok')");
     const rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
-    assert.deepEqual(rows.map((r) => ({ ...r })), [{ version: 1, name: 'one' }, { version: 2, name: 'two' }]);
+    assert.deepEqual(
+      rows.map((r) => ({ ...r })),
+      [
+        { version: 1, name: 'one' },
+        { version: 2, name: 'two' },
+      ],
+    );
   });
 
   it('rolls a failing migration back whole and names it', () => {

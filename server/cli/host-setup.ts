@@ -32,7 +32,9 @@ function main(): void {
   const command = `apt-get install -y ${missing.join(' ')}`;
   const canInstall = process.getuid?.() === 0 && found('apt-get');
   if (!canInstall) {
-    console.warn(`periscope: the browser sandbox needs ${missing.join(' and ')}; install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: sudo ${command}). Until then the service refuses to start browsers.`);
+    console.warn(
+      `periscope: the browser sandbox needs ${missing.join(' and ')}; install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: sudo ${command}). Until then the service refuses to start browsers.`,
+    );
     return;
   }
   console.log(`periscope: installing ${missing.join(' and ')} for the browser sandbox (apt-get)`);

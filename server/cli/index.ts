@@ -81,18 +81,23 @@ async function main(argv: string[]): Promise<number> {
   const writer = new SqliteIndexWriter(config.search.indexPath);
   const bar = new ProgressBar(process.stderr, !v.quiet);
   let skipped = 0;
-  const summary = await ingest(sources, writer, { baseUrl: v['base-url'], crawl, threads: Math.min(4, availableParallelism()) }, {
-    skipped(url, reason) {
-      skipped++;
-      bar.log(`skipped ${url}: ${reason}`);
+  const summary = await ingest(
+    sources,
+    writer,
+    { baseUrl: v['base-url'], crawl, threads: Math.min(4, availableParallelism()) },
+    {
+      skipped(url, reason) {
+        skipped++;
+        bar.log(`skipped ${url}: ${reason}`);
+      },
+      sourceFailed(source, reason) {
+        bar.log(`failed ${source}: ${reason}`);
+      },
+      progress(source, fraction, pages) {
+        bar.update(fraction, `${pages} pages  ${source.length > 40 ? `…${source.slice(-39)}` : source}`);
+      },
     },
-    sourceFailed(source, reason) {
-      bar.log(`failed ${source}: ${reason}`);
-    },
-    progress(source, fraction, pages) {
-      bar.update(fraction, `${pages} pages  ${source.length > 40 ? `…${source.slice(-39)}` : source}`);
-    },
-  });
+  );
   const t1 = performance.now();
   writer.finish((done, total) => bar.update(done / total, `linking and indexing text ${done}/${total}`));
   writer.close();

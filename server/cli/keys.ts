@@ -25,7 +25,12 @@ function main(argv: string[]): void {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { name: { type: 'string' }, 'rate-per-minute': { type: 'string' }, 'max-instances': { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        name: { type: 'string' },
+        'rate-per-minute': { type: 'string' },
+        'max-instances': { type: 'string' },
+        help: { type: 'boolean' },
+      },
     });
   } catch (err) {
     fail((err as Error).message);
@@ -37,7 +42,10 @@ function main(argv: string[]): void {
     return;
   }
   const config = loadServiceConfig();
-  const { keys, close } = openKeyDatabase(config.dataDir, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+  const { keys, close } = openKeyDatabase(config.dataDir, {
+    ratePerMinute: config.search.defaultRatePerMinute,
+    maxInstances: config.browser.maxInstancesPerKey,
+  });
   try {
     switch (command) {
       case 'create': {
@@ -58,7 +66,17 @@ function main(argv: string[]): void {
         if (!all.length) return void console.log('no keys yet; create one with: npm run keys -- create --name NAME');
         console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
         for (const k of all) {
-          console.log([k.id, k.name, k.ratePerMinute, k.maxInstances, k.createdAt.toISOString(), k.lastUsedAt?.toISOString() ?? '-', k.revokedAt ? 'revoked' : 'live'].join('\t'));
+          console.log(
+            [
+              k.id,
+              k.name,
+              k.ratePerMinute,
+              k.maxInstances,
+              k.createdAt.toISOString(),
+              k.lastUsedAt?.toISOString() ?? '-',
+              k.revokedAt ? 'revoked' : 'live',
+            ].join('\t'),
+          );
         }
         return;
       }

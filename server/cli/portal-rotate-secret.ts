@@ -30,7 +30,8 @@ async function main(argv: string[]): Promise<void> {
   const config = loadPortalConfig();
   const current = resolvePortalSecrets(config);
   const envName = values['new-secret-env'];
-  if (!current.keyEncryptionFromFile && !envName) fail('KEY_ENCRYPTION_SECRET is set in the environment: pass --new-secret-env VAR with the new secret in $VAR');
+  if (!current.keyEncryptionFromFile && !envName)
+    fail('KEY_ENCRYPTION_SECRET is set in the environment: pass --new-secret-env VAR with the new secret in $VAR');
   const next = envName ? process.env[envName] : randomBytes(32).toString('base64url');
   if (!next || next.trim().length < 32) fail(`${envName} must hold a secret of at least 32 characters`);
   if (next.trim() === current.keyEncryptionSecret) fail('the new secret is the same as the current one');

@@ -50,11 +50,13 @@ async function main(argv: string[]): Promise<void> {
         const throttle = new SignInThrottle(data, config.signIn);
         if (values.address) {
           if (email) fail('give an email or --address, not both');
-          console.log(await throttle.unlockAddress(values.address) ? `unlocked ${values.address}` : `${values.address} had no failed attempts`);
+          console.log(
+            (await throttle.unlockAddress(values.address)) ? `unlocked ${values.address}` : `${values.address} had no failed attempts`,
+          );
           return;
         }
         const user = await account();
-        console.log(await throttle.unlock(user.email) ? `unlocked ${user.email}` : `${user.email} had no failed attempts`);
+        console.log((await throttle.unlock(user.email)) ? `unlocked ${user.email}` : `${user.email} had no failed attempts`);
         return;
       }
       case 'sign-out': {

@@ -19,7 +19,10 @@ export class ProgressBar {
     if (now - this.#last < (this.#tty ? 100 : 2000)) return;
     this.#last = now;
     const width = 30;
-    const bar = fraction === null ? '' : `[${'#'.repeat(Math.round(Math.min(1, fraction) * width)).padEnd(width, '.')}] ${(Math.min(1, fraction) * 100).toFixed(0).padStart(3)}% `;
+    const bar =
+      fraction === null
+        ? ''
+        : `[${'#'.repeat(Math.round(Math.min(1, fraction) * width)).padEnd(width, '.')}] ${(Math.min(1, fraction) * 100).toFixed(0).padStart(3)}% `;
     const line = `${bar}${label}`;
     if (this.#tty) {
       this.#out.write(`\r\x1b[2K${line.slice(0, (this.#out.columns || 100) - 1)}`);

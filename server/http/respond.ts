@@ -35,7 +35,9 @@ export function rejectUpgrade(socket: Duplex, err: unknown): number {
       connection: 'close',
       ...e.headers,
     };
-    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+    const head = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n');
     socket.end(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? ''}\r\n${head}\r\n\r\n${text}`);
   } else {
     socket.destroy();

@@ -48,7 +48,9 @@ export class Router {
     let route = 'unmatched';
     try {
       const exact = this.#routes.get(url.pathname);
-      const matched = exact ? { path: url.pathname, methods: exact, values: [] as string[], names: [] as string[] } : this.#match(rawPath(req.url, url));
+      const matched = exact
+        ? { path: url.pathname, methods: exact, values: [] as string[], names: [] as string[] }
+        : this.#match(rawPath(req.url, url));
       if (!matched) throw new NotFound(`no such endpoint: ${req.method} ${url.pathname}`);
       route = matched.path;
       const handler = matched.methods.get(req.method ?? '');

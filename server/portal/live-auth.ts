@@ -21,7 +21,10 @@ function cookies(header: string | undefined): Record<string, string> {
 
 /** The signed-in user of a WebSocket upgrade, from next-auth's session cookie; re-read and version-checked. */
 export async function sessionUser(p: Portal, req: IncomingMessage): Promise<SignedInUser | null> {
-  const token = await getToken({ req: { headers: req.headers, cookies: cookies(req.headers.cookie) } as never, secret: p.authSecret }).catch(() => null);
+  const token = await getToken({
+    req: { headers: req.headers, cookies: cookies(req.headers.cookie) } as never,
+    secret: p.authSecret,
+  }).catch(() => null);
   const user = await userOfSession(p.data, token);
   return user ? { userId: user.id, name: user.name || user.email, sessionVersion: user.sessionVersion } : null;
 }
@@ -37,7 +40,11 @@ export function sameOrigins(p: Portal, req: IncomingMessage): string[] {
   const origins = [new URL(p.config.publicUrl).origin];
   const host = req.headers.host;
   if (host) {
-    const proto = p.config.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() || 'http' : 'http';
+    const proto = p.config.trustProxy
+      ? String(req.headers['x-forwarded-proto'] ?? '')
+          .split(',')[0]
+          ?.trim() || 'http'
+      : 'http';
     origins.push(`${proto}://${host}`);
   }
   return origins;

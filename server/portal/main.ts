@@ -38,7 +38,11 @@ async function main(): Promise<void> {
 
   const server = createServer((req, res) => {
     // The client's address, for sign-in throttling; never taken from the request unless TRUST_PROXY.
-    const forwarded = config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+    const forwarded = config.trustProxy
+      ? String(req.headers['x-forwarded-for'] ?? '')
+          .split(',')[0]
+          ?.trim()
+      : '';
     req.headers[CLIENT_ADDRESS_HEADER] = forwarded || req.socket.remoteAddress || 'unknown';
     void handle(req, res);
   });
@@ -71,12 +75,10 @@ async function main(): Promise<void> {
     live.closeAll();
     dashboard.closeAll();
     // Close every /start socket cleanly: the service then ends those instances.
-    void p.live
-      .shutdown()
-      .finally(() => {
-        server.closeAllConnections();
-        void app.close().finally(() => process.exit(0));
-      });
+    void p.live.shutdown().finally(() => {
+      server.closeAllConnections();
+      void app.close().finally(() => process.exit(0));
+    });
   };
   // `on`, not `once`: a signal to the process group and the one `npm start` forwards both arrive.
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -12,7 +12,12 @@ type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promi
  * upgrade listener (attached on the first HTTP request) ignores sockets we already took over.
  * In development Next's hot-reload socket passes through.
  */
-export function routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { dev: boolean; nextUpgrade: NextUpgrade; live: LiveSockets; dashboard: DashboardSockets }): void {
+export function routeUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  opts: { dev: boolean; nextUpgrade: NextUpgrade; live: LiveSockets; dashboard: DashboardSockets },
+): void {
   socket.on('error', () => socket.destroy());
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   const live = LIVE_PATH.exec(path);

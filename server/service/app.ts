@@ -42,7 +42,11 @@ export type RunningService = {
 async function logIndexState(search: SqliteSearchBackend, file: string, log: ReturnType<typeof createLogger>): Promise<void> {
   try {
     const { pages } = await search.stats();
-    if (pages === 0) log.warn({ index: file }, 'search index is empty: every search answers no results; add pages with `npm run index -- SOURCE...` (a WARC file, a folder of HTML with --base-url, or an http(s) address to crawl)');
+    if (pages === 0)
+      log.warn(
+        { index: file },
+        'search index is empty: every search answers no results; add pages with `npm run index -- SOURCE...` (a WARC file, a folder of HTML with --base-url, or an http(s) address to crawl)',
+      );
     else log.info({ index: file, pages }, 'search index ready');
   } catch (err) {
     log.error({ index: file, err: (err as Error).message }, 'search index cannot be opened: searches will answer 502 until it can');
@@ -53,7 +57,10 @@ async function logIndexState(search: SqliteSearchBackend, file: string, log: Ret
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger('service', config.logLevel);
   const metricsRegistry = new ServiceMetrics();
-  const { db, keys } = openKeyDatabase(config.dataDir, { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey });
+  const { db, keys } = openKeyDatabase(config.dataDir, {
+    ratePerMinute: config.search.defaultRatePerMinute,
+    maxInstances: config.browser.maxInstancesPerKey,
+  });
 
   const executable = await resolveChromium(config.chromePath);
   log.info({ chromium: executable }, 'using Chromium');
@@ -71,24 +78,39 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     limits: { memoryBytes: config.browser.memoryLimitBytes, pids: config.browser.pidsLimit },
   });
   if (isolationReport.mode === 'sandbox') log.info({ isolation: isolationReport }, 'browser isolation: every instance in its own sandbox');
-  else if (isolationReport.mode === 'single-tenant') log.warn({ isolation: isolationReport }, 'browser isolation is OFF (BROWSER_ISOLATION=single-tenant): every API key holder can reach this host');
-  else log.error({ isolation: isolationReport }, 'this host cannot isolate browsers: /start is refused until it can (or BROWSER_ISOLATION=single-tenant is set for a trusted, single tenant)');
+  else if (isolationReport.mode === 'single-tenant')
+    log.warn(
+      { isolation: isolationReport },
+      'browser isolation is OFF (BROWSER_ISOLATION=single-tenant): every API key holder can reach this host',
+    );
+  else
+    log.error(
+      { isolation: isolationReport },
+      'this host cannot isolate browsers: /start is refused until it can (or BROWSER_ISOLATION=single-tenant is set for a trusted, single tenant)',
+    );
   metricsRegistry.reportIsolation(isolationReport);
 
   const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // A service that died without shutting down (SIGKILL, power loss) leaves its browsers and
   // folders behind: end them before starting new ones.
-  const staleProcesses = isolation?.mode === 'sandbox' && isolation.uids ? await killUids(config.browser.uidBase, config.browser.uidBase + uidCount + 1) : 0;
+  const staleProcesses =
+    isolation?.mode === 'sandbox' && isolation.uids ? await killUids(config.browser.uidBase, config.browser.uidBase + uidCount + 1) : 0;
   const staleFolders = await removeStaleInstanceFolders(instancesDir);
-  if (staleProcesses || staleFolders) log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
+  if (staleProcesses || staleFolders)
+    log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
   const launch = async () => {
-    if (!isolation) throw new ServiceUnavailable(`this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`);
+    if (!isolation)
+      throw new ServiceUnavailable(
+        `this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`,
+      );
     const end = metricsRegistry.launchSeconds.startTimer();
     const browser = await Chromium.launch({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs });
     end();
     return browser;
   };
-  const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) => metricsRegistry.poolSize.set(n));
+  const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
+    metricsRegistry.poolSize.set(n),
+  );
   const fleet = new BrowserFleet({
     pool,
     capacity: config.browser.capacity,
@@ -98,14 +120,30 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
-  const disk = new DiskGuard({ fleet, limitBytes: config.browser.diskLimitBytes, intervalMs: config.browser.diskCheckMs, log: log.child({ part: 'disk' }) });
+  const disk = new DiskGuard({
+    fleet,
+    limitBytes: config.browser.diskLimitBytes,
+    intervalMs: config.browser.diskCheckMs,
+    log: log.child({ part: 'disk' }),
+  });
   disk.start();
 
   const advertised = { http: '', ws: '' };
   const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
   const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
   await logIndexState(search, config.search.indexPath, log);
-  const ctx: ServiceContext = { config, advertised, log, metrics: metricsRegistry, keys, pool, fleet, search, searchLimiter, isolation: isolationReport };
+  const ctx: ServiceContext = {
+    config,
+    advertised,
+    log,
+    metrics: metricsRegistry,
+    keys,
+    pool,
+    fleet,
+    search,
+    searchLimiter,
+    isolation: isolationReport,
+  };
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
@@ -121,7 +159,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const devtools = new DevtoolsSockets(ctx);
 
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void router.handle(req, res));
-  guardConnections(server, config.http, (address) => log.warn({ address, limit: config.http.perAddress }, 'connection refused: too many from one address'));
+  guardConnections(server, config.http, (address) =>
+    log.warn({ address, limit: config.http.perAddress }, 'connection refused: too many from one address'),
+  );
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');

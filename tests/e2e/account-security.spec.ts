@@ -8,7 +8,8 @@ import { createKey, createTeam, inviteLink, newUser, signIn, signOut, signUp, te
 
 const WS = E2E_BASE_URL.replace('http', 'ws');
 
-const cookieOf = async (context: BrowserContext): Promise<string> => (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+const cookieOf = async (context: BrowserContext): Promise<string> =>
+  (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 
 type Watched = { ws: WebSocket; opened: Promise<void>; closed: Promise<number>; messages: unknown[] };
 
@@ -31,7 +32,10 @@ async function portalSocket(context: BrowserContext, path: string): Promise<Watc
 
 /** The operator command, run against the end-to-end run's DATA_DIR. */
 function portalUsers(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, ['server/cli/portal-users.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...e2eEnv, DATA_DIR: E2E_DATA_DIR } });
+  return spawnSync(process.execPath, ['server/cli/portal-users.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...e2eEnv, DATA_DIR: E2E_DATA_DIR },
+  });
 }
 
 async function joinTeam(page: Page, link: string, team: string): Promise<void> {
@@ -54,7 +58,13 @@ test.describe('sign-in security', () => {
       const user = newUser('redirect');
       await signUp(page, user);
       await signOut(page);
-      const spellings = [`/%09/127.0.0.1:${trapPort}/`, `//127.0.0.1:${trapPort}/`, `/%5C127.0.0.1:${trapPort}/`, `/%0A/127.0.0.1:${trapPort}/`, `http://127.0.0.1:${trapPort}/`];
+      const spellings = [
+        `/%09/127.0.0.1:${trapPort}/`,
+        `//127.0.0.1:${trapPort}/`,
+        `/%5C127.0.0.1:${trapPort}/`,
+        `/%0A/127.0.0.1:${trapPort}/`,
+        `http://127.0.0.1:${trapPort}/`,
+      ];
       for (const spelling of spellings) {
         await page.goto(`/signin?callbackUrl=${spelling}`);
         await page.getByLabel('Email', { exact: true }).fill(user.email);
@@ -166,7 +176,8 @@ test.describe('membership changes reach open sockets', () => {
     try {
       const live = await portalSocket(member.context, `/live/${instanceId}`);
       live.ws.send(JSON.stringify({ type: 'hello', v: LIVE_PROTOCOL_VERSION, viewport: { width: 800, height: 600 }, takeControl: true }));
-      const controller = () => (live.messages as { type: string; controllerId?: string | null }[]).filter((m) => m.type === 'state').at(-1)?.controllerId;
+      const controller = () =>
+        (live.messages as { type: string; controllerId?: string | null }[]).filter((m) => m.type === 'state').at(-1)?.controllerId;
       await expect.poll(controller).toMatch(/^v_/); // the member holds control: their commands would run
       const dashboard = await portalSocket(member.context, `/events/${teamId}`);
 
@@ -243,7 +254,7 @@ test.describe('accounts people expect', () => {
     await other.context.close();
   });
 
-  test('an operator\'s reset link and unlock, from the command line', async ({ page }) => {
+  test("an operator's reset link and unlock, from the command line", async ({ page }) => {
     const user = newUser('forgot');
     await signUp(page, user);
     await signOut(page);
@@ -309,10 +320,19 @@ test.describe('the audit log', () => {
     const theirs = await portalSocket(member.context, `/live/${instanceId}`);
     theirs.ws.send(JSON.stringify({ type: 'hello', v: LIVE_PROTOCOL_VERSION, takeControl: true }));
     await expect.poll(() => states(mine).at(-1)?.viewers?.length).toBe(2);
-    const watcher = states(mine).at(-1)?.viewers?.find((v) => v.name === member.user.name);
+    const watcher = states(mine)
+      .at(-1)
+      ?.viewers?.find((v) => v.name === member.user.name);
     expect(watcher?.control).toBe(false);
     mine.ws.send(JSON.stringify({ type: 'control', action: 'grant', viewerId: watcher?.id }));
-    await expect.poll(() => states(mine).at(-1)?.viewers?.find((v) => v.id === watcher?.id)?.control).toBe(true);
+    await expect
+      .poll(
+        () =>
+          states(mine)
+            .at(-1)
+            ?.viewers?.find((v) => v.id === watcher?.id)?.control,
+      )
+      .toBe(true);
     mine.ws.close();
     theirs.ws.close();
     expect((await owner.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`)).ok()).toBe(true);
@@ -323,7 +343,9 @@ test.describe('the audit log', () => {
     await expect(log.getByRole('row').filter({ hasText: 'Stopped browser' })).toContainText(`stopped by ${owner.user.name}`);
     await expect(log.getByRole('row').filter({ hasText: 'Started browser' })).toContainText('with key audit key');
     // (Closing the two sockets may pass control back too, in either order: that is a handover of its own.)
-    await expect(log.getByRole('row').filter({ hasText: `${owner.user.name} → ${member.user.name}` })).toContainText('Control of browser passed');
+    await expect(log.getByRole('row').filter({ hasText: `${owner.user.name} → ${member.user.name}` })).toContainText(
+      'Control of browser passed',
+    );
     await expect(log.getByRole('row').filter({ hasText: 'Used key from the portal' })).toContainText('for browser');
 
     await page.getByLabel('Kind').selectOption('browsers');

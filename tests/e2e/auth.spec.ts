@@ -54,7 +54,9 @@ test.describe('accounts', () => {
       return page.getByRole('form', { name: 'Sign in with email' }).getByRole('alert').textContent();
     };
     for (let i = 1; i < E2E_MAX_FAILURES; i++) expect(await attempt(`wrong password ${i}`)).toBe('Wrong email or password.');
-    expect(await attempt('wrong password again')).toMatch(/Too many failed sign-in attempts for this account\. Sign-in is locked; try again in 15 minutes \(at \d\d:\d\d UTC\), or ask an operator to unlock it\./);
+    expect(await attempt('wrong password again')).toMatch(
+      /Too many failed sign-in attempts for this account\. Sign-in is locked; try again in 15 minutes \(at \d\d:\d\d UTC\), or ask an operator to unlock it\./,
+    );
     expect(await attempt(user.password)).toMatch(/Too many failed sign-in attempts for this account/);
     await expect(page).toHaveURL(/\/signin/);
   });
@@ -64,10 +66,16 @@ test.describe('accounts', () => {
     await signUp(page, user);
     await signOut(page);
     await page.goto('/signin');
-    const focused = () => page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el?.getAttribute('aria-label') ?? (el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ?? el?.textContent ?? '';
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return (
+          el?.getAttribute('aria-label') ??
+          (el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ??
+          el?.textContent ??
+          ''
+        );
+      });
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Skip to content');
     await page.keyboard.press('Tab');

@@ -4,7 +4,8 @@ import { createKey, createTeam, inviteLink, userSession } from '../helpers/porta
 import { appRoutes, fill } from '../helpers/portal-routes.ts';
 
 const routes = appRoutes(join(process.cwd(), 'app'));
-const bodyFor = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : { name: 'Taken over', role: 'owner', mode: 'create', default: true, teamId: 'x' });
+const bodyFor = (method: string) =>
+  method === 'GET' || method === 'DELETE' ? undefined : { name: 'Taken over', role: 'owner', mode: 'create', default: true, teamId: 'x' };
 
 test('a member of one team can neither read nor change anything of another, through any route', async ({ browser }) => {
   const alice = await userSession(browser, 'alice');
@@ -14,14 +15,16 @@ test('a member of one team can neither read nor change anything of another, thro
   const { keyId } = await createKey(alice.page, teamA, 'Alpha key');
   await inviteLink(alice.page, teamA, 'Member');
   const aliceId = ((await (await alice.page.request.get('/api/me')).json()) as { user: { id: string } }).user.id;
-  const inviteId = ((await (await alice.page.request.get(`/api/teams/${teamA}/invites`)).json()) as { invites: { id: string }[] }).invites[0]?.id ?? '';
+  const inviteId =
+    ((await (await alice.page.request.get(`/api/teams/${teamA}/invites`)).json()) as { invites: { id: string }[] }).invites[0]?.id ?? '';
   expect(inviteId).toMatch(/^inv_/);
-  const snapshot = async () => Promise.all([
-    alice.page.request.get(`/api/teams/${teamA}`).then((r) => r.json()),
-    alice.page.request.get(`/api/teams/${teamA}/members`).then((r) => r.json()),
-    alice.page.request.get(`/api/teams/${teamA}/keys`).then((r) => r.json()),
-    alice.page.request.get(`/api/teams/${teamA}/invites`).then((r) => r.json()),
-  ]);
+  const snapshot = async () =>
+    Promise.all([
+      alice.page.request.get(`/api/teams/${teamA}`).then((r) => r.json()),
+      alice.page.request.get(`/api/teams/${teamA}/members`).then((r) => r.json()),
+      alice.page.request.get(`/api/teams/${teamA}/keys`).then((r) => r.json()),
+      alice.page.request.get(`/api/teams/${teamA}/invites`).then((r) => r.json()),
+    ]);
   const before = await snapshot();
 
   // Every team-scoped API route, every method, with Alpha's ids: Bob gets 404 as if nothing existed.

@@ -13,7 +13,11 @@ async function startBrowser(page: Page, teamId: string, name: string): Promise<s
 
 const card = (page: Page, name: string) => page.getByRole('listitem', { name });
 
-test('two members see each other\'s browsers live; another team sees neither; a stop reaches every view; control is handed over', async ({ page, browser, baseURL }) => {
+test("two members see each other's browsers live; another team sees neither; a stop reaches every view; control is handed over", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   // Ada owns a team with a key; Bob joins it as a member.
   await signUp(page, newUser('ada'));
   const teamId = await createTeam(page, 'Browsing crew');
@@ -100,7 +104,9 @@ test('two members see each other\'s browsers live; another team sees neither; a 
   await card(page, 'Ada browser').getByRole('button', { name: 'Stop Ada browser' }).click();
   await expect(bobDash.getByRole('status').filter({ hasText: 'This browser has ended' })).toBeVisible({ timeout: 2000 });
   await expect(card(bobBoard, 'Ada browser')).toHaveCount(0, { timeout: 2000 });
-  await expect(bobBoard.getByRole('table', { name: 'Ended browsers' }).getByRole('row').filter({ hasText: 'Ada browser' })).toContainText('Stopped');
+  await expect(bobBoard.getByRole('table', { name: 'Ended browsers' }).getByRole('row').filter({ hasText: 'Ada browser' })).toContainText(
+    'Stopped',
+  );
 
   // Clean up: Bob stops his own.
   await card(bobBoard, 'Bob browser').getByRole('button', { name: 'Stop Bob browser' }).click();

@@ -81,7 +81,13 @@ test.describe('API keys', () => {
 
     await page.goto(`/teams/${teamId}/audit`);
     const log = page.getByRole('table', { name: 'Audit log' });
-    for (const text of ['Created key Issued', 'Added existing key Remote prod', 'Renamed key Remote production', 'Made default key Remote production', 'Revoked key Issued']) {
+    for (const text of [
+      'Created key Issued',
+      'Added existing key Remote prod',
+      'Renamed key Remote production',
+      'Made default key Remote production',
+      'Revoked key Issued',
+    ]) {
       await expect(log).toContainText(text);
     }
   });
@@ -91,7 +97,10 @@ test.describe('API keys', () => {
     const teamId = await createTeam(page, 'Leak check');
     const bodies: { url: string; body: string }[] = [];
     page.on('response', (res) => {
-      void res.body().then((b) => bodies.push({ url: res.url(), body: b.toString('latin1') }), () => {});
+      void res.body().then(
+        (b) => bodies.push({ url: res.url(), body: b.toString('latin1') }),
+        () => {},
+      );
     });
     const { token, keyId } = await createKey(page, teamId, 'Secret one');
     await addExistingKey(page, teamId, 'Secret two', EXTERNAL_KEY);
@@ -114,7 +123,11 @@ test.describe('API keys', () => {
     const swept: string[] = [];
     for (const viewer of [page, member.page]) {
       const mine: { url: string; body: string }[] = [];
-      const collect = (res: Response) => void res.body().then((b) => mine.push({ url: res.url(), body: b.toString('latin1') }), () => {});
+      const collect = (res: Response) =>
+        void res.body().then(
+          (b) => mine.push({ url: res.url(), body: b.toString('latin1') }),
+          () => {},
+        );
       viewer.on('response', collect);
       for (const r of routes.filter((x) => x.kind === 'page' && !x.public)) {
         await viewer.goto(fill(r.pattern, values));

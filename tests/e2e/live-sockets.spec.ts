@@ -91,42 +91,93 @@ test.describe('live socket under hostile input', () => {
       const url = `${baseURL!.replace('http', 'ws')}/live/${browser.id}`;
       const headers = { cookie, origin: baseURL! };
       const hostile: (string | Buffer)[] = [
-        '', 'null', '[]', '{}', '{"type":"hello","v":1}', '{"type":"nope"}', '{"__proto__":{"type":"navigate"}}',
-        '{"type":"mouse","action":"down","x":1e999,"y":0}', '{"type":"key","action":"down","key":' + JSON.stringify('k'.repeat(500)) + ',"code":"KeyA"}',
-        '{"type":"navigate","url":"file:///etc/passwd"}', '{"type":"navigate","url":"javascript:alert(1)"}',
-        '{"type":"tab","action":"close","tabId":"../../etc"}', '{"type":"control","action":"grant","viewerId":"nobody"}',
-        '{"type":"viewport","mode":"follow","width":100000,"height":-5}', '{"type":"text","text":""}',
-        '\u0000\u0001\u0002', '{"type":"ping","t":"now"}', Buffer.from([0xff, 0xfe, 0x00]), Buffer.alloc(1024, 7),
+        '',
+        'null',
+        '[]',
+        '{}',
+        '{"type":"hello","v":1}',
+        '{"type":"nope"}',
+        '{"__proto__":{"type":"navigate"}}',
+        '{"type":"mouse","action":"down","x":1e999,"y":0}',
+        '{"type":"key","action":"down","key":' + JSON.stringify('k'.repeat(500)) + ',"code":"KeyA"}',
+        '{"type":"navigate","url":"file:///etc/passwd"}',
+        '{"type":"navigate","url":"javascript:alert(1)"}',
+        '{"type":"tab","action":"close","tabId":"../../etc"}',
+        '{"type":"control","action":"grant","viewerId":"nobody"}',
+        '{"type":"viewport","mode":"follow","width":100000,"height":-5}',
+        '{"type":"text","text":""}',
+        '\u0000\u0001\u0002',
+        '{"type":"ping","t":"now"}',
+        Buffer.from([0xff, 0xfe, 0x00]),
+        Buffer.alloc(1024, 7),
       ];
       let seed = 11;
-      const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-      const types = ['mouse', 'wheel', 'key', 'text', 'compose', 'touch', 'navigate', 'history', 'tab', 'dialog', 'copy', 'viewport', 'control', 'ping', 'hello'];
+      const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+      const types = [
+        'mouse',
+        'wheel',
+        'key',
+        'text',
+        'compose',
+        'touch',
+        'navigate',
+        'history',
+        'tab',
+        'dialog',
+        'copy',
+        'viewport',
+        'control',
+        'ping',
+        'hello',
+      ];
       const junk = [null, true, -1, 0, 1.5, 1e308, 'x', '', [], {}, 'left', 'down', 'open', 'switch'];
-      const pick = <T,>(xs: T[]) => xs[Math.floor(rand() * xs.length)] as T;
+      const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)] as T;
       for (let i = 0; i < 4000; i++) {
         const msg: Record<string, unknown> = { type: pick(types) };
-        for (const k of ['action', 'x', 'y', 'key', 'code', 'text', 'url', 'tabId', 'points', 'modifiers', 'accept', 'mode', 'width', 'height', 'v', 't']) {
+        for (const k of [
+          'action',
+          'x',
+          'y',
+          'key',
+          'code',
+          'text',
+          'url',
+          'tabId',
+          'points',
+          'modifiers',
+          'accept',
+          'mode',
+          'width',
+          'height',
+          'v',
+          't',
+        ]) {
           if (rand() < 0.4) msg[k] = pick(junk);
         }
         hostile.push(JSON.stringify(msg));
       }
 
       // Several hostile connections at once: one never says hello, one says hello first.
-      const results = await Promise.all([false, true, true].map((hello, n) => new Promise<{ errors: number; close: number }>((resolve) => {
-        const ws = new WebSocket(url, { headers });
-        let errors = 0;
-        ws.on('message', (data, isBinary) => {
-          if (!isBinary && (JSON.parse(data.toString()) as { type: string }).type === 'error') errors++;
-        });
-        ws.once('close', (code) => resolve({ errors, close: code }));
-        ws.once('open', () => {
-          if (hello) ws.send(JSON.stringify({ type: 'hello', v: 1 }));
-          const batch = n === 2 ? [...hostile].reverse() : hostile;
-          for (const m of batch) ws.send(m);
-          // Finally one message over the size limit.
-          ws.send('x'.repeat(70 * 1024));
-        });
-      })));
+      const results = await Promise.all(
+        [false, true, true].map(
+          (hello, n) =>
+            new Promise<{ errors: number; close: number }>((resolve) => {
+              const ws = new WebSocket(url, { headers });
+              let errors = 0;
+              ws.on('message', (data, isBinary) => {
+                if (!isBinary && (JSON.parse(data.toString()) as { type: string }).type === 'error') errors++;
+              });
+              ws.once('close', (code) => resolve({ errors, close: code }));
+              ws.once('open', () => {
+                if (hello) ws.send(JSON.stringify({ type: 'hello', v: 1 }));
+                const batch = n === 2 ? [...hostile].reverse() : hostile;
+                for (const m of batch) ws.send(m);
+                // Finally one message over the size limit.
+                ws.send('x'.repeat(70 * 1024));
+              });
+            }),
+        ),
+      );
       for (const r of results) {
         expect(r.errors).toBeGreaterThan(50);
         expect([1009, 4429]).toContain(r.close);

@@ -132,12 +132,16 @@ test('start a browser, use it through the live view, reload, hand over control, 
 test('a key the service refuses gives a clear message, not a browser', async ({ page }) => {
   await signUp(page, newUser('refused'));
   const teamId = teamIdOf(page);
-  const added = await page.request.post(`/api/teams/${teamId}/keys`, { data: { mode: 'add', name: 'stale key', key: `psk_0123456789abcdef_${'A'.repeat(43)}` } });
+  const added = await page.request.post(`/api/teams/${teamId}/keys`, {
+    data: { mode: 'add', name: 'stale key', key: `psk_0123456789abcdef_${'A'.repeat(43)}` },
+  });
   expect(added.status()).toBe(200);
   const { key } = (await added.json()) as { key: { id: string } };
   await page.goto(`/teams/${teamId}/browsers`);
   await page.getByLabel('API key').selectOption(key.id);
   await page.getByRole('button', { name: 'Start browser' }).click();
-  await expect(page.getByRole('alert').filter({ hasText: 'The service refused the key' })).toHaveText('The service refused the key "stale key": it may have been revoked. Check it on the API keys page.');
+  await expect(page.getByRole('alert').filter({ hasText: 'The service refused the key' })).toHaveText(
+    'The service refused the key "stale key": it may have been revoked. Check it on the API keys page.',
+  );
   await expect(page.getByText('No browsers running')).toBeVisible();
 });

@@ -13,13 +13,15 @@ let server: Server;
 
 test.beforeAll(async () => {
   const provider = new Provider(E2E_OIDC_ISSUER, {
-    clients: [{
-      client_id: E2E_OIDC_CLIENT.id,
-      client_secret: E2E_OIDC_CLIENT.secret,
-      redirect_uris: [`${E2E_BASE_URL}/api/auth/callback/oidc`],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    }],
+    clients: [
+      {
+        client_id: E2E_OIDC_CLIENT.id,
+        client_secret: E2E_OIDC_CLIENT.secret,
+        redirect_uris: [`${E2E_BASE_URL}/api/auth/callback/oidc`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     async findAccount(_ctx, id) {
       return { accountId: id, claims: async () => ({ sub: id, email: `${id}@sso.example.test`, email_verified: true, name: `SSO ${id}` }) };
@@ -47,7 +49,12 @@ async function ssoSignIn(page: Page, login: string, providerSession = false) {
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill('anything');
   await page.locator('button[type="submit"]').click();
-  if (await page.getByRole('button', { name: /continue/i }).isVisible().catch(() => false)) {
+  if (
+    await page
+      .getByRole('button', { name: /continue/i })
+      .isVisible()
+      .catch(() => false)
+  ) {
     await page.getByRole('button', { name: /continue/i }).click();
   }
   await expect(page).toHaveURL(/\/teams\/team_[\w-]+\/keys$/);
@@ -86,9 +93,16 @@ test('an SSO address that already has a password account is not taken over', asy
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill('anything');
   await page.locator('button[type="submit"]').click();
-  if (await page.getByRole('button', { name: /continue/i }).isVisible().catch(() => false)) {
+  if (
+    await page
+      .getByRole('button', { name: /continue/i })
+      .isVisible()
+      .catch(() => false)
+  ) {
     await page.getByRole('button', { name: /continue/i }).click();
   }
   await expect(page).toHaveURL(/\/signin\?error=/);
-  await expect(page.getByRole('form', { name: 'Sign in with email' }).getByRole('alert')).toHaveText('An account with this email already exists. Sign in with your password.');
+  await expect(page.getByRole('form', { name: 'Sign in with email' }).getByRole('alert')).toHaveText(
+    'An account with this email already exists. Sign in with your password.',
+  );
 });

@@ -7,11 +7,25 @@ const routes = appRoutes(join(process.cwd(), 'app'));
 test.describe('every route requires a session', () => {
   test('the route list is read from app/ and is complete', () => {
     const patterns = routes.map((r) => `${r.kind} ${r.pattern}`);
-    for (const known of ['page /signin', 'page /signup', 'page /', 'page /teams/[teamId]/keys', 'page /invite/[token]', 'api /api/health', 'api /api/teams/[teamId]/keys/[keyId]', 'api /api/auth/[...nextauth]']) {
+    for (const known of [
+      'page /signin',
+      'page /signup',
+      'page /',
+      'page /teams/[teamId]/keys',
+      'page /invite/[token]',
+      'api /api/health',
+      'api /api/teams/[teamId]/keys/[keyId]',
+      'api /api/auth/[...nextauth]',
+    ]) {
       expect(patterns).toContain(known);
     }
     expect(routes.filter((r) => !r.public).length).toBeGreaterThanOrEqual(20);
-    expect(routes.filter((r) => r.public).map((r) => r.pattern).sort()).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/reset', '/api/signup', '/reset/[token]', '/signin', '/signup']);
+    expect(
+      routes
+        .filter((r) => r.public)
+        .map((r) => r.pattern)
+        .sort(),
+    ).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/reset', '/api/signup', '/reset/[token]', '/signin', '/signup']);
   });
 
   test('signed out, every page redirects to sign-in and every API route answers 401', async ({ request }) => {
@@ -19,7 +33,12 @@ test.describe('every route requires a session', () => {
     for (const r of routes.filter((x) => !x.public)) {
       const path = fill(r.pattern, {});
       for (const method of r.methods) {
-        const res = await request.fetch(path, { method, maxRedirects: 0, data: method === 'GET' ? undefined : {}, failOnStatusCode: false });
+        const res = await request.fetch(path, {
+          method,
+          maxRedirects: 0,
+          data: method === 'GET' ? undefined : {},
+          failOnStatusCode: false,
+        });
         if (r.kind === 'page') {
           expect(res.status(), `${method} ${path}`).toBe(307);
           const location = new URL(res.headers().location ?? '', 'http://x');
@@ -35,7 +54,7 @@ test.describe('every route requires a session', () => {
   });
 
   test('a forged or expired session cookie counts as signed out', async ({ request }) => {
-    const cookie = { 'cookie': 'next-auth.session-token=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..forged.forged.forged' };
+    const cookie = { cookie: 'next-auth.session-token=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..forged.forged.forged' };
     expect((await request.get('/api/me', { headers: cookie })).status()).toBe(401);
     const page = await request.get('/teams/new', { headers: cookie, maxRedirects: 0 });
     expect(page.status()).toBe(307);

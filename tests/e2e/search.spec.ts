@@ -1,7 +1,16 @@
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 import { createKey, newUser, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
-import { cliKey, copyIndex, indexCorpusSlice, MAIN_INDEX, revokeAtService, serviceSearchCount, startFlakyPair, type Pair } from '../helpers/search-e2e.ts';
+import {
+  cliKey,
+  copyIndex,
+  indexCorpusSlice,
+  MAIN_INDEX,
+  revokeAtService,
+  serviceSearchCount,
+  startFlakyPair,
+  type Pair,
+} from '../helpers/search-e2e.ts';
 
 /**
  * The hosted search page against the real service with a slice of the corpus indexed: results
@@ -138,7 +147,9 @@ test('a repeated search is served from the cache: the service counts no new requ
 });
 
 test('keyboard: / focuses the box, arrows and j/k move through results, Enter opens one', async ({ page }) => {
-  await page.route('https://docs.python.org/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Opened</title><h1>Opened result</h1>' }));
+  await page.route('https://docs.python.org/**', (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<title>Opened</title><h1>Opened result</h1>' }),
+  );
   await signUp(page, newUser('keys'));
   const teamId = teamIdOf(page);
   await createKey(page, teamId, 'Keyboard key');
@@ -240,13 +251,15 @@ test.describe('against a second service whose index fails, with a short rate win
     await context.close();
   });
 
-  test('exhausting the key\'s limit shows the countdown, and the page searches again by itself', async ({ browser }) => {
+  test("exhausting the key's limit shows the countdown, and the page searches again by itself", async ({ browser }) => {
     test.setTimeout(90_000);
     if (!pairIndexGood) copyIndex(MAIN_INDEX, pair.indexPath);
     pairIndexGood = true;
     const { context, page } = await userSession(browser, 'limited');
     const teamId = teamIdOf(page);
-    const res = await page.request.post(`${pair.portalUrl}/api/teams/${teamId}/keys`, { data: { mode: 'add', name: 'Small key', key: cliKey('small', 3) } });
+    const res = await page.request.post(`${pair.portalUrl}/api/teams/${teamId}/keys`, {
+      data: { mode: 'add', name: 'Small key', key: cliKey('small', 3) },
+    });
     expect(res.status()).toBe(200);
     await page.goto(`${pair.portalUrl}/teams/${teamId}/search`);
     const calls = countSearchCalls(page);

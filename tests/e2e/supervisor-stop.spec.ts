@@ -18,16 +18,38 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`npm start ends cleanly on ${signal} to its process group`, async () => {
     test.setTimeout(120_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'periscope-supervisor-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' as const, HOST: '127.0.0.1', PORT: String(PORT), SERVICE_PORT: String(PORT + 1), DATA_DIR: dataDir, NEXTAUTH_URL: `http://127.0.0.1:${PORT}`, BROWSER_POOL_SIZE: '1', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'production' as const,
+      HOST: '127.0.0.1',
+      PORT: String(PORT),
+      SERVICE_PORT: String(PORT + 1),
+      DATA_DIR: dataDir,
+      NEXTAUTH_URL: `http://127.0.0.1:${PORT}`,
+      BROWSER_POOL_SIZE: '1',
+      LOG_LEVEL: 'info',
+    };
     // Its own process group, as under a supervisor.
-    const app = spawn(process.execPath, [join(ROOT, 'server/main.ts')], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const app = spawn(process.execPath, [join(ROOT, 'server/main.ts')], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     app.stdout.on('data', (c: Buffer) => (output += c.toString()));
     app.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => app.once('exit', (code) => resolve(code)));
     try {
       await expect.poll(() => /portal listening/.test(output) && /service listening/.test(output), { timeout: 60_000 }).toBe(true);
-      const key = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), 'create', '--name', 'sup'], { cwd: ROOT, env, encoding: 'utf8' }).stdout.trim().split('\n').pop() as string;
+      const key = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), 'create', '--name', 'sup'], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+      })
+        .stdout.trim()
+        .split('\n')
+        .pop() as string;
       const start = new WebSocket(`ws://127.0.0.1:${PORT + 1}/start`, { headers: { authorization: `Bearer ${key}` } });
       const closed = new Promise<number>((resolve) => start.once('close', (code) => resolve(code)));
       await new Promise((resolve, reject) => {
@@ -40,7 +62,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       expect(await closed).toBe(1001);
       expect(await exited).toBe(0);
       expect(output).toMatch(/"msg":"shut down"/);
-      expect(await eventually(() => chromiumProcesses(dataDir), (p) => p.length === 0)).toEqual([]);
+      expect(
+        await eventually(
+          () => chromiumProcesses(dataDir),
+          (p) => p.length === 0,
+        ),
+      ).toEqual([]);
       expect(profileDirs(dataDir)).toEqual([]);
     } finally {
       if (app.exitCode === null) process.kill(-(app.pid as number), 'SIGKILL');

@@ -108,7 +108,9 @@ test.describe('teams', () => {
     const teamId = await createTeam(page, 'Solo');
     await page.goto(`/teams/${teamId}/settings`);
     await page.getByRole('button', { name: 'Leave team' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'A team needs at least one owner' })).toHaveText('A team needs at least one owner. Make someone else an owner first.');
+    await expect(page.getByRole('alert').filter({ hasText: 'A team needs at least one owner' })).toHaveText(
+      'A team needs at least one owner. Make someone else an owner first.',
+    );
 
     const link = await inviteLink(page, teamId, 'Admin');
     const heir = await userSession(browser, 'heir');

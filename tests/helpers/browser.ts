@@ -15,7 +15,8 @@ export type StartedBrowser = {
 export function openStart(wsUrl: string, token: string): Promise<StartedBrowser> {
   const socket = new WebSocket(`${wsUrl}/start`, { headers: { authorization: `Bearer ${token}` } });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return new Promise((resolve, reject) => {
     socket.once('message', (data, isBinary) => {
       if (isBinary) return reject(new Error('the browser id came as a binary message'));
@@ -25,21 +26,30 @@ export function openStart(wsUrl: string, token: string): Promise<StartedBrowser>
     socket.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => reject(Object.assign(new Error(`/start answered ${res.statusCode}: ${body}`), { status: res.statusCode, body, headers: res.headers })));
+      res.on('end', () =>
+        reject(
+          Object.assign(new Error(`/start answered ${res.statusCode}: ${body}`), { status: res.statusCode, body, headers: res.headers }),
+        ),
+      );
     });
     socket.once('error', reject);
   });
 }
 
 /** The refusal of a /start upgrade: status, headers and JSON body. */
-export async function refusedStart(wsUrl: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }> {
+export async function refusedStart(
+  wsUrl: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }> {
   const socket = new WebSocket(`${wsUrl}/start`, { headers });
   return new Promise((resolve, reject) => {
     socket.once('open', () => reject(new Error('the upgrade was accepted')));
     socket.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) as Record<string, unknown>, headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) as Record<string, unknown>, headers: res.headers }),
+      );
     });
     socket.once('error', () => {});
   });
@@ -49,7 +59,10 @@ export async function refusedStart(wsUrl: string, headers: Record<string, string
 export async function closeStart(httpUrl: string, started: StartedBrowser): Promise<void> {
   started.socket.close();
   await started.closed;
-  await eventually(async () => (await fetch(`${httpUrl}/json/version`, { headers: started.headers })).status, (s) => s === 404);
+  await eventually(
+    async () => (await fetch(`${httpUrl}/json/version`, { headers: started.headers })).status,
+    (s) => s === 404,
+  );
 }
 
 export async function debuggerUrl(httpUrl: string, headers: Record<string, string>): Promise<string> {
@@ -88,11 +101,16 @@ export async function chromiumProcesses(dataDir: string): Promise<number[]> {
   };
   // Single-tenant: only the browser process names the folder; its helpers share its process group.
   const leaders = new Set(pids.filter((p) => read(p, 'cmdline').includes(needle)));
-  const fields = (p: string) => read(p, 'stat').replace(/^.*\) /, '').split(' ');
-  const byPath = pids.filter((p) => {
-    const [state, , group] = fields(p);
-    return state !== 'Z' && (leaders.has(p) || leaders.has(group ?? ''));
-  }).map(Number);
+  const fields = (p: string) =>
+    read(p, 'stat')
+      .replace(/^.*\) /, '')
+      .split(' ');
+  const byPath = pids
+    .filter((p) => {
+      const [state, , group] = fields(p);
+      return state !== 'Z' && (leaders.has(p) || leaders.has(group ?? ''));
+    })
+    .map(Number);
   return [...new Set([...byUid, ...byPath])];
 }
 

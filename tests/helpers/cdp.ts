@@ -22,7 +22,9 @@ export class RawCdp {
     const socket = new WebSocket(url, { headers, maxPayload: 512 * 1024 * 1024 });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(new RawCdp(socket)));
-      socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`CDP upgrade answered ${res.statusCode}`), { status: res.statusCode })));
+      socket.once('unexpected-response', (_req, res) =>
+        reject(Object.assign(new Error(`CDP upgrade answered ${res.statusCode}`), { status: res.statusCode })),
+      );
       socket.once('error', reject);
     });
   }

@@ -91,9 +91,10 @@ export async function startPageServer(): Promise<{ url: string; server: Server; 
   return {
     url: `http://127.0.0.1:${port}/`,
     server,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -20,7 +20,9 @@ export function appRoutes(appDir: string): AppRoute[] {
         continue;
       }
       if (name !== 'page.tsx' && name !== 'route.ts') continue;
-      const segments = relative(appDir, dir).split(sep).filter((s) => s && !/^\(.*\)$/.test(s));
+      const segments = relative(appDir, dir)
+        .split(sep)
+        .filter((s) => s && !/^\(.*\)$/.test(s));
       const pattern = `/${segments.join('/')}`;
       if (name === 'page.tsx') {
         out.push({ kind: 'page', pattern, methods: ['GET'], public: isPublicPath(fill(pattern, {})) });

@@ -47,14 +47,21 @@ export async function serviceSearchCount(serviceUrl: string): Promise<number> {
 }
 
 function keysCli(args: string[]): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: E2E_DATA_DIR }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`keys ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
 }
 
 /** A key issued by the service's CLI with its own limit. */
 export function cliKey(name: string, ratePerMinute: number): string {
-  return keysCli(['create', '--name', name, '--rate-per-minute', String(ratePerMinute)]).trim().split('\n').pop() as string;
+  return keysCli(['create', '--name', name, '--rate-per-minute', String(ratePerMinute)])
+    .trim()
+    .split('\n')
+    .pop() as string;
 }
 
 /** Revoke a key at the service only (the portal's vault still holds it as usable). */
@@ -96,7 +103,8 @@ export async function startFlakyPair(): Promise<Pair> {
   spawnSync('sh', ['-c', `printf 'this is not a database, it is junk\\n%.0s' $(seq 1 200) > '${indexPath}'`]);
   const base = { ...process.env, ...e2eEnv, LOG_LEVEL: 'info' };
   const service = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...base, SERVICE_PORT: String(servicePort), SEARCH_INDEX_PATH: indexPath, SEARCH_RATE_WINDOW_SECONDS: '6' },
   });
   const children: ChildProcess[] = [service];
@@ -108,8 +116,15 @@ export async function startFlakyPair(): Promise<Pair> {
   try {
     await waitForLine(service, 'service listening', 'the second service');
     const portal = spawn(process.execPath, [join(ROOT, 'server/portal/main.ts')], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...base, PORT: String(portalPort), SERVICE_PORT: String(E2E_SERVICE_PORT), SEARCH_URL: `http://127.0.0.1:${servicePort}`, NEXTAUTH_URL: `http://127.0.0.1:${portalPort}` },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...base,
+        PORT: String(portalPort),
+        SERVICE_PORT: String(E2E_SERVICE_PORT),
+        SEARCH_URL: `http://127.0.0.1:${servicePort}`,
+        NEXTAUTH_URL: `http://127.0.0.1:${portalPort}`,
+      },
     });
     children.push(portal);
     await waitForLine(portal, 'portal listening', 'the second portal');

@@ -8,7 +8,11 @@ import { ROOT } from './service.ts';
 export const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 
 /** Run `npm run index -- ARGS` (the real CLI) against a DATA_DIR. */
-export function runIndex(dataDir: string, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+export function runIndex(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'server/cli/index.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, ...env },
@@ -20,19 +24,30 @@ export function runIndex(dataDir: string, args: string[], env: Record<string, st
 
 /** The same, without blocking this process (for tests that serve the pages being crawled). */
 export function runIndexAsync(dataDir: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'server/cli/index.ts'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'server/cli/index.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) => child.once('close', (status) => {
-    clearTimeout(timer);
-    resolve({ status, stdout, stderr });
-  }));
+  return new Promise((resolve) =>
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
 }
 
-export async function search(url: string, token: string | null, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+export async function search(
+  url: string,
+  token: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
   const res = await fetch(`${url}/v0/search`, {
     method: 'POST',
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json', ...headers },
@@ -51,10 +66,14 @@ export async function search(url: string, token: string | null, body: unknown, h
 export type ManifestRow = { uri: string; canonical: string; set: string };
 
 export function manifest(): ManifestRow[] {
-  return readFileSync(join(CORPUS, 'manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => {
-    const [uri = '', canonical = '', set = ''] = l.split('\t');
-    return { uri, canonical, set };
-  });
+  return readFileSync(join(CORPUS, 'manifest.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => {
+      const [uri = '', canonical = '', set = ''] = l.split('\t');
+      return { uri, canonical, set };
+    });
 }
 
 /** A gzip-per-record WARC of the corpus records whose target address `keep` accepts. */
@@ -75,13 +94,38 @@ export async function sliceCorpus(out: string, keep: (uri: string) => boolean): 
 /** One WARC record, as bytes. */
 export function warcRecord(type: string, uri: string | null, content: string | Buffer, extra: Record<string, string> = {}): Buffer {
   const body = typeof content === 'string' ? Buffer.from(content) : content;
-  const headers = { 'WARC-Type': type, ...(uri ? { 'WARC-Target-URI': uri } : {}), 'WARC-Record-ID': `<urn:uuid:${crypto.randomUUID()}>`, 'Content-Length': String(body.length), ...extra };
-  return Buffer.concat([Buffer.from(`WARC/1.0\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`), body, Buffer.from('\r\n\r\n')]);
+  const headers = {
+    'WARC-Type': type,
+    ...(uri ? { 'WARC-Target-URI': uri } : {}),
+    'WARC-Record-ID': `<urn:uuid:${crypto.randomUUID()}>`,
+    'Content-Length': String(body.length),
+    ...extra,
+  };
+  return Buffer.concat([
+    Buffer.from(
+      `WARC/1.0\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\n\r\n`,
+    ),
+    body,
+    Buffer.from('\r\n\r\n'),
+  ]);
 }
 
-export function httpResponse(body: string | Buffer, headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8' }, status = '200 OK'): Buffer {
+export function httpResponse(
+  body: string | Buffer,
+  headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8' },
+  status = '200 OK',
+): Buffer {
   const b = typeof body === 'string' ? Buffer.from(body) : body;
-  return Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`), b]);
+  return Buffer.concat([
+    Buffer.from(
+      `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\n\r\n`,
+    ),
+    b,
+  ]);
 }
 
 export const page = (title: string, body: string, head = '') =>

@@ -41,7 +41,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     BROWSER_POOL_SIZE: '1',
     ...env,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], {
+    cwd: ROOT,
+    env: fullEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -77,10 +81,15 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     const r = spawnSync(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], { cwd: ROOT, env: fullEnv, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  const keysCliAsync = (args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'server/cli/keys.ts'), ...args], { cwd: ROOT, env: fullEnv, encoding: 'utf8' }, (err, stdout, stderr) =>
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const keysCliAsync = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'server/cli/keys.ts'), ...args],
+        { cwd: ROOT, env: fullEnv, encoding: 'utf8' },
+        (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
   return {
     url,
     wsUrl: url.replace(/^http/, 'ws'),

@@ -26,8 +26,18 @@ describe('a /start client that resets its connection', () => {
     socket.on('error', () => {});
     return new Promise((resolve) => socket.once('connect', () => resolve(socket)));
   }
-  const request = (port: string) => ['GET /start HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade',
-    'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, `Authorization: Bearer ${token}`, '', ''].join('\r\n');
+  const request = (port: string) =>
+    [
+      'GET /start HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Upgrade: websocket',
+      'Connection: Upgrade',
+      'Sec-WebSocket-Version: 13',
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+      `Authorization: Bearer ${token}`,
+      '',
+      '',
+    ].join('\r\n');
 
   const live = async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live;
   const provisioned = () => service.logs.filter((l) => l.msg === 'instance provisioned').length;
@@ -40,7 +50,12 @@ describe('a /start client that resets its connection', () => {
     assert.equal(await eventually(live, (n) => n === 0), 0);
   });
 
-  for (const stage of ['halfway through the headers', 'while the browser is provisioned', 'right after the 101, before reading the id', 'after the id arrived']) {
+  for (const stage of [
+    'halfway through the headers',
+    'while the browser is provisioned',
+    'right after the 101, before reading the id',
+    'after the id arrived',
+  ]) {
     it(`ends everything when reset ${stage}`, async () => {
       const before = provisioned();
       for (let i = 0; i < 3; i++) {
@@ -56,22 +71,40 @@ describe('a /start client that resets its connection', () => {
         } else {
           socket.write(text);
           let data = '';
-          await new Promise<void>((resolve) => socket.on('data', (c: Buffer) => {
-            data += c.toString('latin1');
-            if (stage.startsWith('right after') ? data.includes('\r\n\r\n') : /br_[A-Za-z0-9_-]{32}/.test(data)) resolve();
-          }));
+          await new Promise<void>((resolve) =>
+            socket.on('data', (c: Buffer) => {
+              data += c.toString('latin1');
+              if (stage.startsWith('right after') ? data.includes('\r\n\r\n') : /br_[A-Za-z0-9_-]{32}/.test(data)) resolve();
+            }),
+          );
         }
         socket.resetAndDestroy();
       }
       assert.equal(await eventually(live, (n) => n === 0, 10_000), 0, 'no live instance');
       // Every instance that was provisioned for these clients has ended.
-      await eventually(() => service.logs.filter((l) => l.msg === 'instance ended').length, (n) => n === provisioned());
+      await eventually(
+        () => service.logs.filter((l) => l.msg === 'instance ended').length,
+        (n) => n === provisioned(),
+      );
       assert.equal(service.logs.filter((l) => l.msg === 'instance ended').length, provisioned());
       // Headers never finished: nothing was provisioned. Reset after the 101: a browser each, and each ended.
       if (stage === 'halfway through the headers') assert.equal(provisioned(), before, 'no browser for a handshake that never finished');
-      if (stage.startsWith('right after') || stage.startsWith('after the id')) assert.equal(provisioned() - before, 3, 'one browser per client');
-      assert.deepEqual(await eventually(() => chromiumProcesses(service.dataDir), (p) => p.length === 0), []);
-      assert.deepEqual(await eventually(() => profileDirs(service.dataDir), (d) => d.length === 0), []);
+      if (stage.startsWith('right after') || stage.startsWith('after the id'))
+        assert.equal(provisioned() - before, 3, 'one browser per client');
+      assert.deepEqual(
+        await eventually(
+          () => chromiumProcesses(service.dataDir),
+          (p) => p.length === 0,
+        ),
+        [],
+      );
+      assert.deepEqual(
+        await eventually(
+          () => profileDirs(service.dataDir),
+          (d) => d.length === 0,
+        ),
+        [],
+      );
     });
   }
 });

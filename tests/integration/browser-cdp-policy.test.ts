@@ -47,17 +47,33 @@ describe('CDP commands that would reach the service host', () => {
     await refused('Page.navigate', { url: 'FILE:///etc/hostname' }, sessionId);
     await refused('Page.navigate', { url: 'view-source:file:///etc/hostname' }, sessionId);
     await refused('Page.navigate', { url: 'chrome://version' }, sessionId);
-    await refused('Network.loadNetworkResource', { frameId: 'x', url: 'file:///etc/passwd', options: { disableCache: true, includeCredentials: false } }, sessionId);
+    await refused(
+      'Network.loadNetworkResource',
+      { frameId: 'x', url: 'file:///etc/passwd', options: { disableCache: true, includeCredentials: false } },
+      sessionId,
+    );
     await refused('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId);
     await refused('Extensions.loadUnpacked', { path: '/tmp' });
     await refused('Target.setRemoteLocations', { locations: [{ host: '10.0.0.1', port: 9222 }] });
-    await refused('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }, sessionId);
-    const url = await cdp.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'location.href', returnByValue: true }, sessionId);
+    await refused(
+      'Input.dispatchDragEvent',
+      { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } },
+      sessionId,
+    );
+    const url = await cdp.send<{ result: { value: string } }>(
+      'Runtime.evaluate',
+      { expression: 'location.href', returnByValue: true },
+      sessionId,
+    );
     assert.equal(url.result.value, 'about:blank', 'nothing was opened');
   });
 
   it('keeps the connection whole around a refusal: big messages and normal commands still flow', async () => {
-    const big = cdp.send<{ result: { value: string } }>('Runtime.evaluate', { expression: "'x'.repeat(4 * 1024 * 1024)", returnByValue: true }, sessionId);
+    const big = cdp.send<{ result: { value: string } }>(
+      'Runtime.evaluate',
+      { expression: "'x'.repeat(4 * 1024 * 1024)", returnByValue: true },
+      sessionId,
+    );
     const bad = cdp.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId).catch((err: Error) => err.message);
     const ok = cdp.send<{ result: { value: number } }>('Runtime.evaluate', { expression: '6*7' }, sessionId);
     assert.equal((await big).result.value.length, 4 * 1024 * 1024);
@@ -67,10 +83,14 @@ describe('CDP commands that would reach the service host', () => {
     assert.equal(nav.errorText, undefined, 'web addresses still open');
   });
 
-  it('keeps downloads inside the instance\'s own downloads folder, whatever path the client names', async () => {
+  it("keeps downloads inside the instance's own downloads folder, whatever path the client names", async () => {
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere, eventsEnabled: true });
     await cdp.send('Page.navigate', { url: `${pages.url}download` }, sessionId).catch(() => null);
-    const done = await eventually(() => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'), Boolean, 10_000);
+    const done = await eventually(
+      () => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'),
+      Boolean,
+      10_000,
+    );
     assert.ok(done, 'the download completed');
     assert.deepEqual(readdirSync(elsewhere), [], 'nothing was written where the client asked');
     const [profile] = profileDirs(service.dataDir);

@@ -34,14 +34,18 @@ describe('clients on the multiplexed DevTools connection', () => {
     try {
       const context = await browser.newContext();
       const page = await context.newPage();
-      await page.route('**/intercepted', (route) => route.fulfill({ contentType: 'text/html', body: '<title>fulfilled</title><iframe srcdoc="<p id=inner>in a frame</p>"></iframe>' }));
+      await page.route('**/intercepted', (route) =>
+        route.fulfill({ contentType: 'text/html', body: '<title>fulfilled</title><iframe srcdoc="<p id=inner>in a frame</p>"></iframe>' }),
+      );
       await page.goto(`${pages.url}intercepted`);
       assert.equal(await page.title(), 'fulfilled', 'interception answered the request');
       const frame = page.frames().find((f) => f !== page.mainFrame());
       assert.equal(await frame?.textContent('#inner'), 'in a frame');
 
       const worker = page.waitForEvent('worker');
-      await page.evaluate(() => void new Worker(URL.createObjectURL(new Blob(['onmessage = () => postMessage(6 * 7)'], { type: 'text/javascript' }))));
+      await page.evaluate(
+        () => void new Worker(URL.createObjectURL(new Blob(['onmessage = () => postMessage(6 * 7)'], { type: 'text/javascript' }))),
+      );
       assert.equal(await (await worker).evaluate(() => 6 * 7), 42, 'a worker target is reachable');
 
       const pdf = await page.pdf();
@@ -68,14 +72,17 @@ describe('clients on the multiplexed DevTools connection', () => {
       assert.deepEqual([a, b], ['?pw', '?pp']);
       // Both see the instance's targets, each driving its own.
       const pwTargets = (await pp.targets()).map((t) => t.url());
-      assert.ok(pwTargets.some((u) => u.endsWith('?pw')), 'puppeteer sees the page Playwright opened');
+      assert.ok(
+        pwTargets.some((u) => u.endsWith('?pw')),
+        'puppeteer sees the page Playwright opened',
+      );
     } finally {
       await pp.disconnect();
       await pw.close();
     }
   });
 
-  it('keeps pages and contexts across a reconnect to the same id, as Chromium\'s own DevTools server does', async () => {
+  it("keeps pages and contexts across a reconnect to the same id, as Chromium's own DevTools server does", async () => {
     const first = await RawCdp.connect(url, started.headers);
     const { browserContextId } = await first.send<{ browserContextId: string }>('Target.createBrowserContext');
     const { targetId } = await first.send<{ targetId: string }>('Target.createTarget', { url: pages.url, browserContextId });
@@ -84,7 +91,8 @@ describe('clients on the multiplexed DevTools connection', () => {
 
     const second = await RawCdp.connect(url, started.headers);
     try {
-      const targets = async () => (await second.send<{ targetInfos: { targetId: string }[] }>('Target.getTargets')).targetInfos.map((t) => t.targetId);
+      const targets = async () =>
+        (await second.send<{ targetInfos: { targetId: string }[] }>('Target.getTargets')).targetInfos.map((t) => t.targetId);
       assert.ok((await targets()).includes(kept.targetId), 'a page of the default context outlives its client');
       assert.ok((await targets()).includes(targetId), 'and so does a page of a context the departed client created');
       const { browserContextIds } = await second.send<{ browserContextIds: string[] }>('Target.getBrowserContexts');
@@ -101,11 +109,16 @@ describe('clients on the multiplexed DevTools connection', () => {
       const pageUrl = url.replace(/\/devtools\/browser\/.*$/, `/devtools/page/${targetId}`);
       const page = await RawCdp.connect(pageUrl, started.headers);
       const closed = new Promise<number>((resolve) => page.socket.once('close', (code) => resolve(code)));
-      const title = async () => (await page.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result.value;
+      const title = async () =>
+        (await page.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result
+          .value;
       assert.equal(await eventually(title, (t) => t !== ''), 'Periscope test page', 'commands without a session go to that page');
       await browserClient.send('Target.closeTarget', { targetId });
       assert.equal(await closed, 4404);
-      await assert.rejects(RawCdp.connect(url.replace(/\/devtools\/browser\/.*$/, '/devtools/page/0123456789ABCDEF0123456789ABCDEF'), started.headers), /404/);
+      await assert.rejects(
+        RawCdp.connect(url.replace(/\/devtools\/browser\/.*$/, '/devtools/page/0123456789ABCDEF0123456789ABCDEF'), started.headers),
+        /404/,
+      );
     } finally {
       await browserClient.close();
     }

@@ -21,16 +21,29 @@ describe('the disk limit of an instance', () => {
   const chunk = randomBytes(MB);
 
   before(async () => {
-    service = await startService({ BROWSER_POOL_SIZE: '0', BROWSER_EGRESS_ALLOW: '127.0.0.1/32', BROWSER_DISK_LIMIT_MB: String(LIMIT_MB), BROWSER_DISK_CHECK_SECONDS: '1' });
+    service = await startService({
+      BROWSER_POOL_SIZE: '0',
+      BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+      BROWSER_DISK_LIMIT_MB: String(LIMIT_MB),
+      BROWSER_DISK_CHECK_SECONDS: '1',
+    });
     // `/big?mb=N`: N MiB of incompressible bytes, as an attachment.
     files = createServer((req, res) => {
       const mb = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('mb') ?? 1);
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': mb * MB, 'content-disposition': `attachment; filename="big-${mb}.bin"` });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': mb * MB,
+        'content-disposition': `attachment; filename="big-${mb}.bin"`,
+      });
       let sent = 0;
       const more = () => {
         while (sent < mb && res.write(chunk)) sent++;
         if (sent >= mb) res.end();
-        else res.once('drain', () => { sent++; more(); });
+        else
+          res.once('drain', () => {
+            sent++;
+            more();
+          });
       };
       more();
     });
@@ -57,7 +70,10 @@ describe('the disk limit of an instance', () => {
   it('counts what lands: a download under the limit is kept, and the instance lives on', async () => {
     await cdp.send('Page.navigate', { url: `${filesUrl}/big?mb=8` }, sessionId).catch(() => null);
     const listed = await eventually(downloads, (f) => Boolean(f?.some((x) => x.size === 8 * MB)), 30_000);
-    assert.ok(listed?.some((x) => x.size === 8 * MB), `the 8 MiB download is in the instance's folder: ${JSON.stringify(listed)}`);
+    assert.ok(
+      listed?.some((x) => x.size === 8 * MB),
+      `the 8 MiB download is in the instance's folder: ${JSON.stringify(listed)}`,
+    );
     await new Promise((r) => setTimeout(r, 2500)); // two checks pass over it
     assert.equal(started.socket.readyState, started.socket.OPEN, 'under the limit nothing happens');
   });
@@ -68,7 +84,18 @@ describe('the disk limit of an instance', () => {
     await cdp.send('Page.navigate', { url: `${filesUrl}/big?mb=${LIMIT_MB + 16}` }, sessionId).catch(() => null);
     const end = await Promise.race([started.closed, new Promise<null>((r) => setTimeout(() => r(null), 60_000))]);
     assert.deepEqual(end, { code: 4413, reason: 'instance disk limit reached' });
-    assert.deepEqual(await eventually(() => profileDirs(service.dataDir), (d) => d.length === before - 1, 10_000), [], 'the folder went with it');
-    assert.ok(service.logs.some((l) => l.msg === 'instance over its disk limit; ending it'), 'the operator sees why');
+    assert.deepEqual(
+      await eventually(
+        () => profileDirs(service.dataDir),
+        (d) => d.length === before - 1,
+        10_000,
+      ),
+      [],
+      'the folder went with it',
+    );
+    assert.ok(
+      service.logs.some((l) => l.msg === 'instance over its disk limit; ending it'),
+      'the operator sees why',
+    );
   });
 });

@@ -31,7 +31,7 @@ describe('egress policy of the remote browsers (default configuration)', () => {
     const page = await browser.contexts()[0]!.newPage();
     try {
       const res = await page.goto(url, { timeout: 10_000 });
-      return { status: res?.status(), text: await page.textContent('body') ?? '' };
+      return { status: res?.status(), text: (await page.textContent('body')) ?? '' };
     } catch (err) {
       return { error: (err as Error).message };
     } finally {
@@ -53,7 +53,12 @@ describe('egress policy of the remote browsers (default configuration)', () => {
 
   it('refuses tunnels (https, wss) to private and metadata addresses', async () => {
     const port = new URL(pages.url).port;
-    for (const url of [`https://127.0.0.1:${port}/`, 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/', `https://[::1]:${port}/`]) {
+    for (const url of [
+      `https://127.0.0.1:${port}/`,
+      'https://169.254.169.254/latest/meta-data/',
+      'https://10.0.0.1/',
+      `https://[::1]:${port}/`,
+    ]) {
       const r = await visit(url);
       assert.match(r.error ?? '', /ERR_TUNNEL_CONNECTION_FAILED/, url);
     }
@@ -61,7 +66,12 @@ describe('egress policy of the remote browsers (default configuration)', () => {
 
   it('refuses plain http to cloud metadata addresses and private ranges', async () => {
     const port = new URL(pages.url).port;
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://168.63.129.16/', 'http://192.168.1.1/', `http://[::ffff:127.0.0.1]:${port}/`]) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://168.63.129.16/',
+      'http://192.168.1.1/',
+      `http://[::ffff:127.0.0.1]:${port}/`,
+    ]) {
       const r = await visit(url);
       assert.equal(r.status, 403, url);
     }

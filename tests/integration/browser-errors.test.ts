@@ -76,12 +76,13 @@ describe('bad input and limits on the browser flow', () => {
     }
   });
 
-  it('never lets one key reach another key\'s instance', async () => {
+  it("never lets one key reach another key's instance", async () => {
     const mine = await openStart(service.wsUrl, token);
     const theirs = { authorization: `Bearer ${other}`, 'x-browser-id': mine.id };
     const res = await fetch(`${service.url}/json/version`, { headers: theirs });
     assert.equal(res.status, 404);
-    const url = ((await (await fetch(`${service.url}/json/version`, { headers: mine.headers })).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+    const url = ((await (await fetch(`${service.url}/json/version`, { headers: mine.headers })).json()) as { webSocketDebuggerUrl: string })
+      .webSocketDebuggerUrl;
     assert.equal((await refusedSocket(url, theirs)).status, 404);
     // The right key with no id, a wrong id, or another instance's DevTools path is refused too.
     assert.equal((await refusedSocket(url, { authorization: `Bearer ${token}` })).status, 400);
@@ -96,7 +97,7 @@ describe('bad input and limits on the browser flow', () => {
     await closeStart(service.url, second);
   });
 
-  it('answers 429 past the key\'s concurrent-instance limit and 503 at machine capacity', async () => {
+  it("answers 429 past the key's concurrent-instance limit and 503 at machine capacity", async () => {
     const a = await openStart(service.wsUrl, token);
     const b = await openStart(service.wsUrl, token);
     const third = await refusedStart(service.wsUrl, { authorization: `Bearer ${token}` });
@@ -120,22 +121,44 @@ describe('bad input and limits on the browser flow', () => {
     const { connect } = await import('node:net');
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
-    socket.write(['GET /start HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade',
-      'Sec-WebSocket-Version: 13', `Authorization: Bearer ${token}`, '', ''].join('\r\n'));
+    socket.write(
+      [
+        'GET /start HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        'Sec-WebSocket-Version: 13',
+        `Authorization: Bearer ${token}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
     const head = await new Promise<string>((resolve) => socket.once('data', (c: Buffer) => resolve(c.toString())));
     assert.match(head, /^HTTP\/1\.1 400 /);
     assert.match(head, /Sec-WebSocket-Key/);
     socket.destroy();
-    const live = await eventually(async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live, (n) => n === 0);
+    const live = await eventually(
+      async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live,
+      (n) => n === 0,
+    );
     assert.equal(live, 0, 'no instance was provisioned for a bad handshake');
-    assert.equal(service.logs.filter((l) => l.msg === 'instance provisioned').length, service.logs.filter((l) => l.msg === 'instance ended').length);
+    assert.equal(
+      service.logs.filter((l) => l.msg === 'instance provisioned').length,
+      service.logs.filter((l) => l.msg === 'instance ended').length,
+    );
   });
 
   it('serves /healthz and Prometheus /metrics with the browser figures', async () => {
     const health = await fetch(`${service.url}/healthz`);
     assert.equal(health.status, 200);
     const text = await (await fetch(`${service.url}/metrics`)).text();
-    for (const name of ['periscope_browser_instances_live', 'periscope_browser_pool_size', 'periscope_browser_provision_seconds_bucket', 'periscope_cdp_proxy_bytes_total', 'periscope_browser_start_refused_total']) {
+    for (const name of [
+      'periscope_browser_instances_live',
+      'periscope_browser_pool_size',
+      'periscope_browser_provision_seconds_bucket',
+      'periscope_cdp_proxy_bytes_total',
+      'periscope_browser_start_refused_total',
+    ]) {
       assert.match(text, new RegExp(`^${name}`, 'm'), name);
     }
     assert.match(text, /periscope_browser_start_refused_total\{status="401"\} [1-9]/);

@@ -81,12 +81,21 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
   before(async () => {
     // The pages are on loopback, which the egress policy refuses unless allowed; 1 MB per file
     // and 2 MB in all make the limits cheap to reach.
-    service = await startService({ BROWSER_POOL_SIZE: '0', BROWSER_EGRESS_ALLOW: '127.0.0.1/32', BROWSER_FILE_MAX_MB: '1', BROWSER_UPLOADS_MAX_MB: '2' });
+    service = await startService({
+      BROWSER_POOL_SIZE: '0',
+      BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+      BROWSER_FILE_MAX_MB: '1',
+      BROWSER_UPLOADS_MAX_MB: '2',
+    });
     pages = await startPageServer();
     // A binary download with a non-ASCII name, which the page server does not have.
     const server = createServer((req, res) => {
       if (req.url === '/binary') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': binary.length, 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(binaryName)}` });
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-length': binary.length,
+          'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(binaryName)}`,
+        });
         res.end(binary);
       } else {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -106,14 +115,22 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     await service?.stop();
   });
 
-  const api = (path: string, init: RequestInit = {}) => fetch(`${service.url}${path}`, { ...init, headers: { ...started.headers, ...(init.headers as Record<string, string> | undefined) } });
-  const put = (name: string, body: string | Buffer) => api(`/v0/browser/uploads/${encodeURIComponent(name)}`, { method: 'PUT', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]) });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${service.url}${path}`, { ...init, headers: { ...started.headers, ...(init.headers as Record<string, string> | undefined) } });
+  const put = (name: string, body: string | Buffer) =>
+    api(`/v0/browser/uploads/${encodeURIComponent(name)}`, {
+      method: 'PUT',
+      body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
+    });
   const uploads = async () => ((await (await api('/v0/browser/uploads')).json()) as { files: FileEntry[] }).files;
   const downloads = async () => ((await (await api('/v0/browser/downloads')).json()) as { files: FileEntry[] }).files;
   /** The instance's host folder (one live instance, no pool). */
   const hostFolder = async () => {
     // Another instance just closed may still be removing its folder.
-    const [dir, ...more] = await eventually(() => profileDirs(service.dataDir), (d) => d.length === 1);
+    const [dir, ...more] = await eventually(
+      () => profileDirs(service.dataDir),
+      (d) => d.length === 1,
+    );
     assert.ok(dir && more.length === 0, 'exactly one instance folder');
     return join(instancesDir(service.dataDir), dir);
   };
@@ -182,10 +199,17 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     // On the host: in the instance's read-only uploads folder, readable by the instance's uid.
     const host = join(await hostFolder(), 'uploads', name);
     assert.equal(statSync(host).mode & 0o777, 0o644);
-    assert.ok(readdirSync(join(await hostFolder(), 'uploads')).every((n) => !n.startsWith('.')), 'no temporary file left');
+    assert.ok(
+      readdirSync(join(await hostFolder(), 'uploads')).every((n) => !n.startsWith('.')),
+      'no temporary file left',
+    );
 
     // puppeteer: uploadFile takes the absolute path as it is (it calls DOM.setFileInputFiles).
-    const pptr = await puppeteer.connect({ browserWSEndpoint: await debuggerUrl(service.url, started.headers), headers: started.headers, defaultViewport: null });
+    const pptr = await puppeteer.connect({
+      browserWSEndpoint: await debuggerUrl(service.url, started.headers),
+      headers: started.headers,
+      defaultViewport: null,
+    });
     try {
       const page = await pptr.newPage();
       await page.goto(files.url);
@@ -215,7 +239,10 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
       const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#file' });
       await cdp.send('DOM.setFileInputFiles', { nodeId, files: [stored.path as string] });
       assert.deepEqual(await page.evaluate('readInput()'), { name, size: Buffer.byteLength(content), text: content });
-      await assert.rejects(cdp.send('DOM.setFileInputFiles', { nodeId, files: ['/etc/passwd'] }), /Periscope: only files uploaded to this browser/);
+      await assert.rejects(
+        cdp.send('DOM.setFileInputFiles', { nodeId, files: ['/etc/passwd'] }),
+        /Periscope: only files uploaded to this browser/,
+      );
       // Small files need no upload at all with Playwright: it sends their bytes over CDP itself.
       await page.setInputFiles('#file', { name: 'inline.txt', mimeType: 'text/plain', buffer: Buffer.from('inline bytes') });
       assert.deepEqual(await page.evaluate('readInput()'), { name: 'inline.txt', size: 12, text: 'inline bytes' });
@@ -228,10 +255,13 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     const replaced = await put(name, 'v2');
     assert.equal(replaced.status, 201);
     assert.equal(((await replaced.json()) as FileEntry).size, 2);
-    assert.deepEqual((await uploads()).map((f) => [f.name, f.size]), [[name, 2]]);
+    assert.deepEqual(
+      (await uploads()).map((f) => [f.name, f.size]),
+      [[name, 2]],
+    );
     const del = await api(`/v0/browser/uploads/${encodeURIComponent(name)}`, { method: 'DELETE' });
     assert.equal(del.status, 204);
-    assert.equal((await del.text()), '');
+    assert.equal(await del.text(), '');
     const again = await api(`/v0/browser/uploads/${encodeURIComponent(name)}`, { method: 'DELETE' });
     assert.equal(again.status, 404);
     assert.match(((await again.json()) as { error: string }).error, /no upload named/);
@@ -261,9 +291,10 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     ];
     for (const [name, why] of bad) {
       for (const method of ['PUT', 'DELETE']) {
-        const answer = method === 'PUT'
-          ? await raw(service.url, method, `/v0/browser/uploads/${name}`, h, [Buffer.from('x')])
-          : await raw(service.url, method, `/v0/browser/uploads/${name}`, started.headers);
+        const answer =
+          method === 'PUT'
+            ? await raw(service.url, method, `/v0/browser/uploads/${name}`, h, [Buffer.from('x')])
+            : await raw(service.url, method, `/v0/browser/uploads/${name}`, started.headers);
         assert.equal(answer.status, 400, `${method} ${name}`);
         const { error } = json(answer) as { error: string };
         assert.match(error, why, `${method} ${name}: ${error}`);
@@ -272,7 +303,10 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
       const get = await raw(service.url, 'GET', `/v0/browser/downloads/${name}`, started.headers);
       assert.equal(get.status, /201 bytes/.test(why.source) ? 404 : 400, `GET download ${name}: ${get.body}`);
     }
-    assert.match((json(await raw(service.url, 'GET', `/v0/browser/downloads/${'x'.repeat(256)}`, started.headers)) as { error: string }).error, /256 bytes of UTF-8; at most 255/);
+    assert.match(
+      (json(await raw(service.url, 'GET', `/v0/browser/downloads/${'x'.repeat(256)}`, started.headers)) as { error: string }).error,
+      /256 bytes of UTF-8; at most 255/,
+    );
     // A name of 200 bytes is the longest allowed; an empty name is no endpoint at all.
     const longest = 'é'.repeat(100);
     assert.equal((await put(longest, 'x')).status, 201);
@@ -291,7 +325,13 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     assert.equal(early.headers.connection, 'close');
     // No length declared: refused once the body passes the limit.
     const chunks = Array.from({ length: 20 }, () => Buffer.alloc(64 * 1024, 7)); // 1.25 MB
-    const streamed = await raw(service.url, 'PUT', '/v0/browser/uploads/big.bin', { ...started.headers, 'transfer-encoding': 'chunked' }, chunks);
+    const streamed = await raw(
+      service.url,
+      'PUT',
+      '/v0/browser/uploads/big.bin',
+      { ...started.headers, 'transfer-encoding': 'chunked' },
+      chunks,
+    );
     assert.equal(streamed.status, 413);
     assert.deepEqual(await uploads(), []);
     assert.deepEqual(readdirSync(join(await hostFolder(), 'uploads')), [], 'no partial or temporary file');
@@ -302,11 +342,23 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     const full = await put('three.bin', Buffer.from('x'));
     assert.equal(full.status, 413);
     assert.match(((await full.json()) as { error: string }).error, /exceed their limit of 2097152 bytes in total/);
-    const fullChunked = await raw(service.url, 'PUT', '/v0/browser/uploads/three.bin', { ...started.headers, 'transfer-encoding': 'chunked' }, [Buffer.from('x')]);
+    const fullChunked = await raw(
+      service.url,
+      'PUT',
+      '/v0/browser/uploads/three.bin',
+      { ...started.headers, 'transfer-encoding': 'chunked' },
+      [Buffer.from('x')],
+    );
     assert.equal(fullChunked.status, 413);
     // Replacing a file counts it once.
     assert.equal((await put('two.bin', Buffer.alloc(MB, 3))).status, 201);
-    assert.deepEqual((await uploads()).map((f) => [f.name, f.size]), [['one.bin', MB], ['two.bin', MB]]);
+    assert.deepEqual(
+      (await uploads()).map((f) => [f.name, f.size]),
+      [
+        ['one.bin', MB],
+        ['two.bin', MB],
+      ],
+    );
     assert.deepEqual(readdirSync(join(await hostFolder(), 'uploads')).sort(), ['one.bin', 'two.bin']);
     // Deleting makes room.
     assert.equal((await api('/v0/browser/uploads/one.bin', { method: 'DELETE' })).status, 204);
@@ -414,7 +466,14 @@ describe('the files API (uploads for file inputs, downloads back) with real sand
     assert.equal(profileDirs(service.dataDir).length, 1);
     const headers = started.headers;
     await closeStart(service.url, started);
-    assert.deepEqual(await eventually(() => profileDirs(service.dataDir), (d) => d.length === 0), [], 'the instance folder is gone');
+    assert.deepEqual(
+      await eventually(
+        () => profileDirs(service.dataDir),
+        (d) => d.length === 0,
+      ),
+      [],
+      'the instance folder is gone',
+    );
     for (const path of ['/v0/browser/uploads', '/v0/browser/downloads', '/v0/browser/downloads/report.txt']) {
       const res = await fetch(`${service.url}${path}`, { headers });
       assert.equal(res.status, 404, path);

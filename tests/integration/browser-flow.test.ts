@@ -46,11 +46,19 @@ describe('the browser flow (docs/api.md, Cloud browser) with real Chromium', () 
     const two = await cdp.send<{ result: { value: number } }>('Runtime.evaluate', { expression: '1+1' }, sessionId);
     assert.equal(two.result.value, 2);
 
-    const size = await cdp.send<{ result: { value: number[] } }>('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId);
+    const size = await cdp.send<{ result: { value: number[] } }>(
+      'Runtime.evaluate',
+      { expression: '[innerWidth, innerHeight]', returnByValue: true },
+      sessionId,
+    );
     assert.deepEqual(size.result.value, [1280, 720], 'default viewport is 1280x720');
 
     // 8 MiB in one message each way.
-    const big = await cdp.send<{ result: { value: string } }>('Runtime.evaluate', { expression: "'x'.repeat(8 * 1024 * 1024)", returnByValue: true }, sessionId);
+    const big = await cdp.send<{ result: { value: string } }>(
+      'Runtime.evaluate',
+      { expression: "'x'.repeat(8 * 1024 * 1024)", returnByValue: true },
+      sessionId,
+    );
     assert.equal(big.result.value.length, 8 * 1024 * 1024);
     const payload = 'y'.repeat(8 * 1024 * 1024);
     const echoed = await cdp.send<{ result: { value: number } }>('Runtime.evaluate', { expression: `'${payload}'.length` }, sessionId);

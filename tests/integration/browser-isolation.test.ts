@@ -14,7 +14,16 @@ import { resolveChromium } from '#service/browser/executable.ts';
 import { probeIsolation } from '#service/browser/sandbox/probe.ts';
 import { processesOfUids } from '#service/browser/sandbox/uids.ts';
 import { defaultUidBase, UID_BLOCK } from '#service/config.ts';
-import { chromiumProcesses, closeStart, debuggerUrl, eventually, instancesDir, openStart, profileDirs, type StartedBrowser } from '../helpers/browser.ts';
+import {
+  chromiumProcesses,
+  closeStart,
+  debuggerUrl,
+  eventually,
+  instancesDir,
+  openStart,
+  profileDirs,
+  type StartedBrowser,
+} from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
@@ -51,7 +60,13 @@ async function canaryServer(): Promise<{ server: Server; url: string; hits: () =
 /** The browser process of a sandboxed instance (bwrap's own command line names Chromium's flags too). */
 async function browserProcess(browser: Chromium): Promise<number> {
   const uid = browser.uid as number;
-  const read = (path: string): string | null => { try { return readFileSync(path, 'latin1'); } catch { return null; } };
+  const read = (path: string): string | null => {
+    try {
+      return readFileSync(path, 'latin1');
+    } catch {
+      return null;
+    }
+  };
   const isBrowser = (pid: number): boolean => {
     const cmdline = read(`/proc/${pid}/cmdline`);
     return cmdline !== null && cmdline.includes('--remote-debugging-pipe') && !/bwrap|periscope-sandbox|--type=/.test(cmdline);
@@ -59,7 +74,11 @@ async function browserProcess(browser: Chromium): Promise<number> {
   // A child Chromium is forking carries its parent's command line until it execs: the browser
   // process is the one whose parent is not a browser process too.
   for (const { pid } of await processesOfUids(uid, uid + 1)) {
-    const ppid = Number(read(`/proc/${pid}/stat`)?.replace(/^.*\) /s, '').split(' ')[1]);
+    const ppid = Number(
+      read(`/proc/${pid}/stat`)
+        ?.replace(/^.*\) /s, '')
+        .split(' ')[1],
+    );
     if (isBrowser(pid) && !isBrowser(ppid)) return pid;
   }
   throw new Error('no browser process');
@@ -67,7 +86,10 @@ async function browserProcess(browser: Chromium): Promise<number> {
 
 /** Open a page session straight on the pipe (no policy at all: "any CDP command we forgot"). */
 async function rawPage(browser: Chromium, contextId?: string): Promise<string> {
-  const { targetId } = await browser.mux.call<{ targetId: string }>('Target.createTarget', { url: 'about:blank', ...(contextId ? { browserContextId: contextId } : {}) });
+  const { targetId } = await browser.mux.call<{ targetId: string }>('Target.createTarget', {
+    url: 'about:blank',
+    ...(contextId ? { browserContextId: contextId } : {}),
+  });
   const { sessionId } = await browser.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
   return sessionId;
 }
@@ -75,7 +97,11 @@ async function rawPage(browser: Chromium, contextId?: string): Promise<string> {
 async function bodyText(browser: Chromium, sessionId: string, url: string): Promise<string> {
   await browser.mux.call('Page.navigate', { url }, sessionId).catch(() => null);
   await new Promise((r) => setTimeout(r, 500));
-  const { result } = await browser.mux.call<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.documentElement.innerText', returnByValue: true }, sessionId);
+  const { result } = await browser.mux.call<{ result: { value: string } }>(
+    'Runtime.evaluate',
+    { expression: 'document.documentElement.innerText', returnByValue: true },
+    sessionId,
+  );
   return result.value ?? '';
 }
 
@@ -95,10 +121,28 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     egress = new EgressProxy(new EgressPolicy(), log);
     await egress.listen();
     const executable = await resolveChromium(process.env.CHROME_PATH);
-    const { isolation, report } = await probeIsolation({ setting: 'sandbox', uidBase: base, uidCount: 4, tag: `test-${base}`, limits: { memoryBytes: 1024 ** 3, pids: 1024 } });
+    const { isolation, report } = await probeIsolation({
+      setting: 'sandbox',
+      uidBase: base,
+      uidCount: 4,
+      tag: `test-${base}`,
+      limits: { memoryBytes: 1024 ** 3, pids: 1024 },
+    });
     assert.equal(report.mode, 'sandbox', `this host must isolate for this suite: ${report.problems.join('; ')}`);
-    sandboxed = await Chromium.launch({ executable, instancesDir: instances, isolation: isolation as Isolation, egress, timeoutMs: 30_000 });
-    unisolated = await Chromium.launch({ executable, instancesDir: instances, isolation: { mode: 'single-tenant' }, egress, timeoutMs: 30_000 });
+    sandboxed = await Chromium.launch({
+      executable,
+      instancesDir: instances,
+      isolation: isolation as Isolation,
+      egress,
+      timeoutMs: 30_000,
+    });
+    unisolated = await Chromium.launch({
+      executable,
+      instancesDir: instances,
+      isolation: { mode: 'single-tenant' },
+      egress,
+      timeoutMs: 30_000,
+    });
   });
   after(async () => {
     await sandboxed?.close();
@@ -119,7 +163,7 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     const view = `/proc/${await browserProcess(sandboxed)}/root`;
     const passwd = readFileSync(`${view}/etc/passwd`, 'utf8');
     assert.doesNotMatch(passwd, /^root:x:0:0:root:\/root/m, 'the host password file is not visible');
-    assert.match(passwd, /^browser:x:1000:/m, 'only the sandbox\'s own');
+    assert.match(passwd, /^browser:x:1000:/m, "only the sandbox's own");
     const root = readdirSync(view);
     for (const absent of ['root', 'work', 'var', 'srv', 'boot', 'home']) {
       if (absent === 'home') assert.deepEqual(readdirSync(`${view}/home`), ['browser'], 'no home folder but its own');
@@ -127,23 +171,36 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
       else assert.ok(!root.includes(absent), `/${absent} is not mounted`);
     }
     assert.ok(!existsSync(`${view}${host.file}`), 'the canary file is not there');
-    assert.deepEqual(readdirSync(`${view}/tmp`).filter((n) => n.startsWith('periscope-')), [], 'the host temp folder (and other instances) is not visible');
+    assert.deepEqual(
+      readdirSync(`${view}/tmp`).filter((n) => n.startsWith('periscope-')),
+      [],
+      'the host temp folder (and other instances) is not visible',
+    );
   });
 
-  it('cannot reach the host\'s network even with a context that bypasses the proxy', async () => {
+  it("cannot reach the host's network even with a context that bypasses the proxy", async () => {
     const before = canary.hits();
-    const { browserContextId } = await unisolated.mux.call<{ browserContextId: string }>('Target.createBrowserContext', { proxyServer: 'direct://' });
-    assert.match(await bodyText(unisolated, await rawPage(unisolated, browserContextId), canary.url), new RegExp(CANARY), 'the test can see a leak: unisolated, direct:// reaches loopback');
+    const { browserContextId } = await unisolated.mux.call<{ browserContextId: string }>('Target.createBrowserContext', {
+      proxyServer: 'direct://',
+    });
+    assert.match(
+      await bodyText(unisolated, await rawPage(unisolated, browserContextId), canary.url),
+      new RegExp(CANARY),
+      'the test can see a leak: unisolated, direct:// reaches loopback',
+    );
     const reached = canary.hits();
     assert.ok(reached > before, 'the canary counted the unisolated visit');
-    const { browserContextId: sandboxContext } = await sandboxed.mux.call<{ browserContextId: string }>('Target.createBrowserContext', { proxyServer: 'direct://' });
+    const { browserContextId: sandboxContext } = await sandboxed.mux.call<{ browserContextId: string }>('Target.createBrowserContext', {
+      proxyServer: 'direct://',
+    });
     assert.doesNotMatch(await bodyText(sandboxed, await rawPage(sandboxed, sandboxContext), canary.url), new RegExp(CANARY));
     assert.equal(canary.hits(), reached, 'the loopback server saw nothing from the sandbox');
   });
 
-  it('listens on no TCP port of the host, so no tenant can reach another\'s DevTools', () => {
+  it("listens on no TCP port of the host, so no tenant can reach another's DevTools", () => {
     const uid = sandboxed.uid as number;
-    const listening = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => readFileSync(f, 'utf8').split('\n').slice(1))
+    const listening = ['/proc/net/tcp', '/proc/net/tcp6']
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').slice(1))
       .map((l) => l.trim().split(/\s+/))
       .filter((c) => c[3] === '0A' && Number(c[7]) === uid);
     assert.deepEqual(listening, []);
@@ -151,31 +208,60 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     assert.doesNotMatch(args, /remote-debugging-port/);
   });
 
-  it('runs under its own uid, with Chromium\'s own sandbox on and memory and process limits', async () => {
+  it("runs under its own uid, with Chromium's own sandbox on and memory and process limits", async () => {
     const uid = sandboxed.uid as number;
     assert.ok(uid >= base && uid < base + UID_BLOCK);
     const processes = await processesOfUids(uid, uid + 1);
-    assert.ok(processes.length >= 2, 'the instance\'s processes run as its uid');
+    assert.ok(processes.length >= 2, "the instance's processes run as its uid");
     const cmdlines = processes.map((p) => readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replaceAll('\0', ' '));
-    assert.ok(cmdlines.every((c) => !c.includes('--no-sandbox')), 'no --no-sandbox');
+    assert.ok(
+      cmdlines.every((c) => !c.includes('--no-sandbox')),
+      'no --no-sandbox',
+    );
     const browserPid = await browserProcess(sandboxed);
     const renderer = processes.find((_, i) => /--type=renderer/.test(cmdlines[i] as string));
     assert.ok(renderer, 'a renderer runs (earlier tests opened pages)');
-    assert.notEqual(readlinkSync(`/proc/${renderer.pid}/ns/user`), readlinkSync(`/proc/${browserPid}/ns/user`), 'renderers sit in Chromium\'s own namespace sandbox');
+    assert.notEqual(
+      readlinkSync(`/proc/${renderer.pid}/ns/user`),
+      readlinkSync(`/proc/${browserPid}/ns/user`),
+      "renderers sit in Chromium's own namespace sandbox",
+    );
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/net`), readlinkSync('/proc/self/ns/net'), 'a network namespace of its own');
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/mnt`), readlinkSync('/proc/self/ns/mnt'), 'a mount view of its own');
     for (const folder of sandboxed.cgroupFolders) {
-      const limit = readFileSync(join(folder, folder.includes('pids') ? 'pids.max' : readdirSync(folder).includes('memory.max') ? 'memory.max' : 'memory.limit_in_bytes'), 'utf8').trim();
+      const limit = readFileSync(
+        join(
+          folder,
+          folder.includes('pids') ? 'pids.max' : readdirSync(folder).includes('memory.max') ? 'memory.max' : 'memory.limit_in_bytes',
+        ),
+        'utf8',
+      ).trim();
       assert.ok(Number(limit) > 0, `${folder} has a limit`);
-      assert.match(readFileSync(join(folder, 'cgroup.procs'), 'utf8'), new RegExp(`^${browserPid}$`, 'm'), 'the browser is in the instance\'s cgroup');
+      assert.match(
+        readFileSync(join(folder, 'cgroup.procs'), 'utf8'),
+        new RegExp(`^${browserPid}$`, 'm'),
+        "the browser is in the instance's cgroup",
+      );
     }
   });
 
   it('leaves nothing behind: processes, folders, cgroups, temp files', async () => {
     const tempBefore = readdirSync(tmpdir()).filter((n) => n.startsWith('org.chromium.'));
     const executable = await resolveChromium(process.env.CHROME_PATH);
-    const { isolation } = await probeIsolation({ setting: 'sandbox', uidBase: base + 8, uidCount: 2, tag: `test-${base}-b`, limits: { memoryBytes: 1024 ** 3, pids: 1024 } });
-    const browser = await Chromium.launch({ executable, instancesDir: instances, isolation: isolation as Isolation, egress, timeoutMs: 30_000 });
+    const { isolation } = await probeIsolation({
+      setting: 'sandbox',
+      uidBase: base + 8,
+      uidCount: 2,
+      tag: `test-${base}-b`,
+      limits: { memoryBytes: 1024 ** 3, pids: 1024 },
+    });
+    const browser = await Chromium.launch({
+      executable,
+      instancesDir: instances,
+      isolation: isolation as Isolation,
+      egress,
+      timeoutMs: 30_000,
+    });
     const session = await rawPage(browser);
     await bodyText(browser, session, 'data:text/html,<p>busy</p>');
     const uid = browser.uid as number;
@@ -185,16 +271,35 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     assert.deepEqual(await processesOfUids(uid, uid + 1), []);
     assert.throws(() => readdirSync(root), /ENOENT/);
     for (const folder of cgroups) assert.throws(() => readdirSync(folder), /ENOENT/);
-    assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith('org.chromium.')), tempBefore, 'no org.chromium.* folder in the host temp folder');
+    assert.deepEqual(
+      readdirSync(tmpdir()).filter((n) => n.startsWith('org.chromium.')),
+      tempBefore,
+      'no org.chromium.* folder in the host temp folder',
+    );
   });
 });
 
 /** A WebSocket client that writes frames by hand, to send what well-behaved libraries never send. */
-async function rawSocket(url: string, headers: Record<string, string>): Promise<{ socket: Socket; frame: (opcode: number, fin: boolean, text: string) => void; closed: Promise<number | null>; received: () => string }> {
+async function rawSocket(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{
+  socket: Socket;
+  frame: (opcode: number, fin: boolean, text: string) => void;
+  closed: Promise<number | null>;
+  received: () => string;
+}> {
   const { hostname, port, pathname } = new URL(url);
   const socket = connect(Number(port), hostname);
   await new Promise((r) => socket.once('connect', r));
-  const lines = [`GET ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`];
+  const lines = [
+    `GET ${pathname} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    'Sec-WebSocket-Version: 13',
+    `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+  ];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   let data = Buffer.alloc(0);
@@ -216,7 +321,10 @@ async function rawSocket(url: string, headers: Record<string, string>): Promise<
   const frame = (opcode: number, fin: boolean, text: string) => {
     const payload = Buffer.from(text);
     const mask = randomBytes(4);
-    const head = payload.length < 126 ? Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | payload.length]) : Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    const head =
+      payload.length < 126
+        ? Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | payload.length])
+        : Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | 126, payload.length >> 8, payload.length & 255]);
     const masked = Buffer.from(payload.map((b, i) => b ^ (mask[i & 3] as number)));
     socket.write(Buffer.concat([head, mask, masked]));
   };
@@ -245,8 +353,10 @@ describe('routes around the CDP policy, through the service', () => {
   });
 
   // Pages (full Chromium also lists its own browser UI, chrome://*.top-chrome/, which no client opened).
-  const targets = async () => (await cdp.send<{ targetInfos: { url: string; type: string }[] }>('Target.getTargets')).targetInfos
-    .filter((t) => t.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(t.url)).map((t) => t.url);
+  const targets = async () =>
+    (await cdp.send<{ targetInfos: { url: string; type: string }[] }>('Target.getTargets')).targetInfos
+      .filter((t) => t.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(t.url))
+      .map((t) => t.url);
 
   it('judges method names after JSON decoding: escapes do not hide a command', async () => {
     const reply = new Promise<string>((resolve) => cdp.socket.once('message', (d) => resolve(d.toString())));
@@ -256,7 +366,16 @@ describe('routes around the CDP policy, through the service', () => {
   });
 
   it('judges addresses as Chromium normalises them (control characters, tabs and newlines in the scheme)', async () => {
-    for (const spelling of ['\u0001file:///etc/passwd', '\u0000file:///etc/passwd', ' file:///etc/passwd', 'fi\tle:///etc/passwd', 'fi\nle:///etc/passwd', 'FILE:///etc/passwd', 'about:version', 'view-source:file:///etc/passwd']) {
+    for (const spelling of [
+      '\u0001file:///etc/passwd',
+      '\u0000file:///etc/passwd',
+      ' file:///etc/passwd',
+      'fi\tle:///etc/passwd',
+      'fi\nle:///etc/passwd',
+      'FILE:///etc/passwd',
+      'about:version',
+      'view-source:file:///etc/passwd',
+    ]) {
       await assert.rejects(cdp.send('Target.createTarget', { url: spelling }), /Periscope: /, JSON.stringify(spelling));
     }
     const opened = await targets();
@@ -265,11 +384,22 @@ describe('routes around the CDP policy, through the service', () => {
 
   it('refuses commands wrapped in Target.sendMessageToTarget, exposeDevToolsProtocol and proxies on contexts', async () => {
     const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: false }).catch(() => ({ sessionId: 'none' }));
-    await assert.rejects(cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }) }), /Periscope: /);
+    const { sessionId } = await cdp
+      .send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: false })
+      .catch(() => ({ sessionId: 'none' }));
+    await assert.rejects(
+      cdp.send('Target.sendMessageToTarget', {
+        sessionId,
+        message: JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }),
+      }),
+      /Periscope: /,
+    );
     await assert.rejects(cdp.send('Target.exposeDevToolsProtocol', { targetId, bindingName: 'cdp' }), /Periscope: /);
     await assert.rejects(cdp.send('Target.createBrowserContext', { proxyServer: 'direct://' }), /Periscope: /);
-    await assert.rejects(cdp.send('Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:1', proxyBypassList: '<-loopback>' }), /Periscope: /);
+    await assert.rejects(
+      cdp.send('Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:1', proxyBypassList: '<-loopback>' }),
+      /Periscope: /,
+    );
     await assert.rejects(cdp.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }), /Periscope: /);
   });
 
@@ -284,7 +414,13 @@ describe('routes around the CDP policy, through the service', () => {
     const binary = await rawSocket(url, started.headers);
     binary.frame(2, true, JSON.stringify({ id: 1, method: 'Browser.getVersion' }));
     assert.equal(await binary.closed, 1003);
-    for (const text of ['not json', '[1,2]', '{"id":"1","method":"Browser.getVersion"}', '{"id":1}', '{"id":1,"method":"Browser.getVersion","extra":1}']) {
+    for (const text of [
+      'not json',
+      '[1,2]',
+      '{"id":"1","method":"Browser.getVersion"}',
+      '{"id":1}',
+      '{"id":1,"method":"Browser.getVersion","extra":1}',
+    ]) {
       const bad = await rawSocket(url, started.headers);
       bad.frame(1, true, text);
       assert.equal(await bad.closed, 1007, text);
@@ -297,12 +433,18 @@ describe('routes around the CDP policy, through the service', () => {
     raw.frame(1, false, text.slice(0, 20));
     raw.frame(0, false, text.slice(20, 40));
     raw.frame(0, true, text.slice(40));
-    await eventually(() => raw.received(), (r) => r.includes('Periscope'));
+    await eventually(
+      () => raw.received(),
+      (r) => r.includes('Periscope'),
+    );
     assert.match(raw.received(), /"id":7.*Periscope: /);
     const fine = JSON.stringify({ id: 8, method: 'Browser.getVersion' });
     raw.frame(1, false, fine.slice(0, 10));
     raw.frame(0, true, fine.slice(10));
-    await eventually(() => raw.received(), (r) => r.includes('"id":8'));
+    await eventually(
+      () => raw.received(),
+      (r) => r.includes('"id":8'),
+    );
     assert.match(raw.received(), /"id":8,"result":\{"protocolVersion"/);
     raw.socket.destroy();
   });
@@ -313,7 +455,11 @@ describe('routes around the CDP policy, through the service', () => {
     const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: canary.url });
     await new Promise((r) => setTimeout(r, 500));
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-    const { result } = await cdp.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.body.innerText', returnByValue: true }, sessionId);
+    const { result } = await cdp.send<{ result: { value: string } }>(
+      'Runtime.evaluate',
+      { expression: 'document.body.innerText', returnByValue: true },
+      sessionId,
+    );
     assert.doesNotMatch(result.value, new RegExp(CANARY));
     assert.equal(canary.hits(), before);
   });
@@ -327,14 +473,31 @@ describe('routes around the CDP policy, through the service', () => {
       await c.send('Browser.setDownloadBehavior', { behavior: 'default', eventsEnabled: true });
       const { targetId } = await c.send<{ targetId: string }>('Target.createTarget', { url: `${pages.url}download` });
       assert.ok(targetId);
-      const done = await eventually(() => c.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'), Boolean, 10_000);
+      const done = await eventually(
+        () => c.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'),
+        Boolean,
+        10_000,
+      );
       assert.ok(done, 'the download completed');
       const [folder] = profileDirs(allowed.dataDir);
       assert.deepEqual(readdirSync(join(instancesDir(allowed.dataDir), folder as string, 'downloads')), ['report.txt']);
       await c.close();
       await closeStart(allowed.url, s);
-      assert.deepEqual(await eventually(() => chromiumProcesses(allowed.dataDir), (p) => p.length === 0), []);
-      assert.deepEqual(await eventually(() => profileDirs(allowed.dataDir), (d) => d.length === 0), [], 'the download went with the instance');
+      assert.deepEqual(
+        await eventually(
+          () => chromiumProcesses(allowed.dataDir),
+          (p) => p.length === 0,
+        ),
+        [],
+      );
+      assert.deepEqual(
+        await eventually(
+          () => profileDirs(allowed.dataDir),
+          (d) => d.length === 0,
+        ),
+        [],
+        'the download went with the instance',
+      );
     } finally {
       await allowed.stop();
       await pages.close();
@@ -346,7 +509,9 @@ describe('isolation is stated, not assumed', () => {
   it('reports the isolation in force on /healthz and /metrics', async () => {
     const service = await startService({ BROWSER_POOL_SIZE: '0' });
     try {
-      const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { isolation: { mode: string; uidPerInstance: boolean; network: string } } };
+      const health = (await (await fetch(`${service.url}/healthz`)).json()) as {
+        browsers: { isolation: { mode: string; uidPerInstance: boolean; network: string } };
+      };
       assert.equal(health.browsers.isolation.mode, 'sandbox');
       assert.equal(health.browsers.isolation.network, 'namespace');
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
@@ -374,7 +539,9 @@ describe('isolation is stated, not assumed', () => {
     const service = await startService({ BROWSER_POOL_SIZE: '1', BROWSER_BWRAP_PATH: '/bin/false' });
     try {
       assert.ok(service.logs.some((l) => l.level === 50 && /cannot isolate browsers/.test(String(l.msg))));
-      const health = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { warm: number; isolation: { mode: string; problems: string[] } } };
+      const health = (await (await fetch(`${service.url}/healthz`)).json()) as {
+        browsers: { warm: number; isolation: { mode: string; problems: string[] } };
+      };
       assert.equal(health.browsers.isolation.mode, 'unavailable');
       assert.match(health.browsers.isolation.problems.join(' '), /trial sandbox failed/);
       assert.equal(health.browsers.warm, 0, 'no browser is started unisolated');

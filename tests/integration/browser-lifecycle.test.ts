@@ -32,7 +32,9 @@ describe('instance lifecycle', () => {
     const started = await openStart(service.wsUrl, token);
     assert.equal((await chromiumProcesses(service.dataDir)).length > 0, true);
     assert.equal(profileDirs(service.dataDir).length, 1);
-    const url = ((await (await fetch(`${service.url}/json/version`, { headers: started.headers })).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+    const url = (
+      (await (await fetch(`${service.url}/json/version`, { headers: started.headers })).json()) as { webSocketDebuggerUrl: string }
+    ).webSocketDebuggerUrl;
     const cdp = await RawCdp.connect(url, started.headers);
     const cdpClosed = new Promise<void>((resolve) => cdp.socket.once('close', () => resolve()));
 
@@ -86,13 +88,28 @@ describe('instance lifecycle', () => {
     const { port } = new URL(service.url);
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
-    socket.write(['GET /start HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade',
-      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version: 13', `Authorization: Bearer ${token}`, '', ''].join('\r\n'));
+    socket.write(
+      [
+        'GET /start HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        'Sec-WebSocket-Version: 13',
+        `Authorization: Bearer ${token}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
     const head = await new Promise<string>((resolve) => socket.once('data', (c: Buffer) => resolve(c.toString('latin1'))));
     assert.match(head, /^HTTP\/1\.1 101 /);
     socket.pause();
     assert.equal(profileDirs(service.dataDir).length, 1);
-    const ended = await eventually(() => service.logs.some((l) => l.msg === 'instance ended' && l.reason === 'client-unresponsive'), Boolean, 5000);
+    const ended = await eventually(
+      () => service.logs.some((l) => l.msg === 'instance ended' && l.reason === 'client-unresponsive'),
+      Boolean,
+      5000,
+    );
     assert.ok(ended, 'the service logged the unresponsive peer');
     await nothingLeft(service);
     socket.destroy();
@@ -157,7 +174,7 @@ describe('a service that was killed outright', () => {
     await new Promise((r) => first.child.once('exit', r));
     // Live sandboxes die with the service (bwrap --die-with-parent), but one the warm pool was
     // launching at that moment may not have reached bwrap yet: the next start ends it.
-    assert.ok(profileDirs(dataDir).length >= 1, 'the killed service left its instances\' folders');
+    assert.ok(profileDirs(dataDir).length >= 1, "the killed service left its instances' folders");
 
     const second = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0' });
     assert.ok(second.logs.some((l) => l.msg === 'ended browsers and removed folders left by an earlier run'));

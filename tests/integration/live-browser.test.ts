@@ -25,7 +25,8 @@ function testViewer(id: string, name = id) {
       },
     }),
   };
-  const last = <T extends ServerMessage['type']>(type: T) => messages.filter((m) => m.type === type).at(-1) as Extract<ServerMessage, { type: T }> | undefined;
+  const last = <T extends ServerMessage['type']>(type: T) =>
+    messages.filter((m) => m.type === type).at(-1) as Extract<ServerMessage, { type: T }> | undefined;
   return { viewer, messages, frames, last };
 }
 
@@ -72,8 +73,17 @@ describe('LiveBrowser: the relay over a real instance', () => {
     live.addViewer(a.viewer);
     assert.equal(live.control.controllerId, 'a');
     await send('a', { type: 'navigate', url: `${pages.url}live` });
-    assert.equal(await eventually(() => live.page.title, (t) => t === 'Live test page'), 'Live test page');
-    const frames = await eventually(() => a.frames.length, (n) => n > 0);
+    assert.equal(
+      await eventually(
+        () => live.page.title,
+        (t) => t === 'Live test page',
+      ),
+      'Live test page',
+    );
+    const frames = await eventually(
+      () => a.frames.length,
+      (n) => n > 0,
+    );
     assert.ok(frames > 0, 'frames arrive');
     const meta = a.frames.at(-1)!;
     assert.deepEqual([meta.deviceWidth, meta.deviceHeight], [1280, 720]);
@@ -82,14 +92,26 @@ describe('LiveBrowser: the relay over a real instance', () => {
   it('clicks, types, pastes and uses shortcuts in the remote page', async () => {
     await click('a', 150, 125);
     await click('a', 150, 125);
-    assert.equal(await eventually(() => evaluate("document.getElementById('status').textContent"), (v) => v === 'clicked 2'), 'clicked 2');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('status').textContent"),
+        (v) => v === 'clicked 2',
+      ),
+      'clicked 2',
+    );
     await click('a', 200, 215);
     for (const ch of 'hello') {
       await send('a', { type: 'key', action: 'down', key: ch, code: `Key${ch.toUpperCase()}` });
       await send('a', { type: 'key', action: 'up', key: ch, code: `Key${ch.toUpperCase()}` });
     }
     await send('a', { type: 'text', text: ' pasted' });
-    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'hello pasted'), 'hello pasted');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('field').value"),
+        (v) => v === 'hello pasted',
+      ),
+      'hello pasted',
+    );
     // Ctrl+A selects everything, then typing replaces it.
     await send('a', { type: 'key', action: 'down', key: 'Control', code: 'ControlLeft', modifiers: 2 });
     await send('a', { type: 'key', action: 'down', key: 'a', code: 'KeyA', modifiers: 2 });
@@ -97,14 +119,23 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'key', action: 'up', key: 'Control', code: 'ControlLeft' });
     // Key events reach the page through the browser's input router, a little after commands to the
     // page itself: ask again until the selection has landed.
-    const copied = await eventually(async () => {
-      await send('a', { type: 'copy' });
-      return a.last('clipboard')?.text;
-    }, (t) => t === 'hello pasted');
+    const copied = await eventually(
+      async () => {
+        await send('a', { type: 'copy' });
+        return a.last('clipboard')?.text;
+      },
+      (t) => t === 'hello pasted',
+    );
     assert.equal(copied, 'hello pasted', 'copy reads the remote selection');
     await send('a', { type: 'key', action: 'down', key: 'Z', code: 'KeyZ', modifiers: 8, text: 'Z' });
     await send('a', { type: 'key', action: 'up', key: 'Z', code: 'KeyZ', modifiers: 8 });
-    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'Z'), 'Z');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('field').value"),
+        (v) => v === 'Z',
+      ),
+      'Z',
+    );
   });
 
   it('commits IME composition and takes touch input', async () => {
@@ -112,43 +143,93 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'key', action: 'down', key: 'a', code: 'KeyA', modifiers: 2 });
     await send('a', { type: 'key', action: 'up', key: 'a', code: 'KeyA', modifiers: 2 });
     await send('a', { type: 'compose', text: 'にほ', selectionStart: 2, selectionEnd: 2 });
-    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === 'にほ'), 'にほ', 'the composition shows in the field');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('field').value"),
+        (v) => v === 'にほ',
+      ),
+      'にほ',
+      'the composition shows in the field',
+    );
     await send('a', { type: 'text', text: '日本' });
-    assert.equal(await eventually(() => evaluate("document.getElementById('field').value"), (v) => v === '日本'), '日本', 'committing replaces the composition');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('field').value"),
+        (v) => v === '日本',
+      ),
+      '日本',
+      'committing replaces the composition',
+    );
     await send('a', { type: 'touch', action: 'start', points: [{ id: 1, x: 640, y: 500 }] });
     await send('a', { type: 'touch', action: 'end', points: [{ id: 1, x: 640, y: 500 }] });
-    assert.equal(await eventually(() => evaluate('document.title'), (v) => v === 'touched 1 at 640,500'), 'touched 1 at 640,500');
+    assert.equal(
+      await eventually(
+        () => evaluate('document.title'),
+        (v) => v === 'touched 1 at 640,500',
+      ),
+      'touched 1 at 640,500',
+    );
   });
 
   it('scrolls with the wheel by pixel deltas', async () => {
     await send('a', { type: 'wheel', x: 600, y: 400, deltaX: 0, deltaY: 480 });
-    assert.equal(await eventually(() => evaluate('scrollY'), (v) => v === 480), 480);
+    assert.equal(
+      await eventually(
+        () => evaluate('scrollY'),
+        (v) => v === 480,
+      ),
+      480,
+    );
     await send('a', { type: 'wheel', x: 600, y: 400, deltaX: 0, deltaY: -480 });
-    assert.equal(await eventually(() => evaluate('scrollY'), (v) => v === 0), 0);
+    assert.equal(
+      await eventually(
+        () => evaluate('scrollY'),
+        (v) => v === 0,
+      ),
+      0,
+    );
   });
 
   it('shows a JavaScript dialog to the viewers and answers it', async () => {
     await click('a', 150, 325);
-    const dialog = await eventually(() => a.last('dialog')?.dialog, (d) => Boolean(d));
+    const dialog = await eventually(
+      () => a.last('dialog')?.dialog,
+      (d) => Boolean(d),
+    );
     assert.deepEqual(dialog, { dialogType: 'prompt', message: 'Your name?', defaultPrompt: 'nobody' });
     await send('a', { type: 'dialog', accept: true, promptText: 'Grace' });
-    assert.equal(await eventually(() => evaluate("document.getElementById('status').textContent"), (v) => v === 'answer: Grace'), 'answer: Grace');
+    assert.equal(
+      await eventually(
+        () => evaluate("document.getElementById('status').textContent"),
+        (v) => v === 'answer: Grace',
+      ),
+      'answer: Grace',
+    );
     assert.equal(a.last('dialog')?.dialog, null);
   });
 
   it('opens, switches and closes tabs, and follows a page that opens one', async () => {
     const before = a.last('state')!.tabs.length;
     await click('a', 130, 410); // target=_blank link
-    const opened = await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 1 && t.some((x) => x.active && x.url.includes('from=popup')));
+    const opened = await eventually(
+      () => a.last('state')?.tabs ?? [],
+      (t) => t.length === before + 1 && t.some((x) => x.active && x.url.includes('from=popup')),
+    );
     assert.ok(opened.find((t) => t.active)?.url.includes('from=popup'), 'the new tab comes to the front');
     const first = opened.find((t) => t.url.endsWith('/live'))!;
     await send('a', { type: 'tab', action: 'switch', tabId: first.id });
     assert.equal(live.page.url, first.url);
     await send('a', { type: 'tab', action: 'open', url: `${pages.url}?third` });
-    const three = await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 2);
+    const three = await eventually(
+      () => a.last('state')?.tabs ?? [],
+      (t) => t.length === before + 2,
+    );
     const third = three.find((t) => t.active)!;
     await send('a', { type: 'tab', action: 'close', tabId: third.id });
-    await eventually(() => a.last('state')?.tabs ?? [], (t) => t.length === before + 1 && !t.some((x) => x.id === third.id));
+    await eventually(
+      () => a.last('state')?.tabs ?? [],
+      (t) => t.length === before + 1 && !t.some((x) => x.id === third.id),
+    );
     await send('a', { type: 'tab', action: 'switch', tabId: 'no-such-tab' });
     assert.equal(a.last('error')?.code, 'no-such-tab');
     await send('a', { type: 'tab', action: 'switch', tabId: first.id });
@@ -161,20 +242,41 @@ describe('LiveBrowser: the relay over a real instance', () => {
     const errors = () => a.messages.filter((m) => m.type === 'error').length;
     const errorsBefore = errors();
     await send('a', { type: 'navigate', url: `${pages.url}?fresh` });
-    assert.match(await eventually(() => live.page.url, (u) => u.endsWith('?fresh')), /\?fresh$/);
+    assert.match(
+      await eventually(
+        () => live.page.url,
+        (u) => u.endsWith('?fresh'),
+      ),
+      /\?fresh$/,
+    );
     assert.equal(errors(), errorsBefore, 'no "no page is open"');
     const tabs = a.last('state')!.tabs;
     await send('a', { type: 'tab', action: 'close', tabId: tabs.find((t) => t.active)!.id });
-    await eventually(() => a.last('state')?.tabs.length, (n) => n === before);
+    await eventually(
+      () => a.last('state')?.tabs.length,
+      (n) => n === before,
+    );
   });
 
   it('navigates back, forward and reloads; refuses non-web addresses', async () => {
     await send('a', { type: 'navigate', url: `${pages.url}?second` });
-    await eventually(() => live.page.url, (u) => u.endsWith('?second'));
+    await eventually(
+      () => live.page.url,
+      (u) => u.endsWith('?second'),
+    );
     await send('a', { type: 'history', action: 'back' });
-    await eventually(() => live.page.url, (u) => u.endsWith('/live'));
+    await eventually(
+      () => live.page.url,
+      (u) => u.endsWith('/live'),
+    );
     await send('a', { type: 'history', action: 'forward' });
-    assert.match(await eventually(() => live.page.url, (u) => u.endsWith('?second')), /\?second$/);
+    assert.match(
+      await eventually(
+        () => live.page.url,
+        (u) => u.endsWith('?second'),
+      ),
+      /\?second$/,
+    );
     await send('a', { type: 'history', action: 'reload' });
     for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'chrome://version']) {
       await send('a', { type: 'navigate', url });
@@ -190,21 +292,39 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('b', { type: 'navigate', url: 'https://example.com' });
     assert.equal(b.last('error')?.code, 'not-in-control');
     await send('b', { type: 'control', action: 'request' });
-    const asked = await eventually(() => a.last('state')?.viewers ?? [], (v) => v.some((x) => x.id === 'b' && 'requested' in x && (x as { requested: boolean }).requested));
+    const asked = await eventually(
+      () => a.last('state')?.viewers ?? [],
+      (v) => v.some((x) => x.id === 'b' && 'requested' in x && (x as { requested: boolean }).requested),
+    );
     assert.ok(asked.length === 2);
     await send('a', { type: 'control', action: 'grant', viewerId: 'b' });
     assert.equal(live.control.controllerId, 'b');
-    assert.equal(await eventually(() => b.last('state')?.controllerId, (c) => c === 'b'), 'b');
+    assert.equal(
+      await eventually(
+        () => b.last('state')?.controllerId,
+        (c) => c === 'b',
+      ),
+      'b',
+    );
     await send('a', { type: 'mouse', action: 'down', x: 1, y: 1, button: 'left', buttons: 1, clickCount: 1 });
     assert.equal(a.last('error')?.code, 'not-in-control');
     live.removeViewer('b');
     assert.equal(live.control.controllerId, 'a', 'control returns to the one still watching');
   });
 
-  it('follows the viewer\'s viewport size', async () => {
+  it("follows the viewer's viewport size", async () => {
     await send('a', { type: 'viewport', mode: 'follow', width: 800, height: 600 });
-    assert.deepEqual(await eventually(() => evaluate('[innerWidth, innerHeight]'), (v) => JSON.stringify(v) === '[800,600]'), [800, 600]);
-    const meta = await eventually(() => a.frames.at(-1), (m) => m?.deviceWidth === 800);
+    assert.deepEqual(
+      await eventually(
+        () => evaluate('[innerWidth, innerHeight]'),
+        (v) => JSON.stringify(v) === '[800,600]',
+      ),
+      [800, 600],
+    );
+    const meta = await eventually(
+      () => a.frames.at(-1),
+      (m) => m?.deviceWidth === 800,
+    );
     assert.equal(meta?.deviceHeight, 600);
   });
 
@@ -212,12 +332,23 @@ describe('LiveBrowser: the relay over a real instance', () => {
     live.removeViewer('a');
     const seq = live.lastFrame!.meta.seq;
     // The page animates now, yet with nobody watching no frame is produced or relayed.
-    await evaluate("document.body.style.background = 'red'; setInterval(() => { document.title = 'tick ' + Date.now(); document.body.style.background = document.body.style.background === 'red' ? 'blue' : 'red'; }, 16); 1");
-    await eventually(() => live.page.title, (t) => t.startsWith('tick'));
+    await evaluate(
+      "document.body.style.background = 'red'; setInterval(() => { document.title = 'tick ' + Date.now(); document.body.style.background = document.body.style.background === 'red' ? 'blue' : 'red'; }, 16); 1",
+    );
+    await eventually(
+      () => live.page.title,
+      (t) => t.startsWith('tick'),
+    );
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(live.lastFrame!.meta.seq, seq, 'no frame while nobody watches');
     live.addViewer(a.viewer);
-    assert.ok(await eventually(() => live.lastFrame!.meta.seq, (s) => s > seq + 5), 'frames again once someone watches');
+    assert.ok(
+      await eventually(
+        () => live.lastFrame!.meta.seq,
+        (s) => s > seq + 5,
+      ),
+      'frames again once someone watches',
+    );
   });
 
   it('tells every viewer when the instance ends', async () => {

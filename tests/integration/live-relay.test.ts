@@ -29,7 +29,13 @@ describe('live relay with a slow viewer', () => {
     service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
     pages = await startPageServer();
     instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
-    instance = await instances.start({ teamId: 't', user: { userId: 'u', name: 'U' }, keyId: 'k', keyName: 'k', apiKey: service.createKey().token });
+    instance = await instances.start({
+      teamId: 't',
+      user: { userId: 'u', name: 'U' },
+      keyId: 'k',
+      keyName: 'k',
+      apiKey: service.createKey().token,
+    });
     const sockets = new LiveSockets({
       instances,
       authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
@@ -71,7 +77,11 @@ describe('live relay with a slow viewer', () => {
   }
 
   it('refuses a foreign origin, no session, and another team before the handshake', async () => {
-    for (const headers of [{ cookie: 'session=ok', origin: 'http://evil.test' }, { origin: 'http://portal.test' }, { cookie: 'session=ok' }]) {
+    for (const headers of [
+      { cookie: 'session=ok', origin: 'http://evil.test' },
+      { origin: 'http://portal.test' },
+      { cookie: 'session=ok' },
+    ]) {
       const status = await new Promise<number>((resolve) => {
         const ws = new WebSocket(url, { headers });
         ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
@@ -88,13 +98,21 @@ describe('live relay with a slow viewer', () => {
     // The controller points the page at an animation.
     await eventually(() => fast.messages.some((m) => m.type === 'state'), Boolean);
     fast.ws.send(JSON.stringify({ type: 'navigate', url: `${pages.url}animated` }));
-    await eventually(() => fast.seqs.length, (n) => n > 20, 10_000);
+    await eventually(
+      () => fast.seqs.length,
+      (n) => n > 20,
+      10_000,
+    );
 
     const slow = viewer({ read: false });
     await slow.open;
     const firstSeq = fast.seqs.at(-1) as number;
     // Let a few hundred frames go by with the slow viewer stalled.
-    await eventually(() => (fast.seqs.at(-1) ?? 0) - firstSeq, (n) => n >= 600, 60_000);
+    await eventually(
+      () => (fast.seqs.at(-1) ?? 0) - firstSeq,
+      (n) => n >= 600,
+      60_000,
+    );
     const window = fast.seqs.filter((s) => s > firstSeq);
     const produced = (fast.seqs.at(-1) as number) - firstSeq;
     assert.ok(window.length >= produced * 0.95, `the fast viewer got ${window.length} of ${produced} frames`);

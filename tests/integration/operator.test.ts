@@ -8,7 +8,11 @@ import { ROOT } from '../helpers/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'periscope-operator-'));
 const run = (script: string, args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+  spawnSync(process.execPath, [join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, ...env },
+    encoding: 'utf8',
+  });
 const keys = (...args: string[]) => run('server/cli/keys.ts', args);
 
 describe('operator interface', () => {
@@ -34,8 +38,16 @@ describe('operator interface', () => {
   });
 
   it('keys refuses bad arguments with a usage message and exit code 2', () => {
-    for (const args of [['create'], ['create', '--name', ' '], ['create', '--name', 'x', '--rate-per-minute', '0'],
-      ['create', '--name', 'x', '--max-instances', 'many'], ['revoke'], ['revoke', 'nope'], ['frobnicate'], ['create', '--bogus']]) {
+    for (const args of [
+      ['create'],
+      ['create', '--name', ' '],
+      ['create', '--name', 'x', '--rate-per-minute', '0'],
+      ['create', '--name', 'x', '--max-instances', 'many'],
+      ['revoke'],
+      ['revoke', 'nope'],
+      ['frobnicate'],
+      ['create', '--bogus'],
+    ]) {
       const r = keys(...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.match(r.stderr, /keys: .+/, args.join(' '));

@@ -17,7 +17,10 @@ function assertRateHeaders(h: Headers, limit: number) {
 }
 
 /** Raw HTTP, for what fetch will not send (a Content-Length that the body never reaches). */
-function raw(url: string, opts: { headers: Record<string, string>; body?: Buffer; chunks?: number; chunkSize?: number }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  url: string,
+  opts: { headers: Record<string, string>; body?: Buffer; chunks?: number; chunkSize?: number },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = request({ host: u.hostname, port: u.port, path: '/v0/search', method: 'POST', headers: opts.headers }, (res) => {
@@ -39,9 +42,21 @@ describe('POST /v0/search: statuses, headers and limits', () => {
   before(async () => {
     const site = mkdtempSync(join(tmpdir(), 'periscope-site-'));
     mkdirSync(join(site, 'guide'));
-    writeFileSync(join(site, 'index.html'), page('Falcot handbook', '<h1>Falcot handbook</h1><p>Welcome to the Falcot Corp documentation about routers and kettles.</p>'));
-    writeFileSync(join(site, 'guide', 'kettle.html'), page('Descaling the kettle', '<h1>Descaling the kettle</h1><p>Use citric acid to descale the kettle every month; pg_stat_activity shows nothing here.</p>'));
-    writeFileSync(join(site, 'guide', 'router.html'), page('Router setup', '<h1>Router setup</h1><p>Configure the router with the falcot_router_mode setting and restart it.</p>'));
+    writeFileSync(
+      join(site, 'index.html'),
+      page('Falcot handbook', '<h1>Falcot handbook</h1><p>Welcome to the Falcot Corp documentation about routers and kettles.</p>'),
+    );
+    writeFileSync(
+      join(site, 'guide', 'kettle.html'),
+      page(
+        'Descaling the kettle',
+        '<h1>Descaling the kettle</h1><p>Use citric acid to descale the kettle every month; pg_stat_activity shows nothing here.</p>',
+      ),
+    );
+    writeFileSync(
+      join(site, 'guide', 'router.html'),
+      page('Router setup', '<h1>Router setup</h1><p>Configure the router with the falcot_router_mode setting and restart it.</p>'),
+    );
     const dataDir = mkdtempSync(join(tmpdir(), 'periscope-test-'));
     const r = runIndex(dataDir, [site, '--base-url', 'https://docs.falcot.test/', '--quiet']);
     assert.equal(r.status, 0, r.stderr);
@@ -116,19 +131,29 @@ describe('POST /v0/search: statuses, headers and limits', () => {
       assert.equal(r.status, 400, type);
       assert.equal((r.json.issues as { field: string }[])[0]?.field, 'content-type');
     }
-    assert.equal((await search(service.url, token, { query: 'kettle' }, { 'content-type': 'application/json; charset=utf-8' })).status, 200);
+    assert.equal(
+      (await search(service.url, token, { query: 'kettle' }, { 'content-type': 'application/json; charset=utf-8' })).status,
+      200,
+    );
   });
 
   it('413 for an oversized body, answered before the body is read', async () => {
     // Declares 50 MB but sends almost nothing: the answer cannot come from reading it whole.
-    const declared = await raw(service.url, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) }, body: Buffer.from('{"query":') });
+    const declared = await raw(service.url, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) },
+      body: Buffer.from('{"query":'),
+    });
     assert.equal(declared.status, 413);
     assert.equal(typeof JSON.parse(declared.body).error, 'string');
     assert.equal(JSON.parse(declared.body).code, 'payload_too_large');
     assert.equal(declared.headers.connection, 'close');
     assert.ok(declared.headers['x-ratelimit-limit']);
     // Chunked, no length declared: refused once it passes the limit.
-    const chunked = await raw(service.url, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, chunks: 64, chunkSize: 1024 });
+    const chunked = await raw(service.url, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      chunks: 64,
+      chunkSize: 1024,
+    });
     assert.equal(chunked.status, 413);
   });
 

@@ -24,9 +24,14 @@ describe('the corpus slice: duplicates collapse, canonical addresses, language b
     const dataDir = mkdtempSync(join(tmpdir(), 'periscope-test-'));
     const canonicalOf = new Map(rows.map((r) => [r.uri, r.canonical]));
     const warc = join(dataDir, 'slice.warc.gz');
-    const n = await sliceCorpus(warc, (uri) => duplicated.has(canonicalOf.get(uri) ?? '') || SECTIONS.some((s) => uri.includes('debian-handbook') && uri.endsWith(s)));
+    const n = await sliceCorpus(
+      warc,
+      (uri) => duplicated.has(canonicalOf.get(uri) ?? '') || SECTIONS.some((s) => uri.includes('debian-handbook') && uri.endsWith(s)),
+    );
     assert.ok(n > 600, `slice has ${n} records`);
-    const kept = rows.filter((r) => duplicated.has(r.canonical) || SECTIONS.some((s) => r.uri.includes('debian-handbook') && r.uri.endsWith(s)));
+    const kept = rows.filter(
+      (r) => duplicated.has(r.canonical) || SECTIONS.some((s) => r.uri.includes('debian-handbook') && r.uri.endsWith(s)),
+    );
     distinct = new Set(kept.map((r) => r.canonical)).size;
     const r = runIndex(dataDir, [warc]);
     assert.equal(r.status, 0, r.stderr);
@@ -54,12 +59,21 @@ describe('the corpus slice: duplicates collapse, canonical addresses, language b
     const byCanonical = new Map(rows.filter((r) => r.set.endsWith('-duplicate')).map((r) => [r.canonical, r.uri]));
     let checked = 0;
     for (const canonical of canonicals.filter((_, i) => i % 6 === 0)) {
-      const titleQuery = canonical.replace(/\.html$/, '').split('/').pop()?.replace(/[-_.]/g, ' ') ?? '';
+      const titleQuery =
+        canonical
+          .replace(/\.html$/, '')
+          .split('/')
+          .pop()
+          ?.replace(/[-_.]/g, ' ') ?? '';
       const r = await search(service.url, token, { query: titleQuery || 'index', language: 'en' });
       assert.equal(r.status, 200);
       const urls = (r.json.results as { url: string }[]).map((x) => x.url);
       assert.equal(new Set(urls).size, urls.length, `duplicate URL for ${titleQuery}`);
-      for (const u of urls) assert.ok(!/#|utm_|:443|^http:|3\.11/.test(u) && u === u.replace(/^https:\/\/[^/]+/, (h) => h.toLowerCase()), `variant address shown: ${u} (variant of ${byCanonical.get(canonical)})`);
+      for (const u of urls)
+        assert.ok(
+          !/#|utm_|:443|^http:|3\.11/.test(u) && u === u.replace(/^https:\/\/[^/]+/, (h) => h.toLowerCase()),
+          `variant address shown: ${u} (variant of ${byCanonical.get(canonical)})`,
+        );
       checked++;
     }
     assert.ok(checked >= 40);
@@ -79,8 +93,20 @@ describe('the corpus slice: duplicates collapse, canonical addresses, language b
       tops[language] = (r.json.results as { url: string }[])[0]?.url;
     }
     assert.equal(tops.en, 'https://debian-handbook.info/browse/en-US/stable/sect.shell-environment.html');
-    for (const [lang, region] of [['fr', 'FR'], ['de', 'DE'], ['es', 'ES'], ['ja', 'JP'], ['zh', 'CN'], ['ru', 'RU'], ['pt', 'BR']]) {
-      assert.equal(tops[lang as string], `https://debian-handbook.info/browse/${lang}-${region}/stable/sect.shell-environment.html`, `language ${lang}`);
+    for (const [lang, region] of [
+      ['fr', 'FR'],
+      ['de', 'DE'],
+      ['es', 'ES'],
+      ['ja', 'JP'],
+      ['zh', 'CN'],
+      ['ru', 'RU'],
+      ['pt', 'BR'],
+    ]) {
+      assert.equal(
+        tops[lang as string],
+        `https://debian-handbook.info/browse/${lang}-${region}/stable/sect.shell-environment.html`,
+        `language ${lang}`,
+      );
     }
     // A bias, not a filter: a language with no page still gets the best pages there are.
     const none = await search(service.url, token, { ...query, language: 'sw' });

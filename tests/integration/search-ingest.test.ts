@@ -26,14 +26,40 @@ describe('npm run index: WARC files', () => {
     const members = [
       warcRecord('warcinfo', null, 'software: test\r\n'),
       warcRecord('request', 'https://site.test/a.html', 'GET /a.html HTTP/1.1\r\n\r\n'),
-      warcRecord('response', 'https://site.test/a.html', httpResponse(page('Alpha zebrafish', '<p>The zebrafish page of the archive.</p>'))),
-      warcRecord('response', 'https://site.test/b.html', httpResponse(chunked(page('Beta quokka', '<p>A chunked quokka page.</p>')), { 'Content-Type': 'text/html', 'Transfer-Encoding': 'chunked' })),
-      warcRecord('response', 'https://site.test/c.html', httpResponse(gzipSync(page('Gamma narwhal', '<p>A gzip-encoded narwhal page.</p>')), { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' })),
+      warcRecord(
+        'response',
+        'https://site.test/a.html',
+        httpResponse(page('Alpha zebrafish', '<p>The zebrafish page of the archive.</p>')),
+      ),
+      warcRecord(
+        'response',
+        'https://site.test/b.html',
+        httpResponse(chunked(page('Beta quokka', '<p>A chunked quokka page.</p>')), {
+          'Content-Type': 'text/html',
+          'Transfer-Encoding': 'chunked',
+        }),
+      ),
+      warcRecord(
+        'response',
+        'https://site.test/c.html',
+        httpResponse(gzipSync(page('Gamma narwhal', '<p>A gzip-encoded narwhal page.</p>')), {
+          'Content-Type': 'text/html',
+          'Content-Encoding': 'gzip',
+        }),
+      ),
       warcRecord('response', 'https://site.test/missing.html', httpResponse('gone', { 'Content-Type': 'text/html' }, '404 Not Found')),
-      warcRecord('response', 'https://site.test/logo.png', httpResponse(Buffer.from([0x89, 0x50, 0x4e, 0x47]), { 'Content-Type': 'image/png' })),
+      warcRecord(
+        'response',
+        'https://site.test/logo.png',
+        httpResponse(Buffer.from([0x89, 0x50, 0x4e, 0x47]), { 'Content-Type': 'image/png' }),
+      ),
       warcRecord('response', 'https://site.test/binary.html', httpResponse(Buffer.alloc(2000, 0), { 'Content-Type': 'text/html' })),
       warcRecord('response', 'https://site.test/garbage.html', 'this is not an HTTP response'),
-      warcRecord('response', 'https://SITE.test:443/a.html?utm_source=x#top', httpResponse(page('Alpha zebrafish', '<p>The zebrafish page of the archive.</p>'))),
+      warcRecord(
+        'response',
+        'https://SITE.test:443/a.html?utm_source=x#top',
+        httpResponse(page('Alpha zebrafish', '<p>The zebrafish page of the archive.</p>')),
+      ),
     ].map((m) => gzipSync(m));
     // Bytes between records that are not a record: passed over, not fatal.
     writeFileSync(warc, Buffer.concat([...members.slice(0, 4), gzipSync('junk between records\r\n\r\n'), ...members.slice(4)]));
@@ -48,11 +74,17 @@ describe('npm run index: WARC files', () => {
     assert.equal((await find(dataDir, 'quokka'))[0]?.url, 'https://site.test/b.html');
     assert.equal((await find(dataDir, 'narwhal'))[0]?.url, 'https://site.test/c.html');
     const zebra = await find(dataDir, 'zebrafish');
-    assert.deepEqual(zebra.map((x) => x.url), ['https://site.test/a.html']);
+    assert.deepEqual(
+      zebra.map((x) => x.url),
+      ['https://site.test/a.html'],
+    );
 
     // The same page again, changed: replaced, not added.
     const again = join(dataDir, 'again.warc');
-    writeFileSync(again, warcRecord('response', 'https://site.test/a.html', httpResponse(page('Alpha axolotl', '<p>Now about axolotls.</p>'))));
+    writeFileSync(
+      again,
+      warcRecord('response', 'https://site.test/a.html', httpResponse(page('Alpha axolotl', '<p>Now about axolotls.</p>'))),
+    );
     const r2 = runIndex(dataDir, [again, join(dataDir, 'does-not-exist.warc')]);
     assert.equal(r2.status, 1, 'a source that cannot be read fails the run');
     assert.match(r2.stdout, /indexed 1 pages \(0 new, 1 replaced/);
@@ -78,9 +110,15 @@ describe('npm run index: crawling a site', () => {
 
   before(async () => {
     const pages: Record<string, string> = {
-      '/': page('Crawl home', '<p>Start here.</p><a href="/one.html">one</a> <a href="/two.html#frag">two</a> <a href="/private/secret.html">secret</a> <a href="http://localhost:1/elsewhere.html">elsewhere</a> <a href="/file.pdf">pdf</a> <a href="/slow.html">slow</a>'),
+      '/': page(
+        'Crawl home',
+        '<p>Start here.</p><a href="/one.html">one</a> <a href="/two.html#frag">two</a> <a href="/private/secret.html">secret</a> <a href="http://localhost:1/elsewhere.html">elsewhere</a> <a href="/file.pdf">pdf</a> <a href="/slow.html">slow</a>',
+      ),
       '/one.html': page('Page one', '<p>The pangolin lives here.</p><a href="/deep/three.html">three</a>'),
-      '/two.html': page('Page two', '<p>The okapi lives here.</p><a href="/?utm_source=loop">home again</a> <a href="/broken.html">broken</a>'),
+      '/two.html': page(
+        'Page two',
+        '<p>The okapi lives here.</p><a href="/?utm_source=loop">home again</a> <a href="/broken.html">broken</a>',
+      ),
       '/deep/three.html': page('Page three', '<p>The tapir lives here.</p><a href="/deep/four.html">four</a>'),
       '/deep/four.html': page('Page four', '<p>Too deep to be crawled.</p>'),
       '/private/secret.html': page('Secret', '<p>Robots may not read this.</p>'),
@@ -95,7 +133,8 @@ describe('npm run index: crawling a site', () => {
       if (path === '/robots.txt') return res.end('User-agent: *\nDisallow: /private/\n');
       if (path === '/file.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4');
       if (path === '/broken.html') return res.writeHead(500).end('oops');
-      if (path === '/slow.html') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', '<p>late</p>')), 3000);
+      if (path === '/slow.html')
+        return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', '<p>late</p>')), 3000);
       const html = pages[path];
       if (!html) return res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
@@ -110,21 +149,38 @@ describe('npm run index: crawling a site', () => {
 
   it('obeys robots.txt, stays on the site, limits depth, skips what is not HTML, times out, says who it is', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'periscope-test-'));
-    const r = await runIndexAsync(dataDir, [`${base}/`, '--max-depth', '2', '--delay-ms', '0', '--timeout-ms', '1000', '--concurrency', '2']);
+    const r = await runIndexAsync(dataDir, [
+      `${base}/`,
+      '--max-depth',
+      '2',
+      '--delay-ms',
+      '0',
+      '--timeout-ms',
+      '1000',
+      '--concurrency',
+      '2',
+    ]);
     assert.equal(r.status, 0, r.stderr);
     const paths = requests.map((q) => q.path);
     assert.ok(paths.includes('/robots.txt'));
     assert.ok(!paths.includes('/private/secret.html'), 'robots.txt obeyed');
     assert.ok(!paths.includes('/deep/four.html'), 'depth limit obeyed');
     assert.equal(paths.filter((p) => p === '/').length, 1, 'a variant address of a seen page is not fetched again');
-    assert.ok(requests.every((q) => /^PeriscopeBot\//.test(q.ua)), 'user agent');
+    assert.ok(
+      requests.every((q) => /^PeriscopeBot\//.test(q.ua)),
+      'user agent',
+    );
     assert.ok(maxInFlight <= 2);
     assert.match(r.stderr, /secret\.html: disallowed by robots\.txt/);
     assert.match(r.stderr, /file\.pdf: not HTML/);
     assert.match(r.stderr, /broken\.html: HTTP status 500/);
     assert.match(r.stderr, /slow\.html: timed out/);
     assert.match(r.stdout, /indexed 4 pages \(4 new/);
-    for (const [q, path] of [['pangolin', '/one.html'], ['okapi', '/two.html'], ['tapir', '/deep/three.html']]) {
+    for (const [q, path] of [
+      ['pangolin', '/one.html'],
+      ['okapi', '/two.html'],
+      ['tapir', '/deep/three.html'],
+    ]) {
       assert.equal((await find(dataDir, q as string))[0]?.url, `${base}${path}`, q);
     }
     assert.deepEqual(await find(dataDir, 'Robots may not read'), []);

@@ -20,7 +20,9 @@ describe('search on query worker threads', () => {
 
       const site = mkdtempSync(join(tmpdir(), 'periscope-site-'));
       const topics = ['kettle descaling', 'router setup', 'pg_stat_activity view', 'asyncio gather', 'tea brewing', 'falcot handbook'];
-      topics.forEach((t, i) => writeFileSync(join(site, `p${i}.html`), page(t, `<h1>${t}</h1><p>All about ${t}, and some words on kettles.</p>`)));
+      topics.forEach((t, i) =>
+        writeFileSync(join(site, `p${i}.html`), page(t, `<h1>${t}</h1><p>All about ${t}, and some words on kettles.</p>`)),
+      );
       const r = runIndex(dataDir, [site, '--base-url', 'https://docs.test/', '--quiet']);
       assert.equal(r.status, 0, r.stderr);
 

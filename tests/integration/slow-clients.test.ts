@@ -37,7 +37,7 @@ describe('slow and greedy clients', () => {
   it('drops a /start whose headers never finish', async () => {
     const { socket, closed } = await open();
     socket.write('GET /start HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n');
-    assert.equal(await eventually(closed, Boolean, 10_000), true, 'closed by the header deadline (Node\'s default would wait a minute)');
+    assert.equal(await eventually(closed, Boolean, 10_000), true, "closed by the header deadline (Node's default would wait a minute)");
   });
 
   it('drops a client that dribbles its headers a byte at a time', async () => {
@@ -57,7 +57,10 @@ describe('slow and greedy clients', () => {
     for (let i = 0; i < 10; i++) held.push(await open('127.0.0.2'));
     const extra = await open('127.0.0.2');
     assert.equal(await eventually(extra.closed, Boolean, 5000), true, 'the 11th connection from one address is closed at once');
-    assert.ok(held.every((c) => !c.closed()), 'the first ten stay open');
+    assert.ok(
+      held.every((c) => !c.closed()),
+      'the first ten stay open',
+    );
     assert.equal(await health(), 200, '/healthz answers another address while they sit open');
     assert.ok(service.logs.some((l) => l.msg === 'connection refused: too many from one address' && l.address === '127.0.0.2'));
     for (const c of held) c.socket.destroy();

@@ -30,7 +30,10 @@ describe('TeamBrowsers: instances the portal holds', () => {
   it('starts, names, lists and stops instances, recording why each ended', async () => {
     const one = await start('research');
     assert.equal(one.name, 'research');
-    assert.deepEqual(instances.listForTeam('team_1').map((i) => i.id), [one.id]);
+    assert.deepEqual(
+      instances.listForTeam('team_1').map((i) => i.id),
+      [one.id],
+    );
     assert.deepEqual(instances.listForTeam('team_2'), []);
     instances.rename(one.id, 'renamed');
     assert.equal(instances.get(one.id)?.name, 'renamed');
@@ -47,7 +50,10 @@ describe('TeamBrowsers: instances the portal holds', () => {
     await assert.rejects(start(), (err: Error & { status?: number }) => err.status === 429 && /limit/.test(err.message));
     instances.stop(a.id);
     instances.stop(b.id);
-    await eventually(() => instances.listForTeam('team_1').length, (n) => n === 0);
+    await eventually(
+      () => instances.listForTeam('team_1').length,
+      (n) => n === 0,
+    );
   });
 
   it('keeps a watched instance and ends one that nobody watches for the idle time', async () => {
@@ -85,11 +91,17 @@ describe('TeamBrowsers: instances the portal holds', () => {
     const two = await start('two');
     await instances.shutdown();
     for (const i of [one, two]) assert.equal(ended.find((e) => e.id === i.id)?.reason, 'portal-shutdown');
-    const live = await eventually(async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live, (n) => n === 0);
+    const live = await eventually(
+      async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live,
+      (n) => n === 0,
+    );
     assert.equal(live, 0, 'the service ended both');
   });
 
   it('refuses to start with a key the service refuses', async () => {
-    await assert.rejects(instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'k', apiKey: 'psk_nope' }), (err: Error & { status?: number }) => err.status === 401);
+    await assert.rejects(
+      instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'k', apiKey: 'psk_nope' }),
+      (err: Error & { status?: number }) => err.status === 401,
+    );
   });
 });

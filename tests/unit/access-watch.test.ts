@@ -26,7 +26,7 @@ const socket = () => new EventEmitter() as unknown as WebSocket & EventEmitter;
 const user = (userId: string): SignedInUser => ({ userId, name: userId, sessionVersion: 0 });
 
 describe('AccessWatch', () => {
-  it('re-checks only the changed user\'s sockets, in the changed team or all of them', async () => {
+  it("re-checks only the changed user's sockets, in the changed team or all of them", async () => {
     const { access, feed, auth } = world();
     const watch = new AccessWatch(auth);
     const seen: string[] = [];
@@ -67,7 +67,12 @@ describe('AccessWatch', () => {
 
   it('fails closed: a check that throws counts as signed out', async () => {
     const { feed, auth } = world();
-    const watch = new AccessWatch({ ...auth, recheck: async () => { throw new Error('database is locked'); } });
+    const watch = new AccessWatch({
+      ...auth,
+      recheck: async () => {
+        throw new Error('database is locked');
+      },
+    });
     const seen: Access[] = [];
     watch.watch(socket(), user('ann'), 't1', (a) => seen.push(a));
     feed.emit('change', { userId: 'ann', teamId: 't1' });

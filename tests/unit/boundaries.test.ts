@@ -15,8 +15,10 @@ describe('import boundaries', () => {
     const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
     return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').length;
   };
-  const refused = async (file: string, specifier: string) => assert.equal(await refusals(file, specifier), 1, `${file} must not import ${specifier}`);
-  const allowed = async (file: string, specifier: string) => assert.equal(await refusals(file, specifier), 0, `${file} may import ${specifier}`);
+  const refused = async (file: string, specifier: string) =>
+    assert.equal(await refusals(file, specifier), 1, `${file} must not import ${specifier}`);
+  const allowed = async (file: string, specifier: string) =>
+    assert.equal(await refusals(file, specifier), 0, `${file} may import ${specifier}`);
 
   it('keeps lib/shared/ free of both owners and of the processes', async () => {
     await refused('lib/shared/x.ts', '#service/config.ts');

@@ -16,25 +16,36 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 describe('portal:users', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'periscope-users-cli-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const run = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'server/cli/portal-users.ts'), ...args], {
-    cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, NEXTAUTH_URL: 'https://portal.example.test', SIGNIN_MAX_FAILURES: '2' },
-  });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'server/cli/portal-users.ts'), ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DATA_DIR: dataDir, NEXTAUTH_URL: 'https://portal.example.test', SIGNIN_MAX_FAILURES: '2' },
+    });
   const open = () => SqlitePortalData.open(dataDir);
 
   it('unlocks a locked account, and says so when there was nothing to unlock', async () => {
     let data = open();
     await account(data, 'Ann');
-    const throttleOf = (d: SqlitePortalData) => new SignInThrottle(d, { maxFailures: 2, maxFailuresPerAddress: 100, lockMs: 3_600_000 }, { sleep: async () => {} });
+    const throttleOf = (d: SqlitePortalData) =>
+      new SignInThrottle(d, { maxFailures: 2, maxFailuresPerAddress: 100, lockMs: 3_600_000 }, { sleep: async () => {} });
     let throttle = throttleOf(data);
-    for (let i = 0; i < 2; i++) await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'wrong wrong wrong' }, '10.1.1.1').catch(() => null);
-    await assert.rejects(signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null), /locked/);
+    for (let i = 0; i < 2; i++)
+      await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'wrong wrong wrong' }, '10.1.1.1').catch(() => null);
+    await assert.rejects(
+      signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null),
+      /locked/,
+    );
     data.close();
     const r = run('unlock', 'ANN@example.test');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /unlocked ann@example\.test/);
     data = open();
     throttle = throttleOf(data);
-    assert.equal((await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null)).email, 'ann@example.test');
+    assert.equal(
+      (await signInWithPassword(data, throttle, { email: 'ann@example.test', password: 'long enough password' }, null)).email,
+      'ann@example.test',
+    );
     data.close();
     assert.match(run('unlock', 'ann@example.test').stdout, /had no failed attempts/);
     assert.match(run('unlock', '--address', '10.1.1.1').stdout, /unlocked 10\.1\.1\.1/);
@@ -65,7 +76,14 @@ describe('portal:users', () => {
   });
 
   it('refuses bad usage with the usage text and an unknown account with status 1', () => {
-    for (const args of [[], ['frobnicate'], ['unlock'], ['reset-link', 'a@b.test', 'extra'], ['unlock', 'a@b.test', '--address', '1.2.3.4'], ['--bogus']]) {
+    for (const args of [
+      [],
+      ['frobnicate'],
+      ['unlock'],
+      ['reset-link', 'a@b.test', 'extra'],
+      ['unlock', 'a@b.test', '--address', '1.2.3.4'],
+      ['--bogus'],
+    ]) {
       const r = run(...args);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /usage:/);

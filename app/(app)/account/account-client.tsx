@@ -21,9 +21,11 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
   const { values, set, setValues } = useFields({ name, email, currentPassword: '' }, form);
   const emailChanged = values.email.trim().toLowerCase() !== email;
   const mutation = useMutation({
-    mutationFn: (body: z.output<typeof profileForm>) => api('PATCH', '/api/me', {
-      name: body.name, ...(emailChanged ? { email: body.email, ...(hasPassword ? { currentPassword: body.currentPassword } : {}) } : {}),
-    }),
+    mutationFn: (body: z.output<typeof profileForm>) =>
+      api('PATCH', '/api/me', {
+        name: body.name,
+        ...(emailChanged ? { email: body.email, ...(hasPassword ? { currentPassword: body.currentPassword } : {}) } : {}),
+      }),
     onSuccess: () => {
       setValues((v) => ({ ...v, currentPassword: '' }));
       router.refresh();
@@ -31,22 +33,57 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   return (
-    <form className="stack" style={{ maxWidth: '28rem' }} noValidate aria-label="Name and email" onSubmit={(e) => {
-      e.preventDefault();
-      const parsed = form.submit(values);
-      if (parsed) mutation.mutate(parsed);
-    }}>
+    <form
+      className="stack"
+      style={{ maxWidth: '28rem' }}
+      noValidate
+      aria-label="Name and email"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const parsed = form.submit(values);
+        if (parsed) mutation.mutate(parsed);
+      }}
+    >
       {mutation.isSuccess && <Alert tone="success">Saved.</Alert>}
-      {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && <Alert tone="error">{mutation.error.message}</Alert>}
-      <Field id="account-name" label="Name" autoComplete="name" value={values.name} error={form.errors.name || undefined}
-        onChange={(e) => set('name', e.target.value)} onBlur={() => form.blur(values, 'name')} />
-      <Field id="account-email" label="Email" type="email" autoComplete="email" value={values.email} error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)} onBlur={() => form.blur(values, 'email')} />
-      {emailChanged && hasPassword && (
-        <Field id="account-email-password" label="Current password" type="password" autoComplete="current-password" value={values.currentPassword}
-          hint="Needed to change your email." error={form.errors.currentPassword || undefined} onChange={(e) => set('currentPassword', e.target.value)} />
+      {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && (
+        <Alert tone="error">{mutation.error.message}</Alert>
       )}
-      <div><Button type="submit" variant="primary" busy={mutation.isPending}>Save</Button></div>
+      <Field
+        id="account-name"
+        label="Name"
+        autoComplete="name"
+        value={values.name}
+        error={form.errors.name || undefined}
+        onChange={(e) => set('name', e.target.value)}
+        onBlur={() => form.blur(values, 'name')}
+      />
+      <Field
+        id="account-email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={values.email}
+        error={form.errors.email || undefined}
+        onChange={(e) => set('email', e.target.value)}
+        onBlur={() => form.blur(values, 'email')}
+      />
+      {emailChanged && hasPassword && (
+        <Field
+          id="account-email-password"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={values.currentPassword}
+          hint="Needed to change your email."
+          error={form.errors.currentPassword || undefined}
+          onChange={(e) => set('currentPassword', e.target.value)}
+        />
+      )}
+      <div>
+        <Button type="submit" variant="primary" busy={mutation.isPending}>
+          Save
+        </Button>
+      </div>
     </form>
   );
 }
@@ -59,7 +96,10 @@ export function PasswordForm({ email, hasPassword }: { email: string; hasPasswor
   const { values, set, setValues } = useFields({ currentPassword: '', newPassword: '' }, form);
   const mutation = useMutation({
     mutationFn: async (body: z.output<typeof passwordForm>) => {
-      await api('PUT', '/api/me/password', { newPassword: body.newPassword, ...(hasPassword ? { currentPassword: body.currentPassword } : {}) });
+      await api('PUT', '/api/me/password', {
+        newPassword: body.newPassword,
+        ...(hasPassword ? { currentPassword: body.currentPassword } : {}),
+      });
       // Every session ended with the change, this one too: sign in again with the new password.
       const result = await signIn('credentials', { email, password: body.newPassword, redirect: false });
       if (!result?.ok || result.error) window.location.assign('/signin');
@@ -71,22 +111,49 @@ export function PasswordForm({ email, hasPassword }: { email: string; hasPasswor
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   return (
-    <form className="stack" style={{ maxWidth: '28rem' }} noValidate aria-label="Change password" onSubmit={(e) => {
-      e.preventDefault();
-      setDone(false);
-      const parsed = form.submit(values);
-      if (parsed) mutation.mutate(parsed);
-    }}>
+    <form
+      className="stack"
+      style={{ maxWidth: '28rem' }}
+      noValidate
+      aria-label="Change password"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setDone(false);
+        const parsed = form.submit(values);
+        if (parsed) mutation.mutate(parsed);
+      }}
+    >
       {done && <Alert tone="success">Password changed. Every other session of your account has ended.</Alert>}
-      {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && <Alert tone="error">{mutation.error.message}</Alert>}
-      {hasPassword && (
-        <Field id="current-password" label="Current password" type="password" autoComplete="current-password" value={values.currentPassword}
-          error={form.errors.currentPassword || undefined} onChange={(e) => set('currentPassword', e.target.value)} />
+      {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && (
+        <Alert tone="error">{mutation.error.message}</Alert>
       )}
-      <Field id="new-password" label="New password" type="password" autoComplete="new-password" value={values.newPassword}
-        hint={`At least ${PASSWORD_MIN_LENGTH} characters.`} error={form.errors.newPassword || undefined}
-        onChange={(e) => set('newPassword', e.target.value)} onBlur={() => form.blur(values, 'newPassword')} />
-      <div><Button type="submit" variant="primary" busy={mutation.isPending}>{hasPassword ? 'Change password' : 'Set password'}</Button></div>
+      {hasPassword && (
+        <Field
+          id="current-password"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={values.currentPassword}
+          error={form.errors.currentPassword || undefined}
+          onChange={(e) => set('currentPassword', e.target.value)}
+        />
+      )}
+      <Field
+        id="new-password"
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        value={values.newPassword}
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+        error={form.errors.newPassword || undefined}
+        onChange={(e) => set('newPassword', e.target.value)}
+        onBlur={() => form.blur(values, 'newPassword')}
+      />
+      <div>
+        <Button type="submit" variant="primary" busy={mutation.isPending}>
+          {hasPassword ? 'Change password' : 'Set password'}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -99,7 +166,11 @@ export function SignOutEverywhere() {
   return (
     <div className="stack-sm">
       {mutation.error && <Alert tone="error">{mutation.error.message}</Alert>}
-      <div><Button busy={mutation.isPending} onClick={() => mutation.mutate()}>Sign out everywhere</Button></div>
+      <div>
+        <Button busy={mutation.isPending} onClick={() => mutation.mutate()}>
+          Sign out everywhere
+        </Button>
+      </div>
     </div>
   );
 }
@@ -119,19 +190,54 @@ export function DeleteAccount({ email, hasPassword }: { email: string; hasPasswo
   };
   return (
     <>
-      <div><Button variant="danger" onClick={() => setOpen(true)}>Delete account…</Button></div>
-      <Dialog open={open} onClose={close} title="Delete your account?" description="This cannot be undone."
-        footer={<>
-          <Button onClick={close}>Cancel</Button>
-          <Button variant="danger-solid" busy={mutation.isPending} disabled={!confirm} onClick={() => mutation.mutate()}>Delete account</Button>
-        </>}>
-        <form className="stack" noValidate onSubmit={(e) => { e.preventDefault(); if (confirm) mutation.mutate(); }}>
+      <div>
+        <Button variant="danger" onClick={() => setOpen(true)}>
+          Delete account…
+        </Button>
+      </div>
+      <Dialog
+        open={open}
+        onClose={close}
+        title="Delete your account?"
+        description="This cannot be undone."
+        footer={
+          <>
+            <Button onClick={close}>Cancel</Button>
+            <Button variant="danger-solid" busy={mutation.isPending} disabled={!confirm} onClick={() => mutation.mutate()}>
+              Delete account
+            </Button>
+          </>
+        }
+      >
+        <form
+          className="stack"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (confirm) mutation.mutate();
+          }}
+        >
           {mutation.error && !fieldError && <Alert tone="error">{mutation.error.message}</Alert>}
-          {hasPassword
-            ? <Field id="delete-password" label="Your password" type="password" autoComplete="current-password" value={confirm} error={fieldError}
-              onChange={(e) => setConfirm(e.target.value)} />
-            : <Field id="delete-email" label={`Type ${email} to confirm`} type="email" value={confirm} error={fieldError}
-              onChange={(e) => setConfirm(e.target.value)} />}
+          {hasPassword ? (
+            <Field
+              id="delete-password"
+              label="Your password"
+              type="password"
+              autoComplete="current-password"
+              value={confirm}
+              error={fieldError}
+              onChange={(e) => setConfirm(e.target.value)}
+            />
+          ) : (
+            <Field
+              id="delete-email"
+              label={`Type ${email} to confirm`}
+              type="email"
+              value={confirm}
+              error={fieldError}
+              onChange={(e) => setConfirm(e.target.value)}
+            />
+          )}
         </form>
       </Dialog>
     </>

@@ -17,9 +17,11 @@ export default async function AccountPage() {
       </section>
       <section className="card stack" aria-labelledby="password-title">
         <h2 id="password-title">{hasPassword ? 'Password' : 'Set a password'}</h2>
-        <p className="muted">{hasPassword
-          ? 'A new password signs you out everywhere else.'
-          : 'You sign in with a provider. A password lets you sign in with your email too.'}</p>
+        <p className="muted">
+          {hasPassword
+            ? 'A new password signs you out everywhere else.'
+            : 'You sign in with a provider. A password lets you sign in with your email too.'}
+        </p>
         <PasswordForm email={user.email} hasPassword={hasPassword} />
       </section>
       <section className="card stack" aria-labelledby="sessions-title">
@@ -29,8 +31,10 @@ export default async function AccountPage() {
       </section>
       <section className="card stack danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete account</h2>
-        <p className="muted">Teams only you are in are deleted with your account, with their keys and history. You leave every other team.
-          If you are the only owner of a team with other members, make someone else an owner first.</p>
+        <p className="muted">
+          Teams only you are in are deleted with your account, with their keys and history. You leave every other team. If you are the only
+          owner of a team with other members, make someone else an owner first.
+        </p>
         <DeleteAccount email={user.email} hasPassword={hasPassword} />
       </section>
     </div>

@@ -9,15 +9,25 @@ export const GET = route(async ({ portal, user, actor }) => ({
 }));
 
 /** Change your name or email (`{name?, email?, currentPassword?}`). */
-export const PATCH = route(async ({ portal, actor, body, address }) => ({ user: await updateProfile(portal, actor, await body(), address) }));
+export const PATCH = route(async ({ portal, actor, body, address }) => ({
+  user: await updateProfile(portal, actor, await body(), address),
+}));
 
 /** Delete your account (`{password}`, or `{confirmEmail}` for an account without one). */
-export const DELETE = route(async ({ portal, actor, body, address }) => deleteAccount({
-  data: portal.data,
-  throttle: portal.throttle,
-  issuer: portal.vault.issuer,
-  stopBrowsers: (teamIds) => {
-    const live = portal.live;
-    for (const teamId of teamIds) for (const i of live.listForTeam(teamId)) live.stop(i.id, { reason: 'stopped', message: 'the team was deleted' });
-  },
-}, actor, await body(), address));
+export const DELETE = route(async ({ portal, actor, body, address }) =>
+  deleteAccount(
+    {
+      data: portal.data,
+      throttle: portal.throttle,
+      issuer: portal.vault.issuer,
+      stopBrowsers: (teamIds) => {
+        const live = portal.live;
+        for (const teamId of teamIds)
+          for (const i of live.listForTeam(teamId)) live.stop(i.id, { reason: 'stopped', message: 'the team was deleted' });
+      },
+    },
+    actor,
+    await body(),
+    address,
+  ),
+);

@@ -12,9 +12,20 @@ export default async function ResetPage({ params }: { params: Promise<{ token: s
   const { token } = await params;
   const valid = resetTokenSchema.safeParse(token).success;
   return (
-    <AuthShell title="Set a new password" subtitle="Choose a new password for your account. Every session of the account ends when you save it."
-      footer={<>Remembered it? <Link href="/signin">Sign in</Link></>}>
-      {valid ? <ResetForm token={token} /> : <Alert tone="error">This reset link is not complete. Copy the whole link from the operator, or ask for a new one.</Alert>}
+    <AuthShell
+      title="Set a new password"
+      subtitle="Choose a new password for your account. Every session of the account ends when you save it."
+      footer={
+        <>
+          Remembered it? <Link href="/signin">Sign in</Link>
+        </>
+      }
+    >
+      {valid ? (
+        <ResetForm token={token} />
+      ) : (
+        <Alert tone="error">This reset link is not complete. Copy the whole link from the operator, or ask for a new one.</Alert>
+      )}
     </AuthShell>
   );
 }

@@ -38,10 +38,23 @@ export function ResetForm({ token }: { token: string }) {
   return (
     <form className="stack" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Set a new password">
       {error && <Alert tone="error">{error}</Alert>}
-      <Field id="password" label="New password" type="password" autoComplete="new-password" value={password} error={form.errors.password || undefined}
+      <Field
+        id="password"
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        error={form.errors.password || undefined}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-        onChange={(e) => { setPassword(e.target.value); form.change({ password: e.target.value }, 'password'); }} onBlur={() => form.blur({ password }, 'password')} />
-      <Button type="submit" variant="primary" block busy={busy}>Save password and sign in</Button>
+        onChange={(e) => {
+          setPassword(e.target.value);
+          form.change({ password: e.target.value }, 'password');
+        }}
+        onBlur={() => form.blur({ password }, 'password')}
+      />
+      <Button type="submit" variant="primary" block busy={busy}>
+        Save password and sign in
+      </Button>
     </form>
   );
 }

@@ -12,10 +12,19 @@ import type { SignInThrottle } from './throttle.ts';
 export type PublicUser = { id: string; email: string; name: string };
 export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, name: u.name });
 
-async function createWithPersonalTeam(data: PortalData, fields: { email: string; name: string; passwordHash: string | null }, via: string): Promise<User> {
+async function createWithPersonalTeam(
+  data: PortalData,
+  fields: { email: string; name: string; passwordHash: string | null },
+  via: string,
+): Promise<User> {
   const now = Date.now();
   const user: User = { id: newId('usr'), ...fields, currentTeamId: null, createdAt: now, sessionVersion: 0 };
-  const team = { id: newId('team'), name: `${fields.name.split(' ')[0] || fields.name}'s team`.slice(0, 60), personal: true, createdAt: now };
+  const team = {
+    id: newId('team'),
+    name: `${fields.name.split(' ')[0] || fields.name}'s team`.slice(0, 60),
+    personal: true,
+    createdAt: now,
+  };
   await data.createUser(user, team, { actorId: user.id, action: 'team.created', subject: team.name, detail: { personal: true, via } });
   return { ...user, currentTeamId: team.id };
 }
@@ -27,7 +36,9 @@ async function createWithPersonalTeam(data: PortalData, fields: { email: string;
  * nobody who is registered; the page then signs in, which works only for the account's owner.
  */
 export async function signUp(
-  data: PortalData, input: unknown, opts: { enabled: boolean; throttle?: SignInThrottle; address?: string | null },
+  data: PortalData,
+  input: unknown,
+  opts: { enabled: boolean; throttle?: SignInThrottle; address?: string | null },
 ): Promise<{ ok: true }> {
   if (!opts.enabled) throw new Forbidden('sign-up is switched off on this deployment; ask an administrator for an invitation');
   const { email, name, password } = parseOrThrow(signUpSchema, input);
@@ -52,7 +63,10 @@ export const WRONG_CREDENTIALS = 'Wrong email or password.';
 
 /** Check email and password under the throttle. Returns the user, or throws with a message fit to show. */
 export async function signInWithPassword(
-  data: PortalData, throttle: SignInThrottle, input: { email: unknown; password: unknown }, address: string | null,
+  data: PortalData,
+  throttle: SignInThrottle,
+  input: { email: unknown; password: unknown },
+  address: string | null,
 ): Promise<PublicUser> {
   const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
   const password = typeof input.password === 'string' ? input.password : '';
@@ -82,7 +96,11 @@ export async function signInWithOAuth(data: PortalData, p: OAuthProfile, opts: {
   const email = p.email?.trim().toLowerCase();
   if (!email) throw new Error('The provider did not share an email address; allow it and try again.');
   if (await data.userByEmail(email)) throw new Conflict('An account with this email already exists. Sign in with your password.');
-  const user = await createWithPersonalTeam(data, { email, name: (p.name?.trim() || email.split('@')[0] || email).slice(0, 100), passwordHash: null }, p.provider);
+  const user = await createWithPersonalTeam(
+    data,
+    { email, name: (p.name?.trim() || email.split('@')[0] || email).slice(0, 100), passwordHash: null },
+    p.provider,
+  );
   await data.linkAccount(p.provider, p.providerAccountId, user.id, Date.now());
   return publicUser(user);
 }
@@ -99,7 +117,13 @@ async function me(data: PortalData, actor: Actor): Promise<User> {
  * A password typed to confirm a change is checked under the sign-in throttle, so a session left
  * open somewhere is no way to guess it; a wrong one is a field error.
  */
-async function confirmPassword(deps: AccountDeps, user: User, password: string | undefined, address: string | null, field: string): Promise<void> {
+async function confirmPassword(
+  deps: AccountDeps,
+  user: User,
+  password: string | undefined,
+  address: string | null,
+  field: string,
+): Promise<void> {
   if (!user.passwordHash) return;
   await deps.throttle.before(user.email, address);
   if (password && (await verifyPassword(password, user.passwordHash))) return;
@@ -119,7 +143,10 @@ export async function updateProfile(deps: AccountDeps, actor: Actor, input: unkn
     if (!(err instanceof EmailTakenError || (err as Error).name === 'EmailTakenError')) throw err;
     // As costly to ask as a wrong password, so accounts cannot be listed this way.
     await deps.throttle.failed(null, address);
-    throw new ValidationFailed([{ field: 'email', message: 'That address cannot be used. Choose another.' }], 'Check the highlighted fields.');
+    throw new ValidationFailed(
+      [{ field: 'email', message: 'That address cannot be used. Choose another.' }],
+      'Check the highlighted fields.',
+    );
   }
   return publicUser(await me(deps.data, actor));
 }
@@ -147,13 +174,18 @@ export async function endAllSessions(data: PortalData, actor: Actor): Promise<vo
  */
 export async function deleteAccount(
   deps: AccountDeps & { issuer: KeyIssuer; stopBrowsers: (teamIds: readonly string[]) => void },
-  actor: Actor, input: unknown, address: string | null,
+  actor: Actor,
+  input: unknown,
+  address: string | null,
 ): Promise<{ deletedTeams: number; leftTeams: number }> {
   const { password, confirmEmail } = parseOrThrow(deleteAccountSchema, input);
   const user = await me(deps.data, actor);
   if (user.passwordHash) await confirmPassword(deps, user, password, address, 'password');
   else if (confirmEmail?.trim().toLowerCase() !== user.email) {
-    throw new ValidationFailed([{ field: 'confirmEmail', message: 'Type your email address to confirm.' }], 'Check the highlighted fields.');
+    throw new ValidationFailed(
+      [{ field: 'confirmEmail', message: 'Type your email address to confirm.' }],
+      'Check the highlighted fields.',
+    );
   }
   const teams = await deps.data.teamsOf(user.id);
   const alone: string[] = [];
@@ -168,9 +200,10 @@ export async function deleteAccount(
       stranded.push(team.name);
     }
   }
-  const refuse = (names: readonly string[]) => new Conflict(
-    `You are the only owner of ${names.map((n) => `"${n}"`).join(', ')}. Make someone else an owner there (or remove the other members) first.`,
-  );
+  const refuse = (names: readonly string[]) =>
+    new Conflict(
+      `You are the only owner of ${names.map((n) => `"${n}"`).join(', ')}. Make someone else an owner there (or remove the other members) first.`,
+    );
   if (stranded.length) throw refuse(stranded);
   try {
     await deps.data.deleteUser(user.id, Date.now());
@@ -187,11 +220,22 @@ const RESET_TTL_MS = 60 * 60_000;
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 /** An operator's one-time reset link for an account (no email needed): valid for an hour, once. */
-export async function issuePasswordReset(data: PortalData, email: string, publicUrl: string, now = Date.now()): Promise<{ url: string; expiresAt: number } | null> {
+export async function issuePasswordReset(
+  data: PortalData,
+  email: string,
+  publicUrl: string,
+  now = Date.now(),
+): Promise<{ url: string; expiresAt: number } | null> {
   const user = await data.userByEmail(email.trim().toLowerCase());
   if (!user) return null;
   const token = randomBytes(32).toString('base64url');
-  await data.createPasswordReset({ tokenHash: hashToken(token), userId: user.id, createdAt: now, expiresAt: now + RESET_TTL_MS, usedAt: null });
+  await data.createPasswordReset({
+    tokenHash: hashToken(token),
+    userId: user.id,
+    createdAt: now,
+    expiresAt: now + RESET_TTL_MS,
+    usedAt: null,
+  });
   return { url: new URL(`/reset/${token}`, publicUrl).toString(), expiresAt: now + RESET_TTL_MS };
 }
 
@@ -199,6 +243,9 @@ export async function issuePasswordReset(data: PortalData, email: string, public
 export async function resetPassword(data: PortalData, input: unknown): Promise<{ email: string }> {
   const { token, password } = parseOrThrow(resetPasswordSchema, input);
   const user = await data.usePasswordReset(hashToken(token), await hashPassword(password), Date.now());
-  if (!user) throw new BadRequest('This reset link is not valid any more: it was used, it expired, or it was never issued. Ask an operator for a new one.');
+  if (!user)
+    throw new BadRequest(
+      'This reset link is not valid any more: it was used, it expired, or it was never issued. Ask an operator for a new one.',
+    );
   return { email: user.email };
 }

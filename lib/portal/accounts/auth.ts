@@ -27,7 +27,9 @@ async function userinfo(issuer: string, accessToken: string | undefined): Promis
   if (!accessToken) return {};
   let meta = discovery.get(issuer);
   if (!meta) {
-    meta = fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.json() as Promise<{ userinfo_endpoint?: string }>);
+    meta = fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) }).then(
+      (r) => r.json() as Promise<{ userinfo_endpoint?: string }>,
+    );
     discovery.set(issuer, meta);
     meta.catch(() => discovery.delete(issuer));
   }
@@ -109,12 +111,16 @@ export function authOptions(portal: Portal): NextAuthOptions {
       async signIn({ account, profile, user }) {
         if (!account || account.type === 'credentials') return true;
         try {
-          await signInWithOAuth(data, {
-            provider: account.provider,
-            providerAccountId: account.providerAccountId,
-            email: user.email ?? (profile as { email?: string } | undefined)?.email ?? null,
-            name: user.name ?? null,
-          }, { signupEnabled: portal.config.signupEnabled });
+          await signInWithOAuth(
+            data,
+            {
+              provider: account.provider,
+              providerAccountId: account.providerAccountId,
+              email: user.email ?? (profile as { email?: string } | undefined)?.email ?? null,
+              name: user.name ?? null,
+            },
+            { signupEnabled: portal.config.signupEnabled },
+          );
           return true;
         } catch (err) {
           return `/signin?error=${encodeURIComponent((err as Error).message)}`;

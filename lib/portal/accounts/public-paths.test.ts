@@ -16,11 +16,31 @@ describe('safeCallback', () => {
   // Each spelling below leaves the portal in some browser or URL parser; the first is the one the
   // review used (`/%09/…` arrives decoded as a tab).
   const offsite = [
-    '/\t/127.0.0.2:7777/x', '/\n/evil.example', '/\r/evil.example', '/\u0000/evil.example', '\t//evil.example',
-    '//evil.example', '///evil.example', '/\\evil.example', '/\\/evil.example', '\\\\evil.example',
-    '/./\\evil.example', '/.//evil.example', '/%2e//evil.example', '/x/..//evil.example',
-    'https://evil.example/', 'http:evil.example', 'javascript:alert(1)', 'data:text/html,x', ' /\t/evil',
-    '/\u007f/evil.example', '/\u0085/evil.example', `/${'a'.repeat(3000)}`, '', null, undefined,
+    '/\t/127.0.0.2:7777/x',
+    '/\n/evil.example',
+    '/\r/evil.example',
+    '/\u0000/evil.example',
+    '\t//evil.example',
+    '//evil.example',
+    '///evil.example',
+    '/\\evil.example',
+    '/\\/evil.example',
+    '\\\\evil.example',
+    '/./\\evil.example',
+    '/.//evil.example',
+    '/%2e//evil.example',
+    '/x/..//evil.example',
+    'https://evil.example/',
+    'http:evil.example',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    ' /\t/evil',
+    '/\u007f/evil.example',
+    '/\u0085/evil.example',
+    `/${'a'.repeat(3000)}`,
+    '',
+    null,
+    undefined,
   ];
   for (const value of offsite) {
     it(`refuses ${JSON.stringify(value)?.slice(0, 40)}`, () => assert.equal(safeCallback(value), '/'));

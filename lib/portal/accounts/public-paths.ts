@@ -17,7 +17,10 @@ export const isApiPath = (pathname: string): boolean => pathname === '/api' || p
 
 /** C0 and C1 control characters (a browser drops or rewrites several) and backslashes (read as slashes). */
 const hasControlOrBackslash = (value: string): boolean =>
-  [...value].some((c) => { const code = c.charCodeAt(0); return code < 0x20 || (code >= 0x7f && code <= 0x9f) || c === '\\'; });
+  [...value].some((c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || c === '\\';
+  });
 
 /** An origin no request can come from: callbacks are resolved against it, never against a real host. */
 const HOME = 'http://portal.invalid';

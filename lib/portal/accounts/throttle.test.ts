@@ -20,7 +20,10 @@ describe('sign-in throttle', () => {
     assert.deepEqual(slept, [250], 'the third attempt waited');
     await throttle.before('a@x.test', '10.0.0.1');
     assert.deepEqual(slept, [250, 500], 'each further attempt waits longer');
-    await assert.rejects(throttle.failed('a@x.test', '10.0.0.1'), (e: Error & { status: number }) => e.status === 429 && /locked; try again in 1 minute/.test(e.message));
+    await assert.rejects(
+      throttle.failed('a@x.test', '10.0.0.1'),
+      (e: Error & { status: number }) => e.status === 429 && /locked; try again in 1 minute/.test(e.message),
+    );
     await assert.rejects(throttle.before('a@x.test', '10.0.0.1'), /Too many failed sign-in attempts for this account/);
   });
 

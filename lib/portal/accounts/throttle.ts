@@ -89,8 +89,8 @@ function lockedError(scope: string, remainingMs: number, now: number): TooManyRe
   const what = scope.startsWith('email:') ? 'this account' : 'your network address';
   const until = new Date(now + remainingMs).toISOString().slice(11, 16);
   return new TooManyRequests(
-    `Too many failed sign-in attempts for ${what}. Sign-in is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'} `
-    + `(at ${until} UTC), or ask an operator to unlock it.`,
+    `Too many failed sign-in attempts for ${what}. Sign-in is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'} ` +
+      `(at ${until} UTC), or ask an operator to unlock it.`,
     remainingMs / 1000,
   );
 }

@@ -13,7 +13,10 @@ export async function checkKey(v: Vault, actor: Actor, teamId: string, keyId: st
   return withTeamKey(v, actor, teamId, keyId, 'check', async (token) => {
     let status: number;
     try {
-      const res = await fetch(`${serviceUrl}/json/version`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${serviceUrl}/json/version`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(10_000),
+      });
       status = res.status;
       await res.body?.cancel();
     } catch {

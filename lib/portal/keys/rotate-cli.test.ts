@@ -23,7 +23,9 @@ describe('secret rotation command', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   const run = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [join(ROOT, 'server/cli/portal-rotate-secret.ts'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, KEY_ENCRYPTION_SECRET: '', ...env },
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DATA_DIR: dataDir, KEY_ENCRYPTION_SECRET: '', ...env },
     });
 
   it('re-encrypts the stored keys with a new generated secret and replaces the file', async () => {
@@ -44,7 +46,15 @@ describe('secret rotation command', () => {
 
     const reopened = SqlitePortalData.open(dataDir);
     try {
-      const use = (secret: string) => withTeamKey({ data: reopened, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(reopened) }, ann, team.id, null, 'search', async (t) => t);
+      const use = (secret: string) =>
+        withTeamKey(
+          { data: reopened, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(reopened) },
+          ann,
+          team.id,
+          null,
+          'search',
+          async (t) => t,
+        );
       assert.equal(await use(newSecret), KEY);
       await assert.rejects(use(oldSecret), /does not hold/);
     } finally {

@@ -8,7 +8,11 @@ import { account, memoryVault } from '../../../tests/helpers/portal-doubles.ts';
 import { auditLog } from '../teams/audit.ts';
 import { addKey, listKeys, resealAll, revokeKey, updateKey, withTeamKey } from './vault.ts';
 
-const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
+const status = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { status?: number }) => e.status ?? 500,
+  );
 const EXTERNAL = 'rk_live_0123456789abcdefghijklmnopqrstuvwxyz';
 
 async function setup() {
@@ -42,11 +46,14 @@ describe('key vault', () => {
     const b = await addKey(v, ann, team.id, { mode: 'add', name: 'B', key: EXTERNAL });
     await updateKey(v, ann, team.id, b.key.id, { name: 'B2', default: true });
     let keys = await listKeys(v, ann, team.id);
-    assert.deepEqual(keys.filter((k) => k.isDefault).map((k) => k.name), ['B2']);
+    assert.deepEqual(
+      keys.filter((k) => k.isDefault).map((k) => k.name),
+      ['B2'],
+    );
     await revokeKey(v, ann, team.id, a.key.id);
     assert.deepEqual(v.issuer.revoked, ['svc1']);
     await revokeKey(v, ann, team.id, b.key.id);
-    assert.deepEqual(v.issuer.revoked, ['svc1'], 'an added key is not the service\'s to revoke');
+    assert.deepEqual(v.issuer.revoked, ['svc1'], "an added key is not the service's to revoke");
     keys = await listKeys(v, ann, team.id);
     assert.ok(keys.every((k) => k.revokedAt !== null && !k.isDefault));
     assert.equal(await status(withTeamKey(v, ann, team.id, a.key.id, 'search', async () => 1)), 400);
@@ -64,7 +71,12 @@ describe('key vault', () => {
     await acceptInvite(v.data, bob, token);
     assert.equal((await listKeys(v, bob, team.id)).length, 1);
     assert.equal(await withTeamKey(v, bob, team.id, null, 'search', async (t) => t), EXTERNAL, 'members use the default key');
-    for (const p of [addKey(v, bob, team.id, { mode: 'create', name: 'x' }), updateKey(v, bob, team.id, k.key.id, { name: 'y' }), revokeKey(v, bob, team.id, k.key.id), auditLog(v.data, bob, team.id)]) {
+    for (const p of [
+      addKey(v, bob, team.id, { mode: 'create', name: 'x' }),
+      updateKey(v, bob, team.id, k.key.id, { name: 'y' }),
+      revokeKey(v, bob, team.id, k.key.id),
+      auditLog(v.data, bob, team.id),
+    ]) {
       assert.equal(await status(p), 403);
     }
     const other = await createTeam(v.data, ann, { name: 'Other' });

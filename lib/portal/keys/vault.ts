@@ -10,8 +10,14 @@ import { parseOrThrow } from '../validation.ts';
 
 /** What pages and API responses may carry about a key: never the key itself. */
 export type KeyView = {
-  id: string; name: string; source: TeamKey['source']; hint: string; isDefault: boolean;
-  createdAt: number; lastUsedAt: number | null; revokedAt: number | null;
+  id: string;
+  name: string;
+  source: TeamKey['source'];
+  hint: string;
+  isDefault: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
 };
 
 export type Vault = { data: PortalData; box: SecretBox; issuer: KeyIssuer; keyUse: KeyUseLog };
@@ -27,8 +33,14 @@ function view(v: Vault, k: TeamKey): KeyView {
   const serviceSeen = k.serviceKeyId && !k.revokedAt ? v.issuer.lastUsed(k.serviceKeyId) : null;
   const lastUsedAt = Math.max(k.lastUsedAt ?? 0, serviceSeen ?? 0) || null;
   return {
-    id: k.id, name: k.name, source: k.source, hint: `${k.hintPrefix}…${k.hintLast4}`, isDefault: k.isDefault,
-    createdAt: k.createdAt, lastUsedAt, revokedAt: k.revokedAt,
+    id: k.id,
+    name: k.name,
+    source: k.source,
+    hint: `${k.hintPrefix}…${k.hintLast4}`,
+    isDefault: k.isDefault,
+    createdAt: k.createdAt,
+    lastUsedAt,
+    revokedAt: k.revokedAt,
   };
 }
 
@@ -52,12 +64,28 @@ export async function addKey(v: Vault, actor: Actor, teamId: string, input: unkn
   const token = issued ? issued.token : (parsed as { key: string }).key;
   const { prefix, last4 } = maskKey(token);
   const key: TeamKey = {
-    id, teamId, name: parsed.name, source: issued ? 'issued' : 'external', serviceKeyId: issued?.serviceKeyId ?? null,
-    hintPrefix: prefix, hintLast4: last4, sealed: v.box.seal(token, associated(id)), isDefault: false,
-    createdBy: actor.userId, createdAt: Date.now(), lastUsedAt: null, revokedAt: null,
+    id,
+    teamId,
+    name: parsed.name,
+    source: issued ? 'issued' : 'external',
+    serviceKeyId: issued?.serviceKeyId ?? null,
+    hintPrefix: prefix,
+    hintLast4: last4,
+    sealed: v.box.seal(token, associated(id)),
+    isDefault: false,
+    createdBy: actor.userId,
+    createdAt: Date.now(),
+    lastUsedAt: null,
+    revokedAt: null,
   };
   try {
-    await v.data.insertKey(key, { teamId, actorId: actor.userId, action: issued ? 'key.created' : 'key.added', subject: key.name, detail: { key: id, hint: `${prefix}…${last4}` } });
+    await v.data.insertKey(key, {
+      teamId,
+      actorId: actor.userId,
+      action: issued ? 'key.created' : 'key.added',
+      subject: key.name,
+      detail: { key: id, hint: `${prefix}…${last4}` },
+    });
   } catch (err) {
     if (issued) v.issuer.revoke(issued.serviceKeyId);
     throw err;
@@ -77,11 +105,23 @@ export async function updateKey(v: Vault, actor: Actor, teamId: string, keyId: s
   const change = parseOrThrow(updateKeySchema, input);
   const key = await keyOf(v, teamId, keyId);
   if (change.name !== undefined && change.name !== key.name) {
-    await v.data.renameKey(teamId, keyId, change.name, { teamId, actorId: actor.userId, action: 'key.renamed', subject: change.name, detail: { key: keyId, from: key.name } });
+    await v.data.renameKey(teamId, keyId, change.name, {
+      teamId,
+      actorId: actor.userId,
+      action: 'key.renamed',
+      subject: change.name,
+      detail: { key: keyId, from: key.name },
+    });
   }
   if (change.default) {
     if (key.revokedAt !== null) throw new BadRequest('A revoked key cannot be the default.');
-    await v.data.setDefaultKey(teamId, keyId, { teamId, actorId: actor.userId, action: 'key.default_set', subject: change.name ?? key.name, detail: { key: keyId } });
+    await v.data.setDefaultKey(teamId, keyId, {
+      teamId,
+      actorId: actor.userId,
+      action: 'key.default_set',
+      subject: change.name ?? key.name,
+      detail: { key: keyId },
+    });
   }
   return view(v, await keyOf(v, teamId, keyId));
 }
@@ -92,7 +132,13 @@ export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: s
   const key = await keyOf(v, teamId, keyId);
   if (key.revokedAt === null) {
     if (key.serviceKeyId && v.issuer.available) v.issuer.revoke(key.serviceKeyId);
-    await v.data.revokeKey(teamId, keyId, Date.now(), { teamId, actorId: actor.userId, action: 'key.revoked', subject: key.name, detail: { key: keyId, atService: Boolean(key.serviceKeyId && v.issuer.available) } });
+    await v.data.revokeKey(teamId, keyId, Date.now(), {
+      teamId,
+      actorId: actor.userId,
+      action: 'key.revoked',
+      subject: key.name,
+      detail: { key: keyId, atService: Boolean(key.serviceKeyId && v.issuer.available) },
+    });
   }
   return view(v, await keyOf(v, teamId, keyId));
 }
@@ -103,7 +149,12 @@ export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: s
  * for) are recorded.
  */
 export async function withTeamKey<T>(
-  v: Vault, actor: Actor, teamId: string, keyId: string | null, purpose: 'search' | 'browser' | 'check', use: (token: string) => Promise<T>,
+  v: Vault,
+  actor: Actor,
+  teamId: string,
+  keyId: string | null,
+  purpose: 'search' | 'browser' | 'check',
+  use: (token: string) => Promise<T>,
 ): Promise<T> {
   await requireRole(v.data, actor, teamId, 'member');
   const keys = await v.data.keys(teamId);

@@ -19,21 +19,47 @@ const HISTORY_MS = 24 * 3_600_000;
 export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, log: Logger): void {
   const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
   instances.on('ended', (e) => {
-    data.recordInstance({
-      id: e.id, teamId: e.teamId, name: e.name, startedBy: e.startedBy.userId, startedByName: e.startedBy.name,
-      keyName: e.keyName, startedAt: e.startedAt, endedAt: e.endedAt, reason: e.reason, message: e.message,
-    }).catch(failed(e.id));
+    data
+      .recordInstance({
+        id: e.id,
+        teamId: e.teamId,
+        name: e.name,
+        startedBy: e.startedBy.userId,
+        startedByName: e.startedBy.name,
+        keyName: e.keyName,
+        startedAt: e.startedAt,
+        endedAt: e.endedAt,
+        reason: e.reason,
+        message: e.message,
+      })
+      .catch(failed(e.id));
     // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
-    data.audit({
-      teamId: e.teamId, actorId: e.stoppedBy?.userId ?? null, action: e.stoppedBy ? 'browser.stopped' : 'browser.ended', subject: e.name,
-      detail: { instance: e.id, reason: e.reason, message: e.message },
-    }, e.endedAt).catch(failed(e.id));
+    data
+      .audit(
+        {
+          teamId: e.teamId,
+          actorId: e.stoppedBy?.userId ?? null,
+          action: e.stoppedBy ? 'browser.stopped' : 'browser.ended',
+          subject: e.name,
+          detail: { instance: e.id, reason: e.reason, message: e.message },
+        },
+        e.endedAt,
+      )
+      .catch(failed(e.id));
   });
   instances.on('handover', (i, h) => {
-    data.audit({
-      teamId: i.teamId, actorId: h.to.userId ?? null, action: 'control.handed', subject: i.name,
-      detail: { instance: i.id, from: h.from.name, to: h.to.name },
-    }, Date.now()).catch(failed(i.id));
+    data
+      .audit(
+        {
+          teamId: i.teamId,
+          actorId: h.to.userId ?? null,
+          action: 'control.handed',
+          subject: i.name,
+          detail: { instance: i.id, from: h.from.name, to: h.to.name },
+        },
+        Date.now(),
+      )
+      .catch(failed(i.id));
   });
 }
 
@@ -56,10 +82,24 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   const { name, keyId } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
-  if (!key) throw new BadRequest(keyId ? 'that key is not one of this team\'s live keys' : 'this team has no default API key yet; add one on the API keys page');
+  if (!key)
+    throw new BadRequest(
+      keyId ? "that key is not one of this team's live keys" : 'this team has no default API key yet; add one on the API keys page',
+    );
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
-    p.live.start({ teamId, user: { userId: user.id, name: user.name || user.email }, keyId: key.id, keyName: key.name, apiKey: token, name }));
-  await p.data.audit({ teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } }, instance.startedAt);
+    p.live.start({
+      teamId,
+      user: { userId: user.id, name: user.name || user.email },
+      keyId: key.id,
+      keyName: key.name,
+      apiKey: token,
+      name,
+    }),
+  );
+  await p.data.audit(
+    { teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } },
+    instance.startedAt,
+  );
   return view(instance, true);
 }
 
@@ -85,7 +125,11 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
 export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
-  p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${user.name || user.email}` }, { userId: user.id, name: user.name || user.email });
+  p.live.stop(
+    instance.id,
+    { reason: 'stopped', message: `stopped by ${user.name || user.email}` },
+    { userId: user.id, name: user.name || user.email },
+  );
 }
 
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserRow> {
@@ -108,7 +152,14 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
       service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
     },
     history: history.map((h) => ({
-      id: h.id, name: h.name, startedByName: h.startedByName, keyName: h.keyName, startedAt: h.startedAt, endedAt: h.endedAt, reason: h.reason, message: h.message,
+      id: h.id,
+      name: h.name,
+      startedByName: h.startedByName,
+      keyName: h.keyName,
+      startedAt: h.startedAt,
+      endedAt: h.endedAt,
+      reason: h.reason,
+      message: h.message,
     })),
   };
 }

@@ -9,7 +9,13 @@ describe('ControlState', () => {
     c.join('b', 'Bob');
     assert.equal(c.controllerId, 'a');
     assert.equal(c.request('b'), false);
-    assert.deepEqual(c.list().map((v) => [v.id, v.control, v.requested]), [['a', true, false], ['b', false, true]]);
+    assert.deepEqual(
+      c.list().map((v) => [v.id, v.control, v.requested]),
+      [
+        ['a', true, false],
+        ['b', false, true],
+      ],
+    );
     assert.equal(c.grant('b', 'a'), false, 'only the controller hands over');
     assert.equal(c.grant('a', 'zed'), false, 'only to someone watching');
     assert.equal(c.grant('a', 'b'), true);

@@ -4,13 +4,53 @@ import type { ClientMessage } from '../protocol/live.ts';
 type Msg<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 const NAMED_CODES: Record<string, number> = {
-  Backspace: 8, Tab: 9, Enter: 13, NumpadEnter: 13, ShiftLeft: 16, ShiftRight: 16, ControlLeft: 17, ControlRight: 17,
-  AltLeft: 18, AltRight: 18, Pause: 19, CapsLock: 20, Escape: 27, Space: 32, PageUp: 33, PageDown: 34, End: 35,
-  Home: 36, ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40, PrintScreen: 44, Insert: 45, Delete: 46,
-  MetaLeft: 91, MetaRight: 92, ContextMenu: 93, NumpadMultiply: 106, NumpadAdd: 107, NumpadSubtract: 109,
-  NumpadDecimal: 110, NumpadDivide: 111, NumLock: 144, ScrollLock: 145, Semicolon: 186, Equal: 187, Comma: 188,
-  Minus: 189, Period: 190, Slash: 191, Backquote: 192, BracketLeft: 219, Backslash: 220, BracketRight: 221,
-  Quote: 222, IntlBackslash: 226,
+  Backspace: 8,
+  Tab: 9,
+  Enter: 13,
+  NumpadEnter: 13,
+  ShiftLeft: 16,
+  ShiftRight: 16,
+  ControlLeft: 17,
+  ControlRight: 17,
+  AltLeft: 18,
+  AltRight: 18,
+  Pause: 19,
+  CapsLock: 20,
+  Escape: 27,
+  Space: 32,
+  PageUp: 33,
+  PageDown: 34,
+  End: 35,
+  Home: 36,
+  ArrowLeft: 37,
+  ArrowUp: 38,
+  ArrowRight: 39,
+  ArrowDown: 40,
+  PrintScreen: 44,
+  Insert: 45,
+  Delete: 46,
+  MetaLeft: 91,
+  MetaRight: 92,
+  ContextMenu: 93,
+  NumpadMultiply: 106,
+  NumpadAdd: 107,
+  NumpadSubtract: 109,
+  NumpadDecimal: 110,
+  NumpadDivide: 111,
+  NumLock: 144,
+  ScrollLock: 145,
+  Semicolon: 186,
+  Equal: 187,
+  Comma: 188,
+  Minus: 189,
+  Period: 190,
+  Slash: 191,
+  Backquote: 192,
+  BracketLeft: 219,
+  Backslash: 220,
+  BracketRight: 221,
+  Quote: 222,
+  IntlBackslash: 226,
 };
 
 /** Windows virtual key code for a KeyboardEvent.code (layout-independent, as Chromium expects). */
@@ -33,7 +73,7 @@ const META = 4;
 
 export function keyEvent(m: Msg<'key'>): Protocol.Input.DispatchKeyEventRequest {
   const shortcut = (m.modifiers & (CTRL | META)) !== 0;
-  const text = m.key === 'Enter' ? '\r' : m.text ?? (m.key.length === 1 ? m.key : undefined);
+  const text = m.key === 'Enter' ? '\r' : (m.text ?? (m.key.length === 1 ? m.key : undefined));
   const withText = m.action === 'down' && !shortcut && text !== undefined;
   return {
     type: m.action === 'up' ? 'keyUp' : withText ? 'keyDown' : 'rawKeyDown',

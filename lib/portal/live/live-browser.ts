@@ -182,7 +182,9 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       case 'text':
         return this.#input.send(() => page?.post('Input.insertText', { text: msg.text }));
       case 'compose':
-        return this.#input.send(() => page?.post('Input.imeSetComposition', { text: msg.text, selectionStart: msg.selectionStart, selectionEnd: msg.selectionEnd }));
+        return this.#input.send(() =>
+          page?.post('Input.imeSetComposition', { text: msg.text, selectionStart: msg.selectionStart, selectionEnd: msg.selectionEnd }),
+        );
       case 'touch':
         return this.#input.send(() => page?.post('Input.dispatchTouchEvent', touchEvent(msg)));
       case 'navigate': {
@@ -222,7 +224,11 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       case 'control':
         if (msg.action === 'grant') {
           if (!this.control.grant(viewerId, msg.viewerId)) {
-            return viewer.send({ type: 'error', code: 'not-in-control', message: 'only the viewer in control can hand it over, to someone watching' });
+            return viewer.send({
+              type: 'error',
+              code: 'not-in-control',
+              message: 'only the viewer in control can hand it over, to someone watching',
+            });
           }
         } else if (msg.action === 'request') this.control.request(viewerId);
         else this.control.release(viewerId);

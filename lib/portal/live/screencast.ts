@@ -48,8 +48,11 @@ export class Screencast {
     if (!want || !session) return;
     this.#on = want;
     const { width, height } = this.#size;
-    session.post('Page.startScreencast', { format: 'jpeg', quality: this.#quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, (err) =>
-      this.#log.warn({ err }, 'screencast did not start'));
+    session.post(
+      'Page.startScreencast',
+      { format: 'jpeg', quality: this.#quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 },
+      (err) => this.#log.warn({ err }, 'screencast did not start'),
+    );
   }
 
   /** Start again at a new size (the viewport changed). */
@@ -71,7 +74,13 @@ export class Screencast {
       const shot = await page.send('Page.captureScreenshot', {
         format: 'jpeg',
         quality: 50,
-        clip: { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: Math.min(1, 320 / Math.max(1, v.clientWidth)) },
+        clip: {
+          x: v.pageX,
+          y: v.pageY,
+          width: v.clientWidth,
+          height: v.clientHeight,
+          scale: Math.min(1, 320 / Math.max(1, v.clientWidth)),
+        },
       });
       return { jpeg: Buffer.from(shot.data, 'base64'), source: 'capture' };
     } catch {

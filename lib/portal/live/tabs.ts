@@ -67,7 +67,7 @@ export class Tabs extends EventEmitter<{
   }
 
   get active(): CdpSession | null {
-    return this.#activeId ? this.#tabs.get(this.#activeId)?.session ?? null : null;
+    return this.#activeId ? (this.#tabs.get(this.#activeId)?.session ?? null) : null;
   }
 
   /**
@@ -151,7 +151,9 @@ export class Tabs extends EventEmitter<{
         void this.#refresh(tab.id);
       });
       session.on('Page.domContentEventFired', () => void this.#refresh(tab.id));
-      session.on('Page.javascriptDialogOpening', (d) => this.emit('dialog', tab.id, { dialogType: d.type, message: d.message, defaultPrompt: d.defaultPrompt ?? '' }));
+      session.on('Page.javascriptDialogOpening', (d) =>
+        this.emit('dialog', tab.id, { dialogType: d.type, message: d.message, defaultPrompt: d.defaultPrompt ?? '' }),
+      );
       session.on('Page.javascriptDialogClosed', () => this.emit('dialog', tab.id, null));
       session.on('Page.screencastFrame', (frame) => this.emit('frame', tab.id, frame));
       await Promise.all([session.send('Page.enable'), this.#applyViewport(session)]);

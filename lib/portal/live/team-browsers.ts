@@ -67,7 +67,14 @@ export class TeamBrowsers extends EventEmitter<{
     this.#opts = opts;
   }
 
-  async start(input: { teamId: string; user: Starter; keyId: string; keyName: string; apiKey: string; name?: string }): Promise<TeamBrowser> {
+  async start(input: {
+    teamId: string;
+    user: Starter;
+    keyId: string;
+    keyName: string;
+    apiKey: string;
+    name?: string;
+  }): Promise<TeamBrowser> {
     const mine = this.#countFor(input.user.userId);
     if (mine >= this.#opts.maxPerUser) {
       throw new TooManyRequests(`you already run ${mine} browser${mine === 1 ? '' : 's'}, your limit; stop one first`, 5);
@@ -168,7 +175,10 @@ export class TeamBrowsers extends EventEmitter<{
       if (timer) clearTimeout(timer);
       this.#idle.delete(instance.id);
     } else if (!timer) {
-      const t = setTimeout(() => this.stop(instance.id, { reason: 'idle', message: `no one watched for ${Math.round(this.#opts.idleMs / 60_000)} minutes` }), this.#opts.idleMs);
+      const t = setTimeout(
+        () => this.stop(instance.id, { reason: 'idle', message: `no one watched for ${Math.round(this.#opts.idleMs / 60_000)} minutes` }),
+        this.#opts.idleMs,
+      );
       t.unref();
       this.#idle.set(instance.id, t);
     }
@@ -203,7 +213,10 @@ export class TeamBrowsers extends EventEmitter<{
 function refusalToUser(err: StartRefused, keyName: string): DomainError {
   switch (err.code) {
     case 'key_refused':
-      return new DomainError('key_refused', `The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`);
+      return new DomainError(
+        'key_refused',
+        `The service refused the key "${keyName}": it may have been revoked. Check it on the API keys page.`,
+      );
     case 'rate_limited':
       return new TooManyRequests(`The key "${keyName}" already runs as many browsers as it may: ${err.message}`, 5);
     case 'unavailable':

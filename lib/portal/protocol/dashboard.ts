@@ -38,9 +38,7 @@ export type EndedInstanceView = {
 export type DashboardSnapshot = { instances: BrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
 
 export type DashboardServerMessage =
-  | ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot)
-  | { type: 'pong'; t: number }
-  | { type: 'error'; message: string };
+  ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot) | { type: 'pong'; t: number } | { type: 'error'; message: string };
 
 export const dashboardClientMessage = z.object({ type: z.literal('ping'), t: z.number().finite() }).strict();
 export type DashboardClientMessage = z.infer<typeof dashboardClientMessage>;

@@ -11,10 +11,20 @@ describe('live protocol', () => {
   });
 
   it('refuses malformed and hostile messages with a reason', () => {
-    for (const text of ['', 'null', '[]', '{}', '{"type":"nope"}', '{"type":"mouse","action":"move","x":"1","y":2}',
-      '{"type":"mouse","action":"move","x":1e308,"y":2}', '{"type":"key","action":"down","key":"' + 'a'.repeat(100) + '","code":"KeyA"}',
-      '{"type":"tab","action":"switch","tabId":"../x"}', '{"type":"text","text":""}', '{"__proto__":{"type":"ping"}}',
-      '{"type":"touch","action":"start","points":' + JSON.stringify(Array(11).fill({ id: 1, x: 1, y: 1 })) + ',"modifiers":0}']) {
+    for (const text of [
+      '',
+      'null',
+      '[]',
+      '{}',
+      '{"type":"nope"}',
+      '{"type":"mouse","action":"move","x":"1","y":2}',
+      '{"type":"mouse","action":"move","x":1e308,"y":2}',
+      '{"type":"key","action":"down","key":"' + 'a'.repeat(100) + '","code":"KeyA"}',
+      '{"type":"tab","action":"switch","tabId":"../x"}',
+      '{"type":"text","text":""}',
+      '{"__proto__":{"type":"ping"}}',
+      '{"type":"touch","action":"start","points":' + JSON.stringify(Array(11).fill({ id: 1, x: 1, y: 1 })) + ',"modifiers":0}',
+    ]) {
       const r = parseClientMessage(text);
       assert.equal(r.ok, false, text.slice(0, 80));
       if (!r.ok) assert.ok(r.error.length > 0);
@@ -23,20 +33,32 @@ describe('live protocol', () => {
 
   it('survives thousands of random messages', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)] as T;
     const values = [null, true, 0, -1, 1e9, NaN, '', 'x', 'left', 'down', [], {}, { a: 1 }, 'a'.repeat(5000)];
     const types = ['mouse', 'key', 'wheel', 'text', 'tab', 'control', 'navigate', 'touch', 'ping', 'hello', 'x'];
     for (let i = 0; i < 5000; i++) {
       const msg: Record<string, unknown> = { type: pick(types) };
-      for (const k of ['action', 'x', 'y', 'key', 'code', 'text', 'url', 'tabId', 'points', 'modifiers', 't', 'v']) if (rand() < 0.5) msg[k] = pick(values);
+      for (const k of ['action', 'x', 'y', 'key', 'code', 'text', 'url', 'tabId', 'points', 'modifiers', 't', 'v'])
+        if (rand() < 0.5) msg[k] = pick(values);
       const r = parseClientMessage(JSON.stringify(msg));
       assert.equal(typeof r.ok, 'boolean');
     }
   });
 
   it('round-trips binary frames', () => {
-    const meta: FrameMeta = { seq: 3, tabId: 'T', deviceWidth: 1280, deviceHeight: 720, offsetTop: 0, pageScaleFactor: 1, scrollOffsetX: 0, scrollOffsetY: 5, timestamp: 1, relayedAt: 2 };
+    const meta: FrameMeta = {
+      seq: 3,
+      tabId: 'T',
+      deviceWidth: 1280,
+      deviceHeight: 720,
+      offsetTop: 0,
+      pageScaleFactor: 1,
+      scrollOffsetX: 0,
+      scrollOffsetY: 5,
+      timestamp: 1,
+      relayedAt: 2,
+    };
     const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xd9]);
     const decoded = decodeFrame(encodeFrame(meta, jpeg));
     assert.deepEqual(decoded.meta, meta);

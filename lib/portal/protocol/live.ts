@@ -14,7 +14,11 @@ const coord = z.number().finite().min(-100_000).max(100_000);
 const modifiers = z.number().int().min(0).max(15).default(0); // Alt=1, Ctrl=2, Meta=4, Shift=8 (CDP)
 const mouseButton = z.enum(['none', 'left', 'middle', 'right', 'back', 'forward']);
 const shortText = z.string().max(64);
-const tabId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const tabId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/);
 
 export const clientMessage = z.discriminatedUnion('type', [
   z.object({
@@ -46,11 +50,27 @@ export const clientMessage = z.discriminatedUnion('type', [
     modifiers,
   }),
   z.object({ type: z.literal('text'), text: z.string().min(1).max(32_768) }),
-  z.object({ type: z.literal('compose'), text: z.string().max(1024), selectionStart: z.number().int().min(0).max(1024), selectionEnd: z.number().int().min(0).max(1024) }),
+  z.object({
+    type: z.literal('compose'),
+    text: z.string().max(1024),
+    selectionStart: z.number().int().min(0).max(1024),
+    selectionEnd: z.number().int().min(0).max(1024),
+  }),
   z.object({
     type: z.literal('touch'),
     action: z.enum(['start', 'move', 'end', 'cancel']),
-    points: z.array(z.object({ id: z.number().int().min(0).max(1000), x: coord, y: coord, radiusX: z.number().min(0).max(500).optional(), radiusY: z.number().min(0).max(500).optional(), force: z.number().min(0).max(1).optional() })).max(10),
+    points: z
+      .array(
+        z.object({
+          id: z.number().int().min(0).max(1000),
+          x: coord,
+          y: coord,
+          radiusX: z.number().min(0).max(500).optional(),
+          radiusY: z.number().min(0).max(500).optional(),
+          force: z.number().min(0).max(1).optional(),
+        }),
+      )
+      .max(10),
     modifiers,
   }),
   z.object({ type: z.literal('navigate'), url: z.string().min(1).max(8192) }),
@@ -61,7 +81,12 @@ export const clientMessage = z.discriminatedUnion('type', [
   ]),
   z.object({ type: z.literal('dialog'), accept: z.boolean(), promptText: z.string().max(32_768).optional() }),
   z.object({ type: z.literal('copy') }),
-  z.object({ type: z.literal('viewport'), mode: z.enum(['follow', 'fixed']), width: z.number().int().min(100).max(4096), height: z.number().int().min(100).max(4096) }),
+  z.object({
+    type: z.literal('viewport'),
+    mode: z.enum(['follow', 'fixed']),
+    width: z.number().int().min(100).max(4096),
+    height: z.number().int().min(100).max(4096),
+  }),
   z.discriminatedUnion('action', [
     z.object({ type: z.literal('control'), action: z.enum(['request', 'release']) }),
     z.object({ type: z.literal('control'), action: z.literal('grant'), viewerId: z.string().min(1).max(64) }),
@@ -75,7 +100,19 @@ export type ClientMessageInput = z.input<typeof clientMessage>;
 export type ClientMessageType = ClientMessage['type'];
 
 /** Messages that only the viewer in control may send. */
-export const CONTROL_ONLY: ReadonlySet<ClientMessageType> = new Set(['mouse', 'wheel', 'key', 'text', 'compose', 'touch', 'navigate', 'history', 'tab', 'dialog', 'viewport']);
+export const CONTROL_ONLY: ReadonlySet<ClientMessageType> = new Set([
+  'mouse',
+  'wheel',
+  'key',
+  'text',
+  'compose',
+  'touch',
+  'navigate',
+  'history',
+  'tab',
+  'dialog',
+  'viewport',
+]);
 
 export type TabInfo = { id: string; title: string; url: string; loading: boolean; active: boolean };
 export type ViewerInfo = { id: string; name: string; control: boolean };
@@ -83,7 +120,13 @@ export type DialogInfo = { dialogType: 'alert' | 'confirm' | 'prompt' | 'beforeu
 
 export type ServerMessage =
   | { type: 'welcome'; v: number; viewerId: string; instanceId: string }
-  | { type: 'state'; tabs: TabInfo[]; viewers: ViewerInfo[]; controllerId: string | null; viewport: { mode: 'follow' | 'fixed'; width: number; height: number } }
+  | {
+      type: 'state';
+      tabs: TabInfo[];
+      viewers: ViewerInfo[];
+      controllerId: string | null;
+      viewport: { mode: 'follow' | 'fixed'; width: number; height: number };
+    }
   | { type: 'dialog'; dialog: DialogInfo | null }
   | { type: 'clipboard'; text: string }
   | { type: 'pong'; t: number }

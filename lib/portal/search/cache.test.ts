@@ -82,7 +82,11 @@ describe('search answer cache', () => {
 
   it('serves without storing what `keep` refuses', async () => {
     const cache = new AnswerCache<{ empty: boolean }>({ entries: 10, ttlMs: 60_000 });
-    const a = await cache.load('k', async () => ({ empty: true }), (v) => !v.empty);
+    const a = await cache.load(
+      'k',
+      async () => ({ empty: true }),
+      (v) => !v.empty,
+    );
     assert.equal(a.cached, false);
     assert.equal(cache.size, 0);
   });

@@ -9,9 +9,13 @@ import { createTeam } from '../teams/teams.ts';
 import { account, memoryVault } from '../../../tests/helpers/portal-doubles.ts';
 import { addKey, revokeKey } from '../keys/vault.ts';
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: SearchFailed) => ({ status: e.status, code: e.code, retryAfter: e.retryAfterSeconds, message: e.message }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: SearchFailed) => ({ status: e.status, code: e.code, retryAfter: e.retryAfterSeconds, message: e.message }),
+  );
 
-describe('search rules (the service\'s own, lib/shared/protocol/search.ts)', () => {
+describe("search rules (the service's own, lib/shared/protocol/search.ts)", () => {
   it('accepts 1 to 348 code points and normalises whitespace, Unicode form and the language', () => {
     assert.deepEqual(normaliseSearch({ query: '  asyncio \n\t gather ', language: 'PT-br' }), { query: 'asyncio gather', language: 'pt' });
     assert.deepEqual(normaliseSearch({ query: 'Cafe\u0301' }), { query: 'Café', language: 'en' });
@@ -49,7 +53,12 @@ describe('search rules (the service\'s own, lib/shared/protocol/search.ts)', () 
 
 describe('limit headers', () => {
   it('become data, with the window from RateLimit-Policy', () => {
-    const h = new Headers({ 'x-ratelimit-limit': '40', 'x-ratelimit-remaining': '39', 'x-ratelimit-reset': '60', 'ratelimit-policy': '"per-key";q=40;w=60' });
+    const h = new Headers({
+      'x-ratelimit-limit': '40',
+      'x-ratelimit-remaining': '39',
+      'x-ratelimit-reset': '60',
+      'ratelimit-policy': '"per-key";q=40;w=60',
+    });
     assert.deepEqual(readRateHeaders(h), { limit: 40, remaining: 39, resetSeconds: 60, windowSeconds: 60 });
     assert.equal(readRateHeaders(new Headers()), null);
   });
@@ -80,12 +89,28 @@ describe('searching as a member (against a double of the service interface)', ()
           return;
         }
         seen.push({ auth: req.headers.authorization, body });
-        const limits = { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': String(5 - seen.length), 'x-ratelimit-reset': '60', 'ratelimit-policy': '"per-key";q=5;w=60', 'content-type': 'application/json' };
+        const limits = {
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': String(5 - seen.length),
+          'x-ratelimit-reset': '60',
+          'ratelimit-policy': '"per-key";q=5;w=60',
+          'content-type': 'application/json',
+        };
         if (mode === '401') res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"missing or invalid API key"}');
-        else if (mode === '429') res.writeHead(429, { ...limits, 'x-ratelimit-remaining': '0', 'retry-after': '7', 'x-ratelimit-reset': '7' }).end('{"error":"limit"}');
+        else if (mode === '429')
+          res
+            .writeHead(429, { ...limits, 'x-ratelimit-remaining': '0', 'retry-after': '7', 'x-ratelimit-reset': '7' })
+            .end('{"error":"limit"}');
         else if (mode === '502') res.writeHead(502, limits).end('{"error":"index"}');
         else if (mode === 'empty') res.writeHead(200, limits).end('{"results":[]}');
-        else setTimeout(() => res.writeHead(200, limits).end(JSON.stringify({ results: [{ url: 'https://a.test/', title: 'A', snippet: `about ${JSON.parse(body).query}` }] })), 20);
+        else
+          setTimeout(
+            () =>
+              res
+                .writeHead(200, limits)
+                .end(JSON.stringify({ results: [{ url: 'https://a.test/', title: 'A', snippet: `about ${JSON.parse(body).query}` }] })),
+            20,
+          );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -113,14 +138,19 @@ describe('searching as a member (against a double of the service interface)', ()
     assert.equal(seen.length, 0, 'nothing reached the service');
     const { token } = await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
     const answer = await searchForMember(deps, ann, team.id, { query: ' gather  tasks ' }, { record: true });
-    assert.deepEqual([answer.query, answer.cached, answer.results[0]?.snippet, answer.rate?.remaining], ['gather tasks', false, 'about gather tasks', 4]);
+    assert.deepEqual(
+      [answer.query, answer.cached, answer.results[0]?.snippet, answer.rate?.remaining],
+      ['gather tasks', false, 'about gather tasks', 4],
+    );
     assert.equal(seen[0]?.auth, `Bearer ${token}`);
   });
 
   it('answers a repeated or concurrent search from one request, without using quota', async () => {
     const { v, ann, team, deps } = await setup();
     await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
-    const many = await Promise.all(Array.from({ length: 8 }, () => searchForMember(deps, ann, team.id, { query: 'gather' }, { record: false })));
+    const many = await Promise.all(
+      Array.from({ length: 8 }, () => searchForMember(deps, ann, team.id, { query: 'gather' }, { record: false })),
+    );
     assert.equal(seen.length, 1);
     assert.equal(many.filter((a) => !a.cached).length, 1);
     const again = await searchForMember(deps, ann, team.id, { query: 'gather', language: 'EN' }, { record: false });
@@ -129,11 +159,16 @@ describe('searching as a member (against a double of the service interface)', ()
     assert.equal(seen.length, 1);
   });
 
-  it('maps the service\'s refusals to codes the page acts on', async () => {
+  it("maps the service's refusals to codes the page acts on", async () => {
     const { v, ann, team, deps } = await setup();
     const k = await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
     mode = '401';
-    assert.deepEqual(await failure(searchForMember(deps, ann, team.id, { query: 'a1' }, { record: true })), { status: 403, code: 'key_refused', retryAfter: undefined, message: "The search service refused this team's API key (it is revoked or unknown)." });
+    assert.deepEqual(await failure(searchForMember(deps, ann, team.id, { query: 'a1' }, { record: true })), {
+      status: 403,
+      code: 'key_refused',
+      retryAfter: undefined,
+      message: "The search service refused this team's API key (it is revoked or unknown).",
+    });
     mode = '429';
     const limited = await failure(searchForMember(deps, ann, team.id, { query: 'a2' }, { record: true }));
     assert.deepEqual([limited?.status, limited?.code, limited?.retryAfter], [429, 'rate_limited', 7]);
@@ -143,10 +178,18 @@ describe('searching as a member (against a double of the service interface)', ()
     mode = 'ok';
     assert.equal((await searchForMember(deps, ann, team.id, { query: 'a3' }, { record: true })).cached, false, 'failures are not cached');
     await revokeKey(v, ann, team.id, k.key.id);
-    assert.equal((await failure(searchForMember(deps, ann, team.id, { query: 'a3' }, { record: true })))?.code, 'no_key', 'a revoked key serves nothing, not even from the cache');
+    assert.equal(
+      (await failure(searchForMember(deps, ann, team.id, { query: 'a3' }, { record: true })))?.code,
+      'no_key',
+      'a revoked key serves nothing, not even from the cache',
+    );
     deps.search.settings.url = 'http://127.0.0.1:9';
     await addKey(v, ann, team.id, { mode: 'create', name: 'K2' });
-    assert.equal((await failure(searchForMember(deps, ann, team.id, { query: 'a4' }, { record: true })))?.code, 'upstream_failed', 'unreachable');
+    assert.equal(
+      (await failure(searchForMember(deps, ann, team.id, { query: 'a4' }, { record: true })))?.code,
+      'upstream_failed',
+      'unreachable',
+    );
     deps.search.settings.url = url;
   });
 
@@ -159,11 +202,14 @@ describe('searching as a member (against a double of the service interface)', ()
     assert.equal((await searchForMember(deps, ann, team.id, { query: 'anything' }, { record: true })).cached, false);
   });
 
-  it('remembers each user\'s recent searches, newest first, until they clear them', async () => {
+  it("remembers each user's recent searches, newest first, until they clear them", async () => {
     const { v, ann, bob, team, deps } = await setup();
     await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
     for (const q of ['one', 'two', 'one', 'three']) await searchForMember(deps, ann, team.id, { query: q }, { record: true });
-    assert.deepEqual((await recentSearches(v.data, ann)).map((s) => s.query), ['three', 'one', 'two']);
+    assert.deepEqual(
+      (await recentSearches(v.data, ann)).map((s) => s.query),
+      ['three', 'one', 'two'],
+    );
     assert.deepEqual(await recentSearches(v.data, bob), []);
     for (let i = 0; i < 30; i++) await v.data.recordSearch(ann.userId, { query: `q${i}`, language: 'en', searchedAt: 1e13 + i }, 20);
     assert.equal((await v.data.recentSearches(ann.userId, 100)).length, 20);
@@ -177,7 +223,11 @@ describe('configuration', () => {
     const d = loadPortalConfig({ SERVICE_PORT: '4100' });
     assert.deepEqual(d.search, { url: 'http://127.0.0.1:4100', cacheEntries: 1000, cacheTtlMs: 300_000 });
     assert.equal(loadPortalConfig({ SERVICE_URL: 'https://api.example.test/' }).search.url, 'https://api.example.test');
-    const c = loadPortalConfig({ SEARCH_URL: 'https://search.example.test', PORTAL_SEARCH_CACHE_ENTRIES: '0', PORTAL_SEARCH_CACHE_TTL_SECONDS: '30' });
+    const c = loadPortalConfig({
+      SEARCH_URL: 'https://search.example.test',
+      PORTAL_SEARCH_CACHE_ENTRIES: '0',
+      PORTAL_SEARCH_CACHE_TTL_SECONDS: '30',
+    });
     assert.deepEqual(c.search, { url: 'https://search.example.test', cacheEntries: 0, cacheTtlMs: 30_000 });
     assert.throws(() => loadPortalConfig({ SEARCH_URL: 'ftp://x' }), /SEARCH_URL/);
   });

@@ -93,7 +93,13 @@ export type SearchDeps = { data: PortalData; vault: Vault; search: SearchProxy }
  * the team's key (409 when there is none), the cache, then the service. Successful searches
  * join the user's recent ones when `record` is set.
  */
-export async function searchForMember(deps: SearchDeps, actor: Actor, teamId: string, input: unknown, opts: { record: boolean }): Promise<SearchAnswer> {
+export async function searchForMember(
+  deps: SearchDeps,
+  actor: Actor,
+  teamId: string,
+  input: unknown,
+  opts: { record: boolean },
+): Promise<SearchAnswer> {
   await requireRole(deps.data, actor, teamId, 'member');
   const q = normaliseSearch(input);
   const key = await defaultKey(deps.data, teamId);

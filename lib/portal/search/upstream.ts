@@ -11,7 +11,11 @@ export class SearchFailed extends DomainError {
   declare readonly code: SearchFailureCode;
   readonly retryAfterSeconds: number | undefined;
   readonly rate: RateState | null;
-  constructor(code: SearchFailureCode, message: string, extra: { retryAfterSeconds?: number; rate?: RateState | null; issues?: FieldIssue[] } = {}) {
+  constructor(
+    code: SearchFailureCode,
+    message: string,
+    extra: { retryAfterSeconds?: number; rate?: RateState | null; issues?: FieldIssue[] } = {},
+  ) {
     const headers: Record<string, string> = extra.retryAfterSeconds !== undefined ? { 'retry-after': String(extra.retryAfterSeconds) } : {};
     super(code, message, { headers, ...(extra.issues ? { issues: extra.issues } : {}) });
     this.retryAfterSeconds = extra.retryAfterSeconds;
@@ -30,7 +34,9 @@ export class SearchFailed extends DomainError {
 const answerSchema = z.object({
   results: z.array(z.object({ url: z.string(), title: z.string(), snippet: z.string() })).max(100),
 });
-const errorSchema = z.object({ error: z.string().optional(), issues: z.array(z.object({ field: z.string(), message: z.string() })).optional() }).passthrough();
+const errorSchema = z
+  .object({ error: z.string().optional(), issues: z.array(z.object({ field: z.string(), message: z.string() })).optional() })
+  .passthrough();
 
 const num = (v: string | null): number | null => {
   if (v === null || !/^\s*\d+\s*$/.test(v)) return null;
@@ -64,7 +70,10 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
     text = await res.text();
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
-    throw new SearchFailed('upstream_failed', timedOut ? 'The search service did not answer in time.' : 'The search service could not be reached.');
+    throw new SearchFailed(
+      'upstream_failed',
+      timedOut ? 'The search service did not answer in time.' : 'The search service could not be reached.',
+    );
   }
   const rate = readRateHeaders(res.headers);
   let json: unknown = undefined;
@@ -75,7 +84,8 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
   }
   if (res.status === 200) {
     const parsed = answerSchema.safeParse(json);
-    if (!parsed.success) throw new SearchFailed('upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
+    if (!parsed.success)
+      throw new SearchFailed('upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
     return { results: parsed.data.results, rate };
   }
   const err = errorSchema.safeParse(json);
@@ -86,7 +96,11 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
     case 429: {
       const retryAfter = num(res.headers.get('retry-after')) ?? rate?.resetSeconds ?? 1;
       const limited: RateState | null = rate ? { ...rate, remaining: 0, resetSeconds: retryAfter } : null;
-      throw new SearchFailed('rate_limited', `This team's key has used its searches for now; searching is possible again in ${retryAfter} s.`, { retryAfterSeconds: Math.max(1, retryAfter), rate: limited });
+      throw new SearchFailed(
+        'rate_limited',
+        `This team's key has used its searches for now; searching is possible again in ${retryAfter} s.`,
+        { retryAfterSeconds: Math.max(1, retryAfter), rate: limited },
+      );
     }
     case 400:
     case 413:

@@ -19,11 +19,16 @@ export type HeldBrowser = {
 /** The code a refusal of /start gets, from the status the service answered (docs/api.md). */
 function codeOf(serviceStatus: number): ErrorCode {
   switch (serviceStatus) {
-    case 401: return 'key_refused';
-    case 429: return 'rate_limited';
-    case 503: return 'unavailable';
-    case 504: return 'timeout';
-    default: return 'upstream_failed';
+    case 401:
+      return 'key_refused';
+    case 429:
+      return 'rate_limited';
+    case 503:
+      return 'unavailable';
+    case 504:
+      return 'timeout';
+    default:
+      return 'upstream_failed';
   }
 }
 

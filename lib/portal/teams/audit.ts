@@ -10,12 +10,20 @@ import { parseOrThrow } from '../validation.ts';
 export const AUDIT_ACTIONS = {
   team: { 'team.created': 'Created the team', 'team.renamed': 'Renamed the team' },
   members: {
-    'invite.created': 'Created an invitation', 'invite.revoked': 'Withdrew an invitation', 'member.joined': 'Joined',
-    'member.left': 'Left', 'member.removed': 'Removed member', 'member.role_changed': 'Changed role of',
+    'invite.created': 'Created an invitation',
+    'invite.revoked': 'Withdrew an invitation',
+    'member.joined': 'Joined',
+    'member.left': 'Left',
+    'member.removed': 'Removed member',
+    'member.role_changed': 'Changed role of',
   },
   keys: {
-    'key.created': 'Created key', 'key.added': 'Added existing key', 'key.renamed': 'Renamed key', 'key.default_set': 'Made default key',
-    'key.revoked': 'Revoked key', 'key.used': 'Used key from the portal',
+    'key.created': 'Created key',
+    'key.added': 'Added existing key',
+    'key.renamed': 'Renamed key',
+    'key.default_set': 'Made default key',
+    'key.revoked': 'Revoked key',
+    'key.used': 'Used key from the portal',
   },
   browsers: { 'browser.started': 'Started browser', 'browser.stopped': 'Stopped browser', 'browser.ended': 'Browser ended' },
   control: { 'control.handed': 'Control of browser passed' },
@@ -23,7 +31,13 @@ export const AUDIT_ACTIONS = {
 
 export type AuditKind = keyof typeof AUDIT_ACTIONS;
 export const AUDIT_KINDS = Object.keys(AUDIT_ACTIONS) as AuditKind[];
-export const AUDIT_KIND_LABELS: Record<AuditKind, string> = { team: 'Team', members: 'Members', keys: 'API keys', browsers: 'Browsers', control: 'Control' };
+export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
+  team: 'Team',
+  members: 'Members',
+  keys: 'API keys',
+  browsers: 'Browsers',
+  control: 'Control',
+};
 
 const LABELS: Record<string, string> = Object.assign({}, ...Object.values(AUDIT_ACTIONS));
 export const actionLabel = (action: string): string => LABELS[action] ?? action;
@@ -33,25 +47,37 @@ export const isAuditAction = (action: string): boolean => action in LABELS;
 export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string {
   const d = e.detail;
   switch (e.action) {
-    case 'member.role_changed': return `${String(d.from)} → ${String(d.to)}`;
-    case 'member.left': return d.accountDeleted ? 'account deleted' : '';
-    case 'key.used': return `for ${String(d.purpose)}`;
-    case 'browser.started': return `with key ${String(d.key)}`;
+    case 'member.role_changed':
+      return `${String(d.from)} → ${String(d.to)}`;
+    case 'member.left':
+      return d.accountDeleted ? 'account deleted' : '';
+    case 'key.used':
+      return `for ${String(d.purpose)}`;
+    case 'browser.started':
+      return `with key ${String(d.key)}`;
     case 'browser.stopped':
-    case 'browser.ended': return String(d.message ?? d.reason ?? '');
-    case 'control.handed': return `${String(d.from)} → ${String(d.to)}`;
-    default: return '';
+    case 'browser.ended':
+      return String(d.message ?? d.reason ?? '');
+    case 'control.handed':
+      return `${String(d.from)} → ${String(d.to)}`;
+    default:
+      return '';
   }
 }
 
 const PAGE = 100;
 const CSV_MAX_ROWS = 50_000;
 
-export const auditQuerySchema = z.object({
-  kind: z.enum(AUDIT_KINDS as [AuditKind, ...AuditKind[]]).optional(),
-  actor: z.string().min(1).max(64).optional(),
-  before: z.string().regex(/^\d{1,16}~[\w-]{1,64}$/, 'not a page cursor').optional(),
-}).strict();
+export const auditQuerySchema = z
+  .object({
+    kind: z.enum(AUDIT_KINDS as [AuditKind, ...AuditKind[]]).optional(),
+    actor: z.string().min(1).max(64).optional(),
+    before: z
+      .string()
+      .regex(/^\d{1,16}~[\w-]{1,64}$/, 'not a page cursor')
+      .optional(),
+  })
+  .strict();
 export type AuditQueryInput = z.input<typeof auditQuerySchema>;
 
 export type AuditPage = { events: AuditEvent[]; next: string | null; actors: AuditActor[] };
@@ -114,13 +140,22 @@ export class KeyUseLog {
     this.#windowMs = windowMs;
   }
 
-  async used(event: { teamId: string; actorId: string; keyId: string; keyName: string; purpose: 'search' | 'browser' | 'check' }, now = Date.now()): Promise<void> {
+  async used(
+    event: { teamId: string; actorId: string; keyId: string; keyName: string; purpose: 'search' | 'browser' | 'check' },
+    now = Date.now(),
+  ): Promise<void> {
     const id = `${event.actorId} ${event.keyId} ${event.purpose}`;
     const last = this.#seen.get(id);
     if (last !== undefined && now - last < this.#windowMs) return;
     this.#seen.set(id, now);
     if (this.#seen.size > 10_000) for (const [k, at] of this.#seen) if (now - at >= this.#windowMs) this.#seen.delete(k);
-    const audit: AuditInput = { teamId: event.teamId, actorId: event.actorId, action: 'key.used', subject: event.keyName, detail: { key: event.keyId, purpose: event.purpose } };
+    const audit: AuditInput = {
+      teamId: event.teamId,
+      actorId: event.actorId,
+      action: 'key.used',
+      subject: event.keyName,
+      detail: { key: event.keyId, purpose: event.purpose },
+    };
     await this.#data.audit(audit, now);
   }
 }

@@ -12,14 +12,37 @@ const view = (i: Invite): InviteView => ({ id: i.id, role: i.role, createdAt: i.
  * A single-use link that expires. Only the token's hash is stored: the link is shown once, to
  * the owner or admin who made it.
  */
-export async function createInvite(data: PortalData, actor: Actor, teamId: string, input: unknown, ttlMs: number): Promise<{ invite: InviteView; token: string }> {
+export async function createInvite(
+  data: PortalData,
+  actor: Actor,
+  teamId: string,
+  input: unknown,
+  ttlMs: number,
+): Promise<{ invite: InviteView; token: string }> {
   const me = await requireRole(data, actor, teamId, 'admin');
   const { role } = parseOrThrow(createInviteSchema, input);
   if (role === 'admin' && me.role !== 'owner' && me.role !== 'admin') throw new Forbidden();
   const { token, hash } = newToken();
   const now = Date.now();
-  const invite: Invite = { id: newId('inv'), teamId, tokenHash: hash, role, createdBy: actor.userId, createdAt: now, expiresAt: now + ttlMs, usedAt: null, usedBy: null, revokedAt: null };
-  await data.createInvite(invite, { teamId, actorId: actor.userId, action: 'invite.created', subject: invite.id, detail: { role, expiresAt: invite.expiresAt } });
+  const invite: Invite = {
+    id: newId('inv'),
+    teamId,
+    tokenHash: hash,
+    role,
+    createdBy: actor.userId,
+    createdAt: now,
+    expiresAt: now + ttlMs,
+    usedAt: null,
+    usedBy: null,
+    revokedAt: null,
+  };
+  await data.createInvite(invite, {
+    teamId,
+    actorId: actor.userId,
+    action: 'invite.created',
+    subject: invite.id,
+    detail: { role, expiresAt: invite.expiresAt },
+  });
   return { invite: view(invite), token };
 }
 
@@ -30,7 +53,12 @@ export async function listInvites(data: PortalData, actor: Actor, teamId: string
 
 export async function revokeInvite(data: PortalData, actor: Actor, teamId: string, inviteId: string): Promise<void> {
   await requireRole(data, actor, teamId, 'admin');
-  const ok = await data.revokeInvite(teamId, inviteId, Date.now(), { teamId, actorId: actor.userId, action: 'invite.revoked', subject: inviteId });
+  const ok = await data.revokeInvite(teamId, inviteId, Date.now(), {
+    teamId,
+    actorId: actor.userId,
+    action: 'invite.revoked',
+    subject: inviteId,
+  });
   if (!ok) throw new NotFound('no such pending invitation');
 }
 
@@ -43,7 +71,16 @@ export async function previewInvite(data: PortalData, actor: Actor, token: strin
   const team = await data.team(invite.teamId);
   if (!team) throw new NotFound('This invitation link is not valid.');
   const member = await data.membership(invite.teamId, actor.userId);
-  const status = invite.revokedAt !== null ? 'revoked' : invite.usedAt !== null ? 'used' : invite.expiresAt <= Date.now() ? 'expired' : member ? 'member' : 'open';
+  const status =
+    invite.revokedAt !== null
+      ? 'revoked'
+      : invite.usedAt !== null
+        ? 'used'
+        : invite.expiresAt <= Date.now()
+          ? 'expired'
+          : member
+            ? 'member'
+            : 'open';
   return { teamName: team.name, role: invite.role, status };
 }
 
@@ -52,7 +89,11 @@ export async function acceptInvite(data: PortalData, actor: Actor, token: string
   if (!invite) throw new NotFound('This invitation link is not valid.');
   const user = await data.userById(actor.userId);
   const result = await data.acceptInvite(invite.id, actor.userId, Date.now(), {
-    teamId: invite.teamId, actorId: actor.userId, action: 'member.joined', subject: user?.email ?? actor.userId, detail: { role: invite.role, invite: invite.id },
+    teamId: invite.teamId,
+    actorId: actor.userId,
+    action: 'member.joined',
+    subject: user?.email ?? actor.userId,
+    detail: { role: invite.role, invite: invite.id },
   });
   switch (result) {
     case 'accepted':

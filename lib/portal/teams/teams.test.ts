@@ -9,7 +9,11 @@ const HOUR = 3_600_000;
 
 const user = (data: PortalData, name: string) => account(data, name);
 
-const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
+const status = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { status?: number }) => e.status ?? 500,
+  );
 
 describe('teams and roles', () => {
   it('gives each new user a personal team they own, and remembers the chosen team', async () => {
@@ -30,11 +34,19 @@ describe('teams and roles', () => {
     const bob = await user(data, 'Bob');
     const team = await createTeam(data, ann, { name: 'Ann Co' });
     const checks = [
-      getTeam(data, bob, team.id), listMembers(data, bob, team.id), renameTeam(data, bob, team.id, { name: 'Mine' }),
-      selectTeam(data, bob, team.id), changeRole(data, bob, team.id, ann.userId, { role: 'member' }), removeMember(data, bob, team.id, ann.userId),
-      createInvite(data, bob, team.id, { role: 'member' }, HOUR), listInvites(data, bob, team.id),
+      getTeam(data, bob, team.id),
+      listMembers(data, bob, team.id),
+      renameTeam(data, bob, team.id, { name: 'Mine' }),
+      selectTeam(data, bob, team.id),
+      changeRole(data, bob, team.id, ann.userId, { role: 'member' }),
+      removeMember(data, bob, team.id, ann.userId),
+      createInvite(data, bob, team.id, { role: 'member' }, HOUR),
+      listInvites(data, bob, team.id),
     ];
-    assert.deepEqual(await Promise.all(checks.map(status)), checks.map(() => 404));
+    assert.deepEqual(
+      await Promise.all(checks.map(status)),
+      checks.map(() => 404),
+    );
     assert.equal((await getTeam(data, ann, team.id)).name, 'Ann Co');
   });
 
@@ -44,7 +56,10 @@ describe('teams and roles', () => {
     const bob = await user(data, 'Bob');
     const cat = await user(data, 'Cat');
     const team = await createTeam(data, ann, { name: 'T' });
-    for (const [who, role] of [[bob, 'admin'], [cat, 'member']] as const) {
+    for (const [who, role] of [
+      [bob, 'admin'],
+      [cat, 'member'],
+    ] as const) {
       const { token } = await createInvite(data, ann, team.id, { role }, HOUR);
       await acceptInvite(data, who, token);
     }
@@ -58,7 +73,10 @@ describe('teams and roles', () => {
     await changeRole(data, ann, team.id, bob.userId, { role: 'owner' });
     assert.equal(await status(removeMember(data, ann, team.id, ann.userId)), 200, 'an owner leaves once another owner exists');
     assert.equal(await status(removeMember(data, cat, team.id, cat.userId)), 200, 'anyone may leave');
-    assert.deepEqual((await listMembers(data, bob, team.id)).map((m) => m.role), ['owner']);
+    assert.deepEqual(
+      (await listMembers(data, bob, team.id)).map((m) => m.role),
+      ['owner'],
+    );
   });
 });
 
@@ -76,7 +94,15 @@ describe('invitations', () => {
 
     const expiring = await createInvite(data, ann, team.id, { role: 'member' }, HOUR);
     const invite = await data.inviteByTokenHash((await import('../data/ids.ts')).hashToken(expiring.token));
-    assert.equal(await data.acceptInvite(invite!.id, cat.userId, invite!.expiresAt, { teamId: team.id, actorId: cat.userId, action: 'x', subject: 'x' }), 'expired');
+    assert.equal(
+      await data.acceptInvite(invite!.id, cat.userId, invite!.expiresAt, {
+        teamId: team.id,
+        actorId: cat.userId,
+        action: 'x',
+        subject: 'x',
+      }),
+      'expired',
+    );
 
     const withdrawn = await createInvite(data, ann, team.id, { role: 'admin' }, HOUR);
     await revokeInvite(data, ann, team.id, withdrawn.invite.id);

@@ -40,7 +40,13 @@ export async function renameTeam(data: PortalData, actor: Actor, teamId: string,
   await requireRole(data, actor, teamId, 'admin');
   const { name } = parseOrThrow(renameTeamSchema, input);
   const old = await data.team(teamId);
-  await data.renameTeam(teamId, name, { teamId, actorId: actor.userId, action: 'team.renamed', subject: name, detail: { from: old?.name } });
+  await data.renameTeam(teamId, name, {
+    teamId,
+    actorId: actor.userId,
+    action: 'team.renamed',
+    subject: name,
+    detail: { from: old?.name },
+  });
 }
 
 export async function listMembers(data: PortalData, actor: Actor, teamId: string): Promise<Member[]> {
@@ -66,9 +72,15 @@ export async function changeRole(data: PortalData, actor: Actor, teamId: string,
   if (me.role !== 'owner' && (target.role === 'owner' || role === 'owner')) throw new Forbidden('only owners can make or change owners');
   if (userId === actor.userId && me.role !== 'owner') throw new Forbidden('you cannot change your own role');
   if (target.role === role) return;
-  await guardLastOwner(() => data.changeMembership(teamId, userId, role, {
-    teamId, actorId: actor.userId, action: 'member.role_changed', subject: email, detail: { from: target.role, to: role },
-  }));
+  await guardLastOwner(() =>
+    data.changeMembership(teamId, userId, role, {
+      teamId,
+      actorId: actor.userId,
+      action: 'member.role_changed',
+      subject: email,
+      detail: { from: target.role, to: role },
+    }),
+  );
 }
 
 /** Remove someone, or (userId = yourself) leave. */
@@ -77,9 +89,15 @@ export async function removeMember(data: PortalData, actor: Actor, teamId: strin
   const me = await requireRole(data, actor, teamId, self ? 'member' : 'admin');
   const { target, email } = await targetOf(data, teamId, userId);
   if (!self && me.role !== 'owner' && target.role === 'owner') throw new Forbidden('only owners can remove an owner');
-  await guardLastOwner(() => data.changeMembership(teamId, userId, null, {
-    teamId, actorId: actor.userId, action: self ? 'member.left' : 'member.removed', subject: email, detail: { role: target.role },
-  }));
+  await guardLastOwner(() =>
+    data.changeMembership(teamId, userId, null, {
+      teamId,
+      actorId: actor.userId,
+      action: self ? 'member.left' : 'member.removed',
+      subject: email,
+      detail: { role: target.role },
+    }),
+  );
 }
 
 async function guardLastOwner(change: () => Promise<void>): Promise<void> {

@@ -58,7 +58,8 @@ class FakeChromium {
     if (c.method === 'Target.attachToBrowserTarget') return this.reply(c, { sessionId: `B${++this.#browserSessions}` });
     if (c.method === 'Target.attachToTarget') {
       const targetId = String(c.params?.targetId);
-      if (targetId === 'gone') return this.write({ id: c.id, error: { code: -32602, message: 'No target with given id found' } }, c.sessionId);
+      if (targetId === 'gone')
+        return this.write({ id: c.id, error: { code: -32602, message: 'No target with given id found' } }, c.sessionId);
       return this.reply(c, { sessionId: `P${++this.#pageSessions}` });
     }
     this.reply(c, { echo: c.method, ...(c.params ? { params: c.params } : {}) });
@@ -89,7 +90,15 @@ class FakeChromium {
 
   /** A page target's session attached automatically under `parent` (Target.setAutoAttach, flatten). */
   autoAttach(parent: string, child: string, targetId = `T-${child}`): void {
-    this.event('Target.attachedToTarget', { sessionId: child, targetInfo: { targetId, type: 'page', title: '', url: 'about:blank', attached: true, canAccessOpener: false }, waitingForDebugger: false }, parent);
+    this.event(
+      'Target.attachedToTarget',
+      {
+        sessionId: child,
+        targetInfo: { targetId, type: 'page', title: '', url: 'about:blank', attached: true, canAccessOpener: false },
+        waitingForDebugger: false,
+      },
+      parent,
+    );
   }
 
   detached(parent: string | undefined, child: string): void {
@@ -135,7 +144,12 @@ async function settle(): Promise<void> {
 }
 
 let ids = 100;
-const cmd = (method: string, params?: Json, sessionId?: string): ClientMessage => ({ id: ids++, method, ...(params ? { params } : {}), ...(sessionId ? { sessionId } : {}) });
+const cmd = (method: string, params?: Json, sessionId?: string): ClientMessage => ({
+  id: ids++,
+  method,
+  ...(params ? { params } : {}),
+  ...(sessionId ? { sessionId } : {}),
+});
 
 async function send(client: MuxClient, message: ClientMessage): Promise<void> {
   client.send(message);
@@ -152,7 +166,7 @@ describe('CdpMux: clients and their root sessions', () => {
     assert.equal(mux.clients, 2);
     const attaches = chromium.received.filter((c) => c.method === 'Target.attachToBrowserTarget');
     assert.equal(attaches.length, 2);
-    for (const c of attaches) assert.equal(c.sessionId, undefined, 'attached from the pipe\'s own root');
+    for (const c of attaches) assert.equal(c.sessionId, undefined, "attached from the pipe's own root");
   });
 
   it('connects a page client with a flattened attach to its target', async () => {
@@ -166,11 +180,14 @@ describe('CdpMux: clients and their root sessions', () => {
 
   it('rejects with CdpError when the target is gone', async () => {
     const { mux, open } = await setup();
-    await assert.rejects(open({ kind: 'page', targetId: 'gone' }), (err: Error) => err instanceof CdpError && /No target with given id found/.test(err.message));
+    await assert.rejects(
+      open({ kind: 'page', targetId: 'gone' }),
+      (err: Error) => err instanceof CdpError && /No target with given id found/.test(err.message),
+    );
     assert.equal(mux.clients, 0);
   });
 
-  it('sends a client\'s messages without sessionId on its root session, and strips it from the replies', async () => {
+  it("sends a client's messages without sessionId on its root session, and strips it from the replies", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const b = await open();
@@ -192,7 +209,7 @@ describe('CdpMux: clients and their root sessions', () => {
     assert.deepEqual(a.sink.messages, []);
   });
 
-  it('delivers events of a client\'s root session without the session id, to that client only', async () => {
+  it("delivers events of a client's root session without the session id, to that client only", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const b = await open();
@@ -210,7 +227,7 @@ describe('CdpMux: clients and their root sessions', () => {
     assert.deepEqual(a.sink.take(), [{ id: 5, result: { a: 1 } }]);
   });
 
-  it('drops messages of sessions nobody holds, and events of the pipe\'s root', async () => {
+  it("drops messages of sessions nobody holds, and events of the pipe's root", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     chromium.event('Target.targetCreated', { targetInfo: { targetId: 'T1' } });
@@ -234,7 +251,7 @@ describe('CdpMux: clients and their root sessions', () => {
 });
 
 describe('CdpMux: sessions a client attaches', () => {
-  it('adopts the session of an attachToTarget reply, and leaves its id on that session\'s replies', async () => {
+  it("adopts the session of an attachToTarget reply, and leaves its id on that session's replies", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const attach = cmd('Target.attachToTarget', { targetId: 'T1', flatten: true });
@@ -288,11 +305,14 @@ describe('CdpMux: sessions a client attaches', () => {
     chromium.autoAttach('C2', 'C3'); // a worker of that iframe
     await settle();
     const events = a.sink.take();
-    assert.deepEqual(events.map((e) => [e.method, e.sessionId, (e.params as Json).sessionId]), [
-      ['Target.attachedToTarget', undefined, 'C1'],
-      ['Target.attachedToTarget', 'C1', 'C2'],
-      ['Target.attachedToTarget', 'C2', 'C3'],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.method, e.sessionId, (e.params as Json).sessionId]),
+      [
+        ['Target.attachedToTarget', undefined, 'C1'],
+        ['Target.attachedToTarget', 'C1', 'C2'],
+        ['Target.attachedToTarget', 'C2', 'C3'],
+      ],
+    );
     for (const session of ['C1', 'C2', 'C3']) {
       await send(a.client, cmd('Runtime.enable', {}, session));
       assert.equal(chromium.last('Runtime.enable')?.sessionId, session);
@@ -304,7 +324,9 @@ describe('CdpMux: sessions a client attaches', () => {
   it('adopts sessions from an attachedToTarget event with many fields before params.sessionId', async () => {
     const { chromium, open } = await setup();
     const a = await open();
-    chromium.writeText(`{"method":"Target.attachedToTarget","params":{"targetInfo":{"targetId":"T","title":"${'t'.repeat(500)}"},"waitingForDebugger":false,"sessionId":"C9"},"sessionId":"B1"}`);
+    chromium.writeText(
+      `{"method":"Target.attachedToTarget","params":{"targetInfo":{"targetId":"T","title":"${'t'.repeat(500)}"},"waitingForDebugger":false,"sessionId":"C9"},"sessionId":"B1"}`,
+    );
     await settle();
     await send(a.client, cmd('Runtime.enable', {}, 'C9'));
     assert.equal(chromium.last('Runtime.enable')?.sessionId, 'C9');
@@ -325,7 +347,9 @@ describe('CdpMux: sessions a client attaches', () => {
     for (const session of ['C1', 'C2', 'C3']) {
       const m = cmd('Runtime.enable', {}, session);
       await send(a.client, m);
-      assert.deepEqual(a.sink.take(), [{ id: m.id, error: { code: -32001, message: 'Session with given id not found.' }, sessionId: session }]);
+      assert.deepEqual(a.sink.take(), [
+        { id: m.id, error: { code: -32001, message: 'Session with given id not found.' }, sessionId: session },
+      ]);
     }
     assert.equal(chromium.received.length, before, 'nothing reached Chromium');
     chromium.event('Page.loadEventFired', {}, 'C2');
@@ -347,7 +371,7 @@ describe('CdpMux: sessions a client attaches', () => {
 });
 
 describe('CdpMux: isolation between clients', () => {
-  it('answers a client addressing another client\'s session as Chromium would, sending nothing', async () => {
+  it("answers a client addressing another client's session as Chromium would, sending nothing", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const b = await open();
@@ -358,12 +382,14 @@ describe('CdpMux: isolation between clients', () => {
     for (const session of ['B2', 'P1', 'C1', 'UNKNOWN']) {
       const m = cmd('Page.navigate', { url: 'https://x/' }, session);
       await send(a.client, m);
-      assert.deepEqual(a.sink.take(), [{ id: m.id, error: { code: -32001, message: 'Session with given id not found.' }, sessionId: session }]);
+      assert.deepEqual(a.sink.take(), [
+        { id: m.id, error: { code: -32001, message: 'Session with given id not found.' }, sessionId: session },
+      ]);
     }
     assert.equal(chromium.received.length, before, 'nothing reached Chromium');
   });
 
-  it('never delivers one client\'s sessions to another', async () => {
+  it("never delivers one client's sessions to another", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const b = await open();
@@ -379,7 +405,7 @@ describe('CdpMux: isolation between clients', () => {
     assert.deepEqual(b.sink.messages, [{ method: 'Runtime.consoleAPICalled', params: { type: 'warn' }, sessionId: 'C2' }]);
   });
 
-  it('is not fooled by a session id inside a page\'s text', async () => {
+  it("is not fooled by a session id inside a page's text", async () => {
     const { chromium, open } = await setup();
     const a = await open();
     const b = await open();
@@ -396,7 +422,7 @@ describe('CdpMux: isolation between clients', () => {
 });
 
 describe('CdpMux: clients leaving', () => {
-  it('detaches a closed client\'s root and delivers nothing more to it', async () => {
+  it("detaches a closed client's root and delivers nothing more to it", async () => {
     const { chromium, mux, open } = await setup();
     const a = await open();
     const b = await open();
@@ -409,7 +435,7 @@ describe('CdpMux: clients leaving', () => {
     assert.equal(mux.clients, 1);
     const detach = chromium.last('Target.detachFromTarget');
     assert.deepEqual(detach?.params, { sessionId: 'B1' });
-    assert.equal(detach?.sessionId, undefined, 'sent on the pipe\'s root');
+    assert.equal(detach?.sessionId, undefined, "sent on the pipe's root");
     chromium.event('Page.loadEventFired', {}, 'B1');
     chromium.event('Page.loadEventFired', {}, 'C1');
     chromium.detached(undefined, 'B1');
@@ -451,7 +477,10 @@ describe('CdpMux: clients leaving', () => {
     const b = await open({ kind: 'page', targetId: 'T1' });
     chromium.manual.add('Browser.getVersion');
     chromium.manual.add('Target.attachToBrowserTarget');
-    const pending = assert.rejects(mux.call('Browser.getVersion'), (err: Error) => err instanceof CdpError && err.message === 'Browser.getVersion: the browser is gone');
+    const pending = assert.rejects(
+      mux.call('Browser.getVersion'),
+      (err: Error) => err instanceof CdpError && err.message === 'Browser.getVersion: the browser is gone',
+    );
     const opening = assert.rejects(mux.open({ kind: 'browser' }, new Sink()), CdpError);
     await settle();
     chromium.fromBrowser.end();
@@ -469,16 +498,19 @@ describe('CdpMux: clients leaving', () => {
   });
 });
 
-describe('CdpMux: the service\'s own calls', () => {
-  it('resolves with the result and rejects with Chromium\'s error', async () => {
+describe("CdpMux: the service's own calls", () => {
+  it("resolves with the result and rejects with Chromium's error", async () => {
     const { chromium, mux } = await setup();
     chromium.handlers.set('Browser.getVersion', () => ({ product: 'HeadlessChrome/1' }));
     chromium.handlers.set('Target.closeTarget', () => ({ error: { code: -32602, message: 'No target with given id found' } }));
     assert.deepEqual(await mux.call('Browser.getVersion'), { product: 'HeadlessChrome/1' });
-    await assert.rejects(mux.call('Target.closeTarget', { targetId: 'x' }), (err: Error) => err instanceof CdpError && err.message === 'Target.closeTarget: No target with given id found');
+    await assert.rejects(
+      mux.call('Target.closeTarget', { targetId: 'x' }),
+      (err: Error) => err instanceof CdpError && err.message === 'Target.closeTarget: No target with given id found',
+    );
   });
 
-  it('calls on a session of its own, not confused with clients\' replies', async () => {
+  it("calls on a session of its own, not confused with clients' replies", async () => {
     const { chromium, mux, open } = await setup();
     const a = await open();
     const { sessionId } = await mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: 'T1', flatten: true });
@@ -486,27 +518,30 @@ describe('CdpMux: the service\'s own calls', () => {
     const result = await mux.call('Runtime.evaluate', { expression: '1' }, sessionId);
     assert.deepEqual(result, { echo: 'Runtime.evaluate', params: { expression: '1' } });
     assert.equal(chromium.last('Runtime.evaluate')?.sessionId, 'P1');
-    assert.deepEqual(a.sink.messages, [], 'the service\'s session is not a client\'s');
+    assert.deepEqual(a.sink.messages, [], "the service's session is not a client's");
     const before = chromium.received.length;
     await send(a.client, cmd('Runtime.evaluate', {}, 'P1'));
     assert.equal(chromium.received.length, before, 'nor can a client address it');
   });
 
-  it('sends the service\'s calls with params, and a session only when given', async () => {
+  it("sends the service's calls with params, and a session only when given", async () => {
     const { chromium, mux } = await setup();
     await mux.call('Target.getTargets');
     await mux.call('Runtime.enable', {}, 'S9');
-    assert.deepEqual(chromium.raw.slice(-2).map((t) => JSON.parse(t) as Json), [
-      { id: 1, method: 'Target.getTargets', params: {} },
-      { id: 2, method: 'Runtime.enable', params: {}, sessionId: 'S9' },
-    ]);
+    assert.deepEqual(
+      chromium.raw.slice(-2).map((t) => JSON.parse(t) as Json),
+      [
+        { id: 1, method: 'Target.getTargets', params: {} },
+        { id: 2, method: 'Runtime.enable', params: {}, sessionId: 'S9' },
+      ],
+    );
   });
 
   // A reply on a session nobody holds any more must not be matched to the service's pending calls
   // by its id alone: client ids and service ids share no namespace. Here a client's command races
   // its session's detach; Chromium answers it with -32001 on that session, and the service's
   // unrelated Browser.getVersion (same id) must keep waiting for its own reply.
-  it('does not hand a client\'s late reply to a service call with the same id', async () => {
+  it("does not hand a client's late reply to a service call with the same id", async () => {
     const { chromium, mux, open } = await setup();
     const a = await open(); // service call id 1
     chromium.autoAttach('B1', 'C1');
@@ -515,12 +550,15 @@ describe('CdpMux: the service\'s own calls', () => {
     chromium.manual.add('Runtime.evaluate');
     const version = mux.call('Browser.getVersion'); // service call id 2
     let settled: string | null = null;
-    version.then(() => (settled = 'resolved'), (err: Error) => (settled = `rejected: ${err.message}`));
+    version.then(
+      () => (settled = 'resolved'),
+      (err: Error) => (settled = `rejected: ${err.message}`),
+    );
     await send(a.client, { id: 2, method: 'Runtime.evaluate', params: { expression: '1' }, sessionId: 'C1' });
     chromium.detached('B1', 'C1');
     chromium.write({ id: 2, error: { code: -32001, message: 'Session with given id not found.' } }, 'C1');
     await settle();
-    assert.equal(settled, null, 'the service\'s call is still waiting for its own reply');
+    assert.equal(settled, null, "the service's call is still waiting for its own reply");
     chromium.reply(chromium.last('Browser.getVersion') as Command, { product: 'HeadlessChrome/1' });
     assert.deepEqual(await version, { product: 'HeadlessChrome/1' });
   });
@@ -528,7 +566,7 @@ describe('CdpMux: the service\'s own calls', () => {
   // The same, worse: a client closes with an attach in flight while another client opens. The
   // leaving client's late attach reply carries the opening call's id; the new client must still be
   // rooted at the browser session Chromium made for it, not the leaving client's page session.
-  it('does not root a new client at a leaving client\'s late attach reply', async () => {
+  it("does not root a new client at a leaving client's late attach reply", async () => {
     const { chromium, mux, open } = await setup();
     const a = await open(); // service call id 1: B1
     chromium.manual.add('Target.attachToTarget');
@@ -577,7 +615,10 @@ describe('tailSessionId', () => {
 
   it('reads the session id Chromium appended', () => {
     assert.equal(t('{"id":1,"result":{},"sessionId":"AB12"}'), 'AB12');
-    assert.equal(t('{"method":"Page.loadEventFired","params":{"timestamp":1},"sessionId":"E1F2A3B4C5D6E7F8A9B0C1D2E3F4A5B6"}'), 'E1F2A3B4C5D6E7F8A9B0C1D2E3F4A5B6');
+    assert.equal(
+      t('{"method":"Page.loadEventFired","params":{"timestamp":1},"sessionId":"E1F2A3B4C5D6E7F8A9B0C1D2E3F4A5B6"}'),
+      'E1F2A3B4C5D6E7F8A9B0C1D2E3F4A5B6',
+    );
     assert.equal(t('{"id":1,"result":{"sessionId":"INNER"},"sessionId":"OUTER"}'), 'OUTER');
     assert.equal(t('{"id":1,"result":{"v":"\\\\"},"sessionId":"S"}'), 'S', 'after a string ending in a backslash');
     assert.equal(t('{"id":1,"result":{"v":"x\\",\\"sessionId\\":\\"X"},"sessionId":"S"}'), 'S');
@@ -593,7 +634,7 @@ describe('tailSessionId', () => {
     assert.equal(t(''), null);
   });
 
-  it('never takes a nested sessionId for the message\'s own', () => {
+  it("never takes a nested sessionId for the message's own", () => {
     const r = t('{"method":"Target.attachedToTarget","params":{"sessionId":"AB"}}');
     assert.notEqual(r, 'AB');
     assert.equal(r, undefined, 'undecided: the mux parses it');
@@ -604,7 +645,10 @@ describe('tailSessionId', () => {
 
   it('is not fooled by an escaped tail inside a string', () => {
     // A page-controlled string ending in `,"sessionId":"X"}` is escaped by Chromium's JSON writer.
-    const text = JSON.stringify({ method: 'Runtime.consoleAPICalled', params: { args: [{ type: 'string', value: 'a,"sessionId":"X"}' }] } });
+    const text = JSON.stringify({
+      method: 'Runtime.consoleAPICalled',
+      params: { args: [{ type: 'string', value: 'a,"sessionId":"X"}' }] },
+    });
     assert.ok(text.includes(',\\"sessionId\\":\\"X\\"}'));
     assert.equal(t(text), null);
     const last = JSON.stringify({ id: 1, v: 'a,"sessionId":"X"}' });

@@ -21,7 +21,14 @@ export type MuxSink = {
 };
 
 type Pending = { method: string; sessionId: string | null; resolve: (value: unknown) => void; reject: (err: Error) => void };
-type Parsed = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { message?: string }; sessionId?: string };
+type Parsed = {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { message?: string };
+  sessionId?: string;
+};
 
 /** Methods whose reply names a new session of the caller. */
 const ATTACHING = new Set(['Target.attachToTarget', 'Target.attachToBrowserTarget']);
@@ -60,9 +67,10 @@ export class CdpMux {
 
   /** Connect a client to the whole browser or to one page target. Throws CdpError if the target is gone. */
   async open(target: MuxTarget, sink: MuxSink): Promise<MuxClient> {
-    const { sessionId } = target.kind === 'browser'
-      ? await this.call<{ sessionId: string }>('Target.attachToBrowserTarget')
-      : await this.call<{ sessionId: string }>('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+    const { sessionId } =
+      target.kind === 'browser'
+        ? await this.call<{ sessionId: string }>('Target.attachToBrowserTarget')
+        : await this.call<{ sessionId: string }>('Target.attachToTarget', { targetId: target.targetId, flatten: true });
     const client = new MuxClient(this, this.#pipe, sessionId, sink);
     this.#clients.add(client);
     this.#owners.set(sessionId, client);
@@ -147,7 +155,15 @@ export class MuxClient {
     if (this.#ended) return;
     const session = message.sessionId ?? this.root;
     if (!this.#sessions.has(session)) {
-      this.#sink.deliver(Buffer.from(JSON.stringify({ id: message.id, error: { code: -32001, message: 'Session with given id not found.' }, sessionId: message.sessionId })));
+      this.#sink.deliver(
+        Buffer.from(
+          JSON.stringify({
+            id: message.id,
+            error: { code: -32001, message: 'Session with given id not found.' },
+            sessionId: message.sessionId,
+          }),
+        ),
+      );
       return;
     }
     if (ATTACHING.has(message.method)) this.#attaching.add(`${session}|${message.id}`);

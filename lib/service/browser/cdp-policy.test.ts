@@ -84,7 +84,13 @@ const BAD_URLS = [
   '%%%',
 ];
 
-const URL_METHODS = ['Page.navigate', 'Target.createTarget', 'Network.loadNetworkResource', 'Fetch.continueRequest', 'Network.continueInterceptedRequest'];
+const URL_METHODS = [
+  'Page.navigate',
+  'Target.createTarget',
+  'Network.loadNetworkResource',
+  'Fetch.continueRequest',
+  'Network.continueInterceptedRequest',
+];
 
 const GOOD_URLS = [
   'http://example.com/',
@@ -179,20 +185,29 @@ describe('CDP policy: files', () => {
     ['files missing', undefined],
   ];
   for (const [label, files] of badFiles) {
-    it(`refuses DOM.setFileInputFiles with ${label}`, () => assertRefused(msg('DOM.setFileInputFiles', { files, backendNodeId: 1 }), label));
-    it(`refuses PWA.launchFilesInApp with ${label}`, () => assertRefused(msg('PWA.launchFilesInApp', { manifestId: 'https://x/', files }), label));
+    it(`refuses DOM.setFileInputFiles with ${label}`, () =>
+      assertRefused(msg('DOM.setFileInputFiles', { files, backendNodeId: 1 }), label));
+    it(`refuses PWA.launchFilesInApp with ${label}`, () =>
+      assertRefused(msg('PWA.launchFilesInApp', { manifestId: 'https://x/', files }), label));
     // A drag event without files (data.files absent, or null, which Chromium's parser rejects) reads nothing.
     if (files !== undefined && files !== null) {
       it(`refuses Input.dispatchDragEvent dropping ${label}`, () =>
-        assertRefused(msg('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files } }), label));
+        assertRefused(
+          msg('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files } }),
+          label,
+        ));
     }
   }
 
   it('lets files from the uploads folder pass', () => {
     assertPasses(msg('DOM.setFileInputFiles', { files: ['/uploads/report.pdf'], nodeId: 3 }));
-    assertPasses(msg('DOM.setFileInputFiles', { files: ['/uploads/report.pdf', '/uploads/with space.txt', '/uploads/..hidden', '/uploads/a..b'] }));
+    assertPasses(
+      msg('DOM.setFileInputFiles', { files: ['/uploads/report.pdf', '/uploads/with space.txt', '/uploads/..hidden', '/uploads/a..b'] }),
+    );
     assertPasses(msg('PWA.launchFilesInApp', { manifestId: 'https://x/', files: ['/uploads/a.txt'] }));
-    assertPasses(msg('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files: ['/uploads/a.txt'] } }));
+    assertPasses(
+      msg('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files: ['/uploads/a.txt'] } }),
+    );
   });
 
   it('lets an empty list pass (it clears the input, reads nothing)', () => {
@@ -200,7 +215,14 @@ describe('CDP policy: files', () => {
   });
 
   it('lets drag events without files pass', () => {
-    assertPasses(msg('Input.dispatchDragEvent', { type: 'dragEnter', x: 1, y: 1, data: { items: [{ mimeType: 'text/plain', data: 'hi' }], dragOperationsMask: 1 } }));
+    assertPasses(
+      msg('Input.dispatchDragEvent', {
+        type: 'dragEnter',
+        x: 1,
+        y: 1,
+        data: { items: [{ mimeType: 'text/plain', data: 'hi' }], dragOperationsMask: 1 },
+      }),
+    );
     assertPasses(msg('Input.dispatchDragEvent', { type: 'dragCancel', x: 1, y: 1 }));
   });
 
@@ -307,7 +329,10 @@ describe('CDP policy: downloads', () => {
 
     it(`${method} with a bogus behavior is refused`, () => {
       for (const behavior of ['Allow', 'allow ', 'bogus', '', null, 1, undefined]) {
-        assertRefused(msg(method, behavior === undefined ? { downloadPath: '/etc' } : { behavior, downloadPath: '/etc' }), `behavior ${show(behavior)}`);
+        assertRefused(
+          msg(method, behavior === undefined ? { downloadPath: '/etc' } : { behavior, downloadPath: '/etc' }),
+          `behavior ${show(behavior)}`,
+        );
       }
       assertRefused(msg(method));
     });
@@ -334,7 +359,8 @@ describe('CDP policy: wrapped messages (Target.sendMessageToTarget)', () => {
   ];
   for (const inner of forbidden) {
     it(`refuses a wrapped ${inner.method} ${show(inner.params)}`, () => assertRefused(wrap(inner)));
-    it(`refuses a doubly wrapped ${inner.method} ${show(inner.params)}`, () => assertRefused(wrap(JSON.parse(JSON.stringify(wrap(inner))))));
+    it(`refuses a doubly wrapped ${inner.method} ${show(inner.params)}`, () =>
+      assertRefused(wrap(JSON.parse(JSON.stringify(wrap(inner))))));
   }
 
   it('refuses a forbidden command at any depth', () => {
@@ -359,7 +385,17 @@ describe('CDP policy: wrapped messages (Target.sendMessageToTarget)', () => {
   });
 
   it('refuses wrapped text that is not one message', () => {
-    for (const text of ['not json', '{"id":1,"method":"Page.navigate"', '', 'null', '1', '"Page.navigate"', '[]', '[{"id":1,"method":"Page.enable"}]', '{}']) {
+    for (const text of [
+      'not json',
+      '{"id":1,"method":"Page.navigate"',
+      '',
+      'null',
+      '1',
+      '"Page.navigate"',
+      '[]',
+      '[{"id":1,"method":"Page.enable"}]',
+      '{}',
+    ]) {
       assertRefused(wrap(text), `wrapped ${show(text)}`);
     }
     assertRefused(wrap({ method: 'Page.enable' }), 'without an id');
@@ -382,13 +418,17 @@ describe('CDP policy: wrapped messages (Target.sendMessageToTarget)', () => {
     const v = judge(outer, folders);
     assert.equal(v.action, 'rewrite');
     if (v.action !== 'rewrite') return;
-    assert.deepEqual({ ...v.message, params: { ...v.message.params, message: undefined } }, { ...outer, params: { ...outer.params, message: undefined } });
+    assert.deepEqual(
+      { ...v.message, params: { ...v.message.params, message: undefined } },
+      { ...outer, params: { ...outer.params, message: undefined } },
+    );
     assert.deepEqual(JSON.parse(v.message.params?.message as string), inner);
   });
 
   it('re-serialises the wrapped text: duplicate keys and extra fields never reach Chromium', () => {
     // JSON.parse keeps the last duplicate; the judged (https) value is the one sent on, alone.
-    const text = '{"id":3,"method":"Page.navigate","params":{"url":"https://ok/"},"sessionId":"X","extra":1,"params":{"url":"https://ok/"}}';
+    const text =
+      '{"id":3,"method":"Page.navigate","params":{"url":"https://ok/"},"sessionId":"X","extra":1,"params":{"url":"https://ok/"}}';
     const v = judge(wrap(text), folders);
     assert.equal(v.action, 'rewrite');
     if (v.action !== 'rewrite') return;
@@ -404,20 +444,34 @@ describe('CDP policy: wrapped messages (Target.sendMessageToTarget)', () => {
   });
 
   it('rewrites a wrapped setDownloadBehavior so its path is kept inside', () => {
-    const v = judge(wrap({ id: 9, method: 'Browser.setDownloadBehavior', params: { behavior: 'allow', downloadPath: '/etc/cron.d' } }), folders);
+    const v = judge(
+      wrap({ id: 9, method: 'Browser.setDownloadBehavior', params: { behavior: 'allow', downloadPath: '/etc/cron.d' } }),
+      folders,
+    );
     assert.equal(v.action, 'rewrite');
     if (v.action !== 'rewrite') return;
-    assert.deepEqual(JSON.parse(v.message.params?.message as string), { id: 9, method: 'Browser.setDownloadBehavior', params: { behavior: 'allow', downloadPath: '/downloads' } });
+    assert.deepEqual(JSON.parse(v.message.params?.message as string), {
+      id: 9,
+      method: 'Browser.setDownloadBehavior',
+      params: { behavior: 'allow', downloadPath: '/downloads' },
+    });
   });
 
   it('rewrites a doubly wrapped setDownloadBehavior at the innermost level', () => {
-    const v = judge(wrap(wrap({ id: 9, method: 'Page.setDownloadBehavior', params: { behavior: 'default', downloadPath: '/' } }, 8)), folders);
+    const v = judge(
+      wrap(wrap({ id: 9, method: 'Page.setDownloadBehavior', params: { behavior: 'default', downloadPath: '/' } }, 8)),
+      folders,
+    );
     assert.equal(v.action, 'rewrite');
     if (v.action !== 'rewrite') return;
     const middle = JSON.parse(v.message.params?.message as string) as ClientMessage;
     assert.equal(middle.method, 'Target.sendMessageToTarget');
     assert.equal(middle.id, 8);
-    assert.deepEqual(JSON.parse(middle.params?.message as string), { id: 9, method: 'Page.setDownloadBehavior', params: { behavior: 'allow', downloadPath: '/downloads' } });
+    assert.deepEqual(JSON.parse(middle.params?.message as string), {
+      id: 9,
+      method: 'Page.setDownloadBehavior',
+      params: { behavior: 'allow', downloadPath: '/downloads' },
+    });
   });
 
   it('passes the wrapped message on with its params when it has none', () => {

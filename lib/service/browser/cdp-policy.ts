@@ -8,10 +8,7 @@ import type { ClientMessage } from '../protocol/devtools.ts';
  * clients inside what the product offers, and judges parsed messages only: method names after
  * JSON decoding, addresses after the same normalisation Chromium applies (WHATWG URL parsing).
  */
-export type Verdict =
-  | { action: 'pass' }
-  | { action: 'refuse'; reason: string }
-  | { action: 'rewrite'; message: ClientMessage };
+export type Verdict = { action: 'pass' } | { action: 'refuse'; reason: string } | { action: 'rewrite'; message: ClientMessage };
 
 /** Where the instance's own files live, as Chromium sees them. */
 export type InstanceFolders = { downloads: string; uploads: string };
@@ -61,7 +58,9 @@ export function judge(message: ClientMessage, folders: InstanceFolders, depth = 
       return judgeWrapped(message, folders, depth);
     case 'Target.createBrowserContext': {
       const named = ['proxyServer', 'proxyBypassList', 'originsWithUniversalNetworkAccess'].filter((k) => params[k] !== undefined);
-      return named.length ? refuse(`browser contexts cannot set ${named.join(', ')}: every connection goes through the service's egress proxy`) : pass;
+      return named.length
+        ? refuse(`browser contexts cannot set ${named.join(', ')}: every connection goes through the service's egress proxy`)
+        : pass;
     }
     case 'Browser.setDownloadBehavior':
     case 'Page.setDownloadBehavior':
@@ -98,8 +97,10 @@ export function urlProblem(value: unknown, emptyMeansBlank: boolean): string | n
   } catch {
     return 'not a valid absolute address';
   }
-  if (!SCHEMES.has(url.protocol)) return `${url.protocol} addresses are not allowed on this service (http, https, data, blob and about:blank only)`;
-  if (url.protocol === 'about:' && !ABOUT.has(url.pathname)) return `about:${url.pathname} is not allowed (only about:blank and about:srcdoc)`;
+  if (!SCHEMES.has(url.protocol))
+    return `${url.protocol} addresses are not allowed on this service (http, https, data, blob and about:blank only)`;
+  if (url.protocol === 'about:' && !ABOUT.has(url.pathname))
+    return `about:${url.pathname} is not allowed (only about:blank and about:srcdoc)`;
   return null;
 }
 
@@ -108,7 +109,9 @@ function filesProblem(files: unknown, folders: InstanceFolders): Verdict | null 
   if (!Array.isArray(files)) return refuse('files must be a list of paths');
   for (const file of files) {
     if (typeof file !== 'string' || !isInside(file, folders.uploads)) {
-      return refuse(`only files uploaded to this browser can be used (paths under ${folders.uploads}/; upload with PUT /v0/browser/uploads/NAME)`);
+      return refuse(
+        `only files uploaded to this browser can be used (paths under ${folders.uploads}/; upload with PUT /v0/browser/uploads/NAME)`,
+      );
     }
   }
   return null;
@@ -125,7 +128,8 @@ function keepDownloadsInside(message: ClientMessage, folders: InstanceFolders): 
   const params = message.params ?? {};
   const behavior = params.behavior;
   if (behavior === 'deny') return pass;
-  if (behavior !== 'allow' && behavior !== 'allowAndName' && behavior !== 'default') return refuse('behavior must be deny, allow, allowAndName or default');
+  if (behavior !== 'allow' && behavior !== 'allowAndName' && behavior !== 'default')
+    return refuse('behavior must be deny, allow, allowAndName or default');
   const kept = { ...params, behavior: behavior === 'default' ? 'allow' : behavior, downloadPath: folders.downloads };
   return { action: 'rewrite', message: { ...message, params: kept } };
 }
@@ -142,8 +146,10 @@ function judgeWrapped(message: ClientMessage, folders: InstanceFolders, depth: n
     return refuse('the wrapped message is not JSON');
   }
   const i = inner as Partial<ClientMessage> | null;
-  if (!i || typeof i !== 'object' || typeof i.id !== 'number' || typeof i.method !== 'string') return refuse('the wrapped message needs an id and a method');
-  if (i.params !== undefined && (typeof i.params !== 'object' || i.params === null)) return refuse('the wrapped message\'s params must be an object');
+  if (!i || typeof i !== 'object' || typeof i.id !== 'number' || typeof i.method !== 'string')
+    return refuse('the wrapped message needs an id and a method');
+  if (i.params !== undefined && (typeof i.params !== 'object' || i.params === null))
+    return refuse("the wrapped message's params must be an object");
   const innerMessage: ClientMessage = { id: i.id, method: i.method, ...(i.params ? { params: i.params } : {}) };
   const verdict = judge(innerMessage, folders, depth + 1);
   if (verdict.action === 'refuse') return verdict;

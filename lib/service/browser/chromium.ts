@@ -23,8 +23,7 @@ export type ChromiumVersion = {
 
 /** How instances are isolated: a sandbox per instance, or none (an operator's explicit single-tenant choice). */
 export type Isolation =
-  | { mode: 'sandbox'; tools: SandboxTools; uids: UidPool | null; cgroups: CgroupSupport | null; limits: Limits }
-  | { mode: 'single-tenant' };
+  { mode: 'sandbox'; tools: SandboxTools; uids: UidPool | null; cgroups: CgroupSupport | null; limits: Limits } | { mode: 'single-tenant' };
 
 export type LaunchOptions = {
   executable: ChromiumExecutable;
@@ -38,7 +37,12 @@ export type LaunchOptions = {
 };
 
 /** Chromium's flags; see docs/decisions/0004-chromium-instances.md and 0050-instance-isolation.md. */
-export function chromiumArgs(o: { profileDir: string; proxyUrl: string; window: { width: number; height: number }; noSandbox: boolean }): string[] {
+export function chromiumArgs(o: {
+  profileDir: string;
+  proxyUrl: string;
+  window: { width: number; height: number };
+  noSandbox: boolean;
+}): string[] {
   return [
     '--headless',
     ...(o.noSandbox ? ['--no-sandbox'] : []),
@@ -73,7 +77,13 @@ export function chromiumArgs(o: { profileDir: string; proxyUrl: string; window: 
  */
 const insetsByBinary = new Map<string, { width: number; height: number }>();
 
-type Teardown = { folders: InstanceFolders | null; cgroups: InstanceCgroups | null; uid: number | null; uids: UidPool | null; closeEgress: () => Promise<void> };
+type Teardown = {
+  folders: InstanceFolders | null;
+  cgroups: InstanceCgroups | null;
+  uid: number | null;
+  uids: UidPool | null;
+  closeEgress: () => Promise<void>;
+};
 
 /**
  * One Chromium process tree, isolated in its own sandbox (or not, in single-tenant mode), driven
@@ -99,7 +109,16 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   #exited = false;
   #closing: Promise<void> | null = null;
 
-  private constructor(child: ChildProcess, pipe: CdpPipe, mux: CdpMux, version: ChromiumVersion, folders: InstanceFolders, teardown: Teardown, isolated: boolean, stderrTail: string[]) {
+  private constructor(
+    child: ChildProcess,
+    pipe: CdpPipe,
+    mux: CdpMux,
+    version: ChromiumVersion,
+    folders: InstanceFolders,
+    teardown: Teardown,
+    isolated: boolean,
+    stderrTail: string[],
+  ) {
     super();
     this.#child = child;
     this.pid = child.pid as number;
@@ -110,7 +129,9 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     this.folders = folders;
     this.uid = teardown.uid;
     this.isolated = isolated;
-    this.policyFolders = isolated ? { downloads: SANDBOX.downloads, uploads: SANDBOX.uploads } : { downloads: folders.downloads, uploads: folders.uploads };
+    this.policyFolders = isolated
+      ? { downloads: SANDBOX.downloads, uploads: SANDBOX.uploads }
+      : { downloads: folders.downloads, uploads: folders.uploads };
     this.#stderrTail = stderrTail;
     child.once('exit', (code, signal) => {
       this.#exited = true;
@@ -133,7 +154,7 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   static async launch(options: LaunchOptions): Promise<Chromium> {
     const { isolation, executable } = options;
     const sandboxed = isolation.mode === 'sandbox';
-    const uid = sandboxed ? isolation.uids?.take() ?? null : null;
+    const uid = sandboxed ? (isolation.uids?.take() ?? null) : null;
     const teardown: Teardown = {
       folders: null,
       cgroups: null,
@@ -151,11 +172,32 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
       if (sandboxed) {
         teardown.closeEgress = await options.egress.serveInstance(`${folders.run}/egress.sock`, folders.name);
         if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits);
-        const args = chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, window, noSandbox: false });
-        child = spawnSandboxed({ tools: isolation.tools, executable, folders, uid, cgroupFolders: teardown.cgroups?.folders ?? [], chromiumArgs: args });
+        const args = chromiumArgs({
+          profileDir: SANDBOX.profile,
+          proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`,
+          window,
+          noSandbox: false,
+        });
+        child = spawnSandboxed({
+          tools: isolation.tools,
+          executable,
+          folders,
+          uid,
+          cgroupFolders: teardown.cgroups?.folders ?? [],
+          chromiumArgs: args,
+        });
       } else {
-        const args = chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: options.egress.url, window, noSandbox: process.getuid?.() === 0 });
-        child = spawn(executable.path, args, { detached: true, env: { ...process.env, HOME: folders.home, TMPDIR: folders.home }, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+        const args = chromiumArgs({
+          profileDir: `${folders.home}/profile`,
+          proxyUrl: options.egress.url,
+          window,
+          noSandbox: process.getuid?.() === 0,
+        });
+        child = spawn(executable.path, args, {
+          detached: true,
+          env: { ...process.env, HOME: folders.home, TMPDIR: folders.home },
+          stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+        });
       }
       const stderrTail: string[] = [];
       drainStderr(child, stderrTail);
@@ -210,7 +252,10 @@ function drainStderr(child: ChildProcess, tail: string[]): void {
 /** Chromium answers on its pipe once it is ready; an exit or the deadline first is a failed launch. */
 function ready(child: ChildProcess, mux: CdpMux, tail: string[], timeoutMs: number): Promise<BrowserInfo> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`Chromium did not start within ${timeoutMs} ms: ${tail.slice(-3).join(' | ')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`Chromium did not start within ${timeoutMs} ms: ${tail.slice(-3).join(' | ')}`)),
+      timeoutMs,
+    );
     const onExit = (code: number | null, signal: string | null) =>
       finish(new Error(`Chromium exited before it was ready (code ${code}, signal ${signal}): ${tail.slice(-3).join(' | ')}`));
     const onError = (err: Error) => finish(err);
@@ -224,7 +269,10 @@ function ready(child: ChildProcess, mux: CdpMux, tail: string[], timeoutMs: numb
     child.once('exit', onExit);
     child.once('error', onError);
     // A pipe that closes first means the process is exiting: its exit (and log) tells why.
-    mux.call<BrowserInfo>('Browser.getVersion').then((info) => finish(null, info), (err: Error) => setTimeout(() => finish(err), 1000));
+    mux.call<BrowserInfo>('Browser.getVersion').then(
+      (info) => finish(null, info),
+      (err: Error) => setTimeout(() => finish(err), 1000),
+    );
   });
 }
 
@@ -235,12 +283,19 @@ async function calibrate(browser: Chromium, binary: string, viewport: { width: n
   if (!page) return;
   const { sessionId } = await browser.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
   try {
-    const { result } = await browser.mux.call<{ result: { value: [number, number] } }>('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId);
+    const { result } = await browser.mux.call<{ result: { value: [number, number] } }>(
+      'Runtime.evaluate',
+      { expression: '[innerWidth, innerHeight]', returnByValue: true },
+      sessionId,
+    );
     const insets = { width: viewport.width - result.value[0], height: viewport.height - result.value[1] };
     insetsByBinary.set(binary, insets);
     if (insets.width === 0 && insets.height === 0) return;
     const { windowId } = await browser.mux.call<{ windowId: number }>('Browser.getWindowForTarget', { targetId: page.targetId });
-    await browser.mux.call('Browser.setWindowBounds', { windowId, bounds: { width: viewport.width + insets.width, height: viewport.height + insets.height } });
+    await browser.mux.call('Browser.setWindowBounds', {
+      windowId,
+      bounds: { width: viewport.width + insets.width, height: viewport.height + insets.height },
+    });
   } finally {
     await browser.mux.call('Target.detachFromTarget', { sessionId }).catch(() => {});
   }

@@ -41,7 +41,10 @@ export class DiskGuard {
     for (const instance of this.#opts.fleet.live()) {
       const used = await diskBytes(instance.browser.folders.root, this.#opts.limitBytes);
       if (used <= this.#opts.limitBytes) continue;
-      this.#opts.log.warn({ browserId: instance.id, keyId: instance.keyId, usedBytes: used, limitBytes: this.#opts.limitBytes }, 'instance over its disk limit; ending it');
+      this.#opts.log.warn(
+        { browserId: instance.id, keyId: instance.keyId, usedBytes: used, limitBytes: this.#opts.limitBytes },
+        'instance over its disk limit; ending it',
+      );
       void this.#opts.fleet.end(instance.id, 'diskLimit');
     }
   }

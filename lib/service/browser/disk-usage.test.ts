@@ -26,13 +26,13 @@ describe('diskBytes', () => {
     assert.ok(bytes >= 5 * MB && bytes < 6 * MB, `${bytes / MB} MiB`);
   });
 
-  it('charges every entry, so empty files and folders cannot exhaust the host\'s inodes for free', async () => {
+  it("charges every entry, so empty files and folders cannot exhaust the host's inodes for free", async () => {
     const dir = join(root, 'c');
     mkdirSync(dir);
     for (let i = 0; i < 500; i++) writeFileSync(join(dir, `e${i}`), '');
     for (let i = 0; i < 100; i++) mkdirSync(join(dir, `d${i}`));
-    assert.ok(await diskBytes(dir) >= 600 * ENTRY_MIN_BYTES);
-    assert.ok(await diskBytes(dir, 10 * ENTRY_MIN_BYTES) <= 11 * ENTRY_MIN_BYTES, 'and the walk stops at the limit');
+    assert.ok((await diskBytes(dir)) >= 600 * ENTRY_MIN_BYTES);
+    assert.ok((await diskBytes(dir, 10 * ENTRY_MIN_BYTES)) <= 11 * ENTRY_MIN_BYTES, 'and the walk stops at the limit');
   });
 
   it('stops counting past the limit it is given, and answers 0 for a folder that is gone', async () => {

@@ -99,6 +99,7 @@ async function makeReadable(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await makeReadable(path);
-    else if (entry.isFile()) await chmod(path, entry.name === 'chromium' || entry.name.endsWith('.so') || entry.name.endsWith('.so.1') ? 0o755 : 0o644);
+    else if (entry.isFile())
+      await chmod(path, entry.name === 'chromium' || entry.name.endsWith('.so') || entry.name.endsWith('.so.1') ? 0o755 : 0o644);
   }
 }

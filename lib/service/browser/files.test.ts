@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, appendFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  appendFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -36,10 +48,11 @@ describe('file names', () => {
     'x'.repeat(200),
     '日'.repeat(66) + 'ab', // 200 bytes
   ];
-  for (const name of good) it(`accepts ${JSON.stringify(name.length > 40 ? `${name.slice(0, 10)}... (${Buffer.byteLength(name)} bytes)` : name)}`, () => {
-    assert.equal(fileNameProblem(name), null);
-    assert.equal(requireFileName(name), name);
-  });
+  for (const name of good)
+    it(`accepts ${JSON.stringify(name.length > 40 ? `${name.slice(0, 10)}... (${Buffer.byteLength(name)} bytes)` : name)}`, () => {
+      assert.equal(fileNameProblem(name), null);
+      assert.equal(requireFileName(name), name);
+    });
 
   const bad: [string, RegExp][] = [
     ['', /is empty/],
@@ -60,16 +73,20 @@ describe('file names', () => {
     ['日'.repeat(67), /201 bytes/],
     ['lone \ud800 surrogate', /well-formed Unicode/],
   ];
-  for (const [name, why] of bad) it(`refuses ${JSON.stringify(name.length > 40 ? `${name.slice(0, 10)}...` : name)} with a 400 that says why`, () => {
-    assert.match(fileNameProblem(name) ?? '', why);
-    assert.throws(() => requireFileName(name), (err: unknown) => {
-      assert.ok(err instanceof BadRequest);
-      assert.equal(err.status, 400);
-      assert.match(err.message, /^invalid file name /);
-      assert.match(err.message, why);
-      return true;
+  for (const [name, why] of bad)
+    it(`refuses ${JSON.stringify(name.length > 40 ? `${name.slice(0, 10)}...` : name)} with a 400 that says why`, () => {
+      assert.match(fileNameProblem(name) ?? '', why);
+      assert.throws(
+        () => requireFileName(name),
+        (err: unknown) => {
+          assert.ok(err instanceof BadRequest);
+          assert.equal(err.status, 400);
+          assert.match(err.message, /^invalid file name /);
+          assert.match(err.message, why);
+          return true;
+        },
+      );
     });
-  });
 
   it('allows longer names where asked (downloads: 255 bytes)', () => {
     assert.equal(fileNameProblem('x'.repeat(255), 255), null);
@@ -88,7 +105,10 @@ describe('uploads', () => {
     root = mkdtempSync(join(tmpdir(), 'periscope-files-'));
     mkdirSync(join(root, 'uploads'), { mode: 0o755 });
     mkdirSync(join(root, 'downloads'), { mode: 0o700 });
-    files = { folders: { uploads: join(root, 'uploads'), downloads: join(root, 'downloads') }, policyFolders: { uploads: '/uploads', downloads: '/downloads' } };
+    files = {
+      folders: { uploads: join(root, 'uploads'), downloads: join(root, 'downloads') },
+      policyFolders: { uploads: '/uploads', downloads: '/downloads' },
+    };
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -133,7 +153,10 @@ describe('uploads', () => {
   it('refuses a declared length over the file limit before reading anything', async () => {
     const body = new PassThrough();
     body.write(Buffer.alloc(10));
-    await assert.rejects(storeUpload(files, 'big.bin', body, limits, 1001), (err: unknown) => err instanceof PayloadTooLarge && err.status === 413 && /1000 bytes/.test(err.message));
+    await assert.rejects(
+      storeUpload(files, 'big.bin', body, limits, 1001),
+      (err: unknown) => err instanceof PayloadTooLarge && err.status === 413 && /1000 bytes/.test(err.message),
+    );
     assert.equal(body.readableLength, 10, 'the body was not read');
     assert.equal(body.destroyed, false);
     assert.deepEqual(onDisk(), []);
@@ -162,7 +185,10 @@ describe('uploads', () => {
     await storeUpload(files, 'one', Readable.from([Buffer.alloc(1000)]), limits);
     await storeUpload(files, 'two', Readable.from([Buffer.alloc(1000)]), limits);
     // 2000 used; 501 more is over 2500, declared or not.
-    await assert.rejects(storeUpload(files, 'three', Readable.from([Buffer.alloc(501)]), limits, 501), (err: unknown) => err instanceof UploadsFull && err.status === 413 && /2500 bytes in total/.test(err.message));
+    await assert.rejects(
+      storeUpload(files, 'three', Readable.from([Buffer.alloc(501)]), limits, 501),
+      (err: unknown) => err instanceof UploadsFull && err.status === 413 && /2500 bytes in total/.test(err.message),
+    );
     await assert.rejects(storeUpload(files, 'three', Readable.from([Buffer.alloc(501)]), limits), UploadsFull);
     assert.equal((await storeUpload(files, 'three', Readable.from([Buffer.alloc(500)]), limits)).size, 500, 'exactly the total is allowed');
     // Replacing 'two' (1000) with 1000 bytes stays within the total.
@@ -240,7 +266,10 @@ describe('uploads', () => {
     await storeUpload(files, 'gone.txt', Readable.from([Buffer.from('x')]), limits);
     await deleteUpload(files, 'gone.txt');
     assert.deepEqual(onDisk(), []);
-    await assert.rejects(deleteUpload(files, 'gone.txt'), (err: unknown) => err instanceof NotFound && /no upload named "gone.txt"/.test(err.message));
+    await assert.rejects(
+      deleteUpload(files, 'gone.txt'),
+      (err: unknown) => err instanceof NotFound && /no upload named "gone.txt"/.test(err.message),
+    );
     await assert.rejects(deleteUpload(files, '..'), BadRequest);
   });
 
@@ -279,7 +308,10 @@ describe('downloads', () => {
     mkdirSync(join(root, 'downloads'));
     outside = join(root, 'secret.txt');
     writeFileSync(outside, 'host secret');
-    files = { folders: { uploads: join(root, 'uploads'), downloads: join(root, 'downloads') }, policyFolders: { uploads: '/uploads', downloads: '/downloads' } };
+    files = {
+      folders: { uploads: join(root, 'uploads'), downloads: join(root, 'downloads') },
+      policyFolders: { uploads: '/uploads', downloads: '/downloads' },
+    };
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -287,7 +319,8 @@ describe('downloads', () => {
     const file = await openDownload(files, name);
     return { size: file.size, body: await text(file.stream()) };
   };
-  const absent = (name: string) => assert.rejects(openDownload(files, name), (err: unknown) => err instanceof NotFound && err.status === 404, name);
+  const absent = (name: string) =>
+    assert.rejects(openDownload(files, name), (err: unknown) => err instanceof NotFound && err.status === 404, name);
 
   it('lists regular files oldest first, a .crdownload as incomplete, nothing else', async () => {
     writeFileSync(join(downloads(), 'report.txt'), 'report');
@@ -301,11 +334,14 @@ describe('downloads', () => {
     mkdirSync(join(downloads(), 'folder'));
     execFileSync('mkfifo', [join(downloads(), 'pipe')]);
     const listed = await listDownloads(files);
-    assert.deepEqual(listed.map((f) => [f.name, f.size, f.complete]), [
-      ['older.bin', 3, true],
-      ['report.txt', 6, true],
-      ['big.zip.crdownload', 7, false],
-    ]);
+    assert.deepEqual(
+      listed.map((f) => [f.name, f.size, f.complete]),
+      [
+        ['older.bin', 3, true],
+        ['report.txt', 6, true],
+        ['big.zip.crdownload', 7, false],
+      ],
+    );
     assert.equal(listed.find((f) => f.name === 'report.txt')?.modifiedAt, '2030-01-01T00:00:00.000Z');
   });
 
@@ -344,7 +380,10 @@ describe('downloads', () => {
       await assert.rejects(openDownload(files, name), BadRequest, name);
     }
     writeFileSync(join(downloads(), 'big.zip.crdownload'), 'partial');
-    await assert.rejects(openDownload(files, 'big.zip.crdownload'), (err: unknown) => err instanceof DownloadInProgress && err.status === 409);
+    await assert.rejects(
+      openDownload(files, 'big.zip.crdownload'),
+      (err: unknown) => err instanceof DownloadInProgress && err.status === 409,
+    );
   });
 
   it('serves through a downloads folder whose own path holds a symlink (the check resolves the folder)', async () => {

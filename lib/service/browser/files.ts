@@ -84,7 +84,10 @@ export class UploadsFull extends PayloadTooLarge {
 /** A download Chromium is still writing. */
 export class DownloadInProgress extends DomainError {
   constructor(name: string) {
-    super('conflict', `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`);
+    super(
+      'conflict',
+      `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`,
+    );
   }
 }
 
@@ -136,7 +139,13 @@ const othersTotal = (sizes: Map<string, number>, except: string) => {
  * bytes go to a temporary file in the same folder, which is renamed into place only once whole
  * and within the total, so no partial or over-limit file is ever visible under `name`.
  */
-export async function storeUpload(files: InstanceFiles, name: string, body: Readable, limits: FileLimits, declaredLength?: number): Promise<UploadedFile> {
+export async function storeUpload(
+  files: InstanceFiles,
+  name: string,
+  body: Readable,
+  limits: FileLimits,
+  declaredLength?: number,
+): Promise<UploadedFile> {
   requireFileName(name);
   const folder = files.folders.uploads;
   const existing = await missingIsGone(uploadSizes(folder));
@@ -216,11 +225,18 @@ function copyWithin(body: Readable, handle: FileHandle, check: (size: number) =>
       const refusal = check(size);
       if (refusal) return finish(refusal);
       body.pause();
-      writing = writeAll(handle, chunk).then(() => {
-        if (!done) body.resume();
-      }, (err: Error) => finish(err));
+      writing = writeAll(handle, chunk).then(
+        () => {
+          if (!done) body.resume();
+        },
+        (err: Error) => finish(err),
+      );
     };
-    const onEnd = () => void writing.then(() => finish(null), (err: Error) => finish(err));
+    const onEnd = () =>
+      void writing.then(
+        () => finish(null),
+        (err: Error) => finish(err),
+      );
     const onError = (err: Error) => finish(err);
     const onAborted = () => finish(new BadRequest('the upload was aborted before its end'));
     const onClose = () => {
@@ -276,12 +292,19 @@ export async function listDownloads(files: InstanceFiles): Promise<DownloadedFil
     try {
       const stat = await lstat(join(folder, entry.name));
       if (!stat.isFile()) continue;
-      listed.push({ name: entry.name, size: stat.size, modifiedAt: stat.mtime.toISOString(), complete: !entry.name.endsWith(IN_PROGRESS_SUFFIX) });
+      listed.push({
+        name: entry.name,
+        size: stat.size,
+        modifiedAt: stat.mtime.toISOString(),
+        complete: !entry.name.endsWith(IN_PROGRESS_SUFFIX),
+      });
     } catch {
       // renamed or deleted meanwhile
     }
   }
-  return listed.sort((a, b) => (a.modifiedAt < b.modifiedAt ? -1 : a.modifiedAt > b.modifiedAt ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return listed.sort((a, b) =>
+    a.modifiedAt < b.modifiedAt ? -1 : a.modifiedAt > b.modifiedAt ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
 }
 
 export type OpenDownload = {

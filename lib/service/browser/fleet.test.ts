@@ -38,7 +38,10 @@ describe('BrowserFleet launch failures', () => {
   it('answers 503 after the second failure, holding nothing against the key', async () => {
     const { pool, takes } = flakyPool(5);
     const fleet = fleetOf(pool);
-    await assert.rejects(fleet.provision(key), (err: Error & { status?: number }) => err.status === 503 && /could not start a browser/.test(err.message));
+    await assert.rejects(
+      fleet.provision(key),
+      (err: Error & { status?: number }) => err.status === 503 && /could not start a browser/.test(err.message),
+    );
     assert.equal(takes(), 2);
     assert.equal(fleet.countFor(key.id), 0);
   });

@@ -118,7 +118,8 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
   /** The instance `id` if it is live and belongs to `keyId`; another key's instance is not found either. */
   get(id: string, keyId: string): Instance {
     const entry = this.#entries.get(id);
-    if (!entry || entry.ending || entry.instance.keyId !== keyId) throw new NotFound('no live browser with that X-Browser-ID for this API key');
+    if (!entry || entry.ending || entry.instance.keyId !== keyId)
+      throw new NotFound('no live browser with that X-Browser-ID for this API key');
     return entry.instance;
   }
 

@@ -24,7 +24,8 @@ export async function prepareInstancesDir(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const stat = await lstat(dir);
   const me = process.getuid?.() ?? stat.uid;
-  if (!stat.isDirectory() || stat.uid !== me) throw new Error(`${dir} is not a folder owned by this service's user; set BROWSER_INSTANCES_DIR elsewhere`);
+  if (!stat.isDirectory() || stat.uid !== me)
+    throw new Error(`${dir} is not a folder owned by this service's user; set BROWSER_INSTANCES_DIR elsewhere`);
   await chmod(dir, 0o711);
   return dir;
 }
@@ -32,7 +33,14 @@ export async function prepareInstancesDir(dir: string): Promise<string> {
 export async function createInstanceFolders(instancesDir: string, owner: number | null): Promise<InstanceFolders> {
   const name = `b-${randomBytes(6).toString('hex')}`;
   const root = join(instancesDir, name);
-  const folders = { name, root, home: join(root, 'home'), downloads: join(root, 'downloads'), uploads: join(root, 'uploads'), run: join(root, 'run') };
+  const folders = {
+    name,
+    root,
+    home: join(root, 'home'),
+    downloads: join(root, 'downloads'),
+    uploads: join(root, 'uploads'),
+    run: join(root, 'run'),
+  };
   await mkdir(root, { mode: 0o711 });
   await Promise.all([
     mkdir(folders.home, { mode: 0o700 }),

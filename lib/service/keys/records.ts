@@ -12,8 +12,14 @@ export type ApiKeyRow = {
 };
 
 type RawRow = {
-  id: string; name: string; secret_hash: Uint8Array; rate_per_minute: number; max_instances: number;
-  created_at: number; last_used_at: number | null; revoked_at: number | null;
+  id: string;
+  name: string;
+  secret_hash: Uint8Array;
+  rate_per_minute: number;
+  max_instances: number;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
 };
 
 const fromRaw = (r: RawRow): ApiKeyRow => ({

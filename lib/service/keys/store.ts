@@ -50,7 +50,10 @@ export class KeyStore {
       maxInstances: limits.maxInstances ?? this.#defaults.maxInstances,
       createdAt: Date.now(),
     };
-    for (const [what, n] of [['rate per minute', row.ratePerMinute], ['max instances', row.maxInstances]] as const) {
+    for (const [what, n] of [
+      ['rate per minute', row.ratePerMinute],
+      ['max instances', row.maxInstances],
+    ] as const) {
       if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new RangeError(`${what} must be a whole number from 1 to 1000000`);
     }
     this.#table.insert(row);

@@ -24,7 +24,20 @@ describe('parseAddress', () => {
   });
 
   it('refuses anything else', () => {
-    for (const text of ['', 'localhost', '127.1', '0x7f000001', '2130706433', '017.0.0.1', '1.2.3.4%eth0', 'fe80::1%', '[1.2.3.4', '::1]', '::ffff:1.2.3', '::ffff:01.2.3.4']) {
+    for (const text of [
+      '',
+      'localhost',
+      '127.1',
+      '0x7f000001',
+      '2130706433',
+      '017.0.0.1',
+      '1.2.3.4%eth0',
+      'fe80::1%',
+      '[1.2.3.4',
+      '::1]',
+      '::ffff:1.2.3',
+      '::ffff:01.2.3.4',
+    ]) {
       assert.equal(parseAddress(text), null, JSON.stringify(text));
     }
   });

@@ -85,24 +85,67 @@ describe('parseClientMessage: valid messages', () => {
 
 describe('parseClientMessage: malformed messages', () => {
   it('refuses text that is not JSON', () => {
-    for (const text of ['', ' ', 'x', '{', '{"id":1,"method":"Page.enable"', "{'id':1}", '{"id":1,"method":"Page.enable"}}', '{"id":1,"method":"Page.enable"}\u0000', '{"id":01,"method":"Page.enable"}', 'NaN']) {
+    for (const text of [
+      '',
+      ' ',
+      'x',
+      '{',
+      '{"id":1,"method":"Page.enable"',
+      "{'id':1}",
+      '{"id":1,"method":"Page.enable"}}',
+      '{"id":1,"method":"Page.enable"}\u0000',
+      '{"id":01,"method":"Page.enable"}',
+      'NaN',
+    ]) {
       assert.deepEqual(malformed(text), { reason: 'not JSON' }, JSON.stringify(text));
     }
   });
 
   it('refuses JSON that is not one object', () => {
-    for (const text of ['null', '[]', '[{"id":1,"method":"Page.enable"}]', '1', '"Page.enable"', 'true']) malformed(text, /not a JSON object/);
+    for (const text of ['null', '[]', '[{"id":1,"method":"Page.enable"}]', '1', '"Page.enable"', 'true'])
+      malformed(text, /not a JSON object/);
   });
 
   it('refuses a missing or bad id', () => {
-    for (const id of ['', ',"id":null', ',"id":1.5', ',"id":-1', ',"id":"1"', ',"id":[1]', ',"id":{}', ',"id":true', ',"id":9007199254740992', ',"id":9007199254740993', ',"id":1e400', ',"id":-1e400']) {
+    for (const id of [
+      '',
+      ',"id":null',
+      ',"id":1.5',
+      ',"id":-1',
+      ',"id":"1"',
+      ',"id":[1]',
+      ',"id":{}',
+      ',"id":true',
+      ',"id":9007199254740992',
+      ',"id":9007199254740993',
+      ',"id":1e400',
+      ',"id":-1e400',
+    ]) {
       const m = malformed(`{"method":"Page.enable"${id}}`, /id must be a non-negative integer/);
       assert.equal(m.id, undefined, 'no id to answer to');
     }
   });
 
   it('refuses a missing or bad method, keeping the id to answer to', () => {
-    for (const method of [undefined, null, 1, '', 'Page', 'Page.', '.enable', 'Page.navigate ', ' Page.navigate', 'Page..navigate', 'Page.navigate.x', 'Page/navigate', 'Pa ge.navigate', 'Page.navigate\u0000', 'Page.nav\tigate', 'Pâge.navigate', ['Page.enable']]) {
+    for (const method of [
+      undefined,
+      null,
+      1,
+      '',
+      'Page',
+      'Page.',
+      '.enable',
+      'Page.navigate ',
+      ' Page.navigate',
+      'Page..navigate',
+      'Page.navigate.x',
+      'Page/navigate',
+      'Pa ge.navigate',
+      'Page.navigate\u0000',
+      'Page.nav\tigate',
+      'Pâge.navigate',
+      ['Page.enable'],
+    ]) {
       const text = JSON.stringify(method === undefined ? { id: 5 } : { id: 5, method });
       assert.deepEqual(malformed(text, /method must be Domain.command/).id, 5, text);
     }
@@ -155,7 +198,7 @@ describe('refusalReply', () => {
     assert.equal((JSON.parse(refusalReply({ id: 1 }, reason)) as { error: { message: string } }).error.message, `Periscope: ${reason}`);
   });
 
-  it('answers the policy\'s refusal of a parsed message', () => {
+  it("answers the policy's refusal of a parsed message", () => {
     const m = parsed('{"id":11,"method":"Page.navigate","params":{"url":"file:///etc/passwd"},"sessionId":"P1"}');
     const v = judge(m, folders);
     assert.equal(v.action, 'refuse');

@@ -41,8 +41,10 @@ export function parseClientMessage(text: string): ClientMessage | MalformedMessa
   const { id, method, params, sessionId, ...rest } = value as Record<string, unknown>;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return { reason: 'id must be a non-negative integer' };
   if (typeof method !== 'string' || !/^[A-Za-z]+\.[A-Za-z]+$/.test(method)) return { reason: 'method must be Domain.command', id };
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return { reason: 'params must be an object', id };
-  if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID_RE.test(sessionId))) return { reason: 'sessionId must be a session id string', id };
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+    return { reason: 'params must be an object', id };
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID_RE.test(sessionId)))
+    return { reason: 'sessionId must be a session id string', id };
   if (Object.keys(rest).length) return { reason: `unknown field ${JSON.stringify(Object.keys(rest)[0])}`, id };
   const message: ClientMessage = { id, method };
   if (params !== undefined) message.params = params as Record<string, unknown>;
@@ -54,5 +56,9 @@ export const isMalformed = (m: ClientMessage | MalformedMessage): m is Malformed
 
 /** The CDP error reply to a refused command, addressed like the command was. */
 export function refusalReply(message: Pick<ClientMessage, 'id' | 'sessionId'>, reason: string): string {
-  return JSON.stringify({ id: message.id, error: { code: -32000, message: `Periscope: ${reason}` }, ...(message.sessionId ? { sessionId: message.sessionId } : {}) });
+  return JSON.stringify({
+    id: message.id,
+    error: { code: -32000, message: `Periscope: ${reason}` },
+    ...(message.sessionId ? { sessionId: message.sessionId } : {}),
+  });
 }

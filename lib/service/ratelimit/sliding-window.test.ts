@@ -31,7 +31,7 @@ test('never more than the limit in any window, whatever the timing', () => {
   const { clock, l } = limiter(0);
   const accepted: number[] = [];
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < 5000; i++) {
     clock.now += Math.floor(rand() * 3000);
     if (l.take('k', 10).allowed) accepted.push(clock.now);

@@ -39,7 +39,8 @@ export class SlidingWindowLimiter {
     this.#ring = this.#buckets + 1;
     this.#bucketMs = this.#windowMs / this.#buckets;
     this.#clock = opts.clock ?? Date.now;
-    if (!(this.#windowMs > 0) || !Number.isInteger(this.#buckets) || this.#buckets < 1) throw new RangeError('window and buckets must be positive');
+    if (!(this.#windowMs > 0) || !Number.isInteger(this.#buckets) || this.#buckets < 1)
+      throw new RangeError('window and buckets must be positive');
   }
 
   /** Count a request for `key` against `limit` if it fits; say how things stand either way. */

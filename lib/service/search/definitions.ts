@@ -6,7 +6,8 @@ import { words } from './tokenize.ts';
  * → numeric` -> `sqrt`, `log_min_messages (enum)` -> `log min messages`). A page whose definition
  * head equals what the searcher typed is the page that defines it: the known-item answer.
  */
-const KEYWORDS = /^(?:class|coroutine|method|function|attribute|exception|data|classmethod|staticmethod|awaitable|abstractmethod|property|async|decorator|module|static|final|enum|struct|macro|var|const|opcode|pdbcommand|envvar|option|keyword|directive|role)\s+/i;
+const KEYWORDS =
+  /^(?:class|coroutine|method|function|attribute|exception|data|classmethod|staticmethod|awaitable|abstractmethod|property|async|decorator|module|static|final|enum|struct|macro|var|const|opcode|pdbcommand|envvar|option|keyword|directive|role)\s+/i;
 const MAX_PARTS = 8;
 /** A dotted name's trailing part (`math.sqrt` read as `sqrt`) names it less surely than a whole name. */
 const TAIL_WEIGHT = 0.3;

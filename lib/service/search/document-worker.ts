@@ -7,7 +7,8 @@ import { buildDocument, UnparseablePage } from './document.ts';
  * language of one fetched page a message.
  */
 export type BuildRequest = { id: number; page: FetchedPage };
-export type BuildReply = { id: number; doc: ReturnType<typeof buildDocument> } | { id: number; unparseable: string } | { id: number; error: string };
+export type BuildReply =
+  { id: number; doc: ReturnType<typeof buildDocument> } | { id: number; unparseable: string } | { id: number; error: string };
 
 parentPort?.on('message', ({ id, page }: BuildRequest) => {
   let reply: BuildReply;

@@ -15,8 +15,15 @@ describe('building documents', () => {
       try {
         const pages = Array.from({ length: 40 }, (_, i) => page(i));
         const docs = await Promise.all(pages.map((p) => builder.build(p)));
-        assert.deepEqual(docs, pages.map((p) => buildDocument(p)));
-        await assert.rejects(builder.build({ url: 'ftp://docs.test/x', html: '<p>x</p>' }), (err: unknown) => err instanceof UnparseablePage && err.why === 'not an absolute http(s) address' && err.message.startsWith('ftp://docs.test/x'));
+        assert.deepEqual(
+          docs,
+          pages.map((p) => buildDocument(p)),
+        );
+        await assert.rejects(
+          builder.build({ url: 'ftp://docs.test/x', html: '<p>x</p>' }),
+          (err: unknown) =>
+            err instanceof UnparseablePage && err.why === 'not an absolute http(s) address' && err.message.startsWith('ftp://docs.test/x'),
+        );
         await assert.rejects(builder.build({ url: 'https://docs.test/bin', html: '\u0000'.repeat(200) }), UnparseablePage);
       } finally {
         await builder.close();

@@ -34,10 +34,17 @@ test('main text without navigation, with headings, definitions, links and metada
 });
 
 test('documents: canonical on the same site only, never across languages; language from the text', () => {
-  const page = (canonical: string, body: string) => `<html><head><title>T</title><link rel="canonical" href="${canonical}"></head><body><p>${body}</p></body></html>`;
+  const page = (canonical: string, body: string) =>
+    `<html><head><title>T</title><link rel="canonical" href="${canonical}"></head><body><p>${body}</p></body></html>`;
   const german = 'Der Paketmanager installiert die Software und löst dabei alle Abhängigkeiten auf, bevor das System neu gestartet wird.';
-  assert.equal(buildDocument({ url: 'https://docs.python.org/3.11/a.html', html: page('https://docs.python.org/3/a.html', 'x') }).url, 'https://docs.python.org/3/a.html');
-  assert.equal(buildDocument({ url: 'https://a.test/x.html', html: page('https://elsewhere.test/x.html', 'x') }).url, 'https://a.test/x.html');
+  assert.equal(
+    buildDocument({ url: 'https://docs.python.org/3.11/a.html', html: page('https://docs.python.org/3/a.html', 'x') }).url,
+    'https://docs.python.org/3/a.html',
+  );
+  assert.equal(
+    buildDocument({ url: 'https://a.test/x.html', html: page('https://elsewhere.test/x.html', 'x') }).url,
+    'https://a.test/x.html',
+  );
   const de = buildDocument({ url: 'https://h.test/browse/de-DE/stable/x.html', html: page('https://h.test/browse/stable/x.html', german) });
   assert.equal(de.url, 'https://h.test/browse/de-DE/stable/x.html');
   assert.equal(de.lang, 'de');
@@ -47,9 +54,12 @@ test('documents: canonical on the same site only, never across languages; langua
 });
 
 test('a member defined under its class is known by its qualified name; dfn and firstterm define terms', () => {
-  const x = extractHtml(`<html><body><dl><dt id="collections.deque.count">count(x)</dt><dd>Counts.</dd>
+  const x = extractHtml(
+    `<html><body><dl><dt id="collections.deque.count">count(x)</dt><dd>Counts.</dd>
 <dt id="math.sqrt">math.sqrt(x)</dt><dd>Root.</dd></dl>
-<p>A <dfn>kettle</dfn> boils; a <em class="firstterm">hot standby</em> answers.</p></body></html>`, 'https://a.test/');
+<p>A <dfn>kettle</dfn> boils; a <em class="firstterm">hot standby</em> answers.</p></body></html>`,
+    'https://a.test/',
+  );
   assert.ok(x.terms.includes('collections.deque.count'));
   assert.ok(!x.terms.includes('count(x)'), 'the bare member name is not what the page defines');
   assert.ok(x.terms.includes('math.sqrt(x)'));

@@ -22,13 +22,69 @@ export type Extracted = {
 
 type Node = { type: string; name?: string; data?: string; attribs?: Record<string, string>; children?: Node[] };
 
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'textarea', 'input', 'map', 'head']);
-const BLOCK = new Set(['p', 'div', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'td', 'th', 'tr', 'table', 'thead', 'tbody', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'section', 'article', 'main', 'blockquote', 'br', 'hr', 'figure', 'figcaption', 'caption', 'header', 'footer', 'nav', 'aside', 'address', 'details', 'summary']);
+const SKIP = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'form',
+  'button',
+  'select',
+  'textarea',
+  'input',
+  'map',
+  'head',
+]);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'td',
+  'th',
+  'tr',
+  'table',
+  'thead',
+  'tbody',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'pre',
+  'section',
+  'article',
+  'main',
+  'blockquote',
+  'br',
+  'hr',
+  'figure',
+  'figcaption',
+  'caption',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'address',
+  'details',
+  'summary',
+]);
 const HEADING = /^h[1-6]$/;
 /** Navigation for sure: dropped whatever it holds. */
 const NAV_TAGS = new Set(['nav']);
 const NAV_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menu', 'menubar', 'toolbar']);
-const NAV_NAMES = /^(nav|navbar|navigation|navheader|navfooter|docnav|menu|menubar|sphinxsidebar|sphinxsidebarwrapper|related|breadcrumbs?|footer|site-?footer|site-?header|site-?nav|masthead|skip-?links?|cookie-?(banner|notice|consent)|pagination|pager|mobile-nav|nav-content|top-?bar|header-?nav)$/i;
+const NAV_NAMES =
+  /^(nav|navbar|navigation|navheader|navfooter|docnav|menu|menubar|sphinxsidebar|sphinxsidebarwrapper|related|breadcrumbs?|footer|site-?footer|site-?header|site-?nav|masthead|skip-?links?|cookie-?(banner|notice|consent)|pagination|pager|mobile-nav|nav-content|top-?bar|header-?nav)$/i;
 /** Possibly navigation: dropped when mostly links or very short. */
 const MAYBE_TAGS = new Set(['header', 'footer', 'aside']);
 const MAYBE_NAMES = /^(sidebar|aside|header|toc|share|social|widget)$/i;
@@ -36,7 +92,15 @@ const NOISE_ID = /^(id[-._]?\d|index-\d|\d|ftn|footnote-ref|sec-\d|toc-|cite[_-]
 const MAX_DEPTH = 400;
 const MAX_BLOCKS = 20_000;
 
-type Sink = { blocks: string[]; cur: string; headings: string[]; terms: string[]; links: { url: string; text: string }[]; textChars: number; linkChars: number };
+type Sink = {
+  blocks: string[];
+  cur: string;
+  headings: string[];
+  terms: string[];
+  links: { url: string; text: string }[];
+  textChars: number;
+  linkChars: number;
+};
 
 const newSink = (): Sink => ({ blocks: [], cur: '', headings: [], terms: [], links: [], textChars: 0, linkChars: 0 });
 
@@ -181,7 +245,7 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
   const sink = newSink();
   walk(doc, sink, w, 0, false);
   flush(sink);
-  const lang = w.head.lang ? /^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?/i.exec(w.head.lang.trim())?.[0] ?? null : null;
+  const lang = w.head.lang ? (/^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?/i.exec(w.head.lang.trim())?.[0] ?? null) : null;
   const title = w.head.title || sink.headings[0] || '';
   return {
     title: title.slice(0, 500),

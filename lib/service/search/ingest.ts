@@ -30,7 +30,12 @@ export type IngestSummary = Record<UpsertOutcome, number> & { skipped: number; f
 /** Pages being built ahead of the writer, at most. */
 const AHEAD = 64;
 
-export async function ingest(sources: readonly string[], writer: IndexWriter, opts: IngestOptions, report: IngestReport): Promise<IngestSummary> {
+export async function ingest(
+  sources: readonly string[],
+  writer: IndexWriter,
+  opts: IngestOptions,
+  report: IngestReport,
+): Promise<IngestSummary> {
   const t0 = performance.now();
   const sum: IngestSummary = { added: 0, replaced: 0, merged: 0, skipped: 0, failedSources: 0, seconds: 0 };
   let pages = 0;

@@ -26,7 +26,19 @@ export const primaryLanguage = (tag: string) => normalizeLanguage(tag.split(/[-_
  * The region a bare language code most likely means (CLDR likely subtags): `zh` is Simplified
  * Chinese as written in China, `pt` is Brazilian. Used only to break ties between regional variants.
  */
-const LIKELY_REGION: Record<string, string> = { zh: 'CN', pt: 'BR', en: 'US', es: 'ES', fr: 'FR', de: 'DE', nb: 'NO', sv: 'SE', nl: 'NL', ar: 'EG', sr: 'RS' };
+const LIKELY_REGION: Record<string, string> = {
+  zh: 'CN',
+  pt: 'BR',
+  en: 'US',
+  es: 'ES',
+  fr: 'FR',
+  de: 'DE',
+  nb: 'NO',
+  sv: 'SE',
+  nl: 'NL',
+  ar: 'EG',
+  sr: 'RS',
+};
 
 export function isLikelyRegion(tag: string): boolean {
   const [primary = '', region] = tag.split('-');

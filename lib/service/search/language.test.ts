@@ -18,7 +18,9 @@ test('the language of a text', () => {
 });
 
 test('a partly translated page has a share in each language', () => {
-  const shares = detectLanguages([samples.es as string, samples.en as string, samples.es as string, samples.en as string].map((s) => s.repeat(6)));
+  const shares = detectLanguages(
+    [samples.es as string, samples.en as string, samples.es as string, samples.en as string].map((s) => s.repeat(6)),
+  );
   assert.ok((shares.es ?? 0) > 0.3 && (shares.en ?? 0) > 0.3, JSON.stringify(shares));
   assert.deepEqual(detectLanguages(['12345', '']), {});
 });

@@ -4,7 +4,20 @@ import { definitionHeads, queryHeads } from './definitions.ts';
 import { decodeRankFields, encodeRankFields, languageMatch, rankFields, score, type Candidate } from './rank.ts';
 import { parseQuery } from './tokenize.ts';
 
-const base: Candidate = { id: 1, bm25: 10, coversAll: true, title: 'Shell environment', headings: '', url: 'https://h.test/x.html', langShares: { en: 1 }, markupLang: null, urlLang: null, inlinks: 0, defines: 0, fields: rankFields('Shell environment', 'https://h.test/x.html', '') };
+const base: Candidate = {
+  id: 1,
+  bm25: 10,
+  coversAll: true,
+  title: 'Shell environment',
+  headings: '',
+  url: 'https://h.test/x.html',
+  langShares: { en: 1 },
+  markupLang: null,
+  urlLang: null,
+  inlinks: 0,
+  defines: 0,
+  fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
+};
 
 test('the language bias puts the page in the requested language first, even with a lower text score', () => {
   const concepts = parseQuery('csh.cshrc').concepts;
@@ -13,7 +26,10 @@ test('the language bias puts the page in the requested language first, even with
   const untranslated = { ...base, id: 3, bm25: 10, urlLang: 'hr-HR' };
   assert.ok(score(fr, concepts, 'fr', 10) > score(en, concepts, 'fr', 10));
   assert.ok(score(en, concepts, 'en', 10) > score(fr, concepts, 'en', 10));
-  assert.ok(score(en, concepts, 'en', 10) > score(untranslated, concepts, 'en', 10), 'an English copy under another language loses to the English original');
+  assert.ok(
+    score(en, concepts, 'en', 10) > score(untranslated, concepts, 'en', 10),
+    'an English copy under another language loses to the English original',
+  );
   assert.deepEqual(languageMatch({ langShares: {}, markupLang: null, urlLang: 'zh-CN' }, 'zh'), { text: 0, declared: 1, likely: true });
 });
 
@@ -24,19 +40,42 @@ test('a page that declares no language is judged by its text, not as declaring a
   const other = { ...base, id: 3, langShares: { en: 0.9, de: 0.1 }, markupLang: 'de' };
   assert.equal(score(silent, concepts, 'en', 10), score(declared, concepts, 'en', 10));
   assert.ok(score(silent, concepts, 'en', 10) > score(other, concepts, 'en', 10));
-  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: null, urlLang: null }, 'en'), { text: 0.8, declared: 0.8, likely: false });
-  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: 'fr', urlLang: null }, 'en'), { text: 0.8, declared: 0, likely: false });
+  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: null, urlLang: null }, 'en'), {
+    text: 0.8,
+    declared: 0.8,
+    likely: false,
+  });
+  assert.deepEqual(languageMatch({ langShares: { en: 0.8 }, markupLang: 'fr', urlLang: null }, 'en'), {
+    text: 0.8,
+    declared: 0,
+    likely: false,
+  });
 });
 
 test('definition heads', () => {
-  assert.deepEqual(definitionHeads('coroutine asyncio.gather(*aws, return_exceptions=False)¶'), [{ head: 'asyncio gather', weight: 1 }, { head: 'gather', weight: 0.3 }]);
-  assert.deepEqual(definitionHeads('sqrt ( numeric ) → numeric').map((h) => h.head), ['sqrt']);
-  assert.deepEqual(definitionHeads('log_min_messages (enum)').map((h) => h.head), ['log min messages']);
+  assert.deepEqual(definitionHeads('coroutine asyncio.gather(*aws, return_exceptions=False)¶'), [
+    { head: 'asyncio gather', weight: 1 },
+    { head: 'gather', weight: 0.3 },
+  ]);
+  assert.deepEqual(
+    definitionHeads('sqrt ( numeric ) → numeric').map((h) => h.head),
+    ['sqrt'],
+  );
+  assert.deepEqual(
+    definitionHeads('log_min_messages (enum)').map((h) => h.head),
+    ['log min messages'],
+  );
   const heads = queryHeads(parseQuery('log_min_messages configuration parameter').concepts);
-  assert.deepEqual(heads.slice(0, 2), [{ head: 'log min messages configuration parameter', weight: 1 }, { head: 'log min messages', weight: 0.6 }]);
+  assert.deepEqual(heads.slice(0, 2), [
+    { head: 'log min messages configuration parameter', weight: 1 },
+    { head: 'log min messages', weight: 0.6 },
+  ]);
   // The query without its last or first words, weighted by how much of it is kept.
   const fsync = queryHeads(parseQuery('fsync configuration parameter').concepts);
-  assert.deepEqual(fsync.map((h) => h.head), ['fsync configuration parameter', 'fsync configuration', 'configuration parameter', 'fsync', 'parameter']);
+  assert.deepEqual(
+    fsync.map((h) => h.head),
+    ['fsync configuration parameter', 'fsync configuration', 'configuration parameter', 'fsync', 'parameter'],
+  );
   assert.ok((fsync.find((h) => h.head === 'fsync')?.weight ?? 1) < (fsync.find((h) => h.head === 'fsync configuration')?.weight ?? 0));
 });
 

@@ -58,7 +58,12 @@ export function rankFields(title: string, url: string, headings: string): RankFi
 
 function fieldsOf(title: readonly string[], url: readonly string[], headings: readonly string[], titleWords: string[]): RankFields {
   const all = new Map<string, number>();
-  for (const [list, bit] of [[title, IN_TITLE], [url, IN_URL], [headings, IN_HEADINGS]] as const) for (const w of list) all.set(w, (all.get(w) ?? 0) | bit);
+  for (const [list, bit] of [
+    [title, IN_TITLE],
+    [url, IN_URL],
+    [headings, IN_HEADINGS],
+  ] as const)
+    for (const w of list) all.set(w, (all.get(w) ?? 0) | bit);
   return { words: all, hasHeadings: headings.length > 0, titleWords };
 }
 
@@ -115,7 +120,12 @@ function needs(concepts: readonly Concept[]): Needs {
       each: concepts.map((c) => ({ compound: c.compound, stems: c.parts.map(lightStem) })),
       // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
       exact: new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts)),
-      stemmed: new Set(concepts.filter((c) => c.parts.length === 1).flatMap((c) => c.parts).map(lightStem)),
+      stemmed: new Set(
+        concepts
+          .filter((c) => c.parts.length === 1)
+          .flatMap((c) => c.parts)
+          .map(lightStem),
+      ),
     };
     needsOf.set(concepts, n);
   }
@@ -146,7 +156,10 @@ function coverage(n: Needs, f: RankFields): { title: number; url: number; headin
 }
 
 /** How much a page is in the requested language, from 0 to 1. */
-export function languageMatch(c: Pick<Candidate, 'langShares' | 'markupLang' | 'urlLang'>, language: string): { text: number; declared: number; likely: boolean } {
+export function languageMatch(
+  c: Pick<Candidate, 'langShares' | 'markupLang' | 'urlLang'>,
+  language: string,
+): { text: number; declared: number; likely: boolean } {
   const text = c.langShares[language] ?? 0;
   const markup = c.markupLang ? tagOf(c.markupLang) : null;
   const url = c.urlLang ? tagOf(c.urlLang) : null;

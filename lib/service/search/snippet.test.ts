@@ -17,7 +17,10 @@ describe('snippet passages', () => {
 
   it('are the blocks worth showing, a short one with what follows it', () => {
     // The heading that repeats the title and the two-character block are not passages.
-    assert.deepEqual(passages.map((p) => p.ord), [1, 3, 4, 5]);
+    assert.deepEqual(
+      passages.map((p) => p.ord),
+      [1, 3, 4, 5],
+    );
     assert.equal(passages.find((p) => p.ord === 4)?.passage.extra, 'It follows the short note.');
     assert.equal(fallback, 'A description.');
   });

@@ -56,7 +56,7 @@ function startsWord(text: string, i: number): boolean {
 }
 
 function findWord(text: string, word: string): number {
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const i = text.indexOf(word, from);
     if (i < 0) return -1;
     if (startsWord(text, i)) return i;
@@ -162,7 +162,6 @@ export function makeSnippet(body: string, description: string, concepts: readonl
   return cut(opening, 0, max);
 }
 
-
 /** A passage a snippet can be taken from, prepared at index time (decision 0017): a block of the
  * page's opening text, and when the block is short the two blocks after it (`extra`), which a short
  * passage is shown with. */
@@ -174,7 +173,12 @@ export type Passage = { block: string; extra: string | null };
  * title), each with its place among the page's blocks, and the snippet shown when no block holds
  * the query (the description, else the opening).
  */
-export function snippetPassages(body: string, description: string, title: string, max = SNIPPET_CHARS): { passages: { ord: number; passage: Passage }[]; fallback: string } {
+export function snippetPassages(
+  body: string,
+  description: string,
+  title: string,
+  max = SNIPPET_CHARS,
+): { passages: { ord: number; passage: Passage }[]; fallback: string } {
   const blocks = body.slice(0, SNIPPET_SCAN).split('\n');
   const lowerTitle = title.toLowerCase();
   const passages: { ord: number; passage: Passage }[] = [];
@@ -183,7 +187,19 @@ export function snippetPassages(body: string, description: string, title: string
     if (block.length < 3) continue;
     if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
     // Of what follows a short block, no more than its first 2 × max characters can be shown.
-    passages.push({ ord: b, passage: { block, extra: block.length < max / 2 ? blocks.slice(b + 1, b + 3).join(' ').slice(0, 2 * max) : null } });
+    passages.push({
+      ord: b,
+      passage: {
+        block,
+        extra:
+          block.length < max / 2
+            ? blocks
+                .slice(b + 1, b + 3)
+                .join(' ')
+                .slice(0, 2 * max)
+            : null,
+      },
+    });
   }
   const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
   return { passages, fallback: description ? cut(description, 0, max) : cut(opening, 0, max) };

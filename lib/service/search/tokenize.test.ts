@@ -4,7 +4,8 @@ import { indexText, parseQuery } from './tokenize.ts';
 
 test('identifiers are indexed as parts and as joined runs of parts', () => {
   const t = indexText('Use asyncio.gather() and pg_stat_activity.').split(' ');
-  for (const w of ['asyncio', 'gather', 'asynciogather0', 'pg', 'stat', 'activity', 'pgstat0', 'statactivity0', 'pgstatactivity0']) assert.ok(t.includes(w), w);
+  for (const w of ['asyncio', 'gather', 'asynciogather0', 'pg', 'stat', 'activity', 'pgstat0', 'statactivity0', 'pgstatactivity0'])
+    assert.ok(t.includes(w), w);
   assert.ok(indexText('object.__rmul__').split(' ').includes('objectrmul0'));
 });
 
@@ -15,9 +16,18 @@ test('CJK text becomes overlapping pairs', () => {
 
 test('queries: concepts, identifiers, stop words and joins of adjacent words', () => {
   const q = parseQuery('log_min_messages configuration parameter');
-  assert.deepEqual(q.concepts.map((c) => c.compound ?? c.parts[0]), ['logminmessages0', 'configuration', 'parameter']);
+  assert.deepEqual(
+    q.concepts.map((c) => c.compound ?? c.parts[0]),
+    ['logminmessages0', 'configuration', 'parameter'],
+  );
   assert.deepEqual(parseQuery('asyncio gather').joins, ['asynciogather0']);
-  assert.deepEqual(parseQuery('the where').concepts.map((c) => c.stop), [true, false]);
-  assert.deepEqual(parseQuery('"*" OR NEAR').concepts.map((c) => c.parts.join(' ')), ['or', 'near']);
+  assert.deepEqual(
+    parseQuery('the where').concepts.map((c) => c.stop),
+    [true, false],
+  );
+  assert.deepEqual(
+    parseQuery('"*" OR NEAR').concepts.map((c) => c.parts.join(' ')),
+    ['or', 'near'],
+  );
   assert.deepEqual(parseQuery('  ').concepts, []);
 });

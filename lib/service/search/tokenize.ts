@@ -93,7 +93,11 @@ export function parseQuery(query: string): ParsedQuery {
     if (seen.has(key)) continue;
     seen.add(key);
     const compound = parts.length > 1 && parts.length <= MAX_COMPOUND_RUN ? joinedToken(parts) : null;
-    concepts.push({ parts, compound: compound && compound.length <= MAX_TOKEN ? compound : null, stop: parts.length === 1 && STOPWORDS.has(parts[0] as string) });
+    concepts.push({
+      parts,
+      compound: compound && compound.length <= MAX_TOKEN ? compound : null,
+      stop: parts.length === 1 && STOPWORDS.has(parts[0] as string),
+    });
     if (concepts.length >= 32) break;
   }
   const joins: string[] = [];

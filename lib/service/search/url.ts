@@ -4,7 +4,8 @@
  * collapse into one page.
  */
 
-const TRACKING_PARAMS = /^(utm_[a-z0-9_]*|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|mkt_tok|igshid|oly_anon_id|oly_enc_id|vero_id|wickedid|ref_src)$/i;
+const TRACKING_PARAMS =
+  /^(utm_[a-z0-9_]*|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|mkt_tok|igshid|oly_anon_id|oly_enc_id|vero_id|wickedid|ref_src)$/i;
 
 /** The normalised form of an absolute http(s) address, or null if it is not one. */
 export function normalizeUrl(input: string, base?: string): string | null {
@@ -46,7 +47,8 @@ export function siteOf(host: string): string {
   const labels = host.toLowerCase().replace(/\.$/, '').split('.');
   if (/^\d+$/.test(labels.at(-1) ?? '') || labels.length <= 2) return labels.join('.');
   const second = labels.at(-2) ?? '';
-  const keep = second.length <= 3 && (labels.at(-1) ?? '').length === 2 && ['co', 'com', 'ac', 'org', 'net', 'gov', 'edu'].includes(second) ? 3 : 2;
+  const keep =
+    second.length <= 3 && (labels.at(-1) ?? '').length === 2 && ['co', 'com', 'ac', 'org', 'net', 'gov', 'edu'].includes(second) ? 3 : 2;
   return labels.slice(-keep).join('.');
 }
 
@@ -72,7 +74,9 @@ export function urlWords(url: string): string {
 }
 
 const LANGS = new Set(
-  'af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km kn ko ku ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si sk sl so sq sr sv sw ta te th tl tr uk ur uz vi zh'.split(' '),
+  'af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km kn ko ku ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si sk sl so sq sr sv sw ta te th tl tr uk ur uz vi zh'.split(
+    ' ',
+  ),
 );
 
 const languageTag = (lang: string, region: string | undefined) => (region ? `${lang}-${region.toUpperCase()}` : lang);

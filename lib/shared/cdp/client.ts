@@ -5,7 +5,11 @@ import WebSocket from 'ws';
 export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
 export type Method = keyof Commands;
-export type Params<M extends Method> = Commands[M]['paramsType'] extends [infer P] ? P : Commands[M]['paramsType'] extends [(infer P)?] ? P | undefined : undefined;
+export type Params<M extends Method> = Commands[M]['paramsType'] extends [infer P]
+  ? P
+  : Commands[M]['paramsType'] extends [(infer P)?]
+    ? P | undefined
+    : undefined;
 export type Result<M extends Method> = Commands[M]['returnType'];
 export type EventName = keyof Events;
 export type EventParams<E extends EventName> = Events[E][0];
@@ -22,7 +26,14 @@ export class CdpError extends Error {
 }
 
 type Pending = { method: string; resolve: (v: unknown) => void; reject: (e: Error) => void };
-type Incoming = { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string; code?: number }; sessionId?: string };
+type Incoming = {
+  id?: number;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { message: string; code?: number };
+  sessionId?: string;
+};
 
 /** Commands and events of one CDP session (the browser's, or a flattened target session). */
 export class CdpSession {

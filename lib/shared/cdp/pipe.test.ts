@@ -142,7 +142,7 @@ describe('CdpPipe: writing', () => {
 });
 
 describe('CdpPipe: closing', () => {
-  it('closes once when Chromium\'s side ends, and drops a partial message', async () => {
+  it("closes once when Chromium's side ends, and drops a partial message", async () => {
     const t = setup();
     t.fromBrowser.write('{"id":1}\0{"id":2');
     t.fromBrowser.end();

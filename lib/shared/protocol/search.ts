@@ -38,9 +38,11 @@ export function searchLanguage(tag: string | null | undefined): string {
 
 /** Check a request that is already an object; the body to search, or every offending field. */
 export function checkSearchRequest(value: unknown): { ok: true; body: SearchBody } | { ok: false; issues: FieldIssue[] } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, issues: [{ field: 'body', message: 'must be a JSON object' }] };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, issues: [{ field: 'body', message: 'must be a JSON object' }] };
   const r = schema.safeParse(value);
-  if (!r.success) return { ok: false, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })) };
+  if (!r.success)
+    return { ok: false, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })) };
   return { ok: true, body: { query: r.data.query, language: searchLanguage(r.data.language) } };
 }
 

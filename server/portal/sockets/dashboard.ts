@@ -4,8 +4,13 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '#shared/log.ts';
 import { asDomainError } from '#portal/errors.ts';
 import {
-  DASHBOARD_CLOSE, DASHBOARD_MAX_MESSAGE_BYTES, DASHBOARD_PROTOCOL_VERSION, dashboardClientMessage, encodeThumbnail,
-  type DashboardServerMessage, type DashboardSnapshot,
+  DASHBOARD_CLOSE,
+  DASHBOARD_MAX_MESSAGE_BYTES,
+  DASHBOARD_PROTOCOL_VERSION,
+  dashboardClientMessage,
+  encodeThumbnail,
+  type DashboardServerMessage,
+  type DashboardSnapshot,
 } from '#portal/protocol/dashboard.ts';
 import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
@@ -76,7 +81,8 @@ export class DashboardSockets {
       this.#send(ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...first });
       ws.on('message', (data, isBinary) => {
         const parsed = isBinary ? null : dashboardClientMessage.safeParse(safeJson(data.toString()));
-        if (!parsed?.success) return this.#send(ws, { type: 'error', message: 'the only message this socket takes is {"type":"ping","t":number}' });
+        if (!parsed?.success)
+          return this.#send(ws, { type: 'error', message: 'the only message this socket takes is {"type":"ping","t":number}' });
         this.#send(ws, { type: 'pong', t: parsed.data.t });
       });
       ws.on('error', () => ws.terminate());
@@ -96,10 +102,13 @@ export class DashboardSockets {
 
   #schedule(teamId: string): void {
     if (!this.#byTeam.has(teamId) || this.#pending.has(teamId)) return;
-    this.#pending.set(teamId, setTimeout(() => {
-      this.#pending.delete(teamId);
-      void this.#push(teamId);
-    }, DEBOUNCE_MS));
+    this.#pending.set(
+      teamId,
+      setTimeout(() => {
+        this.#pending.delete(teamId);
+        void this.#push(teamId);
+      }, DEBOUNCE_MS),
+    );
   }
 
   async #push(teamId: string): Promise<void> {
@@ -127,7 +136,8 @@ export class DashboardSockets {
         if (!shot) continue;
         const bytes = encodeThumbnail({ instanceId: instance.id, at: Date.now(), source: shot.source }, shot.jpeg);
         // A dashboard that has not taken the last thumbnail yet skips this one.
-        for (const sub of subs) if (sub.ws.readyState === sub.ws.OPEN && sub.ws.bufferedAmount < 256 * 1024) sub.ws.send(bytes, { binary: true });
+        for (const sub of subs)
+          if (sub.ws.readyState === sub.ws.OPEN && sub.ws.bufferedAmount < 256 * 1024) sub.ws.send(bytes, { binary: true });
       }
     }
   }

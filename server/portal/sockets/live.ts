@@ -3,7 +3,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { NotFound } from '#portal/errors.ts';
-import { LIVE_CLOSE, LIVE_MAX_MESSAGE_BYTES, LIVE_PROTOCOL_VERSION, parseClientMessage, type ServerMessage } from '#portal/protocol/live.ts';
+import {
+  LIVE_CLOSE,
+  LIVE_MAX_MESSAGE_BYTES,
+  LIVE_PROTOCOL_VERSION,
+  parseClientMessage,
+  type ServerMessage,
+} from '#portal/protocol/live.ts';
 import { FrameSlot } from '#portal/live/frame-slot.ts';
 import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
 import type { Viewer } from '#portal/live/live-browser.ts';
@@ -89,7 +95,9 @@ export class LiveSockets {
     const onEnded = () => ws.close(LIVE_CLOSE.ended.code, LIVE_CLOSE.ended.reason);
 
     ws.on('message', (data, isBinary) => {
-      const parsed = isBinary ? { ok: false as const, error: 'binary messages are not part of the protocol' } : parseClientMessage(data.toString());
+      const parsed = isBinary
+        ? { ok: false as const, error: 'binary messages are not part of the protocol' }
+        : parseClientMessage(data.toString());
       if (!parsed.ok) {
         send({ type: 'error', code: 'invalid-message', message: parsed.error });
         if (++invalid > INVALID_LIMIT) ws.close(LIVE_CLOSE.abuse.code, LIVE_CLOSE.abuse.reason);

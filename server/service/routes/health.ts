@@ -4,23 +4,27 @@ import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 
-export const healthz = (ctx: ServiceContext): Handler => async (_req, res) => {
-  const search = await ctx.search.stats().then(
-    ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
-    () => ({ error: 'the search index cannot be opened' }),
-  );
-  const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
-  sendJson(res, 200, { status: 'ok', browsers, search });
-};
+export const healthz =
+  (ctx: ServiceContext): Handler =>
+  async (_req, res) => {
+    const search = await ctx.search.stats().then(
+      ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
+      () => ({ error: 'the search index cannot be opened' }),
+    );
+    const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
+    sendJson(res, 200, { status: 'ok', browsers, search });
+  };
 
-export const metrics = (ctx: ServiceContext): Handler => async (req, res) => {
-  if (ctx.config.metricsToken && !bearerMatches(req.headers.authorization, ctx.config.metricsToken)) {
-    throw new Unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>');
-  }
-  const text = await ctx.metrics.scrape();
-  res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType });
-  res.end(text);
-};
+export const metrics =
+  (ctx: ServiceContext): Handler =>
+  async (req, res) => {
+    if (ctx.config.metricsToken && !bearerMatches(req.headers.authorization, ctx.config.metricsToken)) {
+      throw new Unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>');
+    }
+    const text = await ctx.metrics.scrape();
+    res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType });
+    res.end(text);
+  };
 
 /** A plain GET to a WebSocket endpoint. */
 export const upgradeRequired: Handler = () => {

@@ -5,6 +5,8 @@ import type { ServiceContext } from '../context.ts';
 import { requireInstance } from '../instance.ts';
 
 /** GET /json/version (docs/api.md, section 2): the instance's DevTools address, rewritten to the public one. */
-export const jsonVersion = (ctx: ServiceContext): Handler => (req, res) => {
-  sendJson(res, 200, publicVersion(requireInstance(ctx, req.headers), ctx.advertised.ws));
-};
+export const jsonVersion =
+  (ctx: ServiceContext): Handler =>
+  (req, res) => {
+    sendJson(res, 200, publicVersion(requireInstance(ctx, req.headers), ctx.advertised.ws));
+  };

@@ -16,35 +16,42 @@ const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$
  * body size (413) -> schema (400) -> index (502). Every answer after the key check carries the
  * key's limit state; every authenticated request counts against the limit except one refused with 429.
  */
-export const search = (ctx: ServiceContext): Handler => async (req: IncomingMessage, res: ServerResponse) => {
-  const key = authenticate(ctx.keys, req.headers.authorization);
-  const decision = ctx.searchLimiter.take(key.id, key.ratePerMinute);
-  const limitHeaders = rateLimitHeaders(decision);
-  let bodyRead = false;
-  try {
-    if (!decision.allowed) {
-      throw new TooManyRequests(`rate limit of ${decision.limit} requests per ${decision.windowSeconds} s exceeded; retry after ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
-    }
-    if (!isJson(req)) {
-      throw new ValidationFailed([{ field: 'content-type', message: `must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? null)}` }]);
-    }
-    const text = await readBody(req, ctx.config.search.maxBodyBytes);
-    bodyRead = true;
-    const body = parseSearchBody(text);
-    let results;
+export const search =
+  (ctx: ServiceContext): Handler =>
+  async (req: IncomingMessage, res: ServerResponse) => {
+    const key = authenticate(ctx.keys, req.headers.authorization);
+    const decision = ctx.searchLimiter.take(key.id, key.ratePerMinute);
+    const limitHeaders = rateLimitHeaders(decision);
+    let bodyRead = false;
     try {
-      results = await ctx.search.search({ query: body.query, language: body.language, limit: ctx.config.search.results });
-    } catch (err) {
-      if (err instanceof BackendUnavailable) {
-        ctx.log.warn({ err: err.message }, 'search backend failed');
-        throw new BadGateway('the search index could not answer; retrying is usually sufficient');
+      if (!decision.allowed) {
+        throw new TooManyRequests(
+          `rate limit of ${decision.limit} requests per ${decision.windowSeconds} s exceeded; retry after ${decision.retryAfterSeconds} s`,
+          decision.retryAfterSeconds,
+        );
       }
-      throw err;
+      if (!isJson(req)) {
+        throw new ValidationFailed([
+          { field: 'content-type', message: `must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? null)}` },
+        ]);
+      }
+      const text = await readBody(req, ctx.config.search.maxBodyBytes);
+      bodyRead = true;
+      const body = parseSearchBody(text);
+      let results;
+      try {
+        results = await ctx.search.search({ query: body.query, language: body.language, limit: ctx.config.search.results });
+      } catch (err) {
+        if (err instanceof BackendUnavailable) {
+          ctx.log.warn({ err: err.message }, 'search backend failed');
+          throw new BadGateway('the search index could not answer; retrying is usually sufficient');
+        }
+        throw err;
+      }
+      sendJson(res, 200, { results }, limitHeaders);
+    } catch (err) {
+      // A body we did not read whole is not read at all: close the connection after answering.
+      const status = sendError(res, err, bodyRead || req.readableEnded ? limitHeaders : { ...limitHeaders, connection: 'close' });
+      if (status >= 500 && status !== 502) ctx.log.error({ err }, 'search failed');
     }
-    sendJson(res, 200, { results }, limitHeaders);
-  } catch (err) {
-    // A body we did not read whole is not read at all: close the connection after answering.
-    const status = sendError(res, err, bodyRead || req.readableEnded ? limitHeaders : { ...limitHeaders, connection: 'close' });
-    if (status >= 500 && status !== 502) ctx.log.error({ err }, 'search failed');
-  }
-};
+  };

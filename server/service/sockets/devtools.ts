@@ -6,7 +6,13 @@ import type { MuxClient, MuxTarget } from '#service/browser/cdp-mux.ts';
 import { parseDevtoolsPath } from '#service/browser/devtools-address.ts';
 import type { Instance } from '#service/browser/fleet.ts';
 import { NotFound } from '#shared/errors.ts';
-import { DEVTOOLS_CLOSE, DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, isMalformed, parseClientMessage, refusalReply } from '#service/protocol/devtools.ts';
+import {
+  DEVTOOLS_CLOSE,
+  DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES,
+  isMalformed,
+  parseClientMessage,
+  refusalReply,
+} from '#service/protocol/devtools.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireInstance } from '../instance.ts';
@@ -22,7 +28,12 @@ const HIGH_WATER = 16 * 1024 * 1024;
  */
 export class DevtoolsSockets {
   readonly #ctx: ServiceContext;
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, skipUTF8Validation: false });
+  readonly #wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: DEVTOOLS_MAX_CLIENT_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    skipUTF8Validation: false,
+  });
   readonly #byInstance = new Map<string, Set<WebSocket>>();
   /** Byte counters, bound to their label once: they are bumped for every message. */
   readonly #bytesToBrowser;
@@ -42,7 +53,8 @@ export class DevtoolsSockets {
       const path = parseDevtoolsPath(url.pathname);
       if (!path) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
       instance = requireInstance(this.#ctx, req.headers);
-      if (path.kind === 'browser' && path.id !== instance.browser.guid) throw new NotFound('that DevTools address does not belong to this browser');
+      if (path.kind === 'browser' && path.id !== instance.browser.guid)
+        throw new NotFound('that DevTools address does not belong to this browser');
       target = path.kind === 'browser' ? { kind: 'browser' } : { kind: 'page', targetId: path.id };
     } catch (err) {
       rejectUpgrade(socket, err);
@@ -83,7 +95,8 @@ export class DevtoolsSockets {
       const bytes = data as Buffer;
       this.#bytesToBrowser.inc(bytes.length);
       const message = parseClientMessage(bytes.toString('utf8'));
-      if (isMalformed(message)) return ws.close(DEVTOOLS_CLOSE.malformed.code, `${DEVTOOLS_CLOSE.malformed.reason} (${message.reason})`.slice(0, 120));
+      if (isMalformed(message))
+        return ws.close(DEVTOOLS_CLOSE.malformed.code, `${DEVTOOLS_CLOSE.malformed.reason} (${message.reason})`.slice(0, 120));
       const verdict = judge(message, folders);
       if (verdict.action === 'refuse') {
         this.#ctx.log.info({ browserId: instance.id, method: message.method, reason: verdict.reason }, 'CDP command refused');

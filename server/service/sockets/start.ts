@@ -50,10 +50,13 @@ export class StartSockets {
   /** Close every socket whose instance ended on the service's side; waits at most `ms`. */
   async drain(ms: number): Promise<void> {
     clearInterval(this.#pinger);
-    const closing = [...this.#open.values()].map(({ ws }) => new Promise<void>((resolve) => {
-      if (ws.readyState === ws.CLOSED) return resolve();
-      ws.once('close', () => resolve());
-    }));
+    const closing = [...this.#open.values()].map(
+      ({ ws }) =>
+        new Promise<void>((resolve) => {
+          if (ws.readyState === ws.CLOSED) return resolve();
+          ws.once('close', () => resolve());
+        }),
+    );
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
     await Promise.race([Promise.all(closing), timeout]);
     for (const { ws } of this.#open.values()) ws.terminate();

@@ -12,7 +12,11 @@ export function AcceptInvite({ token, teamName }: { token: string; teamName: str
   return (
     <div className="stack-sm">
       {mutation.error && <Alert tone="error">{mutation.error.message}</Alert>}
-      <div><Button variant="primary" busy={mutation.isPending} onClick={() => mutation.mutate()}>Join {teamName}</Button></div>
+      <div>
+        <Button variant="primary" busy={mutation.isPending} onClick={() => mutation.mutate()}>
+          Join {teamName}
+        </Button>
+      </div>
     </div>
   );
 }

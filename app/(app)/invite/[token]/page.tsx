@@ -21,13 +21,17 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const preview = await previewInvite(portal.data, actor, token).catch(() => null);
   return (
     <section className="card" style={{ maxWidth: '32rem', margin: '0 auto', width: '100%' }} aria-labelledby="invite-title">
-      <div className="card-header"><h1 id="invite-title">Team invitation</h1></div>
+      <div className="card-header">
+        <h1 id="invite-title">Team invitation</h1>
+      </div>
       <div className="card-body stack">
         {!preview ? (
           <Alert tone="error">This invitation link is not valid.</Alert>
         ) : preview.status === 'open' ? (
           <>
-            <p>You are invited to join <strong>{preview.teamName}</strong> as {roleLabel(preview.role).toLowerCase()}.</p>
+            <p>
+              You are invited to join <strong>{preview.teamName}</strong> as {roleLabel(preview.role).toLowerCase()}.
+            </p>
             <p className="muted">Signed in as {user.email}.</p>
             <AcceptInvite token={token} teamName={preview.teamName} />
           </>

@@ -15,7 +15,9 @@ export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boo
   return (
     <nav className="tabs" aria-label="Team">
       {tabs.map((t) => (
-        <Link key={t.href} href={t.href} aria-current={path === t.href || path.startsWith(`${t.href}/`) ? 'page' : undefined}>{t.label}</Link>
+        <Link key={t.href} href={t.href} aria-current={path === t.href || path.startsWith(`${t.href}/`) ? 'page' : undefined}>
+          {t.label}
+        </Link>
       ))}
     </nav>
   );

@@ -17,15 +17,37 @@ export function NewTeamForm() {
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   return (
-    <form className="stack" noValidate aria-label="Create team" onSubmit={(e) => {
-      e.preventDefault();
-      const parsed = form.submit({ name });
-      if (parsed) mutation.mutate(parsed);
-    }}>
-      {mutation.error && !(mutation.error instanceof ApiError && mutation.error.fields.name) && <Alert tone="error">{mutation.error.message}</Alert>}
-      <Field id="team-name" label="Team name" placeholder="e.g. Research" value={name} error={form.errors.name || undefined} autoFocus
-        onChange={(e) => { setName(e.target.value); form.change({ name: e.target.value }, 'name'); }} onBlur={() => form.blur({ name }, 'name')} />
-      <div><Button type="submit" variant="primary" busy={mutation.isPending}>Create team</Button></div>
+    <form
+      className="stack"
+      noValidate
+      aria-label="Create team"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const parsed = form.submit({ name });
+        if (parsed) mutation.mutate(parsed);
+      }}
+    >
+      {mutation.error && !(mutation.error instanceof ApiError && mutation.error.fields.name) && (
+        <Alert tone="error">{mutation.error.message}</Alert>
+      )}
+      <Field
+        id="team-name"
+        label="Team name"
+        placeholder="e.g. Research"
+        value={name}
+        error={form.errors.name || undefined}
+        autoFocus
+        onChange={(e) => {
+          setName(e.target.value);
+          form.change({ name: e.target.value }, 'name');
+        }}
+        onBlur={() => form.blur({ name }, 'name')}
+      />
+      <div>
+        <Button type="submit" variant="primary" busy={mutation.isPending}>
+          Create team
+        </Button>
+      </div>
     </form>
   );
 }

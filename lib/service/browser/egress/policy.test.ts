@@ -18,15 +18,44 @@ describe('EgressPolicy', () => {
   const policy = new EgressPolicy([], noHost);
 
   it('refuses loopback, private, link-local, metadata and reserved addresses', () => {
-    for (const address of ['127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.0.10',
-      '169.254.169.254', '168.63.129.16', '100.100.100.200', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::5', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.10',
+      '169.254.169.254',
+      '168.63.129.16',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      'fc00::5',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::7f00:1',
+    ]) {
       refused(policy, address);
     }
   });
 
   it('allows public addresses, including ones next to the blocked ranges', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '168.63.129.17', '2606:4700::1111', '::ffff:8.8.8.8']) {
+    for (const address of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '172.15.255.255',
+      '100.128.0.1',
+      '168.63.129.17',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+    ]) {
       assert.deepEqual(policy.check(address), { allowed: true }, address);
     }
   });
@@ -94,7 +123,10 @@ describe('EgressPolicy', () => {
     ['::ffff:0:7f00:1', '::ffff:0:0:0/96', null],
   ];
 
-  for (const [family, table] of [['IPv4', ipv4], ['IPv6', ipv6]] as const) {
+  for (const [family, table] of [
+    ['IPv4', ipv4],
+    ['IPv6', ipv6],
+  ] as const) {
     it(`refuses every ${family} special-purpose block, naming it, and allows just outside`, () => {
       for (const [inside, block, outside] of table) {
         const reason = refused(policy, inside);
@@ -131,12 +163,23 @@ describe('EgressPolicy', () => {
   });
 
   it('judges IPv4-mapped IPv6 by the IPv4 address it carries, in any spelling', () => {
-    for (const address of ['::ffff:127.0.0.1', '::FFFF:7F00:1', '0:0:0:0:0:ffff:7f00:0001', '[::ffff:127.0.0.1]', '::ffff:10.0.0.1',
-      '::ffff:c0a8:101', '::ffff:a9fe:a9fe', '::ffff:0.0.0.0', '::ffff:192.0.2.1', '::ffff:168.63.129.16']) {
+    for (const address of [
+      '::ffff:127.0.0.1',
+      '::FFFF:7F00:1',
+      '0:0:0:0:0:ffff:7f00:0001',
+      '[::ffff:127.0.0.1]',
+      '::ffff:10.0.0.1',
+      '::ffff:c0a8:101',
+      '::ffff:a9fe:a9fe',
+      '::ffff:0.0.0.0',
+      '::ffff:192.0.2.1',
+      '::ffff:168.63.129.16',
+    ]) {
       refused(policy, address);
     }
     assert.match(refused(policy, '::ffff:7f00:1'), /^::ffff:7f00:1 \(IPv4 127\.0\.0\.1\) is in 127\.0\.0\.0\/8 \(loopback\)$/);
-    for (const address of ['::ffff:8.8.8.8', '::ffff:808:808', '[::ffff:1.1.1.1]']) assert.deepEqual(policy.check(address), { allowed: true }, address);
+    for (const address of ['::ffff:8.8.8.8', '::ffff:808:808', '[::ffff:1.1.1.1]'])
+      assert.deepEqual(policy.check(address), { allowed: true }, address);
   });
 
   it('refuses every other embedding of IPv4 in IPv6 whole, even of a public IPv4 address', () => {
@@ -157,7 +200,13 @@ describe('EgressPolicy', () => {
   });
 
   it('refuses ISATAP addresses whose embedded IPv4 address is refused, under any prefix', () => {
-    for (const address of ['2a00:1450::5efe:7f00:1', '2a00:1450::5efe:10.1.2.3', '2a00:1450:1:2:200:5efe:192.168.0.1', 'fe80::5efe:a00:1', '2a00:1450::5efe:169.254.169.254']) {
+    for (const address of [
+      '2a00:1450::5efe:7f00:1',
+      '2a00:1450::5efe:10.1.2.3',
+      '2a00:1450:1:2:200:5efe:192.168.0.1',
+      'fe80::5efe:a00:1',
+      '2a00:1450::5efe:169.254.169.254',
+    ]) {
       refused(policy, address);
     }
     assert.match(refused(policy, '2a00:1450::5efe:10.1.2.3'), /ISATAP address carrying 10\.1\.2\.3: 10\.1\.2\.3 is in 10\.0\.0\.0\/8/);
@@ -176,15 +225,33 @@ describe('EgressPolicy', () => {
   });
 
   it('refuses text that is not an IP address', () => {
-    for (const text of ['localhost', '', 'example.com', '127.1', '2130706433', '0x7f.0.0.1', '0177.0.0.1', '010.0.0.1', '8.8.8.8 ', ' 8.8.8.8',
-      '8.8.8.8%eth0', 'fe80::1%', '[8.8.8.8]x', '[2606:4700::1111', '::ffff:8.8.8.8.8', '1.2.3.4/32', '2606:4700::1111:', 'gggg::1']) {
+    for (const text of [
+      'localhost',
+      '',
+      'example.com',
+      '127.1',
+      '2130706433',
+      '0x7f.0.0.1',
+      '0177.0.0.1',
+      '010.0.0.1',
+      '8.8.8.8 ',
+      ' 8.8.8.8',
+      '8.8.8.8%eth0',
+      'fe80::1%',
+      '[8.8.8.8]x',
+      '[2606:4700::1111',
+      '::ffff:8.8.8.8.8',
+      '1.2.3.4/32',
+      '2606:4700::1111:',
+      'gggg::1',
+    ]) {
       assert.match(refused(policy, text), /is not an IP address/, JSON.stringify(text));
     }
   });
 
-  it('refuses the host\'s own interface addresses, even public ones, in every spelling', () => {
+  it("refuses the host's own interface addresses, even public ones, in every spelling", () => {
     const host = new EgressPolicy([], fixedHostAddresses(['8.8.4.4', '2606:4700:4700::1001', 'fe80::abcd%eth0', '127.0.0.1']));
-    assert.equal(refused(host, '8.8.4.4'), '8.8.4.4 is one of this host\'s own addresses');
+    assert.equal(refused(host, '8.8.4.4'), "8.8.4.4 is one of this host's own addresses");
     refused(host, '::ffff:8.8.4.4');
     refused(host, '::ffff:808:404');
     refused(host, '2606:4700:4700:0:0:0:0:1001');
@@ -225,7 +292,10 @@ describe('EgressPolicy', () => {
   });
 
   it('opens documentation, special and metadata blocks the operator names', () => {
-    const allowing = new EgressPolicy(parseCidrList(['192.0.2.0/24', '2001:db8::/32', '169.254.169.254', '::ffff:203.0.113.0/120'], 'X'), noHost);
+    const allowing = new EgressPolicy(
+      parseCidrList(['192.0.2.0/24', '2001:db8::/32', '169.254.169.254', '::ffff:203.0.113.0/120'], 'X'),
+      noHost,
+    );
     for (const address of ['192.0.2.1', '2001:db8::1', '169.254.169.254', '203.0.113.9', '::ffff:203.0.113.9']) {
       assert.deepEqual(allowing.check(address), { allowed: true }, address);
     }
@@ -239,7 +309,18 @@ describe('EgressPolicy', () => {
     assert.deepEqual(broad.check('8.8.4.5'), { allowed: true });
     assert.deepEqual(broad.check('192.168.1.1'), { allowed: true });
     assert.deepEqual(broad.check('fd00::1'), { allowed: true });
-    for (const address of ['10.0.0.5', '8.8.4.4', '::ffff:8.8.4.4', '2a00:1450::5', '127.0.0.1', '127.0.0.2', '::1', '0.0.0.0', '::', '::ffff:127.0.0.1']) {
+    for (const address of [
+      '10.0.0.5',
+      '8.8.4.4',
+      '::ffff:8.8.4.4',
+      '2a00:1450::5',
+      '127.0.0.1',
+      '127.0.0.2',
+      '::1',
+      '0.0.0.0',
+      '::',
+      '::ffff:127.0.0.1',
+    ]) {
       refused(broad, address);
     }
     assert.match(refused(broad, '8.8.4.4'), /this host's own addresses/);
@@ -261,9 +342,13 @@ describe('EgressPolicy', () => {
 
 describe('parseCidrList', () => {
   it('names every bad entry', () => {
-    assert.throws(() => parseCidrList(['10.0.0.0/33', 'nonsense', '::1/129', '1.2.3.4/8/1'], 'BROWSER_EGRESS_ALLOW'), (err: Error) => {
-      for (const bad of ['10.0.0.0/33', 'nonsense', '::1/129', '1.2.3.4/8/1']) assert.match(err.message, new RegExp(bad.replace(/[./]/g, '\\$&')));
-      return true;
-    });
+    assert.throws(
+      () => parseCidrList(['10.0.0.0/33', 'nonsense', '::1/129', '1.2.3.4/8/1'], 'BROWSER_EGRESS_ALLOW'),
+      (err: Error) => {
+        for (const bad of ['10.0.0.0/33', 'nonsense', '::1/129', '1.2.3.4/8/1'])
+          assert.match(err.message, new RegExp(bad.replace(/[./]/g, '\\$&')));
+        return true;
+      },
+    );
   });
 });

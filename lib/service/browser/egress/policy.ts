@@ -88,7 +88,9 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
  * Addresses that reach this host itself. A broad allow-list entry never opens these (see
  * `EgressPolicy`); only an entry lying within one of these blocks does.
  */
-const LOOPBACK_LIKE: readonly (readonly [IpAddress, number])[] = ['127.0.0.0/8', '0.0.0.0/32', '::1/128', '::/128'].map((c) => ipaddr.parseCIDR(c));
+const LOOPBACK_LIKE: readonly (readonly [IpAddress, number])[] = ['127.0.0.0/8', '0.0.0.0/32', '::1/128', '::/128'].map((c) =>
+  ipaddr.parseCIDR(c),
+);
 
 type Block = { readonly network: IpAddress; readonly bits: number; readonly text: string; readonly name: string };
 
@@ -201,7 +203,9 @@ export class EgressPolicy {
       if (!within(address, GLOBAL_UNICAST_V6)) return `${shown} is outside 2000::/3, the only IPv6 space allocated for global unicast`;
       const embedded = isatapIpv4(address);
       if (embedded) {
-        const why = this.#refusal(embedded, embedded.toString()) ?? (this.#host.has(embedded) ? `${embedded.toString()} is one of this host's own addresses` : null);
+        const why =
+          this.#refusal(embedded, embedded.toString()) ??
+          (this.#host.has(embedded) ? `${embedded.toString()} is one of this host's own addresses` : null);
         if (why) return `${shown} is an ISATAP address carrying ${embedded.toString()}: ${why}`;
       }
     }

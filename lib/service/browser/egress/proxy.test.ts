@@ -23,7 +23,8 @@ describe('EgressProxy', () => {
     await new Promise<void>((r) => target.listen(0, '127.0.0.2', () => r()));
     port = (target.address() as AddressInfo).port;
     // 127.0.0.2 stands in for a public address: allowed explicitly, while the rest of loopback is not.
-    const resolver = async (host: string) => ({ 'evil.example': ['127.0.0.1'], 'ok.example': ['127.0.0.2'], 'mixed.example': ['10.0.0.1', '127.0.0.2'] })[host] ?? [];
+    const resolver = async (host: string) =>
+      ({ 'evil.example': ['127.0.0.1'], 'ok.example': ['127.0.0.2'], 'mixed.example': ['10.0.0.1', '127.0.0.2'] })[host] ?? [];
     proxy = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.2/32'], 'X')), pino({ level: 'silent' }), resolver);
     await proxy.listen();
     proxyPort = Number(new URL(proxy.url).port);
@@ -33,25 +34,27 @@ describe('EgressProxy', () => {
     target.close();
   });
 
-  const viaProxy = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+  const viaProxy = (url: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
 
-  const tunnel = (authority: string) => new Promise<string>((resolve, reject) => {
-    const socket = connect(proxyPort, '127.0.0.1');
-    socket.once('connect', () => socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
-    socket.once('data', (c: Buffer) => {
-      resolve(c.toString().split('\r\n')[0] as string);
-      socket.destroy();
+  const tunnel = (authority: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(proxyPort, '127.0.0.1');
+      socket.once('connect', () => socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
+      socket.once('data', (c: Buffer) => {
+        resolve(c.toString().split('\r\n')[0] as string);
+        socket.destroy();
+      });
+      socket.once('error', reject);
     });
-    socket.once('error', reject);
-  });
 
   it('forwards http to an allowed name, connecting to the address it checked', async () => {
     const r = await viaProxy(`http://ok.example:${port}/page`);

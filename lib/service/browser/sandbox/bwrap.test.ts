@@ -10,18 +10,61 @@ import { ROOT_WRAPPER, bwrapArgs, hostTimeZone, type SandboxFds, type SandboxSpe
 import { SANDBOX, SANDBOX_UID } from './layout.ts';
 
 const fds: SandboxFds = { home: 5, downloads: 6, uploads: 7, run: 8, chromium: 9, passwd: 10, group: 11, policy: 12, fonts: 13 };
-const args = chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, window: { width: 1280, height: 720 }, noSandbox: false });
+const args = chromiumArgs({
+  profileDir: SANDBOX.profile,
+  proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`,
+  window: { width: 1280, height: 720 },
+  noSandbox: false,
+});
 const spec: SandboxSpec = { fds, chromium: { inInstallDir: 'chrome-headless-shell' }, args };
 
 /** How many arguments each bwrap option takes (bubblewrap 0.8's --help). */
 const ARITY: Record<string, number> = {
-  '--unshare-all': 0, '--share-net': 0, '--unshare-user': 0, '--unshare-user-try': 0, '--unshare-ipc': 0, '--unshare-pid': 0,
-  '--unshare-net': 0, '--unshare-uts': 0, '--unshare-cgroup': 0, '--unshare-cgroup-try': 0, '--userns': 1, '--pidns': 1,
-  '--uid': 1, '--gid': 1, '--hostname': 1, '--chdir': 1, '--clearenv': 0, '--setenv': 2, '--unsetenv': 1,
-  '--bind': 2, '--bind-try': 2, '--dev-bind': 2, '--dev-bind-try': 2, '--ro-bind': 2, '--ro-bind-try': 2,
-  '--bind-fd': 2, '--ro-bind-fd': 2, '--remount-ro': 1, '--proc': 1, '--dev': 1, '--tmpfs': 1, '--mqueue': 1, '--dir': 1,
-  '--file': 2, '--bind-data': 2, '--ro-bind-data': 2, '--symlink': 2, '--seccomp': 1, '--new-session': 0,
-  '--die-with-parent': 0, '--as-pid-1': 0, '--cap-add': 1, '--cap-drop': 1, '--perms': 1, '--chmod': 2,
+  '--unshare-all': 0,
+  '--share-net': 0,
+  '--unshare-user': 0,
+  '--unshare-user-try': 0,
+  '--unshare-ipc': 0,
+  '--unshare-pid': 0,
+  '--unshare-net': 0,
+  '--unshare-uts': 0,
+  '--unshare-cgroup': 0,
+  '--unshare-cgroup-try': 0,
+  '--userns': 1,
+  '--pidns': 1,
+  '--uid': 1,
+  '--gid': 1,
+  '--hostname': 1,
+  '--chdir': 1,
+  '--clearenv': 0,
+  '--setenv': 2,
+  '--unsetenv': 1,
+  '--bind': 2,
+  '--bind-try': 2,
+  '--dev-bind': 2,
+  '--dev-bind-try': 2,
+  '--ro-bind': 2,
+  '--ro-bind-try': 2,
+  '--bind-fd': 2,
+  '--ro-bind-fd': 2,
+  '--remount-ro': 1,
+  '--proc': 1,
+  '--dev': 1,
+  '--tmpfs': 1,
+  '--mqueue': 1,
+  '--dir': 1,
+  '--file': 2,
+  '--bind-data': 2,
+  '--ro-bind-data': 2,
+  '--symlink': 2,
+  '--seccomp': 1,
+  '--new-session': 0,
+  '--die-with-parent': 0,
+  '--as-pid-1': 0,
+  '--cap-add': 1,
+  '--cap-drop': 1,
+  '--perms': 1,
+  '--chmod': 2,
 };
 
 type Option = { name: string; values: string[] };
@@ -49,7 +92,16 @@ const has = (name: string) => named(name).length > 0;
 const ALLOWED_SOURCES = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/var/cache/fontconfig', '/bin', '/lib', '/lib64', '/sbin'];
 
 describe('bwrapArgs: namespaces and process', () => {
-  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--clearenv']) {
+  for (const flag of [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+  ]) {
     it(`passes ${flag}`, () => assert.ok(has(flag)));
   }
 
@@ -65,7 +117,10 @@ describe('bwrapArgs: namespaces and process', () => {
   it('clears the environment before setting the few variables Chromium needs', () => {
     const clear = parsed.options.findIndex((o) => o.name === '--clearenv');
     const sets = parsed.options.flatMap((o, i) => (o.name === '--setenv' ? [i] : []));
-    assert.ok(sets.every((i) => i > clear), '--setenv after --clearenv');
+    assert.ok(
+      sets.every((i) => i > clear),
+      '--setenv after --clearenv',
+    );
     assert.deepEqual(Object.fromEntries(named('--setenv').map((o) => o.values)), {
       HOME: SANDBOX.home,
       TMPDIR: '/tmp',
@@ -76,12 +131,21 @@ describe('bwrapArgs: namespaces and process', () => {
     });
   });
 
-  it('names the host\'s time zone by a link, so ICU does not compare every zone file at start', () => {
+  it("names the host's time zone by a link, so ICU does not compare every zone file at start", () => {
     const zone = hostTimeZone();
     assert.match(zone, /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/);
     assert.ok(existsSync(`/usr/share/zoneinfo/${zone}`), zone);
-    assert.deepEqual(named('--symlink').find((o) => o.values[1] === '/etc/localtime')?.values, [`/usr/share/zoneinfo/${zone}`, '/etc/localtime']);
-    const host = (() => { try { return readlinkSync('/etc/localtime'); } catch { return null; } })();
+    assert.deepEqual(named('--symlink').find((o) => o.values[1] === '/etc/localtime')?.values, [
+      `/usr/share/zoneinfo/${zone}`,
+      '/etc/localtime',
+    ]);
+    const host = (() => {
+      try {
+        return readlinkSync('/etc/localtime');
+      } catch {
+        return null;
+      }
+    })();
     if (host?.includes('/zoneinfo/')) assert.equal(zone, host.slice(host.indexOf('/zoneinfo/') + 10), 'the same zone as the host');
   });
 
@@ -92,30 +156,43 @@ describe('bwrapArgs: namespaces and process', () => {
 
 describe('bwrapArgs: the mount view', () => {
   it('binds each descriptor to its documented place, writable only for home and downloads', () => {
-    assert.deepEqual(named('--bind-fd').map((o) => o.values), [
-      [String(fds.home), SANDBOX.home],
-      [String(fds.downloads), SANDBOX.downloads],
-    ]);
-    assert.deepEqual(named('--ro-bind-fd').map((o) => o.values), [
-      [String(fds.uploads), SANDBOX.uploads],
-      [String(fds.run), SANDBOX.run],
-      [String(fds.chromium), SANDBOX.chromium],
-    ]);
-    assert.deepEqual(named('--ro-bind-data').map((o) => o.values), [
-      [String(fds.passwd), '/etc/passwd'],
-      [String(fds.group), '/etc/group'],
-      [String(fds.fonts), '/etc/periscope/fonts.conf'],
-      [String(fds.policy), '/etc/chromium/policies/managed/periscope.json'],
-    ]);
+    assert.deepEqual(
+      named('--bind-fd').map((o) => o.values),
+      [
+        [String(fds.home), SANDBOX.home],
+        [String(fds.downloads), SANDBOX.downloads],
+      ],
+    );
+    assert.deepEqual(
+      named('--ro-bind-fd').map((o) => o.values),
+      [
+        [String(fds.uploads), SANDBOX.uploads],
+        [String(fds.run), SANDBOX.run],
+        [String(fds.chromium), SANDBOX.chromium],
+      ],
+    );
+    assert.deepEqual(
+      named('--ro-bind-data').map((o) => o.values),
+      [
+        [String(fds.passwd), '/etc/passwd'],
+        [String(fds.group), '/etc/group'],
+        [String(fds.fonts), '/etc/periscope/fonts.conf'],
+        [String(fds.policy), '/etc/chromium/policies/managed/periscope.json'],
+      ],
+    );
   });
 
   it('uses every descriptor it was given, once', () => {
     const used = parsed.options.filter((o) => /-fd$|-data$/.test(o.name)).map((o) => Number(o.values[0]));
-    assert.deepEqual(used.sort((a, b) => a - b), Object.values(fds).sort((a, b) => a - b));
+    assert.deepEqual(
+      used.sort((a, b) => a - b),
+      Object.values(fds).sort((a, b) => a - b),
+    );
   });
 
   it('binds host paths read-only, and only /usr, a few files of /etc and the root links', () => {
-    for (const writable of ['--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--bind-data', '--file']) assert.ok(!has(writable), `no ${writable}`);
+    for (const writable of ['--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--bind-data', '--file'])
+      assert.ok(!has(writable), `no ${writable}`);
     const sources = [...named('--ro-bind'), ...named('--ro-bind-try')].map((o) => o.values[0] as string);
     assert.ok(sources.includes('/usr'));
     for (const source of sources) {
@@ -124,19 +201,50 @@ describe('bwrapArgs: the mount view', () => {
     for (const o of named('--ro-bind')) assert.equal(o.values[0], o.values[1], 'bound at the same place');
   });
 
-  it('never binds the host\'s home, root, tmp, var, data or all of /etc', () => {
+  it("never binds the host's home, root, tmp, var, data or all of /etc", () => {
     const sources = parsed.options.filter((o) => /bind(-try)?$/.test(o.name)).map((o) => o.values[0] as string);
-    for (const forbidden of ['/', '/home', '/root', '/tmp', '/etc', '/var', '/run', '/work', '/data', '/proc', '/sys', '/dev', '/opt', '/srv', '/mnt', '/media', process.cwd(), tmpdir()]) {
+    for (const forbidden of [
+      '/',
+      '/home',
+      '/root',
+      '/tmp',
+      '/etc',
+      '/var',
+      '/run',
+      '/work',
+      '/data',
+      '/proc',
+      '/sys',
+      '/dev',
+      '/opt',
+      '/srv',
+      '/mnt',
+      '/media',
+      process.cwd(),
+      tmpdir(),
+    ]) {
       for (const source of sources) {
-        assert.ok(source !== forbidden && !(forbidden !== '/' && source.startsWith(`${forbidden}/`) && !ALLOWED_SOURCES.includes(source)), `${source} exposes ${forbidden}`);
+        assert.ok(
+          source !== forbidden && !(forbidden !== '/' && source.startsWith(`${forbidden}/`) && !ALLOWED_SOURCES.includes(source)),
+          `${source} exposes ${forbidden}`,
+        );
       }
     }
   });
 
   it('gives the sandbox its own /proc, /dev and /tmp', () => {
-    assert.deepEqual(named('--proc').map((o) => o.values), [['/proc']]);
-    assert.deepEqual(named('--dev').map((o) => o.values), [['/dev']]);
-    assert.deepEqual(named('--tmpfs').map((o) => o.values), [['/tmp']]);
+    assert.deepEqual(
+      named('--proc').map((o) => o.values),
+      [['/proc']],
+    );
+    assert.deepEqual(
+      named('--dev').map((o) => o.values),
+      [['/dev']],
+    );
+    assert.deepEqual(
+      named('--tmpfs').map((o) => o.values),
+      [['/tmp']],
+    );
   });
 
   it('links or binds the root folders as the host has them', () => {
@@ -157,10 +265,13 @@ describe('bwrapArgs: the mount view', () => {
   });
 
   it('creates only the expected symlinks, none pointing at host paths', () => {
-    for (const { values: [target, at] } of named('--symlink')) {
-      const ok = (/^usr\/(bin|lib|lib64|sbin)$/.test(target as string) && at === `/${(target as string).slice(4)}`)
-        || (target === '/etc/chromium/policies' && at === '/etc/opt/chrome/policies')
-        || (target === `/usr/share/zoneinfo/${hostTimeZone()}` && at === '/etc/localtime');
+    for (const {
+      values: [target, at],
+    } of named('--symlink')) {
+      const ok =
+        (/^usr\/(bin|lib|lib64|sbin)$/.test(target as string) && at === `/${(target as string).slice(4)}`) ||
+        (target === '/etc/chromium/policies' && at === '/etc/opt/chrome/policies') ||
+        (target === `/usr/share/zoneinfo/${hostTimeZone()}` && at === '/etc/localtime');
       assert.ok(ok, `--symlink ${target} ${at}`);
     }
   });
@@ -192,7 +303,12 @@ describe('bwrapArgs: the command', () => {
 
   it('never tells Chromium to drop its sandbox or listen on a port', () => {
     for (const arg of parsed.command.slice(5)) {
-      assert.ok(!/^--no-sandbox|^--disable-setuid-sandbox|^--remote-debugging-port|^--remote-debugging-address|^--no-zygote|^--single-process/.test(arg), arg);
+      assert.ok(
+        !/^--no-sandbox|^--disable-setuid-sandbox|^--remote-debugging-port|^--remote-debugging-address|^--no-zygote|^--single-process/.test(
+          arg,
+        ),
+        arg,
+      );
     }
   });
 });
@@ -203,9 +319,14 @@ describe('chromiumArgs', () => {
     assert.ok(!args.some((a) => a.startsWith('--remote-debugging-port') || a.startsWith('--remote-debugging-address')));
   });
 
-  it('keeps Chromium\'s own sandbox unless asked not to', () => {
+  it("keeps Chromium's own sandbox unless asked not to", () => {
     assert.ok(!args.includes('--no-sandbox'));
-    const unsandboxed = chromiumArgs({ profileDir: '/p', proxyUrl: 'http://127.0.0.1:1', window: { width: 1, height: 1 }, noSandbox: true });
+    const unsandboxed = chromiumArgs({
+      profileDir: '/p',
+      proxyUrl: 'http://127.0.0.1:1',
+      window: { width: 1, height: 1 },
+      noSandbox: true,
+    });
     assert.ok(unsandboxed.includes('--no-sandbox'));
   });
 
@@ -242,7 +363,12 @@ describe('ROOT_WRAPPER', { skip: existsSync('/bin/bash') ? false : 'bash is not 
   }
 
   const listFds = ['/bin/sh', '-c', 'ls /proc/self/fd'];
-  const fdsOf = (out: string) => out.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+  const fdsOf = (out: string) =>
+    out
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+      .sort((a, b) => a - b);
 
   it('closes an inherited descriptor that is not kept', async () => {
     const { out, code } = await run(['0 1 2', '--', ...listFds], { 3: '/etc/hostname' });
@@ -267,13 +393,28 @@ describe('ROOT_WRAPPER', { skip: existsSync('/bin/bash') ? false : 'bash is not 
   it('keeps the descriptors it is told to keep, and only those', async () => {
     const marker = join(dir, 'kept');
     execFileSync('/bin/sh', ['-c', `: > '${marker}'`]);
-    const { out, code } = await run(['0 1 2 12', '--', '/bin/sh', '-c', 'ls -l /proc/self/fd'], { 3: '/etc/hostname', 4: '/etc/hostname', 12: marker, 21: '/etc/hostname' });
+    const { out, code } = await run(['0 1 2 12', '--', '/bin/sh', '-c', 'ls -l /proc/self/fd'], {
+      3: '/etc/hostname',
+      4: '/etc/hostname',
+      12: marker,
+      21: '/etc/hostname',
+    });
     assert.equal(code, 0);
     const lines = out.split('\n').filter((l) => / -> /.test(l));
-    const byFd = Object.fromEntries(lines.map((l) => { const m = / (\d+) -> (.*)$/.exec(l) as RegExpExecArray; return [m[1], m[2]]; }));
-    assert.deepEqual(Object.keys(byFd).map(Number).sort((a, b) => a - b), [0, 1, 2, 3, 12]);
+    const byFd = Object.fromEntries(
+      lines.map((l) => {
+        const m = / (\d+) -> (.*)$/.exec(l) as RegExpExecArray;
+        return [m[1], m[2]];
+      }),
+    );
+    assert.deepEqual(
+      Object.keys(byFd)
+        .map(Number)
+        .sort((a, b) => a - b),
+      [0, 1, 2, 3, 12],
+    );
     assert.equal(byFd['12'], marker);
-    assert.match(byFd['3'] ?? '', /^\/proc\/\d+\/fd$/, 'fd 3 is ls\'s own listing');
+    assert.match(byFd['3'] ?? '', /^\/proc\/\d+\/fd$/, "fd 3 is ls's own listing");
   });
 
   it('does not mistake a kept number for a prefix of another', async () => {
@@ -299,7 +440,7 @@ describe('ROOT_WRAPPER', { skip: existsSync('/bin/bash') ? false : 'bash is not 
     assert.equal(existsSync(ran), false);
   });
 
-  it('passes the command\'s arguments through untouched', async () => {
+  it("passes the command's arguments through untouched", async () => {
     const { out } = await run(['0 1 2', '--', '/usr/bin/printf', '%s|', 'a b', '$HOME', '*', '', '--']);
     assert.equal(out, 'a b|$HOME|*||--|');
   });

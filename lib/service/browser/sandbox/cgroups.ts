@@ -24,10 +24,18 @@ export async function prepareCgroups(tag: string): Promise<{ support: CgroupSupp
   } catch {
     return { support: null, problem: 'no /proc/self/cgroup' };
   }
-  const mounts = mountinfo.split('\n').map((l) => l.split(' ')).filter((f) => f.length > 9);
-  const v1 = (name: string) => mounts.find((f) => f[f.indexOf('-') + 1] === 'cgroup' && (f[f.indexOf('-') + 3] ?? '').split(',').includes(name))?.[4];
+  const mounts = mountinfo
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter((f) => f.length > 9);
+  const v1 = (name: string) =>
+    mounts.find((f) => f[f.indexOf('-') + 1] === 'cgroup' && (f[f.indexOf('-') + 3] ?? '').split(',').includes(name))?.[4];
   const v2 = mounts.find((f) => f[f.indexOf('-') + 1] === 'cgroup2')?.[4];
-  const pathIn = (hierarchy: string) => own.split('\n').map((l) => l.split(':')).find((p) => p[1] === hierarchy)?.[2] ?? '/';
+  const pathIn = (hierarchy: string) =>
+    own
+      .split('\n')
+      .map((l) => l.split(':'))
+      .find((p) => p[1] === hierarchy)?.[2] ?? '/';
   const folder = (mount: string, path: string) => (existsSync(join(mount, path)) ? join(mount, path) : mount);
 
   const controllers: Controller[] = [];
@@ -35,7 +43,10 @@ export async function prepareCgroups(tag: string): Promise<{ support: CgroupSupp
   const memory1 = v1('memory');
   const pids1 = v1('pids');
   if (memory1 || pids1) {
-    for (const [name, mount, limitFile] of [['memory', memory1, 'memory.limit_in_bytes'], ['pids', pids1, 'pids.max']] as const) {
+    for (const [name, mount, limitFile] of [
+      ['memory', memory1, 'memory.limit_in_bytes'],
+      ['pids', pids1, 'pids.max'],
+    ] as const) {
       if (!mount) continue;
       const dir = join(folder(mount, pathIn(name)), `periscope-${tag}`);
       try {
@@ -45,18 +56,30 @@ export async function prepareCgroups(tag: string): Promise<{ support: CgroupSupp
         problems.push(`${name}: ${(err as Error).message}`);
       }
     }
-    return controllers.length ? { support: { version: 1, controllers }, problem: problems.join('; ') || null } : { support: null, problem: problems.join('; ') };
+    return controllers.length
+      ? { support: { version: 1, controllers }, problem: problems.join('; ') || null }
+      : { support: null, problem: problems.join('; ') };
   }
   if (!v2) return { support: null, problem: 'no cgroup hierarchy is mounted' };
   const parent = folder(v2, pathIn(''));
   const dir = join(parent, `periscope-${tag}`);
   try {
     const available = (await readFile(join(parent, 'cgroup.controllers'), 'utf8')).split(/\s+/);
-    if (!available.includes('memory') || !available.includes('pids')) return { support: null, problem: `cgroup v2 at ${parent} does not offer memory and pids` };
+    if (!available.includes('memory') || !available.includes('pids'))
+      return { support: null, problem: `cgroup v2 at ${parent} does not offer memory and pids` };
     await mkdir(dir, { recursive: true });
     // Controllers must be enabled for the children of our folder (our folder holds no process itself).
     await writeFile(join(dir, 'cgroup.subtree_control'), '+memory +pids');
-    return { support: { version: 2, controllers: [{ name: 'memory', dir, limitFile: 'memory.max' }, { name: 'pids', dir, limitFile: 'pids.max' }] }, problem: null };
+    return {
+      support: {
+        version: 2,
+        controllers: [
+          { name: 'memory', dir, limitFile: 'memory.max' },
+          { name: 'pids', dir, limitFile: 'pids.max' },
+        ],
+      },
+      problem: null,
+    };
   } catch (err) {
     return { support: null, problem: `cgroup v2 at ${parent}: ${(err as Error).message}` };
   }

@@ -22,7 +22,16 @@ export const SANDBOX_UID = 1000;
 /** The managed policy of full Chromium builds: one more layer for what the CDP policy judges. */
 export function managedPolicy(downloads: string): Record<string, unknown> {
   return {
-    URLBlocklist: ['file://*', 'filesystem:*', 'chrome://*', 'chrome-untrusted://*', 'chrome-extension://*', 'chrome-search://*', 'devtools://*', 'view-source:*'],
+    URLBlocklist: [
+      'file://*',
+      'filesystem:*',
+      'chrome://*',
+      'chrome-untrusted://*',
+      'chrome-extension://*',
+      'chrome-search://*',
+      'devtools://*',
+      'view-source:*',
+    ],
     ExtensionInstallBlocklist: ['*'],
     // 2 ("disallowed") would refuse the service's own DevTools attach as well: extensions are refused instead.
     DeveloperToolsAvailability: 0,

@@ -49,12 +49,22 @@ function which(name: string): string | null {
 
 function run(file: string, args: string[], uid: number | undefined, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, ...(uid === undefined ? {} : { uid, gid: uid }), env: { PATH: SEARCH_PATH.join(':'), NODE_ENV: 'production' }, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const output = `${stdout}${stderr}`.trim().split('\n').slice(-2).join(' ');
-      if (!err) return resolve({ ok: true, output });
-      const why = err.killed ? `timed out after ${timeoutMs / 1000} s` : `exit ${String(err.code ?? err.signal)}`;
-      resolve({ ok: false, output: output ? `${why}: ${output}` : why });
-    });
+    execFile(
+      file,
+      args,
+      {
+        timeout: timeoutMs,
+        ...(uid === undefined ? {} : { uid, gid: uid }),
+        env: { PATH: SEARCH_PATH.join(':'), NODE_ENV: 'production' },
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        const output = `${stdout}${stderr}`.trim().split('\n').slice(-2).join(' ');
+        if (!err) return resolve({ ok: true, output });
+        const why = err.killed ? `timed out after ${timeoutMs / 1000} s` : `exit ${String(err.code ?? err.signal)}`;
+        resolve({ ok: false, output: output ? `${why}: ${output}` : why });
+      },
+    );
   });
 }
 
@@ -79,12 +89,25 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
   const root = process.getuid?.() === 0;
   if (o.setting === 'single-tenant') {
     return {
-      report: { mode: 'single-tenant', uidPerInstance: false, chromiumSandbox: !root, network: 'host', cgroups: null, problems: ['BROWSER_ISOLATION=single-tenant: instances are not isolated from the host or each other'] },
+      report: {
+        mode: 'single-tenant',
+        uidPerInstance: false,
+        chromiumSandbox: !root,
+        network: 'host',
+        cgroups: null,
+        problems: ['BROWSER_ISOLATION=single-tenant: instances are not isolated from the host or each other'],
+      },
       isolation: { mode: 'single-tenant' },
     };
   }
   const problems: string[] = [];
-  const tools = { bash: which('bash'), bwrap: o.bwrapPath ?? which('bwrap'), setpriv: which('setpriv'), socat: which('socat'), unshare: which('unshare') };
+  const tools = {
+    bash: which('bash'),
+    bwrap: o.bwrapPath ?? which('bwrap'),
+    setpriv: which('setpriv'),
+    socat: which('socat'),
+    unshare: which('unshare'),
+  };
   if (!tools.bwrap) problems.push('bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)');
   if (!tools.socat) problems.push('socat is not installed (Debian/Ubuntu: apt-get install socat)');
   if (!tools.bash) problems.push('bash is not installed');
@@ -97,17 +120,46 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
 
   // A trial run as an instance would run: its own uid, namespaces, and a nested user namespace inside.
   const trialUid = root ? o.uidBase + o.uidCount : undefined;
-  const trial = await trialSandbox(tools.bwrap as string, [
-    '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent',
-    '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
-    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
-    '--', ...(tools.unshare ? ['/usr/bin/unshare', '--user', '--map-root-user', '/bin/true'] : ['/bin/true']),
-  ], trialUid);
+  const trial = await trialSandbox(
+    tools.bwrap as string,
+    [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--die-with-parent',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--tmpfs',
+      '/tmp',
+      '--',
+      ...(tools.unshare ? ['/usr/bin/unshare', '--user', '--map-root-user', '/bin/true'] : ['/bin/true']),
+    ],
+    trialUid,
+  );
   if (!trial.ok) {
-    problems.push(`a trial sandbox failed (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces): ${trial.output}`);
+    problems.push(
+      `a trial sandbox failed (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces): ${trial.output}`,
+    );
     return unavailable();
   }
-  const { support, problem } = root ? await prepareCgroups(o.tag) : { support: null, problem: 'the service is not root: no per-instance cgroups' };
+  const { support, problem } = root
+    ? await prepareCgroups(o.tag)
+    : { support: null, problem: 'the service is not root: no per-instance cgroups' };
   if (problem) problems.push(`cgroups: ${problem}`);
   if (!root) problems.push('the service is not root: instances share its uid (each still in its own namespaces and mount view)');
   const report: IsolationReport = {
@@ -115,9 +167,24 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
     uidPerInstance: root,
     chromiumSandbox: true,
     network: 'namespace',
-    cgroups: support ? { version: support.version, memory: support.controllers.some((c) => c.name === 'memory'), pids: support.controllers.some((c) => c.name === 'pids') } : null,
+    cgroups: support
+      ? {
+          version: support.version,
+          memory: support.controllers.some((c) => c.name === 'memory'),
+          pids: support.controllers.some((c) => c.name === 'pids'),
+        }
+      : null,
     problems,
   };
   const sandboxTools: SandboxTools = { bash: tools.bash as string, bwrap: tools.bwrap as string, setpriv: tools.setpriv ?? '' };
-  return { report, isolation: { mode: 'sandbox', tools: sandboxTools, uids: root ? new UidPool(o.uidBase, o.uidCount) : null, cgroups: support, limits: o.limits } };
+  return {
+    report,
+    isolation: {
+      mode: 'sandbox',
+      tools: sandboxTools,
+      uids: root ? new UidPool(o.uidBase, o.uidCount) : null,
+      cgroups: support,
+      limits: o.limits,
+    },
+  };
 }

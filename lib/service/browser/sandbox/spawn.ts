@@ -60,7 +60,10 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
       args: launch.chromiumArgs,
     });
     const keep = ['0', '1', '2', '3', '4', ...ROLES.map((_, i) => String(FIRST_FD + i))].join(' ');
-    const drop = launch.uid === null ? [] : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
+    const drop =
+      launch.uid === null
+        ? []
+        : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
     const argv = ['-c', ROOT_WRAPPER, 'periscope-launch', keep, ...launch.cgroupFolders, '--', ...drop, launch.tools.bwrap, ...bwrap];
     return spawn(launch.tools.bash, argv, {
       detached: true,

@@ -46,17 +46,21 @@ export async function processesOfUids(from: number, to: number): Promise<{ pid: 
   } catch {
     return found;
   }
-  await Promise.all(entries.filter((e) => /^\d+$/.test(e)).map(async (e) => {
-    const status = await readFile(`/proc/${e}/status`, 'latin1').catch(() => '');
-    const m = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
-    if (!m || /^State:\s+[ZX]/m.test(status)) return;
-    for (const uid of [Number(m[1]), Number(m[2])]) {
-      if (uid >= from && uid < to) {
-        found.push({ pid: Number(e), uid });
-        return;
-      }
-    }
-  }));
+  await Promise.all(
+    entries
+      .filter((e) => /^\d+$/.test(e))
+      .map(async (e) => {
+        const status = await readFile(`/proc/${e}/status`, 'latin1').catch(() => '');
+        const m = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!m || /^State:\s+[ZX]/m.test(status)) return;
+        for (const uid of [Number(m[1]), Number(m[2])]) {
+          if (uid >= from && uid < to) {
+            found.push({ pid: Number(e), uid });
+            return;
+          }
+        }
+      }),
+  );
   return found;
 }
 

@@ -44,7 +44,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * each with a timeout and a size limit, a clear User-Agent, HTML only, and links followed on the
  * start sites only (unless `allSites`), down to `maxDepth` links from a start, up to `maxPages`.
  */
-export async function crawl(starts: readonly string[], options: Partial<CrawlOptions>, events: CrawlEvents): Promise<{ fetched: number; skipped: number }> {
+export async function crawl(
+  starts: readonly string[],
+  options: Partial<CrawlOptions>,
+  events: CrawlEvents,
+): Promise<{ fetched: number; skipped: number }> {
   const o = { ...CRAWL_DEFAULTS, ...options };
   const queue: { url: string; depth: number }[] = [];
   const seen = new Set<string>();
@@ -71,7 +75,10 @@ export async function crawl(starts: readonly string[], options: Partial<CrawlOpt
   const robotsFor = (origin: string) => {
     let r = robots.get(origin);
     if (!r) {
-      r = fetchText(`${origin}/robots.txt`, o).then((res) => (res && res.status === 200 ? parseRobots(res.text, o.userAgent) : ALLOW_ALL), () => ALLOW_ALL);
+      r = fetchText(`${origin}/robots.txt`, o).then(
+        (res) => (res && res.status === 200 ? parseRobots(res.text, o.userAgent) : ALLOW_ALL),
+        () => ALLOW_ALL,
+      );
       robots.set(origin, r);
     }
     return r;
@@ -158,7 +165,11 @@ async function fetchText(url: string, o: CrawlOptions, htmlOnly = false): Promis
     redirect: 'follow',
     signal: AbortSignal.timeout(o.timeoutMs),
   }).catch((err: Error) => {
-    throw new Error(err.name === 'TimeoutError' ? `timed out after ${o.timeoutMs} ms` : `fetch failed: ${(err.cause as Error | undefined)?.message ?? err.message}`);
+    throw new Error(
+      err.name === 'TimeoutError'
+        ? `timed out after ${o.timeoutMs} ms`
+        : `fetch failed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
+    );
   });
   const type = res.headers.get('content-type') ?? undefined;
   if (htmlOnly && res.status === 200 && !isHtml(type)) {

@@ -6,7 +6,12 @@ type Rule = { allow: boolean; pattern: string; re: RegExp };
 export type Robots = { allowed(path: string): boolean; crawlDelayMs: number | null };
 
 const toRegExp = (pattern: string) =>
-  new RegExp(`^${pattern.replace(/[.+?^{}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\\\$$|\$$/, '$')}`);
+  new RegExp(
+    `^${pattern
+      .replace(/[.+?^{}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\\\$$|\$$/, '$')}`,
+  );
 
 export function parseRobots(text: string, userAgent: string): Robots {
   const token = userAgent.split('/')[0]?.toLowerCase() ?? '';
@@ -31,7 +36,8 @@ export function parseRobots(text: string, userAgent: string): Robots {
     }
     lastWasAgent = false;
     if (!current) continue;
-    if ((field === 'allow' || field === 'disallow') && value) current.rules.push({ allow: field === 'allow', pattern: value, re: toRegExp(value) });
+    if ((field === 'allow' || field === 'disallow') && value)
+      current.rules.push({ allow: field === 'allow', pattern: value, re: toRegExp(value) });
     if (field === 'crawl-delay' && Number.isFinite(Number(value))) current.delay = Number(value);
   }
   const mine = groups.filter((g) => g.agents.some((a) => a !== '*' && token.includes(a)));

@@ -62,7 +62,12 @@ export async function* warcRecords(input: AsyncIterable<Buffer>, skipped: { byte
       }
       const content = buf.subarray(bodyStart, bodyStart + length);
       buf = buf.subarray(bodyStart + length);
-      yield { type: (headers.get('warc-type') ?? '').toLowerCase(), targetUri: headers.get('warc-target-uri')?.replace(/^<|>$/g, ''), headers, content };
+      yield {
+        type: (headers.get('warc-type') ?? '').toLowerCase(),
+        targetUri: headers.get('warc-target-uri')?.replace(/^<|>$/g, ''),
+        headers,
+        content,
+      };
     }
   }
   const rest = buf.toString('latin1').replace(/[\r\n]/g, '');

@@ -26,7 +26,9 @@ export class FtsStage implements FirstStage {
   constructor(db: DatabaseSync) {
     const w = FIELD_WEIGHTS;
     const weights = [w.title, w.headings, w.url, w.terms, w.anchors, w.body].join(', ');
-    this.#candidates = db.prepare(`SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ?`);
+    this.#candidates = db.prepare(
+      `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ?`,
+    );
     this.#covering = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
   }
 

@@ -19,4 +19,3 @@ export function matchAny(concepts: readonly Concept[], joins: readonly string[])
 export function matchAll(concepts: readonly Concept[]): string {
   return concepts.map((c) => `(${matchConcept(c)})`).join(' AND ');
 }
-

@@ -6,7 +6,11 @@ import { FtsTokenizer } from './tokenizer.ts';
 type Column = (typeof FTS_COLUMNS)[number];
 /** A page as the full-text table gets it: token streams (tokenize.ts) by column, the body's by
  * block (line), and which blocks are snippet passages (snippet.ts). */
-export type PageTokens = { fields: Readonly<Record<Exclude<Column, 'body'>, string>>; bodyBlocks: readonly string[]; passages: ReadonlySet<number> };
+export type PageTokens = {
+  fields: Readonly<Record<Exclude<Column, 'body'>, string>>;
+  bodyBlocks: readonly string[];
+  passages: ReadonlySet<number>;
+};
 
 /** Passages remembered per term and page (the first ones; a snippet needs one). */
 const MAX_PLACES = 16;
@@ -24,7 +28,10 @@ type TokenCount = { weighted: number; n: number; places: number[] | null };
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer();
-  readonly #q: Record<'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count', StatementSync>;
+  readonly #q: Record<
+    'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count',
+    StatementSync
+  >;
   readonly #growing = new Map<string, Growing>();
   /** Pages reported since the last flush, with their length and terms (null: the page is gone). */
   readonly #pages = new Map<number, { length: number; terms: string } | null>();

@@ -15,7 +15,8 @@ import { SqliteIndexWriter } from './writer.ts';
 const dir = mkdtempSync(join(tmpdir(), 'periscope-postings-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const html = (title: string, body: string) => `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+const html = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
 
 /** Pages with words in different fields and amounts, so that BM25's idf, field weights and
  * length normalisation all matter. */
@@ -53,14 +54,27 @@ describe('postings', () => {
   assert.equal(postings.refresh(), true, 'the writer completes the postings');
 
   it('rank every page as FTS5 bm25() does, with the same scores, for words typed apart', () => {
-    for (const q of ['kettle', 'router descaling', 'vacuum brewing firewall', 'running', 'runs', 'particular words', 'nothing here matches zebra']) {
+    for (const q of [
+      'kettle',
+      'router descaling',
+      'vacuum brewing firewall',
+      'running',
+      'runs',
+      'particular words',
+      'nothing here matches zebra',
+    ]) {
       const { concepts: c, joins } = concepts(q);
       const ours = postings.rank(c, joins, 100);
       const theirs = fts.rank(c, joins, 100);
       assert.equal(ours.length, theirs.length, q);
       const score = new Map(theirs.map((r) => [r.id, r.s]));
-      for (const r of ours) assert.ok(Math.abs(r.s - (score.get(r.id) ?? NaN)) < 1e-6 * Math.max(1, r.s), `${q}: page ${r.id} ${r.s} vs ${score.get(r.id)}`);
-      assert.deepEqual(ours.map((r) => r.s), [...ours.map((r) => r.s)].sort((a, b) => b - a), `${q}: best first`);
+      for (const r of ours)
+        assert.ok(Math.abs(r.s - (score.get(r.id) ?? NaN)) < 1e-6 * Math.max(1, r.s), `${q}: page ${r.id} ${r.s} vs ${score.get(r.id)}`);
+      assert.deepEqual(
+        ours.map((r) => r.s),
+        [...ours.map((r) => r.s)].sort((a, b) => b - a),
+        `${q}: best first`,
+      );
     }
   });
 
@@ -100,7 +114,12 @@ describe('postings', () => {
   });
 
   it('round-trip through their blob format', () => {
-    const list = { docs: Uint32Array.from([3, 9, 40]), freqs: Float32Array.from([1, 8, 2.5]), starts: Uint32Array.from([0, 1, 1, 3]), places: Uint16Array.from([4, 0, 7]) };
+    const list = {
+      docs: Uint32Array.from([3, 9, 40]),
+      freqs: Float32Array.from([1, 8, 2.5]),
+      starts: Uint32Array.from([0, 1, 1, 3]),
+      places: Uint16Array.from([4, 0, 7]),
+    };
     assert.deepEqual(decodePostings(encodePostings(list)), list);
     const bare = { docs: Uint32Array.from([1]), freqs: Float32Array.from([2]), starts: new Uint32Array(0), places: new Uint16Array(0) };
     assert.deepEqual(decodePostings(encodePostings(bare)), bare);
@@ -108,15 +127,28 @@ describe('postings', () => {
 
   it('follow a page that is indexed again with other words', () => {
     const small = join(dir, 'small.db');
-    build(small, [{ url: 'https://docs.test/a.html', html: html('Kettle', '<p>A kettle boils water.</p>') }, { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets.</p>') }]);
+    build(small, [
+      { url: 'https://docs.test/a.html', html: html('Kettle', '<p>A kettle boils water.</p>') },
+      { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets.</p>') },
+    ]);
     build(small, [{ url: 'https://docs.test/a.html', html: html('Teapot', '<p>A teapot steeps leaves.</p>') }]);
     const reader = new IndexReader(small);
     try {
       assert.deepEqual(reader.search({ query: 'kettle', language: 'en', limit: 10 }), []);
-      assert.deepEqual(reader.search({ query: 'teapot', language: 'en', limit: 10 }).map((r) => r.url), ['https://docs.test/a.html']);
-      assert.deepEqual(reader.search({ query: 'router', language: 'en', limit: 10 }).map((r) => r.url), ['https://docs.test/b.html']);
+      assert.deepEqual(
+        reader.search({ query: 'teapot', language: 'en', limit: 10 }).map((r) => r.url),
+        ['https://docs.test/a.html'],
+      );
+      assert.deepEqual(
+        reader.search({ query: 'router', language: 'en', limit: 10 }).map((r) => r.url),
+        ['https://docs.test/b.html'],
+      );
       const check = new DatabaseSync(small, { readOnly: true });
-      assert.equal(check.prepare("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'").get()?.n, 0, 'a term no page holds any more has no postings');
+      assert.equal(
+        check.prepare("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'").get()?.n,
+        0,
+        'a term no page holds any more has no postings',
+      );
       check.close();
     } finally {
       reader.close();

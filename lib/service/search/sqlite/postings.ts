@@ -17,7 +17,9 @@ import { FtsTokenizer } from './tokenizer.ts';
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
  * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]].
  */
-export const POSTINGS_FORMAT = `postings 1; weights ${Object.entries(FIELD_WEIGHTS).map(([k, v]) => `${k}=${v}`).join(',')}`;
+export const POSTINGS_FORMAT = `postings 1; weights ${Object.entries(FIELD_WEIGHTS)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(',')}`;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -204,7 +206,11 @@ export class PostingsStage implements FirstStage {
   #phrases(concepts: readonly Concept[], joins: readonly string[]): Phrase[] {
     const t = this.#tokenizer;
     t.learn([...concepts.flatMap((c) => c.parts), ...concepts.flatMap((c) => (c.compound ? [c.compound] : [])), ...joins]);
-    const phrases: Phrase[] = concepts.map((c, i) => ({ terms: c.compound ? t.terms(c.compound) : c.parts.flatMap((p) => t.terms(p)), concept: i, weight: c.compound ? 2 : 1 }));
+    const phrases: Phrase[] = concepts.map((c, i) => ({
+      terms: c.compound ? t.terms(c.compound) : c.parts.flatMap((p) => t.terms(p)),
+      concept: i,
+      weight: c.compound ? 2 : 1,
+    }));
     for (const j of joins) phrases.push({ terms: t.terms(j), concept: -1, weight: 2 });
     return phrases;
   }
@@ -348,7 +354,7 @@ function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ran
     const d = touched[i] as number;
     if (heap.length < k) {
       heap.push(d);
-      for (let c = heap.length - 1; c > 0; ) {
+      for (let c = heap.length - 1; c > 0;) {
         const p = (c - 1) >> 1;
         if (!worse(heap[c] as number, heap[p] as number)) break;
         swap(c, p);
@@ -359,7 +365,7 @@ function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ran
     // Most pages score below the worst kept one: one comparison each.
     if ((acc[d] as number) < (acc[heap[0] as number] as number) || !worse(heap[0] as number, d)) continue;
     heap[0] = d;
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const l = 2 * at + 1;
       const r = l + 1;
       let m = at;

@@ -17,10 +17,31 @@ const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
 const HEADS_KEPT = 20_000;
 
-type SignalRow = { id: number; url: string; title: string; headings: string; lang_shares: string; markup_lang: string | null; url_lang: string | null; inlinks: number; fallback: string | null; rank_words: string };
+type SignalRow = {
+  id: number;
+  url: string;
+  title: string;
+  headings: string;
+  lang_shares: string;
+  markup_lang: string | null;
+  url_lang: string | null;
+  inlinks: number;
+  fallback: string | null;
+  rank_words: string;
+};
 /** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
  * query (null for a page indexed before passages existed). */
-type Signals = { url: string; title: string; headings: string; langShares: Record<string, number>; markupLang: string | null; urlLang: string | null; inlinks: number; fields: RankFields; fallback: string | null };
+type Signals = {
+  url: string;
+  title: string;
+  headings: string;
+  langShares: Record<string, number>;
+  markupLang: string | null;
+  urlLang: string | null;
+  inlinks: number;
+  fields: RankFields;
+  fallback: string | null;
+};
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
@@ -62,8 +83,11 @@ export class IndexReader {
     // The snippet passages chosen for the results (postings.ts bestPassages).
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
-    this.#definers = this.#db.prepare(`SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`);
-    this.#signals = this.#db.prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, f.text AS fallback
+    this.#definers = this.#db.prepare(
+      `SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
+    );
+    this.#signals = this.#db
+      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
@@ -182,9 +206,17 @@ export class IndexReader {
     const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
     const wanted: number[] = [];
     for (const [id, ord] of best ?? []) wanted.push(id * PASSAGE_SLOTS + ord);
-    const passages = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [Math.floor(r.id / PASSAGE_SLOTS), r]) : []);
+    const passages = new Map(
+      wanted.length
+        ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [Math.floor(r.id / PASSAGE_SLOTS), r])
+        : [],
+    );
     const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
-    const content = fromText.length ? new Map((this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r])) : null;
+    const content = fromText.length
+      ? new Map(
+          (this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r]),
+        )
+      : null;
     return top.map((c) => {
       const text = content?.get(c.id);
       const passage = passages.get(c.id);

@@ -23,7 +23,14 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
 export const PASSAGE_SLOTS = 4096;
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
 /** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
-export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = { title: 8, headings: 3, url: 4, terms: 5, anchors: 2, body: 1 };
+export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
+  title: 8,
+  headings: 3,
+  url: 4,
+  terms: 5,
+  anchors: 2,
+  body: 1,
+};
 
 export const indexMigrations: readonly Migration[] = [
   {

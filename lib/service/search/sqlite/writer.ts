@@ -16,7 +16,8 @@ function prepare(db: DatabaseSync) {
   return {
     byKey: db.prepare('SELECT id, url FROM pages WHERE key = ?'),
     aliasPage: db.prepare('SELECT page_id AS id FROM aliases WHERE key = ?'),
-    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang, indexed_at)
+    insert:
+      db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang, indexed_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
     update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = ?, lang = ?, lang_shares = ?,
       markup_lang = ?, url_lang = ?, indexed_at = ? WHERE id = ?`),
@@ -25,7 +26,9 @@ function prepare(db: DatabaseSync) {
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
-    def: db.prepare('INSERT INTO defs (head, page_id, weight) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)'),
+    def: db.prepare(
+      'INSERT INTO defs (head, page_id, weight) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)',
+    ),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
@@ -33,7 +36,9 @@ function prepare(db: DatabaseSync) {
     page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
     anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
-    inlinks: db.prepare(`SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`),
+    inlinks: db.prepare(
+      `SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`,
+    ),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
     signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words)
       SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ? FROM pages WHERE id = ?`),
@@ -91,7 +96,18 @@ export class SqliteIndexWriter implements IndexWriter {
     const now = Date.now();
     const existing = q.byKey.get(doc.key) as { id: number; url: string } | undefined;
     const shares = JSON.stringify(doc.langShares);
-    const fields = [doc.title, doc.description, doc.headings.join('\n'), doc.terms.join('\n'), doc.blocks.join('\n'), doc.lang, shares, doc.markupLang, doc.urlLang, now] as const;
+    const fields = [
+      doc.title,
+      doc.description,
+      doc.headings.join('\n'),
+      doc.terms.join('\n'),
+      doc.blocks.join('\n'),
+      doc.lang,
+      shares,
+      doc.markupLang,
+      doc.urlLang,
+      now,
+    ] as const;
     let id: number;
     let outcome: UpsertOutcome;
     if (existing) {
@@ -146,7 +162,8 @@ export class SqliteIndexWriter implements IndexWriter {
 
   #rebuild(id: number): void {
     const q = this.#q;
-    const p = q.page.get(id) as { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
+    const p = q.page.get(id) as
+      { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
     q.ftsDelete.run(id);
     const passages = this.#rebuildPassages(id, p);
@@ -158,7 +175,13 @@ export class SqliteIndexWriter implements IndexWriter {
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
     q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings)), id);
-    const fields = { title: indexText(p.title), headings: indexText(p.headings), url: indexText(urlWords(p.url)), terms: indexText(p.terms), anchors: indexText(anchors) };
+    const fields = {
+      title: indexText(p.title),
+      headings: indexText(p.headings),
+      url: indexText(urlWords(p.url)),
+      terms: indexText(p.terms),
+      anchors: indexText(anchors),
+    };
     // The body by block (a token never spans lines), so the postings know which passage holds it.
     const bodyBlocks = p.body.split('\n').map(indexText);
     q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));

@@ -26,7 +26,13 @@ const query = (params: Record<string, string>): string => {
   return q ? `?${q}` : '';
 };
 
-export default async function AuditLogPage({ params, searchParams }: { params: Promise<{ teamId: string }>; searchParams: Promise<Search> }) {
+export default async function AuditLogPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ teamId: string }>;
+  searchParams: Promise<Search>;
+}) {
   const { teamId } = await params;
   const { portal, actor, team } = await requireTeam(teamId);
   if (!canManage(team)) return <Alert tone="warning">Only owners and admins of this team can see its audit log.</Alert>;
@@ -36,29 +42,54 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
     page = await auditLog(portal.data, actor, team.id, filter);
   } catch (err) {
     if (asDomainError(err)?.status !== 400) throw err;
-    return <Alert tone="warning">That filter is not valid. <a href={`/teams/${team.id}/audit`}>Show the whole log</a>.</Alert>;
+    return (
+      <Alert tone="warning">
+        That filter is not valid. <a href={`/teams/${team.id}/audit`}>Show the whole log</a>.
+      </Alert>
+    );
   }
   const { before: _page, ...kept } = filter;
   const filtered = Boolean(kept.kind || kept.actor);
   return (
     <section className="stack" aria-labelledby="audit-title">
-      <div><h2 id="audit-title">Audit log</h2><p className="muted">Everything done in this team: keys, members, browsers and who had control, newest first.</p></div>
+      <div>
+        <h2 id="audit-title">Audit log</h2>
+        <p className="muted">Everything done in this team: keys, members, browsers and who had control, newest first.</p>
+      </div>
       <form className="toolbar" method="get" aria-label="Filter the audit log">
-        <label className="field-inline">Kind{' '}
+        <label className="field-inline">
+          Kind{' '}
           <select className="select" name="kind" defaultValue={kept.kind ?? ''}>
             <option value="">All kinds</option>
-            {AUDIT_KINDS.map((k) => <option key={k} value={k}>{AUDIT_KIND_LABELS[k]}</option>)}
+            {AUDIT_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {AUDIT_KIND_LABELS[k]}
+              </option>
+            ))}
           </select>
         </label>
-        <label className="field-inline">Person{' '}
+        <label className="field-inline">
+          Person{' '}
           <select className="select" name="actor" defaultValue={kept.actor ?? ''}>
             <option value="">Everyone</option>
-            {page.actors.map((a) => <option key={a.id} value={a.id}>{a.label}</option>)}
+            {page.actors.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.label}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="submit" className={buttonClass('secondary', 'sm')}>Filter</button>
-        {filtered && <a className={buttonClass('ghost', 'sm')} href={`/teams/${team.id}/audit`}>Clear</a>}
-        <a className={buttonClass('secondary', 'sm')} href={`/api/teams/${team.id}/audit/csv${query(kept)}`} download>Download CSV</a>
+        <button type="submit" className={buttonClass('secondary', 'sm')}>
+          Filter
+        </button>
+        {filtered && (
+          <a className={buttonClass('ghost', 'sm')} href={`/teams/${team.id}/audit`}>
+            Clear
+          </a>
+        )}
+        <a className={buttonClass('secondary', 'sm')} href={`/api/teams/${team.id}/audit/csv${query(kept)}`} download>
+          Download CSV
+        </a>
       </form>
       <div className="card">
         {page.events.length === 0 ? (
@@ -68,7 +99,13 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
         ) : (
           <div className="table-wrap">
             <table className="table" aria-label="Audit log">
-              <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">What</th>
+                </tr>
+              </thead>
               <tbody>
                 {page.events.map((e) => {
                   const detail = describeDetail(e);
@@ -76,7 +113,10 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
                     <tr key={e.id} data-action={e.action}>
                       <td>{formatDate(e.createdAt)}</td>
                       <td>{e.actorLabel ?? (e.actorId === null && e.action === 'browser.ended' ? 'Periscope' : 'someone removed')}</td>
-                      <td>{actionLabel(e.action)} <strong>{e.subject}</strong>{detail && <span className="muted"> ({detail})</span>}</td>
+                      <td>
+                        {actionLabel(e.action)} <strong>{e.subject}</strong>
+                        {detail && <span className="muted"> ({detail})</span>}
+                      </td>
                     </tr>
                   );
                 })}
@@ -85,7 +125,11 @@ export default async function AuditLogPage({ params, searchParams }: { params: P
           </div>
         )}
       </div>
-      {page.next && <a className={buttonClass('secondary', 'sm')} href={`/teams/${team.id}/audit${query({ ...kept, before: page.next })}`}>Older events</a>}
+      {page.next && (
+        <a className={buttonClass('secondary', 'sm')} href={`/teams/${team.id}/audit${query({ ...kept, before: page.next })}`}>
+          Older events
+        </a>
+      )}
     </section>
   );
 }

@@ -15,8 +15,16 @@ import './dashboard.css';
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
 
 const REASONS: Record<string, string> = {
-  stopped: 'Stopped', idle: 'Idle', lifetime: 'Lifetime limit', diskLimit: 'Disk limit', crashed: 'Crashed', keyRevoked: 'Key revoked',
-  shutdown: 'Service shut down', internal: 'Service error', 'service-gone': 'Service unreachable', 'portal-shutdown': 'Portal shut down',
+  stopped: 'Stopped',
+  idle: 'Idle',
+  lifetime: 'Lifetime limit',
+  diskLimit: 'Disk limit',
+  crashed: 'Crashed',
+  keyRevoked: 'Key revoked',
+  shutdown: 'Service shut down',
+  internal: 'Service error',
+  'service-gone': 'Service unreachable',
+  'portal-shutdown': 'Portal shut down',
 };
 
 export function duration(ms: number): string {
@@ -27,13 +35,27 @@ export function duration(ms: number): string {
 }
 
 function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
-  if (!usage) return <div className="usage"><span>{label}</span><span className="muted">unknown</span></div>;
+  if (!usage)
+    return (
+      <div className="usage">
+        <span>{label}</span>
+        <span className="muted">unknown</span>
+      </div>
+    );
   const share = Math.min(1, usage.used / Math.max(1, usage.limit));
   return (
     <div className="usage">
       <span>{label}</span>
-      <meter min={0} max={usage.limit} value={usage.used} aria-label={`${label}: ${usage.used} of ${usage.limit}`} data-full={share >= 1 || undefined} />
-      <span>{usage.used} of {usage.limit}</span>
+      <meter
+        min={0}
+        max={usage.limit}
+        value={usage.used}
+        aria-label={`${label}: ${usage.used} of ${usage.limit}`}
+        data-full={share >= 1 || undefined}
+      />
+      <span>
+        {usage.used} of {usage.limit}
+      </span>
     </div>
   );
 }
@@ -42,7 +64,19 @@ function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
  * The team's browsers, pushed from the server as they start, change and end, with small
  * thumbnails, usage against the limits, filters, and the last day's ended instances.
  */
-export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: string; me: string; initial: DashboardSnapshot; keys: KeyChoice[]; serviceUrl: string }) {
+export function Dashboard({
+  teamId,
+  me,
+  initial,
+  keys,
+  serviceUrl,
+}: {
+  teamId: string;
+  me: string;
+  initial: DashboardSnapshot;
+  keys: KeyChoice[];
+  serviceUrl: string;
+}) {
   const [snapshot, setSnapshot] = useState(initial);
   const [status, setStatus] = useState<PushStatus>('connecting');
   const [thumbs, setThumbs] = useState<Record<string, string>>({});
@@ -73,10 +107,17 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
   }, [teamId]);
 
   const stop = useMutation({ mutationFn: (id: string) => api('DELETE', `/api/teams/${teamId}/browsers/${id}`) });
-  const people = useMemo(() => [...new Map(snapshot.instances.map((i) => [i.startedBy.id, i.startedBy.name])).entries()], [snapshot.instances]);
+  const people = useMemo(
+    () => [...new Map(snapshot.instances.map((i) => [i.startedBy.id, i.startedBy.name])).entries()],
+    [snapshot.instances],
+  );
   const shown = useMemo(() => {
     const needle = address.trim().toLowerCase();
-    const list = snapshot.instances.filter((i) => (!person || i.startedBy.id === person) && (!needle || i.url.toLowerCase().includes(needle) || i.title.toLowerCase().includes(needle)));
+    const list = snapshot.instances.filter(
+      (i) =>
+        (!person || i.startedBy.id === person) &&
+        (!needle || i.url.toLowerCase().includes(needle) || i.title.toLowerCase().includes(needle)),
+    );
     const by: Record<Sort, (a: BrowserRow, b: BrowserRow) => number> = {
       newest: (a, b) => b.startedAt - a.startedAt,
       oldest: (a, b) => a.startedAt - b.startedAt,
@@ -93,7 +134,9 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
         <UsageMeter label="This team" usage={snapshot.capacity.team} />
         <UsageMeter label="You" usage={snapshot.capacity.mine} />
         <UsageMeter label="Service" usage={snapshot.capacity.service} />
-        <span className="dash-push" data-status={status} role="status">{status === 'live' ? 'Updating live' : status === 'closed' ? 'Updates stopped' : 'Connecting for updates…'}</span>
+        <span className="dash-push" data-status={status} role="status">
+          {status === 'live' ? 'Updating live' : status === 'closed' ? 'Updates stopped' : 'Connecting for updates…'}
+        </span>
       </div>
       {stop.error && <Alert tone="error">{stop.error instanceof ApiError ? stop.error.message : 'Could not stop that browser.'}</Alert>}
 
@@ -102,12 +145,22 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
           <label htmlFor="filter-person">Started by</label>
           <select id="filter-person" className="input" value={person} onChange={(e) => setPerson(e.target.value)}>
             <option value="">Anyone</option>
-            {people.map(([id, name]) => <option key={id} value={id}>{id === me ? `${name} (you)` : name}</option>)}
+            {people.map(([id, name]) => (
+              <option key={id} value={id}>
+                {id === me ? `${name} (you)` : name}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">
           <label htmlFor="filter-address">Address or title</label>
-          <input id="filter-address" className="input" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="e.g. example.com" />
+          <input
+            id="filter-address"
+            className="input"
+            value={address}
+            onChange={(e) => setAddress(e.target.value)}
+            placeholder="e.g. example.com"
+          />
         </div>
         <div className="field">
           <label htmlFor="sort">Sort</label>
@@ -123,7 +176,8 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
       {snapshot.instances.length === 0 ? (
         <div className="card">
           <EmptyState icon="◫" title="No browsers running">
-            Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code> with one of the team&apos;s API keys; browsers started that way belong to the key, not to this dashboard.
+            Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code>{' '}
+            with one of the team&apos;s API keys; browsers started that way belong to the key, not to this dashboard.
           </EmptyState>
         </div>
       ) : shown.length === 0 ? (
@@ -140,19 +194,44 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
                 <div className="dash-body">
                   <div className="row" style={{ justifyContent: 'space-between' }}>
                     <strong>{i.name}</strong>
-                    <span className="muted" title={formatDate(i.startedAt)}>up {duration(now - i.startedAt)}</span>
+                    <span className="muted" title={formatDate(i.startedAt)}>
+                      up {duration(now - i.startedAt)}
+                    </span>
                   </div>
-                  <div className="dash-page" title={i.url}><span>{i.title || 'Untitled'}</span><span className="muted">{i.url}</span></div>
+                  <div className="dash-page" title={i.url}>
+                    <span>{i.title || 'Untitled'}</span>
+                    <span className="muted">{i.url}</span>
+                  </div>
                   <div className="muted dash-meta">
-                    by {i.startedBy.name}{i.startedBy.id === me ? ' (you)' : ''} · key {i.keyName} · since {formatDate(i.startedAt)}
+                    by {i.startedBy.name}
+                    {i.startedBy.id === me ? ' (you)' : ''} · key {i.keyName} · since {formatDate(i.startedAt)}
                   </div>
                   <div className="dash-meta" data-testid="viewers">
-                    {i.viewers.length === 0 ? 'Nobody watching' : `${i.viewers.length} watching`}{controller ? ` · ${controller.name} has control` : ''}
+                    {i.viewers.length === 0 ? 'Nobody watching' : `${i.viewers.length} watching`}
+                    {controller ? ` · ${controller.name} has control` : ''}
                   </div>
                   <div className="row" style={{ gap: 'var(--space-2)' }}>
-                    <Link className="btn btn-sm" href={`/teams/${teamId}/browsers/${i.id}?mode=watch`} aria-label={`Watch ${i.name}`}>Watch</Link>
-                    <Link className="btn btn-sm" href={`/teams/${teamId}/browsers/${i.id}?mode=control`} aria-label={`Ask for control of ${i.name}`}>Ask for control</Link>
-                    {i.canStop && <Button size="sm" variant="danger" aria-label={`Stop ${i.name}`} busy={stop.isPending && stop.variables === i.id} onClick={() => stop.mutate(i.id)}>Stop</Button>}
+                    <Link className="btn btn-sm" href={`/teams/${teamId}/browsers/${i.id}?mode=watch`} aria-label={`Watch ${i.name}`}>
+                      Watch
+                    </Link>
+                    <Link
+                      className="btn btn-sm"
+                      href={`/teams/${teamId}/browsers/${i.id}?mode=control`}
+                      aria-label={`Ask for control of ${i.name}`}
+                    >
+                      Ask for control
+                    </Link>
+                    {i.canStop && (
+                      <Button
+                        size="sm"
+                        variant="danger"
+                        aria-label={`Stop ${i.name}`}
+                        busy={stop.isPending && stop.variables === i.id}
+                        onClick={() => stop.mutate(i.id)}
+                      >
+                        Stop
+                      </Button>
+                    )}
                   </div>
                 </div>
               </li>
@@ -162,13 +241,23 @@ export function Dashboard({ teamId, me, initial, keys, serviceUrl }: { teamId: s
       )}
 
       <section className="card" aria-labelledby="history-title">
-        <div className="card-header"><h3 id="history-title">Ended in the last day</h3></div>
+        <div className="card-header">
+          <h3 id="history-title">Ended in the last day</h3>
+        </div>
         {snapshot.history.length === 0 ? (
           <p className="card-body muted">Nothing has ended in the last day.</p>
         ) : (
           <div className="table-wrap">
             <table className="table" aria-label="Ended browsers">
-              <thead><tr><th scope="col">Name</th><th scope="col">Started by</th><th scope="col">Ran for</th><th scope="col">Ended</th><th scope="col">Why</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Started by</th>
+                  <th scope="col">Ran for</th>
+                  <th scope="col">Ended</th>
+                  <th scope="col">Why</th>
+                </tr>
+              </thead>
               <tbody>
                 {snapshot.history.map((h) => (
                   <tr key={h.id} data-browser-id={h.id}>

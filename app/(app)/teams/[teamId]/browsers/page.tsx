@@ -16,7 +16,10 @@ export default async function BrowsersPage({ params }: { params: Promise<{ teamI
       <div className="page-head">
         <div>
           <h2 id="browsers-title">Browsers</h2>
-          <p>The team&apos;s remote Chromium instances, live. They keep running when you close the tab, until stopped or left unwatched for {Math.round(portal.config.live.idleMs / 60_000)} minutes.</p>
+          <p>
+            The team&apos;s remote Chromium instances, live. They keep running when you close the tab, until stopped or left unwatched for{' '}
+            {Math.round(portal.config.live.idleMs / 60_000)} minutes.
+          </p>
         </div>
       </div>
       <Dashboard teamId={team.id} me={user.id} initial={snapshot} keys={usable} serviceUrl={portal.config.serviceUrl} />

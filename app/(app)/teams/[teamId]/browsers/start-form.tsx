@@ -17,7 +17,11 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
   const [name, setName] = useState('');
   const [keyId, setKeyId] = useState(keys.find((k) => k.isDefault)?.id ?? keys[0]?.id ?? '');
   const start = useMutation({
-    mutationFn: () => api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, { ...(name.trim() ? { name } : {}), ...(keyId ? { keyId } : {}) }),
+    mutationFn: () =>
+      api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
+        ...(name.trim() ? { name } : {}),
+        ...(keyId ? { keyId } : {}),
+      }),
     onSuccess: ({ browser }) => router.push(`/teams/${teamId}/browsers/${browser.id}`),
   });
   const failure = start.error instanceof ApiError ? start.error : null;
@@ -30,18 +34,37 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
     <>
       <form className="card card-body row" onSubmit={submit} aria-label="Start a browser" style={{ alignItems: 'flex-end' }}>
         <div style={{ flex: '1 1 14rem' }}>
-          <Field id="browser-name" label="Name" value={name} maxLength={80} placeholder="e.g. Checkout test" error={nameError} onChange={(e) => setName(e.target.value)} />
+          <Field
+            id="browser-name"
+            label="Name"
+            value={name}
+            maxLength={80}
+            placeholder="e.g. Checkout test"
+            error={nameError}
+            onChange={(e) => setName(e.target.value)}
+          />
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-key">API key</label>
           <select id="browser-key" className="input" value={keyId} onChange={(e) => setKeyId(e.target.value)} disabled={keys.length === 0}>
             {keys.length === 0 && <option value="">No keys yet</option>}
-            {keys.map((k) => <option key={k.id} value={k.id}>{k.name}{k.isDefault ? ' (default)' : ''}</option>)}
+            {keys.map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.name}
+                {k.isDefault ? ' (default)' : ''}
+              </option>
+            ))}
           </select>
         </div>
-        <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>Start browser</Button>
+        <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>
+          Start browser
+        </Button>
       </form>
-      {keys.length === 0 && <Alert tone="warning">This team has no API key yet. <Link href={`/teams/${teamId}/keys`}>Add one on the API keys page</Link> to start browsers.</Alert>}
+      {keys.length === 0 && (
+        <Alert tone="warning">
+          This team has no API key yet. <Link href={`/teams/${teamId}/keys`}>Add one on the API keys page</Link> to start browsers.
+        </Alert>
+      )}
       {start.error && !nameError && <Alert tone="error">{failure ? failure.message : 'Could not start a browser.'}</Alert>}
     </>
   );

@@ -19,7 +19,11 @@ export function NewKeyButtons({ teamId, canIssue }: { teamId: string; canIssue: 
   return (
     <div className="row">
       <Button onClick={() => setMode('add')}>Add existing key</Button>
-      {canIssue && <Button variant="primary" onClick={() => setMode('create')}>Create key</Button>}
+      {canIssue && (
+        <Button variant="primary" onClick={() => setMode('create')}>
+          Create key
+        </Button>
+      )}
       <NewKeyDialog teamId={teamId} mode={mode} onClose={() => setMode(null)} />
     </div>
   );
@@ -61,30 +65,69 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
 
   if (shown) {
     return (
-      <Dialog open title="Your new API key" onClose={close}
+      <Dialog
+        open
+        title="Your new API key"
+        onClose={close}
         description="Copy it now. For your security it will not be shown again; the portal keeps it encrypted and uses it for you."
-        footer={<Button variant="primary" onClick={close}>Done</Button>}>
+        footer={
+          <Button variant="primary" onClick={close}>
+            Done
+          </Button>
+        }
+      >
         <div className="secret-box">
-          <code data-testid="new-key" aria-label="New API key">{shown}</code>
+          <code data-testid="new-key" aria-label="New API key">
+            {shown}
+          </code>
           <CopyButton text={shown} label="Copy key" />
         </div>
       </Dialog>
     );
   }
   return (
-    <Dialog open={mode !== null} onClose={close} title={mode === 'add' ? 'Add an existing key' : 'Create a key'}
-      description={mode === 'add' ? 'Store a key that a remote Periscope deployment issued. It is encrypted at rest and never shown again.' : 'The service issues a new key for this team.'}>
+    <Dialog
+      open={mode !== null}
+      onClose={close}
+      title={mode === 'add' ? 'Add an existing key' : 'Create a key'}
+      description={
+        mode === 'add'
+          ? 'Store a key that a remote Periscope deployment issued. It is encrypted at rest and never shown again.'
+          : 'The service issues a new key for this team.'
+      }
+    >
       <form className="stack" onSubmit={submit} noValidate aria-label={mode === 'add' ? 'Add existing key' : 'Create key'}>
-        {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && <Alert tone="error">{mutation.error.message}</Alert>}
-        <Field id="key-name" label="Key name" placeholder="e.g. CI pipeline" value={values.name} error={form.errors.name || undefined}
-          onChange={(e) => set('name', e.target.value)} onBlur={() => form.blur(body(values), 'name')} autoFocus />
+        {mutation.error && !(mutation.error instanceof ApiError && Object.keys(mutation.error.fields).length) && (
+          <Alert tone="error">{mutation.error.message}</Alert>
+        )}
+        <Field
+          id="key-name"
+          label="Key name"
+          placeholder="e.g. CI pipeline"
+          value={values.name}
+          error={form.errors.name || undefined}
+          onChange={(e) => set('name', e.target.value)}
+          onBlur={() => form.blur(body(values), 'name')}
+          autoFocus
+        />
         {mode === 'add' && (
-          <Field id="key-value" label="API key" type="password" autoComplete="off" spellCheck={false} value={values.key} error={form.errors.key || undefined}
-            onChange={(e) => set('key', e.target.value)} onBlur={() => form.blur(body(values), 'key')} />
+          <Field
+            id="key-value"
+            label="API key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={values.key}
+            error={form.errors.key || undefined}
+            onChange={(e) => set('key', e.target.value)}
+            onBlur={() => form.blur(body(values), 'key')}
+          />
         )}
         <div className="row" style={{ justifyContent: 'flex-end' }}>
           <Button onClick={close}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={mutation.isPending}>{mode === 'add' ? 'Save key' : 'Create key'}</Button>
+          <Button type="submit" variant="primary" busy={mutation.isPending}>
+            {mode === 'add' ? 'Save key' : 'Create key'}
+          </Button>
         </div>
       </form>
     </Dialog>
@@ -99,34 +142,94 @@ export function KeyActions({ teamId, keyId, name, isDefault }: { teamId: string;
   const [newName, setNewName] = useState(name);
   const form = useForm(renameSchema);
   const mutation = useMutation({
-    mutationFn: ({ method, body }: { method: 'PATCH' | 'DELETE'; body?: unknown }) => api(method, `/api/teams/${teamId}/keys/${keyId}`, body),
-    onSuccess: () => { setDialog(null); router.refresh(); },
+    mutationFn: ({ method, body }: { method: 'PATCH' | 'DELETE'; body?: unknown }) =>
+      api(method, `/api/teams/${teamId}/keys/${keyId}`, body),
+    onSuccess: () => {
+      setDialog(null);
+      router.refresh();
+    },
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   return (
     <div className="row" style={{ justifyContent: 'flex-end', gap: 'var(--space-2)' }}>
-      {!isDefault && <Button size="sm" variant="ghost" aria-label={`Make ${name} the default key`} busy={mutation.isPending && !dialog} onClick={() => mutation.mutate({ method: 'PATCH', body: { default: true } })}>Make default</Button>}
-      <Button size="sm" variant="ghost" aria-label={`Rename ${name}`} onClick={() => { setNewName(name); setDialog('rename'); }}>Rename</Button>
-      <Button size="sm" variant="danger" aria-label={`Revoke ${name}`} onClick={() => setDialog('revoke')}>Revoke</Button>
-      {mutation.error && !dialog && <span role="alert" className="field-error">{mutation.error.message}</span>}
+      {!isDefault && (
+        <Button
+          size="sm"
+          variant="ghost"
+          aria-label={`Make ${name} the default key`}
+          busy={mutation.isPending && !dialog}
+          onClick={() => mutation.mutate({ method: 'PATCH', body: { default: true } })}
+        >
+          Make default
+        </Button>
+      )}
+      <Button
+        size="sm"
+        variant="ghost"
+        aria-label={`Rename ${name}`}
+        onClick={() => {
+          setNewName(name);
+          setDialog('rename');
+        }}
+      >
+        Rename
+      </Button>
+      <Button size="sm" variant="danger" aria-label={`Revoke ${name}`} onClick={() => setDialog('revoke')}>
+        Revoke
+      </Button>
+      {mutation.error && !dialog && (
+        <span role="alert" className="field-error">
+          {mutation.error.message}
+        </span>
+      )}
       <Dialog open={dialog === 'rename'} onClose={() => setDialog(null)} title="Rename key">
-        <form className="stack" noValidate aria-label="Rename key" onSubmit={(e) => {
-          e.preventDefault();
-          const parsed = form.submit({ name: newName });
-          if (parsed) mutation.mutate({ method: 'PATCH', body: { name: parsed.name } });
-        }}>
-          {mutation.error && dialog === 'rename' && !(mutation.error instanceof ApiError && mutation.error.fields.name) && <Alert tone="error">{mutation.error.message}</Alert>}
-          <Field id={`rename-${keyId}`} label="Key name" value={newName} error={form.errors.name || undefined}
-            onChange={(e) => { setNewName(e.target.value); form.change({ name: e.target.value }, 'name'); }} onBlur={() => form.blur({ name: newName }, 'name')} autoFocus />
+        <form
+          className="stack"
+          noValidate
+          aria-label="Rename key"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const parsed = form.submit({ name: newName });
+            if (parsed) mutation.mutate({ method: 'PATCH', body: { name: parsed.name } });
+          }}
+        >
+          {mutation.error && dialog === 'rename' && !(mutation.error instanceof ApiError && mutation.error.fields.name) && (
+            <Alert tone="error">{mutation.error.message}</Alert>
+          )}
+          <Field
+            id={`rename-${keyId}`}
+            label="Key name"
+            value={newName}
+            error={form.errors.name || undefined}
+            onChange={(e) => {
+              setNewName(e.target.value);
+              form.change({ name: e.target.value }, 'name');
+            }}
+            onBlur={() => form.blur({ name: newName }, 'name')}
+            autoFocus
+          />
           <div className="row" style={{ justifyContent: 'flex-end' }}>
             <Button onClick={() => setDialog(null)}>Cancel</Button>
-            <Button type="submit" variant="primary" busy={mutation.isPending}>Save name</Button>
+            <Button type="submit" variant="primary" busy={mutation.isPending}>
+              Save name
+            </Button>
           </div>
         </form>
       </Dialog>
-      <Dialog open={dialog === 'revoke'} onClose={() => setDialog(null)} title={`Revoke ${name}?`}
+      <Dialog
+        open={dialog === 'revoke'}
+        onClose={() => setDialog(null)}
+        title={`Revoke ${name}?`}
         description="Anything using this key stops working at once. This cannot be undone."
-        footer={<><Button onClick={() => setDialog(null)}>Cancel</Button><Button variant="danger-solid" busy={mutation.isPending} onClick={() => mutation.mutate({ method: 'DELETE' })}>Revoke key</Button></>}>
+        footer={
+          <>
+            <Button onClick={() => setDialog(null)}>Cancel</Button>
+            <Button variant="danger-solid" busy={mutation.isPending} onClick={() => mutation.mutate({ method: 'DELETE' })}>
+              Revoke key
+            </Button>
+          </>
+        }
+      >
         {mutation.error && dialog === 'revoke' ? <Alert tone="error">{mutation.error.message}</Alert> : <span />}
       </Dialog>
     </div>
@@ -142,8 +245,13 @@ export function KeyTest({ teamId, keyId, name }: { teamId: string; keyId: string
   });
   return (
     <>
-      <Button size="sm" variant="ghost" aria-label={`Test ${name}`} busy={mutation.isPending} onClick={() => mutation.mutate()}>Test</Button>
-      <span role="status" className={mutation.data?.accepted ? 'badge badge-success' : mutation.data || mutation.error ? 'badge badge-danger' : 'sr-only'}>
+      <Button size="sm" variant="ghost" aria-label={`Test ${name}`} busy={mutation.isPending} onClick={() => mutation.mutate()}>
+        Test
+      </Button>
+      <span
+        role="status"
+        className={mutation.data?.accepted ? 'badge badge-success' : mutation.data || mutation.error ? 'badge badge-danger' : 'sr-only'}
+      >
         {mutation.data ? mutation.data.message : mutation.error ? mutation.error.message : ''}
       </span>
     </>

@@ -36,7 +36,16 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
           <div className="table-wrap">
             <table className="table" aria-label="API keys">
               <thead>
-                <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
               </thead>
               <tbody>
                 {keys.map((k) => (
@@ -46,9 +55,13 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
                         <strong>{k.name}</strong>
                         {k.isDefault && <Badge tone="accent">Default</Badge>}
                       </div>
-                      <span className="muted" style={{ fontSize: '0.8rem' }}>{k.source === 'issued' ? 'Issued by this service' : 'Added existing key'}</span>
+                      <span className="muted" style={{ fontSize: '0.8rem' }}>
+                        {k.source === 'issued' ? 'Issued by this service' : 'Added existing key'}
+                      </span>
                     </td>
-                    <td><code aria-label={`Masked key ${k.hint}`}>{k.hint}</code></td>
+                    <td>
+                      <code aria-label={`Masked key ${k.hint}`}>{k.hint}</code>
+                    </td>
                     <td>{formatDate(k.createdAt)}</td>
                     <td>{formatDate(k.lastUsedAt)}</td>
                     <td>{k.revokedAt ? <Badge tone="danger">Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>

@@ -13,7 +13,10 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
   const { teamId } = await params;
   const { portal, actor, team, user } = await requireTeam(teamId);
   const manage = canManage(team);
-  const [members, invites] = await Promise.all([listMembers(portal.data, actor, team.id), manage ? listInvites(portal.data, actor, team.id) : []]);
+  const [members, invites] = await Promise.all([
+    listMembers(portal.data, actor, team.id),
+    manage ? listInvites(portal.data, actor, team.id) : [],
+  ]);
   return (
     <div className="stack">
       <section className="stack" aria-labelledby="members-title">
@@ -26,15 +29,42 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
         </div>
         <div className="card table-wrap">
           <table className="table" aria-label="Members">
-            <thead><tr><th scope="col">Person</th><th scope="col">Role</th><th scope="col">Joined</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Person</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {members.map((m) => (
                 <tr key={m.userId} data-member={m.email}>
-                  <td><strong>{m.name}</strong>{m.userId === user.id && <> <Badge>You</Badge></>}<div className="muted" style={{ fontSize: '0.85rem' }}>{m.email}</div></td>
+                  <td>
+                    <strong>{m.name}</strong>
+                    {m.userId === user.id && (
+                      <>
+                        {' '}
+                        <Badge>You</Badge>
+                      </>
+                    )}
+                    <div className="muted" style={{ fontSize: '0.85rem' }}>
+                      {m.email}
+                    </div>
+                  </td>
                   <td>{roleLabel(m.role)}</td>
                   <td>{formatDate(m.createdAt)}</td>
                   <td style={{ textAlign: 'right' }}>
-                    <MemberActions teamId={team.id} userId={m.userId} email={m.email} role={m.role} self={m.userId === user.id} myRole={team.role} />
+                    <MemberActions
+                      teamId={team.id}
+                      userId={m.userId}
+                      email={m.email}
+                      role={m.role}
+                      self={m.userId === user.id}
+                      myRole={team.role}
+                    />
                   </td>
                 </tr>
               ))}
@@ -47,18 +77,31 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
           <h2 id="invites-title">Pending invitations</h2>
           <div className="card">
             {invites.length === 0 ? (
-              <EmptyState icon="✉" title="No pending invitations">Invite someone with a link. Each link works once and expires.</EmptyState>
+              <EmptyState icon="✉" title="No pending invitations">
+                Invite someone with a link. Each link works once and expires.
+              </EmptyState>
             ) : (
               <div className="table-wrap">
                 <table className="table" aria-label="Pending invitations">
-                  <thead><tr><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th scope="col">Role</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {invites.map((i) => (
                       <tr key={i.id}>
                         <td>{roleLabel(i.role)}</td>
                         <td>{formatDate(i.createdAt)}</td>
                         <td>{formatDate(i.expiresAt)}</td>
-                        <td style={{ textAlign: 'right' }}><RevokeInviteButton teamId={team.id} inviteId={i.id} /></td>
+                        <td style={{ textAlign: 'right' }}>
+                          <RevokeInviteButton teamId={team.id} inviteId={i.id} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -23,7 +23,13 @@ function failureOf(err: unknown): (SearchFailureBody & { status: number }) | nul
  * The hosted search page. A shared link (?q=...&lang=...) is searched here, on the server, so its
  * first results arrive with the page; later searches go through POST /api/teams/:teamId/search.
  */
-export default async function SearchPage({ params, searchParams }: { params: Promise<{ teamId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SearchPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ teamId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { teamId } = await params;
   const sp = await searchParams;
   const { portal, actor, team } = await requireTeam(teamId);
@@ -47,7 +53,10 @@ export default async function SearchPage({ params, searchParams }: { params: Pro
       <div className="page-head">
         <div>
           <h2 id="search-title">Search</h2>
-          <p>Search the web index with this team’s default API key. The key stays on the server; repeated searches come from the portal’s cache and use none of its limit.</p>
+          <p>
+            Search the web index with this team’s default API key. The key stays on the server; repeated searches come from the portal’s
+            cache and use none of its limit.
+          </p>
         </div>
       </div>
       <SearchClient teamId={team.id} hasKey={hasKey} canManage={canManage(team)} initial={initial} recent={recent} />

@@ -8,7 +8,11 @@ export type SeenRate = { rate: RateState; receivedAt: number };
 export function QuotaIndicator({ seen }: { seen: SeenRate | null }) {
   const now = useNow(Boolean(seen));
   if (!seen) {
-    return <p className="quota muted" data-testid="quota">Searches left: shown after your first search.</p>;
+    return (
+      <p className="quota muted" data-testid="quota">
+        Searches left: shown after your first search.
+      </p>
+    );
   }
   const { limit, windowSeconds } = seen.rate;
   const wait = secondsLeft(seen.receivedAt, seen.rate.resetSeconds, now);
@@ -17,11 +21,23 @@ export function QuotaIndicator({ seen }: { seen: SeenRate | null }) {
   const pct = limit ? Math.round((remaining / limit) * 100) : 0;
   return (
     <div className={`quota${remaining === 0 ? ' quota-out' : ''}`} data-testid="quota" role="status" aria-live="polite">
-      <div className="quota-bar" aria-hidden="true"><span style={{ width: `${pct}%` }} /></div>
+      <div className="quota-bar" aria-hidden="true">
+        <span style={{ width: `${pct}%` }} />
+      </div>
       <span>
         <strong data-testid="quota-remaining">{remaining}</strong> of {limit} searches left {per}
-        {wait > 0 && remaining === 0 && <> · next search possible in <strong data-testid="quota-reset">{formatSeconds(wait)}</strong></>}
-        {wait > 0 && remaining > 0 && remaining < limit && <> · all back in <span data-testid="quota-reset">{formatSeconds(wait)}</span></>}
+        {wait > 0 && remaining === 0 && (
+          <>
+            {' '}
+            · next search possible in <strong data-testid="quota-reset">{formatSeconds(wait)}</strong>
+          </>
+        )}
+        {wait > 0 && remaining > 0 && remaining < limit && (
+          <>
+            {' '}
+            · all back in <span data-testid="quota-reset">{formatSeconds(wait)}</span>
+          </>
+        )}
       </span>
     </div>
   );

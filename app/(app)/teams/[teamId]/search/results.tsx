@@ -5,18 +5,24 @@ import type { SearchHit } from '#portal/search/types.ts';
 
 /** The snippet with the query's terms in <mark>: React elements only, the text is never parsed as HTML. */
 export function Highlighted({ text, query }: { text: string; query: string }) {
-  return (
-    <>
-      {highlight(text, query).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}
-    </>
-  );
+  return <>{highlight(text, query).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}</>;
 }
 
 /**
  * The ranked results. Each title is a link: arrow keys or j/k move the focus from one to the
  * next (see search-client.tsx), Enter opens the focused one.
  */
-export function Results({ results, query, active, listRef }: { results: SearchHit[]; query: string; active: number; listRef: RefObject<HTMLOListElement | null> }) {
+export function Results({
+  results,
+  query,
+  active,
+  listRef,
+}: {
+  results: SearchHit[];
+  query: string;
+  active: number;
+  listRef: RefObject<HTMLOListElement | null>;
+}) {
   return (
     <ol className="results" ref={listRef} aria-label="Search results">
       {results.map((r, i) => (
@@ -24,8 +30,14 @@ export function Results({ results, query, active, listRef }: { results: SearchHi
           <a className="result-title" href={r.url} data-result-index={i} rel="noopener noreferrer">
             {r.title || displayUrl(r.url)}
           </a>
-          <div className="result-url" title={r.url}>{displayUrl(r.url)}</div>
-          {r.snippet && <p className="result-snippet"><Highlighted text={r.snippet} query={query} /></p>}
+          <div className="result-url" title={r.url}>
+            {displayUrl(r.url)}
+          </div>
+          {r.snippet && (
+            <p className="result-snippet">
+              <Highlighted text={r.snippet} query={query} />
+            </p>
+          )}
         </li>
       ))}
     </ol>

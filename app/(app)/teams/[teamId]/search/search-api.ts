@@ -35,7 +35,8 @@ export async function postSearch(teamId: string, query: string, language: string
   }
   const body = (await res.json().catch(() => null)) as unknown;
   if (res.ok) return { ...(body as SearchAnswer), receivedAt: Date.now() };
-  if (res.status === 401) window.location.assign(`/signin?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+  if (res.status === 401)
+    window.location.assign(`/signin?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`);
   throw new SearchError(res.status, body as Partial<SearchFailureBody> | null, Date.now());
 }
 

@@ -17,7 +17,12 @@ import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, SearchError, type Recei
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
 
-export type InitialSearch = { query: string; language: string; answer: SearchAnswer | null; failure: (SearchFailureBody & { status: number }) | null };
+export type InitialSearch = {
+  query: string;
+  language: string;
+  answer: SearchAnswer | null;
+  failure: (SearchFailureBody & { status: number }) | null;
+};
 
 type Props = { teamId: string; hasKey: boolean; canManage: boolean; initial: InitialSearch; recent: RecentSearch[] };
 
@@ -59,7 +64,10 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     retryDelay: (n) => retryDelayMs(n - 1),
   });
   const error: SearchError | null = search.error ?? (isInitial && !gateOpen ? initialError : null);
-  const failing = search.failureReason instanceof SearchError && search.failureReason.code === 'upstream_failed' && search.isFetching ? search.failureReason : null;
+  const failing =
+    search.failureReason instanceof SearchError && search.failureReason.code === 'upstream_failed' && search.isFetching
+      ? search.failureReason
+      : null;
 
   // The limit as last reported, from an answer or a refusal, whichever came last.
   const seen: SeenRate | null = (() => {
@@ -146,15 +154,33 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     <div className="search-page stack">
       <form role="search" className="search-form" onSubmit={submit} aria-label="Search the web index">
         <div className="search-box">
-          <label htmlFor="search-q" className="sr-only">Search</label>
+          <label htmlFor="search-q" className="sr-only">
+            Search
+          </label>
           <input
-            id="search-q" ref={inputRef} className="input search-input" type="search" name="q" value={draft} autoComplete="off" spellCheck={false}
-            placeholder="Search the index — press / to focus" aria-invalid={invalid || tooLong ? true : undefined}
-            aria-describedby="search-hint" onChange={(e) => setDraft(e.target.value)} autoFocus={!q}
+            id="search-q"
+            ref={inputRef}
+            className="input search-input"
+            type="search"
+            name="q"
+            value={draft}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="Search the index — press / to focus"
+            aria-invalid={invalid || tooLong ? true : undefined}
+            aria-describedby="search-hint"
+            onChange={(e) => setDraft(e.target.value)}
+            autoFocus={!q}
           />
-          <label htmlFor="search-lang" className="sr-only">Language</label>
+          <label htmlFor="search-lang" className="sr-only">
+            Language
+          </label>
           <select id="search-lang" className="select search-lang" value={lang} onChange={(e) => go(q, e.target.value)}>
-            {SEARCH_LANGUAGES.map((l) => <option key={l.code} value={l.code}>{l.name}</option>)}
+            {SEARCH_LANGUAGES.map((l) => (
+              <option key={l.code} value={l.code}>
+                {l.name}
+              </option>
+            ))}
             {!SEARCH_LANGUAGES.some((l) => l.code === lang) && <option value={lang}>{lang}</option>}
           </select>
           {/* Never disabled while a search runs: a disabled default button would block Enter in the box. */}
@@ -164,7 +190,10 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
         </div>
         <div className="spread">
           <span id="search-hint" className={invalid || tooLong ? 'field-error' : 'field-hint'}>
-            {invalid ?? (tooLong ? `At most ${MAX_QUERY_CHARS} characters (${codePoints(draft)} now).` : 'Enter searches · / focuses the box · ↑ ↓ or j k move through results · Enter opens one')}
+            {invalid ??
+              (tooLong
+                ? `At most ${MAX_QUERY_CHARS} characters (${codePoints(draft)} now).`
+                : 'Enter searches · / focuses the box · ↑ ↓ or j k move through results · Enter opens one')}
           </span>
           <QuotaIndicator seen={lastSeen} />
         </div>
@@ -172,23 +201,47 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
 
       {!hasKey ? (
         <div className="card">
-          <EmptyState icon="⚿" title="This team has no API key to search with"
-            action={<Link className="btn btn-primary" href={`/teams/${teamId}/keys`}>{canManage ? 'Create a key' : 'See the API keys'}</Link>}>
-            {canManage ? 'Searches run with the team’s default key. Create one on the API keys page, then come back.' : 'Searches run with the team’s default key. Ask an owner or admin of this team to create one.'}
+          <EmptyState
+            icon="⚿"
+            title="This team has no API key to search with"
+            action={
+              <Link className="btn btn-primary" href={`/teams/${teamId}/keys`}>
+                {canManage ? 'Create a key' : 'See the API keys'}
+              </Link>
+            }
+          >
+            {canManage
+              ? 'Searches run with the team’s default key. Create one on the API keys page, then come back.'
+              : 'Searches run with the team’s default key. Ask an owner or admin of this team to create one.'}
           </EmptyState>
         </div>
       ) : !q ? (
         <>
-          <RecentSearches searches={recentQuery.data} onPick={(s) => go(s.query, s.language)} onClear={() => clear.mutate()} clearing={clear.isPending} />
+          <RecentSearches
+            searches={recentQuery.data}
+            onPick={(s) => go(s.query, s.language)}
+            onClear={() => clear.mutate()}
+            clearing={clear.isPending}
+          />
           {clear.error && <Alert tone="error">Your recent searches could not be cleared. Try again.</Alert>}
           {!recentQuery.data.length && (
-            <p className="muted">Search the pages this service has indexed. Results favour pages in the language you pick; the address holds your search, so you can share or bookmark it.</p>
+            <p className="muted">
+              Search the pages this service has indexed. Results favour pages in the language you pick; the address holds your search, so
+              you can share or bookmark it.
+            </p>
           )}
         </>
       ) : failing ? (
         <SearchFailure error={failing} teamId={teamId} failures={search.failureCount} retrying onRetry={retry} willRetry={false} />
       ) : error ? (
-        <SearchFailure error={error} teamId={teamId} failures={search.failureCount} retrying={false} onRetry={retry} willRetry={willRetry} />
+        <SearchFailure
+          error={error}
+          teamId={teamId}
+          failures={search.failureCount}
+          retrying={false}
+          onRetry={retry}
+          willRetry={willRetry}
+        />
       ) : !data ? (
         <div className="search-loading" data-testid="search-state" data-state="loading" aria-busy="true" role="status">
           <span className="spinner" aria-hidden="true" /> Searching for “{q}”…
@@ -196,7 +249,8 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
       ) : data.indexEmpty ? (
         <div className="card" data-testid="search-state" data-state="index-empty">
           <EmptyState icon="∅" title="The search index is empty">
-            No pages have been indexed yet, so no search can find anything. An operator adds pages with <code>npm run index -- SOURCE</code> (a WARC file, a folder of HTML or a site to crawl); they are searchable at once.
+            No pages have been indexed yet, so no search can find anything. An operator adds pages with <code>npm run index -- SOURCE</code>{' '}
+            (a WARC file, a folder of HTML or a site to crawl); they are searchable at once.
           </EmptyState>
         </div>
       ) : data.results.length === 0 ? (
@@ -209,7 +263,15 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
         <section className="stack-sm" aria-label="Results" aria-busy={search.isFetching || undefined}>
           <p className="muted results-meta" data-testid="results-meta">
             Top {data.results.length} {data.results.length === 1 ? 'result' : 'results'} for “{data.query}”
-            {data.cached && <span className="badge" data-testid="from-cache" title="No request reached the search service, so no search of the key's limit was used.">From cache{data.ageSeconds ? `, ${data.ageSeconds} s old` : ''} · no search used</span>}
+            {data.cached && (
+              <span
+                className="badge"
+                data-testid="from-cache"
+                title="No request reached the search service, so no search of the key's limit was used."
+              >
+                From cache{data.ageSeconds ? `, ${data.ageSeconds} s old` : ''} · no search used
+              </span>
+            )}
           </p>
           <Results results={data.results} query={data.query} active={active} listRef={listRef} />
         </section>

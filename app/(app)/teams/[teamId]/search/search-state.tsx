@@ -27,9 +27,16 @@ export function SearchFailure({ error, teamId, failures, retrying, willRetry, on
         <div data-testid="search-state" data-state="rate-limited">
           <Alert tone="warning">
             <strong>Search limit reached.</strong>{' '}
-            {wait > 0
-              ? <>This team&apos;s key can search again in <strong data-testid="retry-countdown">{formatSeconds(wait)}</strong>.{willRetry ? ' The page will search again by itself then.' : ''}</>
-              : willRetry ? 'Searching again…' : 'You can search again now.'}
+            {wait > 0 ? (
+              <>
+                This team&apos;s key can search again in <strong data-testid="retry-countdown">{formatSeconds(wait)}</strong>.
+                {willRetry ? ' The page will search again by itself then.' : ''}
+              </>
+            ) : willRetry ? (
+              'Searching again…'
+            ) : (
+              'You can search again now.'
+            )}
           </Alert>
           {!willRetry && wait === 0 && <Button onClick={onRetry}>Search again</Button>}
         </div>
@@ -39,18 +46,30 @@ export function SearchFailure({ error, teamId, failures, retrying, willRetry, on
       return (
         <div data-testid="search-state" data-state={retrying ? 'retrying' : 'failed'} className="stack-sm">
           <Alert tone={retrying ? 'warning' : 'error'}>
-            {retrying
-              ? <><strong>The search service did not answer.</strong> Retrying (attempt {failures + 1} of {MAX_UPSTREAM_RETRIES + 1})…</>
-              : <><strong>The search service is not answering.</strong> {error.message} The portal tried {failures} times; try again in a minute.</>}
+            {retrying ? (
+              <>
+                <strong>The search service did not answer.</strong> Retrying (attempt {failures + 1} of {MAX_UPSTREAM_RETRIES + 1})…
+              </>
+            ) : (
+              <>
+                <strong>The search service is not answering.</strong> {error.message} The portal tried {failures} times; try again in a
+                minute.
+              </>
+            )}
           </Alert>
-          {!retrying && <div><Button onClick={onRetry}>Try again</Button></div>}
+          {!retrying && (
+            <div>
+              <Button onClick={onRetry}>Try again</Button>
+            </div>
+          )}
         </div>
       );
     case 'key_refused':
       return (
         <div data-testid="search-state" data-state="key-refused">
           <Alert tone="error">
-            <strong>The search service refused this team&apos;s API key</strong> (it was revoked or is unknown there). Choose another default key or create a new one on the {keysLink}.
+            <strong>The search service refused this team&apos;s API key</strong> (it was revoked or is unknown there). Choose another
+            default key or create a new one on the {keysLink}.
           </Alert>
         </div>
       );
@@ -61,12 +80,18 @@ export function SearchFailure({ error, teamId, failures, retrying, willRetry, on
         </div>
       );
     case 'invalid':
-      return <div data-testid="search-state" data-state="invalid"><Alert tone="error">{error.message}</Alert></div>;
+      return (
+        <div data-testid="search-state" data-state="invalid">
+          <Alert tone="error">{error.message}</Alert>
+        </div>
+      );
     default:
       return (
         <div data-testid="search-state" data-state="failed" className="stack-sm">
           <Alert tone="error">{error.message}</Alert>
-          <div><Button onClick={onRetry}>Try again</Button></div>
+          <div>
+            <Button onClick={onRetry}>Try again</Button>
+          </div>
         </div>
       );
   }

@@ -13,7 +13,8 @@ export function useNow(active: boolean, everyMs = 250): number {
   return now;
 }
 
-export const secondsLeft = (receivedAt: number, seconds: number, now: number) => Math.max(0, Math.ceil((receivedAt + seconds * 1000 - now) / 1000));
+export const secondsLeft = (receivedAt: number, seconds: number, now: number) =>
+  Math.max(0, Math.ceil((receivedAt + seconds * 1000 - now) / 1000));
 
 export function formatSeconds(s: number): string {
   if (s < 60) return `${s} s`;

@@ -11,8 +11,16 @@ const editable = (t: EventTarget | null) => {
  * the results (↓ from the box enters them, ↑ from the first goes back); Escape returns to the
  * box. Focus sits on the result's link, so Enter opens it as any link does.
  */
-export function useResultKeys({ inputRef, listRef, count, resetOn }: {
-  inputRef: RefObject<HTMLInputElement | null>; listRef: RefObject<HTMLOListElement | null>; count: number; resetOn: unknown;
+export function useResultKeys({
+  inputRef,
+  listRef,
+  count,
+  resetOn,
+}: {
+  inputRef: RefObject<HTMLInputElement | null>;
+  listRef: RefObject<HTMLOListElement | null>;
+  count: number;
+  resetOn: unknown;
 }): { active: number } {
   const [active, setActive] = useState(-1);
   useEffect(() => setActive(-1), [resetOn]);

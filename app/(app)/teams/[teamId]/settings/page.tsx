@@ -10,13 +10,23 @@ export default async function SettingsPage({ params }: { params: Promise<{ teamI
   return (
     <div className="stack">
       <section className="card" aria-labelledby="name-title">
-        <div className="card-header"><h2 id="name-title">Team name</h2></div>
+        <div className="card-header">
+          <h2 id="name-title">Team name</h2>
+        </div>
         <div className="card-body">
-          {canManage(team) ? <RenameTeamForm teamId={team.id} name={team.name} /> : <p>{team.name} <span className="muted">(owners and admins can rename the team)</span></p>}
+          {canManage(team) ? (
+            <RenameTeamForm teamId={team.id} name={team.name} />
+          ) : (
+            <p>
+              {team.name} <span className="muted">(owners and admins can rename the team)</span>
+            </p>
+          )}
         </div>
       </section>
       <section className="card" aria-labelledby="leave-title">
-        <div className="card-header"><h2 id="leave-title">Leave team</h2></div>
+        <div className="card-header">
+          <h2 id="leave-title">Leave team</h2>
+        </div>
         <div className="card-body stack">
           <p className="muted">You lose access to this team and its keys. A team always keeps at least one owner.</p>
           <LeaveTeam teamId={team.id} userId={user.id} />

@@ -19,15 +19,34 @@ export function RenameTeamForm({ teamId, name }: { teamId: string; name: string 
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   return (
-    <form className="stack" style={{ maxWidth: '28rem' }} noValidate aria-label="Rename team" onSubmit={(e) => {
-      e.preventDefault();
-      const parsed = form.submit({ name: value });
-      if (parsed) mutation.mutate(parsed);
-    }}>
+    <form
+      className="stack"
+      style={{ maxWidth: '28rem' }}
+      noValidate
+      aria-label="Rename team"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const parsed = form.submit({ name: value });
+        if (parsed) mutation.mutate(parsed);
+      }}
+    >
       {mutation.isSuccess && <Alert tone="success">Saved.</Alert>}
-      <Field id="team-name" label="Team name" value={value} error={form.errors.name || undefined}
-        onChange={(e) => { setValue(e.target.value); form.change({ name: e.target.value }, 'name'); }} onBlur={() => form.blur({ name: value }, 'name')} />
-      <div><Button type="submit" variant="primary" busy={mutation.isPending}>Save</Button></div>
+      <Field
+        id="team-name"
+        label="Team name"
+        value={value}
+        error={form.errors.name || undefined}
+        onChange={(e) => {
+          setValue(e.target.value);
+          form.change({ name: e.target.value }, 'name');
+        }}
+        onBlur={() => form.blur({ name: value }, 'name')}
+      />
+      <div>
+        <Button type="submit" variant="primary" busy={mutation.isPending}>
+          Save
+        </Button>
+      </div>
     </form>
   );
 }
@@ -40,7 +59,11 @@ export function LeaveTeam({ teamId, userId }: { teamId: string; userId: string }
   return (
     <div className="stack-sm">
       {mutation.error && <Alert tone="error">{mutation.error.message}</Alert>}
-      <div><Button variant="danger" busy={mutation.isPending} onClick={() => mutation.mutate()}>Leave team</Button></div>
+      <div>
+        <Button variant="danger" busy={mutation.isPending} onClick={() => mutation.mutate()}>
+          Leave team
+        </Button>
+      </div>
     </div>
   );
 }

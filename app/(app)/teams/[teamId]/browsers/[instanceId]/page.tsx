@@ -11,7 +11,13 @@ export const metadata: Metadata = { title: 'Live browser' };
 
 type Search = { mode?: string | string[] };
 
-export default async function LiveBrowserPage({ params, searchParams }: { params: Promise<{ teamId: string; instanceId: string }>; searchParams: Promise<Search> }) {
+export default async function LiveBrowserPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ teamId: string; instanceId: string }>;
+  searchParams: Promise<Search>;
+}) {
   const { teamId, instanceId } = await params;
   const requested = (await searchParams).mode;
   const mode: JoinMode = requested === 'watch' || requested === 'control' ? requested : 'auto';
@@ -24,9 +30,13 @@ export default async function LiveBrowserPage({ params, searchParams }: { params
     <section className="stack" aria-labelledby="live-title">
       <div className="page-head">
         <div>
-          <p><Link href={`/teams/${team.id}/browsers`}>← All browsers</Link></p>
+          <p>
+            <Link href={`/teams/${team.id}/browsers`}>← All browsers</Link>
+          </p>
           <h2 id="live-title">{browser.name}</h2>
-          <p>Started by {browser.startedBy.name} with the key “{browser.keyName}”.</p>
+          <p>
+            Started by {browser.startedBy.name} with the key “{browser.keyName}”.
+          </p>
         </div>
         {browser.canStop && (
           <div className="row">

@@ -22,13 +22,30 @@ export function RenameBrowser({ teamId, instanceId, name }: { teamId: string; in
     e.preventDefault();
     rename.mutate();
   };
-  if (!editing) return <Button size="sm" aria-label={`Rename ${name}`} onClick={() => setEditing(true)}>Rename</Button>;
+  if (!editing)
+    return (
+      <Button size="sm" aria-label={`Rename ${name}`} onClick={() => setEditing(true)}>
+        Rename
+      </Button>
+    );
   const error = !value.trim() ? 'Give it a name.' : rename.error instanceof ApiError ? rename.error.message : undefined;
   return (
     <form className="row" onSubmit={submit} aria-label="Rename this browser" style={{ alignItems: 'flex-end' }}>
-      <Field id="rename-browser" label="New name" value={value} maxLength={80} autoFocus onChange={(e) => setValue(e.target.value)} error={error} />
-      <Button type="submit" size="sm" variant="primary" busy={rename.isPending} disabled={!value.trim()}>Save name</Button>
-      <Button size="sm" onClick={() => setEditing(false)}>Cancel</Button>
+      <Field
+        id="rename-browser"
+        label="New name"
+        value={value}
+        maxLength={80}
+        autoFocus
+        onChange={(e) => setValue(e.target.value)}
+        error={error}
+      />
+      <Button type="submit" size="sm" variant="primary" busy={rename.isPending} disabled={!value.trim()}>
+        Save name
+      </Button>
+      <Button size="sm" onClick={() => setEditing(false)}>
+        Cancel
+      </Button>
     </form>
   );
 }

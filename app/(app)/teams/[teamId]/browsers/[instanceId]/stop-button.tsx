@@ -12,8 +12,14 @@ export function StopBrowserButton({ teamId, instanceId, name }: { teamId: string
   });
   return (
     <div className="stack" style={{ alignItems: 'flex-end' }}>
-      <Button variant="danger" busy={stop.isPending} onClick={() => stop.mutate()} aria-label={`Stop ${name}`}>Stop browser</Button>
-      {stop.error && <span role="alert" className="muted">{stop.error instanceof ApiError ? stop.error.message : 'Could not stop it.'}</span>}
+      <Button variant="danger" busy={stop.isPending} onClick={() => stop.mutate()} aria-label={`Stop ${name}`}>
+        Stop browser
+      </Button>
+      {stop.error && (
+        <span role="alert" className="muted">
+          {stop.error instanceof ApiError ? stop.error.message : 'Could not stop it.'}
+        </span>
+      )}
     </div>
   );
 }
