@@ -76,7 +76,7 @@ export async function crawl(
     let r = robots.get(origin);
     if (!r) {
       r = fetchText(`${origin}/robots.txt`, o).then(
-        (res) => (res && res.status === 200 ? parseRobots(res.text, o.userAgent) : ALLOW_ALL),
+        (res) => (res && res.status === 200 ? parseRobots(`${origin}/robots.txt`, res.text, o.userAgent) : ALLOW_ALL),
         () => ALLOW_ALL,
       );
       robots.set(origin, r);
@@ -100,7 +100,7 @@ export async function crawl(
   const visit = async (item: { url: string; depth: number }) => {
     const u = new URL(item.url);
     const rules = await robotsFor(u.origin);
-    if (!rules.allowed(u.pathname + u.search)) {
+    if (!rules.allowed(u.href)) {
       skipped++;
       return events.skip(item.url, 'disallowed by robots.txt');
     }

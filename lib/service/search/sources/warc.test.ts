@@ -32,3 +32,18 @@ test('records across chunk boundaries, junk skipped, pages decoded', async () =>
     assert.deepEqual(pages, [{ page: { url: 'https://a.test/', html } }, { skip: 'HTTP status 404', url: 'https://a.test/404' }]);
   }
 });
+
+test('a record with an unreadable length costs only itself, and a cut-off last record is never yielded in part', async () => {
+  const next = record('resource', 'https://a.test/b', 'b');
+  const badLength = Buffer.from(record('resource', 'https://a.test/a', 'a') + 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: nope\r\n\r\n' + next);
+  const uris = async (data: Buffer, skipped = { bytes: 0 }) => {
+    const out = [];
+    for await (const r of warcRecords(chunks(data, 5), skipped)) out.push(r.targetUri);
+    return out;
+  };
+  assert.deepEqual(await uris(badLength), ['https://a.test/a', 'https://a.test/b']);
+  const skipped = { bytes: 0 };
+  const cut = Buffer.from(record('resource', 'https://a.test/a', 'a') + next.slice(0, 60));
+  assert.deepEqual(await uris(cut, skipped), ['https://a.test/a']);
+  assert.ok(skipped.bytes > 50, `the cut record is counted as skipped (${skipped.bytes} bytes)`);
+});
