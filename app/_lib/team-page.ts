@@ -11,7 +11,7 @@ export async function requireTeam(teamId: string): Promise<Signed & { team: Team
   try {
     return { ...s, team: await getTeam(s.portal.data, s.actor, teamId) };
   } catch (err) {
-    if (asDomainError(err)?.status === 404) notFound();
+    if (asDomainError(err)?.code === 'not_found') notFound();
     throw err;
   }
 }

@@ -120,7 +120,7 @@ export class DashboardSockets {
       const snapshot = await this.#deps.snapshot(sub.user.userId, sub.teamId);
       this.#send(sub.ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...snapshot });
     } catch (err) {
-      if (asDomainError(err)?.status === 404) sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
+      if (asDomainError(err)?.code === 'not_found') sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);
       else this.#deps.log.warn({ err, teamId: sub.teamId }, 'dashboard snapshot failed');
     }
   }

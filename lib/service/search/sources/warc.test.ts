@@ -35,7 +35,9 @@ test('records across chunk boundaries, junk skipped, pages decoded', async () =>
 
 test('a record with an unreadable length costs only itself, and a cut-off last record is never yielded in part', async () => {
   const next = record('resource', 'https://a.test/b', 'b');
-  const badLength = Buffer.from(record('resource', 'https://a.test/a', 'a') + 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: nope\r\n\r\n' + next);
+  const badLength = Buffer.from(
+    record('resource', 'https://a.test/a', 'a') + 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: nope\r\n\r\n' + next,
+  );
   const uris = async (data: Buffer, skipped = { bytes: 0 }) => {
     const out = [];
     for await (const r of warcRecords(chunks(data, 5), skipped)) out.push(r.targetUri);

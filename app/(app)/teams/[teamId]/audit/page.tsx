@@ -41,7 +41,7 @@ export default async function AuditLogPage({
   try {
     page = await auditLog(portal.data, actor, team.id, filter);
   } catch (err) {
-    if (asDomainError(err)?.status !== 400) throw err;
+    if (asDomainError(err)?.code !== 'invalid') throw err;
     return (
       <Alert tone="warning">
         That filter is not valid. <a href={`/teams/${team.id}/audit`}>Show the whole log</a>.

@@ -1,3 +1,4 @@
+import { asDomainError } from '#portal/errors.ts';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation.js';
 import { getBrowser } from '#portal/live/browsers.ts';
@@ -22,8 +23,8 @@ export default async function LiveBrowserPage({
   const requested = (await searchParams).mode;
   const mode: JoinMode = requested === 'watch' || requested === 'control' ? requested : 'auto';
   const { portal, actor, team } = await requireTeam(teamId);
-  const browser = await getBrowser(portal, actor, team.id, instanceId).catch((err: { status?: number }) => {
-    if (err.status === 404) notFound();
+  const browser = await getBrowser(portal, actor, team.id, instanceId).catch((err: unknown) => {
+    if (asDomainError(err)?.code === 'not_found') notFound();
     throw err;
   });
   return (
