@@ -1,20 +1,17 @@
 'use client';
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { z } from 'zod';
-import { emailSchema } from '#portal/schemas.ts';
+import { signInFormSchema } from '#portal/schemas.ts';
 import { useForm } from '../_lib/use-form.ts';
 import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';
 import { Field } from '../_ui/field.tsx';
 
-const schema = z.object({ email: emailSchema, password: z.string().min(1, 'Enter your password.') });
-
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError: string | null }) {
   const [values, setValues] = useState({ email: '', password: '' });
   const [error, setError] = useState<string | null>(initialError);
   const [busy, setBusy] = useState(false);
-  const form = useForm(schema);
+  const form = useForm(signInFormSchema);
 
   const set = (field: keyof typeof values, value: string) => {
     const next = { ...values, [field]: value };

@@ -51,6 +51,13 @@ export const updateKeySchema = z
   .object({ name: keyNameSchema.optional(), default: z.literal(true).optional() })
   .refine((v) => v.name !== undefined || v.default !== undefined, 'Nothing to change.');
 
+// The forms' own shapes: the fields a form shows, each checked by the same rule the server applies.
+export const signInFormSchema = z.object({ email: emailSchema, password: z.string().min(1, 'Enter your password.') });
+export const renameKeyFormSchema = z.object({ name: keyNameSchema });
+export const profileFormSchema = z.object({ name: displayNameSchema, email: emailSchema, currentPassword: currentPasswordSchema });
+export const passwordFormSchema = z.object({ currentPassword: currentPasswordSchema, newPassword: passwordSchema });
+export const resetFormSchema = z.object({ password: passwordSchema });
+
 /** First message per field, for inline form errors. */
 export function fieldErrors(error: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};

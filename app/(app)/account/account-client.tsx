@@ -3,9 +3,9 @@ import { useMutation } from '@tanstack/react-query';
 import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation.js';
 import { useState } from 'react';
-import { z } from 'zod';
 import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
-import { currentPasswordSchema, displayNameSchema, emailSchema, passwordSchema } from '#portal/schemas.ts';
+import type { z } from 'zod';
+import { passwordFormSchema, profileFormSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { useFields, useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
@@ -13,15 +13,13 @@ import { Button } from '#app/_ui/button.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { Field } from '#app/_ui/field.tsx';
 
-const profileForm = z.object({ name: displayNameSchema, email: emailSchema, currentPassword: currentPasswordSchema });
-
 export function ProfileForm({ name, email, hasPassword }: { name: string; email: string; hasPassword: boolean }) {
   const router = useRouter();
-  const form = useForm(profileForm);
+  const form = useForm(profileFormSchema);
   const { values, set, setValues } = useFields({ name, email, currentPassword: '' }, form);
   const emailChanged = values.email.trim().toLowerCase() !== email;
   const mutation = useMutation({
-    mutationFn: (body: z.output<typeof profileForm>) =>
+    mutationFn: (body: z.output<typeof profileFormSchema>) =>
       api('PATCH', '/api/me', {
         name: body.name,
         ...(emailChanged ? { email: body.email, ...(hasPassword ? { currentPassword: body.currentPassword } : {}) } : {}),
@@ -88,14 +86,12 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
   );
 }
 
-const passwordForm = z.object({ currentPassword: currentPasswordSchema, newPassword: passwordSchema });
-
 export function PasswordForm({ email, hasPassword }: { email: string; hasPassword: boolean }) {
   const [done, setDone] = useState(false);
-  const form = useForm(passwordForm);
+  const form = useForm(passwordFormSchema);
   const { values, set, setValues } = useFields({ currentPassword: '', newPassword: '' }, form);
   const mutation = useMutation({
-    mutationFn: async (body: z.output<typeof passwordForm>) => {
+    mutationFn: async (body: z.output<typeof passwordFormSchema>) => {
       await api('PUT', '/api/me/password', {
         newPassword: body.newPassword,
         ...(hasPassword ? { currentPassword: body.currentPassword } : {}),

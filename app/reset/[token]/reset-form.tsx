@@ -1,22 +1,19 @@
 'use client';
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { z } from 'zod';
 import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
-import { passwordSchema } from '#portal/schemas.ts';
+import { resetFormSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
 
-const resetForm = z.object({ password: passwordSchema });
-
 export function ResetForm({ token }: { token: string }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const form = useForm(resetForm);
+  const form = useForm(resetFormSchema);
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();

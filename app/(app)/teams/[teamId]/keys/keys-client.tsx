@@ -2,8 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
-import { z } from 'zod';
-import { keyNameSchema, newKeySchema } from '#portal/schemas.ts';
+import { newKeySchema, renameKeyFormSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
@@ -134,13 +133,11 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
   );
 }
 
-const renameSchema = z.object({ name: keyNameSchema });
-
 export function KeyActions({ teamId, keyId, name, isDefault }: { teamId: string; keyId: string; name: string; isDefault: boolean }) {
   const router = useRouter();
   const [dialog, setDialog] = useState<'rename' | 'revoke' | null>(null);
   const [newName, setNewName] = useState(name);
-  const form = useForm(renameSchema);
+  const form = useForm(renameKeyFormSchema);
   const mutation = useMutation({
     mutationFn: ({ method, body }: { method: 'PATCH' | 'DELETE'; body?: unknown }) =>
       api(method, `/api/teams/${teamId}/keys/${keyId}`, body),
