@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseLogLine, prettyRecord, startBanner, StartWatch } from '#shared/console.ts';
 
 /**
  * `npm start`: the service and the portal as two processes of one command (docs/decisions/0003-two-processes-and-socket-routing.md). Each
@@ -25,10 +27,39 @@ if (!dev && !existsSync(join(root, '.next', 'BUILD_ID'))) {
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
+// A person at a terminal gets readable lines and a banner; a collector (a pipe, a file) gets the JSON.
+const format = process.env.LOG_FORMAT ?? 'auto';
+if (!['auto', 'json', 'pretty'].includes(format)) {
+  console.error(`periscope: LOG_FORMAT must be auto, json or pretty (got ${JSON.stringify(format)})`);
+  process.exit(2);
+}
+const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+const color = pretty && process.stdout.isTTY === true && !process.env.NO_COLOR;
+const watch = new StartWatch();
+
+function relay(stream: NodeJS.ReadableStream, out: NodeJS.WritableStream): void {
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+    const record = parseLogLine(line);
+    if (!record) return void out.write(`${line}\n`);
+    out.write(`${prettyRecord(record, color)}\n`);
+    const facts = watch.see(record);
+    if (facts) process.stdout.write(`${startBanner(facts, color)}\n`);
+  });
+}
+
 function run(name: string, script: string): void {
-  const child = spawn(process.execPath, [join(root, script)], { cwd: root, stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, [join(root, script)], {
+    cwd: root,
+    stdio: pretty ? ['inherit', 'pipe', 'pipe'] : 'inherit',
+    env: process.env,
+  });
+  if (pretty) {
+    relay(child.stdout!, process.stdout);
+    relay(child.stderr!, process.stderr);
+  }
   children.set(name, child);
-  child.once('exit', (code, signal) => {
+  // 'close', not 'exit': the relayed output is read to its end before the command exits.
+  child.once('close', (code, signal) => {
     children.delete(name);
     if (!stopping) {
       console.error(`periscope: the ${name} exited (code ${code}, signal ${signal}); stopping`);

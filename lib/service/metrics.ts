@@ -38,6 +38,12 @@ export class ServiceMetrics {
     labelNames: ['status'] as const,
     registers: [this.registry],
   });
+  readonly egressRefused = new Counter({
+    name: 'periscope_egress_refused_total',
+    help: 'Connections from browsers the egress proxy refused: denied_address (the policy), unresolved (no such name)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly proxyBytes = new Counter({
     name: 'periscope_cdp_proxy_bytes_total',
     help: 'Bytes relayed by the CDP proxy',

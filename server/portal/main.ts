@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  log.info({ url: `http://${config.host}:${config.port}`, serviceUrl: config.serviceUrl }, 'portal listening');
+  log.info({ url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, serviceUrl: config.serviceUrl }, 'portal listening');
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -64,7 +64,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 
   const executable = await resolveChromium(config.chromePath);
   log.info({ chromium: executable }, 'using Chromium');
-  const egress = new EgressProxy(new EgressPolicy(config.browser.egressAllow), log.child({ part: 'egress' }));
+  const egress = new EgressProxy(new EgressPolicy(config.browser.egressAllow), log.child({ part: 'egress' }), {
+    onRefused: (reason) => metricsRegistry.egressRefused.inc({ reason }),
+  });
   await egress.listen();
 
   // The whole block of the uid range (config: defaultUidBase); an instance's uid is reused only once its processes are gone.
@@ -183,7 +185,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   Object.assign(advertised, advertisedUrls(config, address));
-  log.info({ url, publicUrl: advertised.http, publicWsUrl: advertised.ws }, 'service listening');
+  log.info({ url, publicUrl: advertised.http, publicWsUrl: advertised.ws, dataDir: config.dataDir }, 'service listening');
 
   let closing: Promise<void> | null = null;
   const close = () => {

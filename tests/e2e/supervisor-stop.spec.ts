@@ -28,6 +28,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       NEXTAUTH_URL: `http://127.0.0.1:${PORT}`,
       BROWSER_POOL_SIZE: '1',
       LOG_LEVEL: 'info',
+      // Ctrl+C comes from a person at a terminal (readable lines and a banner); SIGTERM from a supervisor (JSON).
+      LOG_FORMAT: signal === 'SIGINT' ? 'pretty' : 'json',
     };
     // Its own process group, as under a supervisor.
     const app = spawn(process.execPath, [join(ROOT, 'server/main.ts')], {
@@ -61,7 +63,15 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.kill(-(app.pid as number), signal);
       expect(await closed).toBe(1001);
       expect(await exited).toBe(0);
-      expect(output).toMatch(/"msg":"shut down"/);
+      if (signal === 'SIGINT') {
+        expect(output).toContain('Periscope is running');
+        expect(output).toMatch(new RegExp(`Portal +http://127\\.0\\.0\\.1:${PORT} `));
+        expect(output).toMatch(/^\d\d:\d\d:\d\d service +info +shut down/m);
+        expect(output).not.toMatch(/^\{"level"/m);
+      } else {
+        expect(output).toMatch(/"msg":"shut down"/);
+        expect(output).not.toContain('Periscope is running');
+      }
       expect(
         await eventually(
           () => chromiumProcesses(dataDir),

@@ -90,4 +90,15 @@ describe('egress policy of the remote browsers (default configuration)', () => {
     await page.close();
     assert.equal(hits, 0, 'the loopback page server received no request');
   });
+
+  it('counts refusals by reason on /metrics, and keeps them out of the log below debug', async () => {
+    const r = await visit('http://no-such-host.invalid/');
+    assert.notEqual(r.status, 200);
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const count = (reason: string) =>
+      Number(new RegExp(`^periscope_egress_refused_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    assert.ok(count('denied_address') >= 5, `denied_address counted (${count('denied_address')})`);
+    assert.ok(count('unresolved') >= 1, `unresolved counted (${count('unresolved')})`);
+    assert.equal(service.logs.filter((l) => l.msg === 'egress refused').length, 0, 'refusals are debug lines');
+  });
 });

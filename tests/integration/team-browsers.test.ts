@@ -1,3 +1,4 @@
+import { asDomainError } from '#shared/errors.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -98,10 +99,13 @@ describe('TeamBrowsers: instances the portal holds', () => {
     assert.equal(live, 0, 'the service ended both');
   });
 
-  it('refuses to start with a key the service refuses', async () => {
+  it("refuses to start with a key the service refuses, in the portal's words", async () => {
     await assert.rejects(
-      instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'k', apiKey: 'psk_nope' }),
-      (err: Error & { status?: number }) => err.status === 401,
+      instances.start({ teamId: 'team_1', user, keyId: 'k', keyName: 'old key', apiKey: 'psk_nope' }),
+      (err: unknown) => {
+        const e = asDomainError(err);
+        return e?.code === 'key_refused' && e.status === 403 && e.message.includes('"old key"');
+      },
     );
   });
 });

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { FetchedPage, IndexWriter, UpsertOutcome } from './backend.ts';
 import { UnparseablePage } from './document.ts';
 import { DocumentBuilder } from './documents.ts';
@@ -82,7 +83,9 @@ export async function ingest(
         });
         continue;
       }
-      const info = await stat(source);
+      const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? new Error(`no such file or folder (${resolve(source)})`) : err;
+      });
       if (info.isDirectory()) {
         if (!opts.baseUrl) throw new Error('a folder of HTML files needs --base-url (the address its files are served under)');
         for await (const p of folderPages(source, opts.baseUrl)) {

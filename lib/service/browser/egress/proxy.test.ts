@@ -25,7 +25,7 @@ describe('EgressProxy', () => {
     // 127.0.0.2 stands in for a public address: allowed explicitly, while the rest of loopback is not.
     const resolver = async (host: string) =>
       ({ 'evil.example': ['127.0.0.1'], 'ok.example': ['127.0.0.2'], 'mixed.example': ['10.0.0.1', '127.0.0.2'] })[host] ?? [];
-    proxy = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.2/32'], 'X')), pino({ level: 'silent' }), resolver);
+    proxy = new EgressProxy(new EgressPolicy(parseCidrList(['127.0.0.2/32'], 'X')), pino({ level: 'silent' }), { resolve: resolver });
     await proxy.listen();
     proxyPort = Number(new URL(proxy.url).port);
   });

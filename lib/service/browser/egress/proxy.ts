@@ -22,7 +22,18 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-export class EgressDenied extends Error {}
+/** Why a connection was refused: the address is one the policy denies, or the name did not resolve. */
+export type RefusalReason = 'denied_address' | 'unresolved';
+
+export class EgressDenied extends Error {
+  readonly reason: RefusalReason;
+  constructor(message: string, reason: RefusalReason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+export type EgressProxyOptions = { resolve?: Resolver; onRefused?: (reason: RefusalReason) => void };
 
 /**
  * The forward proxy every remote browser is started behind. It resolves each destination itself
@@ -32,14 +43,16 @@ export class EgressDenied extends Error {}
 export class EgressProxy {
   readonly #policy: EgressPolicy;
   readonly #resolve: Resolver;
+  readonly #onRefused: (reason: RefusalReason) => void;
   readonly #log: Logger;
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
   #port = 0;
 
-  constructor(policy: EgressPolicy, log: Logger, resolve: Resolver = systemResolver) {
+  constructor(policy: EgressPolicy, log: Logger, options: EgressProxyOptions = {}) {
     this.#policy = policy;
-    this.#resolve = resolve;
+    this.#resolve = options.resolve ?? systemResolver;
+    this.#onRefused = options.onRefused ?? (() => {});
     this.#log = log;
     this.#server = createServer((req, res) => void this.#forward(req, res));
     this.#server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#tunnel(req, socket, head));
@@ -92,15 +105,28 @@ export class EgressProxy {
   /** Resolve `host` and return the first address the policy allows, or throw EgressDenied. */
   async pick(host: string): Promise<string> {
     const bare = host.replace(/^\[|\]$/g, '');
-    const addresses = isIP(bare) ? [bare] : await this.#resolve(bare);
-    if (addresses.length === 0) throw new EgressDenied(`${host} did not resolve`);
+    const addresses = isIP(bare)
+      ? [bare]
+      : await this.#resolve(bare).catch((err: NodeJS.ErrnoException) => {
+          throw new EgressDenied(`${host} did not resolve (${err.code ?? err.message})`, 'unresolved');
+        });
+    if (addresses.length === 0) throw new EgressDenied(`${host} did not resolve`, 'unresolved');
     let reason = '';
     for (const address of addresses) {
       const verdict = this.#policy.check(address);
       if (verdict.allowed) return address;
       reason = verdict.reason;
     }
-    throw new EgressDenied(`${host}: ${reason}`);
+    throw new EgressDenied(`${host}: ${reason}`, 'denied_address');
+  }
+
+  /**
+   * Refusals are counted (periscope_egress_refused_total) and logged at debug: a page that tries a
+   * private address is the tenant's business, and a busy host would fill its log with them.
+   */
+  #refused(host: string, err: unknown): void {
+    this.#onRefused(err instanceof EgressDenied ? err.reason : 'unresolved');
+    this.#log.debug({ host, reason: (err as Error).message }, 'egress refused');
   }
 
   #track(socket: Duplex): void {
@@ -116,7 +142,7 @@ export class EgressProxy {
     try {
       address = await this.pick(target.host);
     } catch (err) {
-      this.#log.info({ host: target.host, reason: (err as Error).message }, 'egress refused');
+      this.#refused(target.host, err);
       return void client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     }
     const upstream = connect({ host: address, port: target.port });
@@ -150,7 +176,7 @@ export class EgressProxy {
     try {
       address = await this.pick(url.hostname);
     } catch (err) {
-      this.#log.info({ host: url.hostname, reason: (err as Error).message }, 'egress refused');
+      this.#refused(url.hostname, err);
       res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><title>Blocked</title><h1>Blocked by the egress policy</h1><p>${escapeHtml((err as Error).message)}</p>`);
       return;
