@@ -42,6 +42,12 @@ export function managedPolicy(downloads: string): Record<string, unknown> {
     DefaultFileSystemWriteGuardSetting: 2,
     PasswordManagerEnabled: false,
     BrowserSignin: 0,
+    // Chromium's own calls home (component and time updates): they would only fill the egress log.
+    ComponentUpdatesEnabled: false,
+    BrowserNetworkTimeQueriesEnabled: false,
+    MetricsReportingEnabled: false,
+    SearchSuggestEnabled: false,
+    TranslateEnabled: false,
   };
 }
 
