@@ -5,7 +5,7 @@ export default function NotFound() {
   return (
     <main id="main" className="page">
       <EmptyState
-        icon="?"
+        icon="search"
         title="Nothing here"
         action={
           <Link className="btn" href="/">

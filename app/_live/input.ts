@@ -6,6 +6,45 @@ export function modifiers(e: { altKey: boolean; ctrlKey: boolean; metaKey: boole
 }
 
 const BUTTONS = ['left', 'middle', 'right', 'back', 'forward'] as const;
+/** `buttons` bits in the order CDP prefers a held button for a move: left, right, middle, back, forward. */
+const HELD: readonly [number, (typeof BUTTONS)[number]][] = [
+  [1, 'left'],
+  [2, 'right'],
+  [4, 'middle'],
+  [8, 'back'],
+  [16, 'forward'],
+];
+
+/** The button a move drags with (what CDP needs for a drag to select), or none. */
+export function heldButton(buttons: number): (typeof BUTTONS)[number] | 'none' {
+  return HELD.find(([bit]) => (buttons & bit) !== 0)?.[1] ?? 'none';
+}
+
+/** Presses within this time and distance of the last one count up, as desktop platforms do. */
+export const MULTI_CLICK_MS = 500;
+export const MULTI_CLICK_PX = 4;
+
+/**
+ * Counts clicks the way the platform does, because Chromium gives a pointerdown a `detail` of 0: a
+ * press of the same button close in time and place to the last counts one more (a double-click selects
+ * a word, a triple-click a paragraph), anything else starts again at 1.
+ */
+export class ClickCounter {
+  #last: { at: number; x: number; y: number; button: number; count: number } | null = null;
+
+  press(button: number, x: number, y: number, at: number): number {
+    const l = this.#last;
+    const again = l !== null && l.button === button && at - l.at <= MULTI_CLICK_MS && Math.hypot(x - l.x, y - l.y) <= MULTI_CLICK_PX;
+    const count = again ? l.count + 1 : 1;
+    this.#last = { at, x, y, button, count };
+    return count;
+  }
+
+  /** The count of the press in progress, for its release. */
+  get current(): number {
+    return this.#last?.count ?? 1;
+  }
+}
 
 /**
  * Map a point on the canvas to the remote page's CSS pixels, through the frame's own metadata
@@ -33,8 +72,9 @@ export function mouseMessage(
     type: 'mouse',
     action,
     ...at,
-    button: action === 'move' ? 'none' : (BUTTONS[e.button] ?? 'left'),
+    button: action === 'move' ? heldButton(e.buttons) : (BUTTONS[e.button] ?? 'left'),
     buttons: e.buttons,
+    // Chromium counts on past 3 (a fourth quick click is a fourth); the protocol carries up to 3.
     clickCount: action === 'move' ? 0 : Math.min(3, Math.max(1, clickCount)),
     modifiers: modifiers(e),
   };

@@ -1,13 +1,20 @@
 'use client';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import type { DialogInfo, FrameMeta } from '#portal/protocol/live.ts';
+import type { DialogInfo, FrameMeta, ViewerInfo } from '#portal/protocol/live.ts';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
 import { useRemoteInput } from './use-remote-input.ts';
 import './live-view.css';
 
 /** `watch`: join view-only; `control`: ask for control at once; `auto`: take control if nobody has it. */
 export type JoinMode = 'auto' | 'watch' | 'control';
-type Props = { teamId: string; instanceId: string; name: string; mode?: JoinMode };
+type Props = {
+  teamId: string;
+  instanceId: string;
+  name: string;
+  mode?: JoinMode;
+  /** Told who else is watching (this viewer left out) whenever that changes. */
+  onOthers?: (others: ViewerInfo[]) => void;
+};
 
 const STATUS_TEXT: Record<LiveStatus, string> = {
   connecting: 'Connecting…',
@@ -21,7 +28,7 @@ const STATUS_TEXT: Record<LiveStatus, string> = {
  * A remote browser inside the page: the screencast on a canvas, input while the view has focus,
  * browser controls, tabs, dialogs, and who is watching and who has control.
  */
-export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
+export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: Props) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const stageRef = useRef<HTMLDivElement>(null);
   const keysRef = useRef<HTMLTextAreaElement>(null);
@@ -45,6 +52,8 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
   const activeTab = state?.tabs.find((t) => t.active) ?? null;
   const controller = state?.viewers.find((v) => v.control) ?? null;
   const send = useCallback((m: Parameters<LiveConnection['send']>[0]) => connRef.current?.send(m), []);
+  const othersKey = JSON.stringify(state?.viewers.filter((v) => v.id !== viewerId) ?? []);
+  useEffect(() => onOthers?.(JSON.parse(othersKey) as ViewerInfo[]), [othersKey, onOthers]);
 
   useEffect(() => {
     const conn = new LiveConnection(
@@ -73,6 +82,9 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
           const canvas = canvasRef.current;
           metaRef.current = meta;
           if (!canvas) return bitmap.close();
+          // The canvas's pixel size is set here only, never by React: setting it (even to the same
+          // numbers through an attribute) clears the canvas, and a page that is not changing sends no
+          // frame to draw it again.
           if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
             canvas.width = bitmap.width;
             canvas.height = bitmap.height;
@@ -284,8 +296,6 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto' }: Props) {
         <canvas
           ref={canvasRef}
           className="live-canvas"
-          width={size.width}
-          height={size.height}
           aria-label={`Screen of ${name}${activeTab ? `: ${activeTab.title}` : ''}`}
           role="img"
         />

@@ -1,6 +1,6 @@
 import { useEffect, type RefObject } from 'react';
 import type { ClientMessageInput, FrameMeta } from '#portal/protocol/live.ts';
-import { isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
+import { ClickCounter, isCopyShortcut, isPasteShortcut, keyMessage, mouseMessage, toRemote, touchMessage, wheelMessage } from './input.ts';
 
 /**
  * Pointer, wheel, touch and keyboard input on the live view, sent only while this viewer has
@@ -19,14 +19,17 @@ export function useRemoteInput(
     const keys = keysRef.current;
     if (!canvas || !keys || !inControl) return;
     const at = (x: number, y: number) => toRemote(canvas, metaRef.current, x, y);
+    const clicks = new ClickCounter();
     const onPointer = (action: 'move' | 'down' | 'up') => (e: PointerEvent) => {
       if (e.pointerType === 'touch') return;
+      let count = 0;
       if (action === 'down') {
         canvas.setPointerCapture(e.pointerId);
         keys.focus({ preventScroll: true });
         e.preventDefault();
-      }
-      send(mouseMessage(action, e, at(e.clientX, e.clientY), e.detail || 1));
+        count = clicks.press(e.button, e.clientX, e.clientY, e.timeStamp);
+      } else if (action === 'up') count = clicks.current;
+      send(mouseMessage(action, e, at(e.clientX, e.clientY), count));
     };
     const down = onPointer('down');
     const move = onPointer('move');

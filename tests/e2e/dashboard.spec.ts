@@ -101,14 +101,22 @@ test("two members see each other's browsers live; another team sees neither; a s
   await bobBoard.goto(`/teams/${teamId}/browsers`);
   await expect(card(bobBoard, 'Ada browser')).toBeVisible();
   await page.goto(`/teams/${teamId}/browsers`);
+  // Bob is in control of it: Ada is asked first, told who, and may change her mind.
   await card(page, 'Ada browser').getByRole('button', { name: 'Stop Ada browser' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Stop Ada browser?' });
+  await expect(confirm).toContainText(`${bob.user.name} has control`);
+  await confirm.getByRole('button', { name: 'Keep it running' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(bobDash.getByTestId('control-status')).toHaveText(/You have control/);
+  await card(page, 'Ada browser').getByRole('button', { name: 'Stop Ada browser' }).click();
+  await confirm.getByRole('button', { name: 'Stop it' }).click();
   await expect(bobDash.getByRole('status').filter({ hasText: 'This browser has ended' })).toBeVisible({ timeout: 2000 });
   await expect(card(bobBoard, 'Ada browser')).toHaveCount(0, { timeout: 2000 });
   await expect(bobBoard.getByRole('table', { name: 'Ended browsers' }).getByRole('row').filter({ hasText: 'Ada browser' })).toContainText(
     'Stopped',
   );
 
-  // Clean up: Bob stops his own.
+  // Clean up: Bob stops his own. Only he watches it (in another tab), so nobody is asked.
   await card(bobBoard, 'Bob browser').getByRole('button', { name: 'Stop Bob browser' }).click();
   await expect(bobBoard.getByText('No browsers running')).toBeVisible();
   expect(bobId).toMatch(/^inst_/);

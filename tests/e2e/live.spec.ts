@@ -17,14 +17,43 @@ test.afterAll(async () => {
   await pages.close();
 });
 
-/** Click at a point of the remote page (CSS pixels), through the canvas. */
-async function remoteClick(page: Page, x: number, y: number): Promise<void> {
-  const canvas = page.getByRole('img', { name: /^Screen of/ });
-  const box = (await canvas.boundingBox())!;
-  await page.mouse.click(box.x + (x / 1280) * box.width, box.y + (y / 720) * box.height);
+/** Where a point of the remote page (CSS pixels) is on the portal page, through the canvas. */
+async function onCanvas(page: Page, x: number, y: number): Promise<{ x: number; y: number }> {
+  const box = (await page.getByRole('img', { name: /^Screen of/ }).boundingBox())!;
+  return { x: box.x + (x / 1280) * box.width, y: box.y + (y / 720) * box.height };
+}
+
+/** Click at a point of the remote page, `clickCount` times in quick succession. */
+async function remoteClick(page: Page, x: number, y: number, clickCount = 1): Promise<void> {
+  const at = await onCanvas(page, x, y);
+  await page.mouse.click(at.x, at.y, { clickCount });
+}
+
+async function remoteDoubleClick(page: Page, x: number, y: number): Promise<void> {
+  const at = await onCanvas(page, x, y);
+  await page.mouse.dblclick(at.x, at.y);
+}
+
+/** Press at one point of the remote page, move to another in steps, release. */
+async function remoteDrag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }): Promise<void> {
+  const a = await onCanvas(page, from.x, from.y);
+  const b = await onCanvas(page, to.x, to.y);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move(b.x, b.y, { steps: 8 });
+  await page.mouse.up();
 }
 
 const activeTab = (page: Page): Locator => page.getByRole('tab', { selected: true });
+
+/** How many sampled pixels of the live view's canvas are not black (the remote page is mostly white). */
+const litPixels = (page: Page): Promise<number> =>
+  page.getByRole('img', { name: /^Screen of/ }).evaluate((canvas: HTMLCanvasElement) => {
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    let lit = 0;
+    for (let i = 0; data && i < data.length; i += 4 * 101) if (data[i]! + data[i + 1]! + data[i + 2]! > 60) lit++;
+    return lit;
+  });
 
 test('start a browser, use it through the live view, reload, hand over control, stop it', async ({ page, context }) => {
   const user = newUser('live');
@@ -83,6 +112,18 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await page.mouse.wheel(0, -2000);
   await expect(activeTab(page)).toHaveText(/scrolled 0/);
 
+  // Select text as in a local browser: double-click a word, triple-click the line, drag across part
+  // of a word and across a whole one (words at x = 100 + 120 i, y = 500..524).
+  await remoteDoubleClick(page, 245, 512);
+  await expect(activeTab(page)).toHaveText(/selected: bravo$/);
+  await remoteClick(page, 250, 512, 3);
+  await expect(activeTab(page)).toHaveText(/selected: alpha bravo charlie delta$/);
+  await remoteDrag(page, { x: 341, y: 512 }, { x: 368, y: 512 });
+  await expect(activeTab(page)).toHaveText(/selected: ch?a?$/);
+  await remoteDrag(page, { x: 341, y: 512 }, { x: 455, y: 512 });
+  await expect(activeTab(page)).toHaveText(/selected: charlie$/);
+  await remoteClick(page, 700, 700); // click away: nothing selected
+
   // Answer a JavaScript dialog in the page.
   await remoteClick(page, 150, 325);
   const dialog = page.getByRole('alertdialog', { name: /Your name\?/ });
@@ -109,10 +150,14 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(activeTab(page)).toHaveText(/answer: Grace/);
   await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
 
-  // A second viewer watches, asks for control and receives it.
+  // A second viewer watches, asks for control and receives it. The page is not changing, so no new
+  // frame comes: the newcomer must see the current screen at once, and keep seeing it.
   const second = await context.newPage();
   await second.goto(liveUrl);
   await expect(second.getByTestId('control-status')).toHaveText(new RegExp(`${user.name} has control`));
+  await expect.poll(() => litPixels(second), { message: 'the second viewer sees the screen' }).toBeGreaterThan(200);
+  await second.waitForTimeout(1000); // let every render of the page settle: none may clear the screen
+  expect(await litPixels(second), 'and keeps seeing it').toBeGreaterThan(200);
   await expect(second.getByLabel('Address')).toBeDisabled();
   await second.getByRole('button', { name: 'Request control' }).click();
   await page.getByRole('button', { name: `Give control to ${user.name}` }).click();
@@ -122,7 +167,8 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(activeTab(second)).toHaveText(/clicked 2/);
   await expect(activeTab(page)).toHaveText(/clicked 2/);
 
-  // Stop it: both views say it ended, and it is gone from the list.
+  // Stop it: the other viewer is the same person in another tab, so nobody is asked; both views
+  // say it ended, and it is gone from the list.
   await page.getByRole('button', { name: 'Stop E2E browser' }).click();
   await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/browsers$`));
   await expect(second.getByRole('status').filter({ hasText: 'This browser has ended' })).toBeVisible();

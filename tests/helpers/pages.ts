@@ -20,6 +20,8 @@ export const LIVE_PAGE = `<!doctype html>
   #alert { position: absolute; left: 100px; top: 300px; width: 200px; height: 50px; }
   #popup { position: absolute; left: 100px; top: 400px; }
   #status { position: absolute; left: 400px; top: 100px; }
+  #words { position: absolute; left: 100px; top: 500px; display: flex; font: 20px sans-serif; }
+  #words span { width: 120px; }
 </style></head>
 <body>
   <button id="button" onclick="show('clicked ' + (++window.clicks))">Click me</button>
@@ -27,11 +29,17 @@ export const LIVE_PAGE = `<!doctype html>
   <button id="alert" onclick="show('answer: ' + prompt('Your name?', 'nobody'))">Ask</button>
   <a id="popup" href="/?from=popup" target="_blank">open a tab</a>
   <div id="status">idle</div>
+  <div id="words"><span>alpha</span> <span>bravo</span> <span>charlie</span> <span>delta</span></div>
   <script>
     window.clicks = 0;
     // Every change shows in the title too, so a viewer sees it in the tab strip.
     function show(text) { document.getElementById('status').textContent = text; document.title = text; }
     addEventListener('scroll', () => { document.title = 'scrolled ' + Math.round(scrollY); });
+    // Words at 100 + 120 * i px from the left, 500 px from the top: a selection among them shows too.
+    document.addEventListener('selectionchange', () => {
+      const s = getSelection();
+      if (s.rangeCount && document.getElementById('words').contains(s.anchorNode) && String(s).trim()) show('selected: ' + String(s).trim().replace(/\\s+/g, ' '));
+    });
     addEventListener('touchstart', (e) => show('touched ' + e.touches.length + ' at ' + Math.round(e.touches[0].clientX) + ',' + Math.round(e.touches[0].clientY)));
   </script>
 </body></html>`;

@@ -71,7 +71,7 @@ function view(i: TeamBrowser, canStop: boolean): BrowserRow {
     keyName: i.keyName,
     startedAt: i.startedAt,
     ...i.live.page,
-    viewers: i.live.control.list().map(({ id, name, control }) => ({ id, name, control })),
+    viewers: i.live.control.list().map(({ id, name, control, userId }) => ({ id, name, control, userId })),
     canStop,
   };
 }

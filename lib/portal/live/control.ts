@@ -1,6 +1,6 @@
 import type { ViewerInfo } from '../protocol/live.ts';
 
-type Entry = { id: string; name: string; joinedAt: number; requested: boolean };
+type Entry = { id: string; name: string; userId: string | null; joinedAt: number; requested: boolean };
 
 /**
  * Who watches an instance and who controls it. One viewer at most has control; the first viewer
@@ -24,8 +24,8 @@ export class ControlState {
     return this.#viewers.has(id);
   }
 
-  join(id: string, name: string, opts: { takeControl?: boolean } = {}): void {
-    this.#viewers.set(id, { id, name, joinedAt: ++this.#clock, requested: false });
+  join(id: string, name: string, opts: { takeControl?: boolean; userId?: string | null } = {}): void {
+    this.#viewers.set(id, { id, name, userId: opts.userId ?? null, joinedAt: ++this.#clock, requested: false });
     if (this.#controllerId === null && opts.takeControl !== false) this.#controllerId = id;
   }
 
@@ -67,7 +67,7 @@ export class ControlState {
   list(): (ViewerInfo & { requested: boolean })[] {
     return [...this.#viewers.values()]
       .sort((a, b) => a.joinedAt - b.joinedAt)
-      .map((v) => ({ id: v.id, name: v.name, control: v.id === this.#controllerId, requested: v.requested }));
+      .map((v) => ({ id: v.id, name: v.name, userId: v.userId, control: v.id === this.#controllerId, requested: v.requested }));
   }
 
   #give(id: string): void {

@@ -138,7 +138,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       return;
     }
     this.#viewers.set(viewer.id, viewer);
-    this.control.join(viewer.id, viewer.name, opts);
+    this.control.join(viewer.id, viewer.name, { ...opts, userId: viewer.userId ?? null });
     viewer.send({ type: 'state', ...this.#state() });
     if (this.#dialog) viewer.send({ type: 'dialog', dialog: this.#dialog.info });
     // An idle page sends no frames: a newcomer gets the last one at once.

@@ -17,7 +17,7 @@ export type BrowserRow = {
   startedAt: number;
   title: string;
   url: string;
-  viewers: { id: string; name: string; control: boolean }[];
+  viewers: { id: string; name: string; control: boolean; userId: string | null }[];
   canStop: boolean;
 };
 

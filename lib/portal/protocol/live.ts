@@ -115,7 +115,8 @@ export const CONTROL_ONLY: ReadonlySet<ClientMessageType> = new Set([
 ]);
 
 export type TabInfo = { id: string; title: string; url: string; loading: boolean; active: boolean };
-export type ViewerInfo = { id: string; name: string; control: boolean };
+/** One viewer of a team browser; `userId` tells a person's own other tabs from teammates. */
+export type ViewerInfo = { id: string; name: string; control: boolean; userId: string | null };
 export type DialogInfo = { dialogType: 'alert' | 'confirm' | 'prompt' | 'beforeunload'; message: string; defaultPrompt: string };
 
 export type ServerMessage =

@@ -93,7 +93,7 @@ export default async function AuditLogPage({
       </form>
       <div className="card">
         {page.events.length === 0 ? (
-          <EmptyState icon="≡" title={filtered ? 'Nothing matches this filter' : 'Nothing recorded yet'}>
+          <EmptyState icon="log" title={filtered ? 'Nothing matches this filter' : 'Nothing recorded yet'}>
             {filtered ? 'Try another kind or person.' : 'Keys, members, browsers and control handovers show up here.'}
           </EmptyState>
         ) : (

@@ -1,14 +1,11 @@
 'use client';
-import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BrowserRow, DashboardSnapshot, Usage } from '#portal/protocol/dashboard.ts';
 import { DashboardConnection, type PushStatus } from '#app/_live/dashboard-connection.ts';
-import { api, ApiError } from '#app/_lib/client-api.ts';
 import { formatDate } from '#app/_lib/format.ts';
-import { Alert } from '#app/_ui/alert.tsx';
-import { Button } from '#app/_ui/button.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
+import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
 import { StartForm, type KeyChoice } from './start-form.tsx';
 import './dashboard.css';
 
@@ -68,12 +65,14 @@ export function Dashboard({
   teamId,
   me,
   initial,
+  renderedAt,
   keys,
   serviceUrl,
 }: {
   teamId: string;
   me: string;
   initial: DashboardSnapshot;
+  renderedAt: number;
   keys: KeyChoice[];
   serviceUrl: string;
 }) {
@@ -81,7 +80,8 @@ export function Dashboard({
   const [status, setStatus] = useState<PushStatus>('connecting');
   const [thumbs, setThumbs] = useState<Record<string, string>>({});
   const thumbsRef = useRef<Record<string, string>>({});
-  const [now, setNow] = useState(() => Date.now());
+  // The server's clock at render, so the first render in the browser reads the same (no hydration mismatch); then it ticks.
+  const [now, setNow] = useState(renderedAt);
   const [person, setPerson] = useState('');
   const [address, setAddress] = useState('');
   const [sort, setSort] = useState<Sort>('newest');
@@ -106,7 +106,6 @@ export function Dashboard({
     };
   }, [teamId]);
 
-  const stop = useMutation({ mutationFn: (id: string) => api('DELETE', `/api/teams/${teamId}/browsers/${id}`) });
   const people = useMemo(
     () => [...new Map(snapshot.instances.map((i) => [i.startedBy.id, i.startedBy.name])).entries()],
     [snapshot.instances],
@@ -138,7 +137,6 @@ export function Dashboard({
           {status === 'live' ? 'Updating live' : status === 'closed' ? 'Updates stopped' : 'Connecting for updates…'}
         </span>
       </div>
-      {stop.error && <Alert tone="error">{stop.error instanceof ApiError ? stop.error.message : 'Could not stop that browser.'}</Alert>}
 
       <div className="row dash-filters" role="search" aria-label="Filter browsers">
         <div className="field">
@@ -175,7 +173,7 @@ export function Dashboard({
 
       {snapshot.instances.length === 0 ? (
         <div className="card">
-          <EmptyState icon="◫" title="No browsers running">
+          <EmptyState icon="browser" title="No browsers running">
             Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code>{' '}
             with one of the team&apos;s API keys; browsers started that way belong to the key, not to this dashboard.
           </EmptyState>
@@ -222,15 +220,15 @@ export function Dashboard({
                       Ask for control
                     </Link>
                     {i.canStop && (
-                      <Button
+                      <StopBrowserButton
+                        teamId={teamId}
+                        instanceId={i.id}
+                        name={i.name}
+                        others={i.viewers.filter((v) => v.userId !== me)}
                         size="sm"
-                        variant="danger"
-                        aria-label={`Stop ${i.name}`}
-                        busy={stop.isPending && stop.variables === i.id}
-                        onClick={() => stop.mutate(i.id)}
-                      >
-                        Stop
-                      </Button>
+                        label="Stop"
+                        after="stay"
+                      />
                     )}
                   </div>
                 </div>

@@ -22,7 +22,14 @@ export default async function BrowsersPage({ params }: { params: Promise<{ teamI
           </p>
         </div>
       </div>
-      <Dashboard teamId={team.id} me={user.id} initial={snapshot} keys={usable} serviceUrl={portal.config.serviceUrl} />
+      <Dashboard
+        teamId={team.id}
+        me={user.id}
+        initial={snapshot}
+        renderedAt={Date.now()}
+        keys={usable}
+        serviceUrl={portal.config.serviceUrl}
+      />
     </section>
   );
 }

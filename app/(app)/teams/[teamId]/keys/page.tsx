@@ -25,7 +25,7 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
       </div>
       <div className="card">
         {keys.length === 0 ? (
-          <EmptyState icon="⚿" title="No API keys yet">
+          <EmptyState icon="key" title="No API keys yet">
             {manage
               ? canIssue
                 ? 'Create a key to start using cloud browsers and search, or add a key you already have.'

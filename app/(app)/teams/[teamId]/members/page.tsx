@@ -77,7 +77,7 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
           <h2 id="invites-title">Pending invitations</h2>
           <div className="card">
             {invites.length === 0 ? (
-              <EmptyState icon="✉" title="No pending invitations">
+              <EmptyState icon="mail" title="No pending invitations">
                 Invite someone with a link. Each link works once and expires.
               </EmptyState>
             ) : (

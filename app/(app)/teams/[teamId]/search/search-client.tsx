@@ -202,7 +202,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
       {!hasKey ? (
         <div className="card">
           <EmptyState
-            icon="⚿"
+            icon="key"
             title="This team has no API key to search with"
             action={
               <Link className="btn btn-primary" href={`/teams/${teamId}/keys`}>
@@ -248,14 +248,14 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
         </div>
       ) : data.indexEmpty ? (
         <div className="card" data-testid="search-state" data-state="index-empty">
-          <EmptyState icon="∅" title="The search index is empty">
+          <EmptyState icon="index" title="The search index is empty">
             No pages have been indexed yet, so no search can find anything. An operator adds pages with <code>npm run index -- SOURCE</code>{' '}
             (a WARC file, a folder of HTML or a site to crawl); they are searchable at once.
           </EmptyState>
         </div>
       ) : data.results.length === 0 ? (
         <div className="card" data-testid="search-state" data-state="empty">
-          <EmptyState icon="?" title={`No pages match “${data.query}”`}>
+          <EmptyState icon="search" title={`No pages match “${data.query}”`}>
             Try fewer or more general words, check the spelling, or search in another language.
           </EmptyState>
         </div>

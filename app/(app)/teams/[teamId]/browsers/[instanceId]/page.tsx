@@ -3,10 +3,10 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation.js';
 import { getBrowser } from '#portal/live/browsers.ts';
 import { requireTeam } from '#app/_lib/team-page.ts';
-import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
+import type { JoinMode } from '#app/_live/live-view.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { RenameBrowser } from './rename.tsx';
-import { StopBrowserButton } from './stop-button.tsx';
+import { LiveBrowserPanel } from './live-page.tsx';
 
 export const metadata: Metadata = { title: 'Live browser' };
 
@@ -29,24 +29,26 @@ export default async function LiveBrowserPage({
   });
   return (
     <section className="stack" aria-labelledby="live-title">
-      <div className="page-head">
-        <div>
-          <p>
-            <Link href={`/teams/${team.id}/browsers`}>← All browsers</Link>
-          </p>
-          <h2 id="live-title">{browser.name}</h2>
-          <p>
-            Started by {browser.startedBy.name} with the key “{browser.keyName}”.
-          </p>
-        </div>
-        {browser.canStop && (
-          <div className="row">
-            <RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />
-            <StopBrowserButton teamId={team.id} instanceId={browser.id} name={browser.name} />
+      <LiveBrowserPanel
+        teamId={team.id}
+        instanceId={browser.id}
+        name={browser.name}
+        me={actor.userId}
+        mode={mode}
+        canStop={browser.canStop}
+        rename={<RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />}
+        heading={
+          <div>
+            <p>
+              <Link href={`/teams/${team.id}/browsers`}>← All browsers</Link>
+            </p>
+            <h2 id="live-title">{browser.name}</h2>
+            <p>
+              Started by {browser.startedBy.name} with the key “{browser.keyName}”.
+            </p>
           </div>
-        )}
-      </div>
-      <LiveView teamId={team.id} instanceId={browser.id} name={browser.name} mode={mode} />
+        }
+      />
     </section>
   );
 }

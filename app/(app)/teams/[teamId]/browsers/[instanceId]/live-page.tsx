@@ -1,0 +1,43 @@
+'use client';
+import { useState, type ReactNode } from 'react';
+import type { ViewerInfo } from '#portal/protocol/live.ts';
+import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
+import { StopBrowserButton } from './stop-button.tsx';
+
+/** The live page's head and view together, so that Stop knows who else is watching. */
+export function LiveBrowserPanel({
+  teamId,
+  instanceId,
+  name,
+  me,
+  mode,
+  canStop,
+  heading,
+  rename,
+}: {
+  teamId: string;
+  instanceId: string;
+  name: string;
+  /** The signed-in user: their own other tabs are not onlookers. */
+  me: string;
+  mode: JoinMode;
+  canStop: boolean;
+  heading: ReactNode;
+  rename: ReactNode;
+}) {
+  const [others, setOthers] = useState<ViewerInfo[]>([]);
+  return (
+    <>
+      <div className="page-head">
+        {heading}
+        {canStop && (
+          <div className="row">
+            {rename}
+            <StopBrowserButton teamId={teamId} instanceId={instanceId} name={name} others={others.filter((v) => v.userId !== me)} />
+          </div>
+        )}
+      </div>
+      <LiveView teamId={teamId} instanceId={instanceId} name={name} mode={mode} onOthers={setOthers} />
+    </>
+  );
+}
