@@ -36,8 +36,11 @@ export default async function SearchPage({
   const query = normaliseQueryText(first(sp.q));
   const language = searchLanguage(first(sp.lang));
   const keys = await listKeys(portal.vault, actor, team.id);
-  const hasKey = keys.some((k) => k.isDefault && !k.revokedAt);
-  const initial: InitialSearch = { query, language, answer: null, failure: null };
+  const defaultKey = keys.find((k) => k.isDefault && !k.revokedAt);
+  const hasKey = Boolean(defaultKey);
+  // The key's limit as the portal last saw it, so a reload keeps showing what is left.
+  const rate = defaultKey ? portal.search.rateNow(defaultKey.id) : null;
+  const initial: InitialSearch = { query, language, answer: null, failure: null, rate };
   if (query && hasKey) {
     try {
       initial.answer = await searchForMember(portal, actor, team.id, { query, language }, { record: true });

@@ -15,7 +15,8 @@ export function QuotaIndicator({ seen }: { seen: SeenRate | null }) {
     );
   }
   const { limit, windowSeconds } = seen.rate;
-  const wait = secondsLeft(seen.receivedAt, seen.rate.resetSeconds, now);
+  // Never longer than the window itself: "1 min 01 s" beside "this minute" reads as a mistake.
+  const wait = Math.min(secondsLeft(seen.receivedAt, seen.rate.resetSeconds, now), windowSeconds ?? Infinity);
   const remaining = wait === 0 ? limit : seen.rate.remaining;
   const per = windowSeconds === 60 ? 'this minute' : windowSeconds ? `per ${windowSeconds} s` : 'now';
   const pct = limit ? Math.round((remaining / limit) * 100) : 0;

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { usePathname, useSearchParams } from 'next/navigation.js';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { RecentSearch } from '#portal/data/portal-data.ts';
-import { normaliseQueryText, SEARCH_LANGUAGES, type SearchAnswer, type SearchFailureBody } from '#portal/search/types.ts';
+import { normaliseQueryText, SEARCH_LANGUAGES, type RateState, type SearchAnswer, type SearchFailureBody } from '#portal/search/types.ts';
 import { checkSearchRequest, codePoints, MAX_QUERY_CHARS, searchLanguage } from '#shared/protocol/search.ts';
 import { api } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
@@ -22,6 +22,8 @@ export type InitialSearch = {
   language: string;
   answer: SearchAnswer | null;
   failure: (SearchFailureBody & { status: number }) | null;
+  /** The key's limit as last seen by the portal, when no answer on this page says it. */
+  rate: RateState | null;
 };
 
 type Props = { teamId: string; hasKey: boolean; canManage: boolean; initial: InitialSearch; recent: RecentSearch[] };
@@ -75,7 +77,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     const err = error ?? failing;
     const fromError = err?.rate ? { rate: err.rate, receivedAt: err.at } : null;
     if (fromAnswer && fromError) return fromError.receivedAt > fromAnswer.receivedAt ? fromError : fromAnswer;
-    return fromError ?? fromAnswer;
+    return fromError ?? fromAnswer ?? (initial.rate ? { rate: initial.rate, receivedAt: mountedAt } : null);
   })();
   const [lastSeen, setLastSeen] = useState<SeenRate | null>(seen);
   useEffect(() => {
