@@ -6,6 +6,7 @@ import { safeCallback } from '#portal/accounts/public-paths.ts';
 import { portal } from '#portal/runtime.ts';
 import { signedIn } from '../_lib/session.ts';
 import { AuthShell } from '../_auth/auth-shell.tsx';
+import { invitationFor } from '../_auth/invitation.ts';
 import { OAuthButtons } from '../_auth/oauth-buttons.tsx';
 import { SignInForm } from './signin-form.tsx';
 
@@ -30,10 +31,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const rawError = typeof sp.error === 'string' ? sp.error : null;
   const error = rawError ? (KNOWN[rawError] ?? rawError.slice(0, 200)) : null;
   const p = portal();
+  const invitation = await invitationFor(p, callbackUrl);
   return (
     <AuthShell
       title="Sign in"
-      subtitle="Welcome back. Sign in to manage your teams and API keys."
+      subtitle={
+        invitation
+          ? `Sign in, then join ${invitation.teamName}: ${invitation.invitedBy} invited you.`
+          : 'Welcome back. Sign in to manage your teams and API keys.'
+      }
       footer={
         p.config.signupEnabled ? (
           <>

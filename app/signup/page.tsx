@@ -6,6 +6,7 @@ import { safeCallback } from '#portal/accounts/public-paths.ts';
 import { portal } from '#portal/runtime.ts';
 import { signedIn } from '../_lib/session.ts';
 import { AuthShell } from '../_auth/auth-shell.tsx';
+import { invitationFor } from '../_auth/invitation.ts';
 import { OAuthButtons } from '../_auth/oauth-buttons.tsx';
 import { Alert } from '../_ui/alert.tsx';
 import { SignUpForm } from './signup-form.tsx';
@@ -17,10 +18,15 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
   const callbackUrl = safeCallback(typeof sp.callbackUrl === 'string' ? sp.callbackUrl : null);
   if (await signedIn()) redirect(callbackUrl);
   const p = portal();
+  const invitation = await invitationFor(p, callbackUrl);
   return (
     <AuthShell
       title="Create your account"
-      subtitle="You get a personal team right away; invite others whenever you like."
+      subtitle={
+        invitation
+          ? `Then you join ${invitation.teamName}: ${invitation.invitedBy} invited you.`
+          : 'You get a personal team right away; invite others whenever you like.'
+      }
       footer={
         <>
           Already have an account?{' '}

@@ -25,7 +25,16 @@ test.describe('every route requires a session', () => {
         .filter((r) => r.public)
         .map((r) => r.pattern)
         .sort(),
-    ).toEqual(['/api/auth/[...nextauth]', '/api/health', '/api/reset', '/api/signup', '/reset/[token]', '/signin', '/signup']);
+    ).toEqual([
+      '/api/auth/[...nextauth]',
+      '/api/health',
+      '/api/reset',
+      '/api/signup',
+      '/invite/[token]',
+      '/reset/[token]',
+      '/signin',
+      '/signup',
+    ]);
   });
 
   test('signed out, every page redirects to sign-in and every API route answers 401', async ({ request }) => {
@@ -66,6 +75,9 @@ test.describe('every route requires a session', () => {
     expect((await request.get('/signup')).status()).toBe(200);
     expect((await request.get('/api/auth/providers')).status()).toBe(200);
     expect((await request.get(`/reset/${'A'.repeat(43)}`)).status()).toBe(200);
+    const invite = await request.get(`/invite/${'A'.repeat(43)}`, { maxRedirects: 0 });
+    expect(invite.status(), 'an invitation link lands on its own page').toBe(200);
+    expect(await invite.text()).toContain('This invitation link is not valid.');
     const reset = await request.post('/api/reset', { data: { token: 'A'.repeat(43), password: 'a long enough password' } });
     expect(reset.status(), 'an unknown reset token is refused').toBe(400);
     expect((await reset.json()).error).toMatch(/This reset link is not valid any more/);

@@ -35,17 +35,22 @@ test.describe('teams', () => {
   });
 
   test('invite with a single-use link, accept it, and see roles applied', async ({ page, browser }) => {
-    await signUp(page, newUser('inviter'));
+    const inviter = newUser('inviter');
+    await signUp(page, inviter);
     const teamId = await createTeam(page, 'Crew');
     const link = await inviteLink(page, teamId, 'Member');
     await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('row')).toHaveCount(2);
 
-    // Opened signed out, the link leads through sign-up and back to the invitation.
+    // Opened signed out, the link lands on a page that names the team and who invited, and leads
+    // through sign-up (which says so too) and back to the invitation.
     const guest = await browser.newContext();
     const gp = await guest.newPage();
     await gp.goto(link);
-    await expect(gp).toHaveURL(/\/signin\?callbackUrl=%2Finvite%2F/);
-    await gp.getByRole('link', { name: 'Create an account' }).click();
+    await expect(gp).toHaveURL(/\/invite\//);
+    await expect(gp.getByRole('heading', { name: 'Join Crew' })).toBeVisible();
+    await expect(gp.getByText(`${inviter.name} invited you to join Crew as member.`)).toBeVisible();
+    await gp.getByRole('link', { name: 'Create an account to join' }).click();
+    await expect(gp.getByText(`Then you join Crew: ${inviter.name} invited you.`)).toBeVisible();
     const member = newUser('member');
     await gp.getByLabel('Name', { exact: true }).fill(member.name);
     await gp.getByLabel('Email', { exact: true }).fill(member.email);

@@ -1,11 +1,12 @@
 /**
  * The one list of what may be reached without a session: sign-in, sign-up, password reset links,
- * the auth endpoints that sign-in itself uses, health, and Next's static assets. Everything else requires a
+ * invitation links (they name the team and let a newcomer sign up or sign in from there), the auth
+ * endpoints that sign-in itself uses, health, and Next's static assets. Everything else requires a
  * session; proxy.ts applies this to every request, and the walk-every-route test checks it.
  */
 const PUBLIC_PAGES = new Set(['/signin', '/signup']);
 const PUBLIC_API = new Set(['/api/health', '/api/signup', '/api/reset']);
-const PUBLIC_PREFIXES = ['/api/auth/', '/reset/', '/_next/static/', '/_next/image'];
+const PUBLIC_PREFIXES = ['/api/auth/', '/reset/', '/invite/', '/_next/static/', '/_next/image'];
 const PUBLIC_FILES = new Set(['/favicon.ico', '/icon.svg', '/robots.txt']);
 
 export function isPublicPath(pathname: string): boolean {

@@ -62,15 +62,30 @@ export async function revokeInvite(data: PortalData, actor: Actor, teamId: strin
   if (!ok) throw new NotFound('no such pending invitation');
 }
 
-export type InvitePreview = { teamName: string; role: Invite['role']; status: 'open' | 'used' | 'expired' | 'revoked' | 'member' };
+export type InvitePreview = {
+  teamName: string;
+  role: Invite['role'];
+  /** Who sent it, by name (never their address: the link may travel). */
+  invitedBy: string;
+  status: 'open' | 'used' | 'expired' | 'revoked' | 'member';
+};
 
-/** What the invitation page shows: which team, which role, and whether it can still be used. */
-export async function previewInvite(data: PortalData, actor: Actor, token: string): Promise<InvitePreview> {
+/** The token of an invitation link's path (`/invite/TOKEN`), or null for any other path. */
+export function inviteTokenOf(path: string): string | null {
+  return /^\/invite\/([A-Za-z0-9_-]{16,128})$/.exec(path)?.[1] ?? null;
+}
+
+/**
+ * What the invitation page shows: which team, who invited, which role, and whether it can still be
+ * used. Holding the link is enough to see this much, signed in (`actor`) or not (null).
+ */
+export async function previewInvite(data: PortalData, actor: Actor | null, token: string): Promise<InvitePreview> {
   const invite = await data.inviteByTokenHash(hashToken(token));
   if (!invite) throw new NotFound('This invitation link is not valid.');
   const team = await data.team(invite.teamId);
   if (!team) throw new NotFound('This invitation link is not valid.');
-  const member = await data.membership(invite.teamId, actor.userId);
+  const member = actor ? await data.membership(invite.teamId, actor.userId) : null;
+  const inviter = await data.userById(invite.createdBy);
   const status =
     invite.revokedAt !== null
       ? 'revoked'
@@ -81,7 +96,7 @@ export async function previewInvite(data: PortalData, actor: Actor, token: strin
           : member
             ? 'member'
             : 'open';
-  return { teamName: team.name, role: invite.role, status };
+  return { teamName: team.name, role: invite.role, invitedBy: inviter?.name || 'A teammate', status };
 }
 
 export async function acceptInvite(data: PortalData, actor: Actor, token: string): Promise<{ teamId: string }> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acceptInvite, createInvite, listInvites, previewInvite, revokeInvite } from './invites.ts';
+import { acceptInvite, createInvite, inviteTokenOf, listInvites, previewInvite, revokeInvite } from './invites.ts';
 import { changeRole, createTeam, currentTeam, getTeam, listMembers, removeMember, renameTeam, selectTeam } from './teams.ts';
 import { account, memoryData } from '../../../tests/helpers/portal-doubles.ts';
 import type { PortalData } from '../data/portal-data.ts';
@@ -81,6 +81,20 @@ describe('teams and roles', () => {
 });
 
 describe('invitations', () => {
+  it('show their team, inviter (by name) and role to whoever holds the link, signed in or not', async () => {
+    const data = memoryData();
+    const ann = await user(data, 'Ann');
+    const team = await createTeam(data, ann, { name: 'Crew' });
+    const link = await createInvite(data, ann, team.id, { role: 'admin' }, HOUR);
+    const anonymous = await previewInvite(data, null, link.token);
+    assert.deepEqual(anonymous, { teamName: 'Crew', role: 'admin', invitedBy: 'Ann', status: 'open' });
+    assert.equal((await previewInvite(data, ann, link.token)).status, 'member');
+    assert.equal(inviteTokenOf(`/invite/${link.token}`), link.token);
+    for (const path of ['/invite/', '/invite/short', `/invite/${link.token}/x`, `/teams/${link.token}`, `/invite/${link.token}?a=1`]) {
+      assert.equal(inviteTokenOf(path), null, path);
+    }
+  });
+
   it('work once, and not after they expire or are withdrawn', async () => {
     const data = memoryData();
     const ann = await user(data, 'Ann');
