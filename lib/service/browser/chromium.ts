@@ -299,13 +299,28 @@ async function calibrate(browser: Chromium, binary: string, viewport: { width: n
     const insets = { width: viewport.width - result.value[0], height: viewport.height - result.value[1] };
     insetsByBinary.set(binary, insets);
     if (insets.width === 0 && insets.height === 0) return;
-    const { windowId } = await browser.mux.call<{ windowId: number }>('Browser.getWindowForTarget', { targetId: page.targetId });
+    const windowId = await windowOf(browser, page.targetId);
     await browser.mux.call('Browser.setWindowBounds', {
       windowId,
       bounds: { width: viewport.width + insets.width, height: viewport.height + insets.height },
     });
   } finally {
     await browser.mux.call('Target.detachFromTarget', { sessionId }).catch(() => {});
+  }
+}
+
+/**
+ * The window of the first tab. On a busy host full Chromium may list the tab a moment before its
+ * window is registered ("Browser window not found"): ask again for up to a second.
+ */
+async function windowOf(browser: Chromium, targetId: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await browser.mux.call<{ windowId: number }>('Browser.getWindowForTarget', { targetId })).windowId;
+    } catch (err) {
+      if (attempt >= 20 || !/window not found/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }
 
