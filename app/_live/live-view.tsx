@@ -148,6 +148,32 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
 
   useRemoteInput(canvasRef, keysRef, metaRef, inControl, send);
 
+  // The whole view fits the window: the screen is as tall as the window leaves it between the
+  // tabs and toolbar above and the status bar below, and the view is brought into sight once.
+  const sectionRef = useRef<HTMLElement>(null);
+  const [fitHeight, setFitHeight] = useState<number | null>(null);
+  useEffect(() => {
+    const section = sectionRef.current;
+    const stage = stageRef.current;
+    if (!section || !stage) return;
+    const measure = () => {
+      const topbar = document.querySelector('.topbar')?.getBoundingClientRect().height ?? 0;
+      const above = stage.getBoundingClientRect().top - section.getBoundingClientRect().top;
+      const below = (section.querySelector('.live-status')?.getBoundingClientRect().height ?? 32) + 24;
+      setFitHeight(Math.max(180, Math.floor(window.innerHeight - topbar - above - below)));
+    };
+    measure();
+    if (section.getBoundingClientRect().bottom > window.innerHeight) section.scrollIntoView({ block: 'start' });
+    // Again whenever the tabs, toolbar or status bar change height (a second line of viewers, a notice).
+    const observer = new ResizeObserver(measure);
+    for (const part of section.children) if (part !== stage) observer.observe(part);
+    window.addEventListener('resize', measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', measure);
+    };
+  }, []);
+
   const go = (e: FormEvent) => {
     e.preventDefault();
     if (!address.trim()) return;
@@ -158,7 +184,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
 
   const ended = status.status === 'ended' || status.status === 'refused';
   return (
-    <section className="live" aria-label={`Live view of ${name}`}>
+    <section className="live" ref={sectionRef} aria-label={`Live view of ${name}`}>
       <div className="live-tabs" role="tablist" aria-label="Tabs">
         {state?.tabs.map((t) => (
           <div key={t.id} className="live-tab" data-active={t.active || undefined}>
@@ -291,7 +317,10 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
         className="live-stage"
         ref={stageRef}
         data-focused={focused || undefined}
-        style={{ aspectRatio: `${size.width} / ${size.height}`, width: `min(100%, calc(78vh * ${size.width} / ${size.height}))` }}
+        style={{
+          aspectRatio: `${size.width} / ${size.height}`,
+          width: `min(100%, calc(${fitHeight === null ? '70vh' : `${fitHeight}px`} * ${size.width} / ${size.height}))`,
+        }}
       >
         <canvas
           ref={canvasRef}

@@ -19,6 +19,11 @@ test.afterAll(async () => {
 
 /** Where a point of the remote page (CSS pixels) is on the portal page, through the canvas. */
 async function onCanvas(page: Page, x: number, y: number): Promise<{ x: number; y: number }> {
+  // As a person would after the page scrolled (a dialog gives focus back to the page's header):
+  // bring the live view into sight, where it fits the window.
+  await page.getByRole('region', { name: /^Live view of/ }).evaluate((e) => {
+    if (e.getBoundingClientRect().bottom > window.innerHeight) e.scrollIntoView({ block: 'start' });
+  });
   const box = (await page.getByRole('img', { name: /^Screen of/ }).boundingBox())!;
   return { x: box.x + (x / 1280) * box.width, y: box.y + (y / 720) * box.height };
 }
@@ -70,6 +75,13 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(page.getByRole('heading', { name: 'E2E browser' })).toBeVisible();
   await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
 
+  // The whole view fits the window: address bar, screen and status bar, with no scrolling.
+  const window = page.viewportSize()!;
+  for (const part of [page.getByLabel('Address'), page.getByRole('img', { name: /^Screen of/ }), page.getByTestId('control-status')]) {
+    const box = (await part.boundingBox())!;
+    expect(box.y >= 0 && box.y + box.height <= window.height, `${await part.evaluate((e) => e.tagName)} is in the window`).toBe(true);
+  }
+
   // Rename it.
   await page.getByRole('button', { name: 'Rename E2E browser' }).click();
   await page.getByLabel('New name').fill('Renamed browser');
@@ -118,8 +130,10 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(activeTab(page)).toHaveText(/selected: bravo$/);
   await remoteClick(page, 250, 512, 3);
   await expect(activeTab(page)).toHaveText(/selected: alpha bravo charlie delta$/);
+  await remoteClick(page, 700, 700); // away first: a press on selected text would drag the text itself
   await remoteDrag(page, { x: 341, y: 512 }, { x: 368, y: 512 });
   await expect(activeTab(page)).toHaveText(/selected: ch?a?$/);
+  await remoteClick(page, 700, 700);
   await remoteDrag(page, { x: 341, y: 512 }, { x: 455, y: 512 });
   await expect(activeTab(page)).toHaveText(/selected: charlie$/);
   await remoteClick(page, 700, 700); // click away: nothing selected

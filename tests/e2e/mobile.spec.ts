@@ -12,10 +12,16 @@ async function overflow(page: Page): Promise<{ by: number; culprits: string[] }>
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const by = document.documentElement.scrollWidth - width;
-    const culprits = by <= 0 ? [] : [...document.querySelectorAll<HTMLElement>('body *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 1)
-      .map((el) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`)
-      .slice(0, 8);
+    const culprits =
+      by <= 0
+        ? []
+        : [...document.querySelectorAll<HTMLElement>('body *')]
+            .filter((el) => el.getBoundingClientRect().right > width + 1)
+            .map(
+              (el) =>
+                `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`,
+            )
+            .slice(0, 8);
     return { by, culprits };
   });
 }

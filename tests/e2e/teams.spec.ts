@@ -56,7 +56,7 @@ test.describe('teams', () => {
     await gp.getByLabel('Email', { exact: true }).fill(member.email);
     await gp.getByLabel('Password', { exact: true }).fill(member.password);
     await gp.getByRole('button', { name: 'Create account' }).click();
-    await expect(gp.getByText('You are invited to join Crew as member.')).toBeVisible();
+    await expect(gp.getByText(`${inviter.name} invited you to join Crew as member.`)).toBeVisible();
     await gp.getByRole('button', { name: 'Join Crew' }).click();
     await expect(gp).toHaveURL(new RegExp(`/teams/${teamId}/keys$`));
     await expect(gp.getByRole('heading', { level: 1, name: 'Crew' })).toBeVisible();

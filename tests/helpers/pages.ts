@@ -20,8 +20,8 @@ export const LIVE_PAGE = `<!doctype html>
   #alert { position: absolute; left: 100px; top: 300px; width: 200px; height: 50px; }
   #popup { position: absolute; left: 100px; top: 400px; }
   #status { position: absolute; left: 400px; top: 100px; }
-  #words { position: absolute; left: 100px; top: 500px; display: flex; font: 20px sans-serif; }
-  #words span { width: 120px; }
+  #words { position: absolute; left: 100px; top: 500px; white-space: nowrap; font-size: 0; }
+  #words span { display: inline-block; width: 120px; font-size: 20px; }
 </style></head>
 <body>
   <button id="button" onclick="show('clicked ' + (++window.clicks))">Click me</button>

@@ -89,6 +89,31 @@ describe('LiveBrowser: the relay over a real instance', () => {
     assert.deepEqual([meta.deviceWidth, meta.deviceHeight], [1280, 720]);
   });
 
+  it('selects text as a local browser does: double-click a word, triple-click the line, drag across a word', async () => {
+    const press = async (x: number, y: number, clickCount: number) => {
+      await send('a', { type: 'mouse', action: 'down', x, y, button: 'left', buttons: 1, clickCount });
+      await send('a', { type: 'mouse', action: 'up', x, y, button: 'left', buttons: 0, clickCount });
+    };
+    const selection = (want: string) =>
+      eventually(
+        () => evaluate('String(getSelection()).trim().replace(/\\s+/g, " ")'),
+        (v) => v === want,
+      );
+    await send('a', { type: 'mouse', action: 'move', x: 245, y: 512 });
+    await press(245, 512, 1);
+    await press(245, 512, 2);
+    assert.equal(await selection('bravo'), 'bravo');
+    await press(245, 512, 3);
+    assert.equal(await selection('alpha bravo charlie delta'), 'alpha bravo charlie delta');
+    await press(700, 700, 1); // away first: a press on selected text would drag the text itself
+    await send('a', { type: 'mouse', action: 'move', x: 341, y: 512 });
+    await send('a', { type: 'mouse', action: 'down', x: 341, y: 512, button: 'left', buttons: 1, clickCount: 1 });
+    for (let x = 350; x <= 455; x += 15) await send('a', { type: 'mouse', action: 'move', x, y: 512, button: 'left', buttons: 1 });
+    await send('a', { type: 'mouse', action: 'up', x: 455, y: 512, button: 'left', buttons: 0, clickCount: 1 });
+    assert.equal(await selection('charlie'), 'charlie');
+    await press(700, 700, 1);
+  });
+
   it('clicks, types, pastes and uses shortcuts in the remote page', async () => {
     await click('a', 150, 125);
     await click('a', 150, 125);
