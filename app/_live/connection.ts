@@ -19,6 +19,8 @@ export type LiveHandlers = {
   onFrame(meta: FrameMeta, bitmap: ImageBitmap): void;
   onDialog(dialog: DialogInfo | null): void;
   onClipboard(text: string): void;
+  /** The viewer in control said no to this viewer's question. */
+  onDeclined(by: string): void;
   onError(message: string): void;
   onRtt(ms: number): void;
   /** Whether the instance still exists, asked when reconnecting keeps failing (a refused handshake has no close code). */
@@ -128,6 +130,8 @@ export class LiveConnection {
         return this.#h.onDialog(msg.dialog);
       case 'clipboard':
         return this.#h.onClipboard(msg.text);
+      case 'declined':
+        return this.#h.onDeclined(msg.by);
       case 'pong':
         return this.#h.onRtt(performance.now() - msg.t);
       case 'error':

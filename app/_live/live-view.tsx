@@ -51,6 +51,8 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
   const inControl = Boolean(viewerId && state?.controllerId === viewerId);
   const activeTab = state?.tabs.find((t) => t.active) ?? null;
   const controller = state?.viewers.find((v) => v.control) ?? null;
+  const asked = Boolean(state?.viewers.find((v) => v.id === viewerId)?.requested);
+  const askers = inControl ? (state?.viewers.filter((v) => v.requested) ?? []) : [];
   const send = useCallback((m: Parameters<LiveConnection['send']>[0]) => connRef.current?.send(m), []);
   const othersKey = JSON.stringify(state?.viewers.filter((v) => v.id !== viewerId) ?? []);
   useEffect(() => onOthers?.(JSON.parse(othersKey) as ViewerInfo[]), [othersKey, onOthers]);
@@ -76,6 +78,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           );
         },
         onError: setNotice,
+        onDeclined: (by) => setNotice(`${by} said no for now; you can ask again.`),
         onRtt: (ms) => setRtt(Math.round(ms)),
         stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
         onFrame: (meta, bitmap) => {
@@ -301,6 +304,13 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>
             Release control
           </button>
+        ) : asked ? (
+          <span className="live-asked" role="status">
+            Waiting for {controller?.name ?? 'an answer'}…
+            <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'withdraw' })}>
+              Cancel
+            </button>
+          </span>
         ) : (
           <button
             type="button"
@@ -308,7 +318,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
             disabled={ended}
             onClick={() => send({ type: 'control', action: 'request' })}
           >
-            Request control
+            Ask for control
           </button>
         )}
       </div>
@@ -322,6 +332,33 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           width: `min(100%, calc(${fitHeight === null ? '70vh' : `${fitHeight}px`} * ${size.width} / ${size.height}))`,
         }}
       >
+        {askers.length > 0 && (
+          <div className="live-requests" role="alert">
+            {askers.map((v) => (
+              <div key={v.id} className="live-request">
+                <span>
+                  <strong>{v.name}</strong> asks for control.
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-sm btn-primary"
+                  aria-label={`Give control to ${v.name}`}
+                  onClick={() => send({ type: 'control', action: 'grant', viewerId: v.id })}
+                >
+                  Give control
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  aria-label={`Decline ${v.name}`}
+                  onClick={() => send({ type: 'control', action: 'decline', viewerId: v.id })}
+                >
+                  Decline
+                </button>
+              </div>
+            ))}
+          </div>
+        )}
         <canvas
           ref={canvasRef}
           className="live-canvas"
@@ -394,15 +431,6 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
             >
               {v.name}
               {v.id === viewerId ? ' (you)' : ''}
-              {inControl && !v.control && (v as { requested?: boolean }).requested && (
-                <button
-                  type="button"
-                  className="btn btn-sm btn-primary"
-                  onClick={() => send({ type: 'control', action: 'grant', viewerId: v.id })}
-                >
-                  Give control to {v.name}
-                </button>
-              )}
             </span>
           ))}
         </span>

@@ -90,7 +90,16 @@ test("two members see each other's browsers live; another team sees neither; a s
   await expect(bobDash.getByTestId('control-status')).toHaveText(/ has control/);
   await expect(bobDash.getByLabel('Address')).toBeDisabled();
   await expect(card(page, 'Ada browser')).toContainText('2 watching');
-  await bobDash.getByRole('button', { name: 'Request control' }).click();
+  // Asking shows at once on both sides: Bob sees he is waiting, Ada sees the question over the screen.
+  await bobDash.getByRole('button', { name: 'Ask for control' }).click();
+  await expect(bobDash.getByRole('status').filter({ hasText: 'Waiting for' })).toBeVisible();
+  const question = adaView.getByRole('alert').filter({ hasText: `${bob.user.name} asks for control.` });
+  await expect(question).toBeInViewport();
+  // Ada says no; Bob is told, and may ask again; this time she hands over.
+  await question.getByRole('button', { name: `Decline ${bob.user.name}` }).click();
+  await expect(bobDash.getByRole('status').filter({ hasText: 'said no for now' })).toBeVisible();
+  await expect(question).toBeHidden();
+  await bobDash.getByRole('button', { name: 'Ask for control' }).click();
   await adaView.getByRole('button', { name: `Give control to ${bob.user.name}` }).click();
   await expect(bobDash.getByTestId('control-status')).toHaveText(/You have control/);
   await expect(bobDash.getByLabel('Address')).toBeEnabled();

@@ -173,7 +173,12 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await second.waitForTimeout(1000); // let every render of the page settle: none may clear the screen
   expect(await litPixels(second), 'and keeps seeing it').toBeGreaterThan(200);
   await expect(second.getByLabel('Address')).toBeDisabled();
-  await second.getByRole('button', { name: 'Request control' }).click();
+  await second.getByRole('button', { name: 'Ask for control' }).click();
+  await expect(second.getByRole('status').filter({ hasText: 'Waiting for' })).toBeVisible();
+  // Taken back, then asked again.
+  await second.getByRole('button', { name: 'Cancel' }).click();
+  await expect(second.getByRole('button', { name: 'Ask for control' })).toBeVisible();
+  await second.getByRole('button', { name: 'Ask for control' }).click();
   await page.getByRole('button', { name: `Give control to ${user.name}` }).click();
   await expect(second.getByTestId('control-status')).toHaveText(/You have control/);
   await expect(page.getByTestId('control-status')).toHaveText(new RegExp(`${user.name} has control`));

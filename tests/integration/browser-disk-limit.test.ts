@@ -58,6 +58,7 @@ describe('the disk limit of an instance', () => {
   after(async () => {
     await cdp?.close();
     started?.socket.close();
+    files?.closeAllConnections();
     await new Promise<void>((resolve) => (files ? files.close(() => resolve()) : resolve()));
     await service?.stop();
   });

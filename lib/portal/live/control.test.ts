@@ -39,6 +39,27 @@ describe('ControlState', () => {
     assert.equal(c.controllerId, 'a', 'the longest watcher takes over');
   });
 
+  it('lets a question be taken back, and only the controller say no to it', () => {
+    const c = new ControlState();
+    c.join('a', 'Ada', { userId: 'u1' });
+    c.join('b', 'Bob', { userId: 'u2' });
+    c.request('b');
+    c.withdraw('b');
+    assert.equal(c.list().find((v) => v.id === 'b')?.requested, false);
+    c.request('b');
+    assert.equal(c.decline('b', 'b'), false, 'not by the one asking');
+    assert.equal(c.decline('a', 'zed'), false, 'not for someone who did not ask');
+    assert.equal(c.decline('a', 'b'), true);
+    assert.deepEqual(
+      c.list().map((v) => [v.id, v.userId, v.control, v.requested]),
+      [
+        ['a', 'u1', true, false],
+        ['b', 'u2', false, false],
+      ],
+    );
+    assert.equal(c.decline('a', 'b'), false, 'answered once');
+  });
+
   it('lets a viewer join without taking control', () => {
     const c = new ControlState();
     c.join('watcher', 'W', { takeControl: false });

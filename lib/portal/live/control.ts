@@ -49,6 +49,20 @@ export class ControlState {
     return this.#controllerId === id;
   }
 
+  /** Take back a question for control. */
+  withdraw(id: string): void {
+    const v = this.#viewers.get(id);
+    if (v) v.requested = false;
+  }
+
+  /** The controller says no to `who`'s question. Returns false when `from` does not control or `who` did not ask. */
+  decline(from: string, who: string): boolean {
+    const v = this.#viewers.get(who);
+    if (this.#controllerId !== from || !v?.requested) return false;
+    v.requested = false;
+    return true;
+  }
+
   /** The controller hands control to `to`. Returns false when `from` does not control or `to` is not watching. */
   grant(from: string, to: string): boolean {
     if (this.#controllerId !== from || !this.#viewers.has(to)) return false;
@@ -64,7 +78,7 @@ export class ControlState {
     return true;
   }
 
-  list(): (ViewerInfo & { requested: boolean })[] {
+  list(): ViewerInfo[] {
     return [...this.#viewers.values()]
       .sort((a, b) => a.joinedAt - b.joinedAt)
       .map((v) => ({ id: v.id, name: v.name, userId: v.userId, control: v.id === this.#controllerId, requested: v.requested }));

@@ -222,16 +222,31 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
         this.#screencast.resize(this.#viewport);
         return this.#queueState();
       case 'control':
-        if (msg.action === 'grant') {
-          if (!this.control.grant(viewerId, msg.viewerId)) {
-            return viewer.send({
-              type: 'error',
-              code: 'not-in-control',
-              message: 'only the viewer in control can hand it over, to someone watching',
-            });
-          }
-        } else if (msg.action === 'request') this.control.request(viewerId);
-        else this.control.release(viewerId);
+        switch (msg.action) {
+          case 'grant':
+            if (!this.control.grant(viewerId, msg.viewerId)) {
+              return viewer.send({
+                type: 'error',
+                code: 'not-in-control',
+                message: 'only the viewer in control can hand it over, to someone watching',
+              });
+            }
+            break;
+          case 'decline':
+            if (!this.control.decline(viewerId, msg.viewerId)) {
+              return viewer.send({ type: 'error', code: 'not-in-control', message: 'only the viewer in control can answer a question' });
+            }
+            this.#viewers.get(msg.viewerId)?.send({ type: 'declined', by: viewer.name });
+            break;
+          case 'request':
+            this.control.request(viewerId);
+            break;
+          case 'withdraw':
+            this.control.withdraw(viewerId);
+            break;
+          case 'release':
+            this.control.release(viewerId);
+        }
         return this.#queueState();
     }
   }

@@ -88,8 +88,10 @@ export const clientMessage = z.discriminatedUnion('type', [
     height: z.number().int().min(100).max(4096),
   }),
   z.discriminatedUnion('action', [
-    z.object({ type: z.literal('control'), action: z.enum(['request', 'release']) }),
-    z.object({ type: z.literal('control'), action: z.literal('grant'), viewerId: z.string().min(1).max(64) }),
+    // Ask for control, take the question back, or give control up.
+    z.object({ type: z.literal('control'), action: z.enum(['request', 'withdraw', 'release']) }),
+    // The viewer in control answers a question: hand over, or say no.
+    z.object({ type: z.literal('control'), action: z.enum(['grant', 'decline']), viewerId: z.string().min(1).max(64) }),
   ]),
   z.object({ type: z.literal('ping'), t: z.number().finite() }),
 ]);
@@ -116,7 +118,7 @@ export const CONTROL_ONLY: ReadonlySet<ClientMessageType> = new Set([
 
 export type TabInfo = { id: string; title: string; url: string; loading: boolean; active: boolean };
 /** One viewer of a team browser; `userId` tells a person's own other tabs from teammates. */
-export type ViewerInfo = { id: string; name: string; control: boolean; userId: string | null };
+export type ViewerInfo = { id: string; name: string; control: boolean; userId: string | null; requested: boolean };
 export type DialogInfo = { dialogType: 'alert' | 'confirm' | 'prompt' | 'beforeunload'; message: string; defaultPrompt: string };
 
 export type ServerMessage =
@@ -130,6 +132,8 @@ export type ServerMessage =
     }
   | { type: 'dialog'; dialog: DialogInfo | null }
   | { type: 'clipboard'; text: string }
+  /** The viewer in control said no to this viewer's question. */
+  | { type: 'declined'; by: string }
   | { type: 'pong'; t: number }
   | { type: 'error'; code: LiveErrorCode; message: string }
   | { type: 'ended'; reason: string; message: string };

@@ -56,6 +56,44 @@ describe('EgressProxy', () => {
       socket.once('error', reject);
     });
 
+  it('drops the upstream request when the browser goes away in the middle of an answer', { timeout: 10_000 }, async () => {
+    // An endless answer that stops being read: without the fix the target keeps its connection open.
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    const endless = createServer((req, res) => {
+      req.socket.once('close', () => upstreamClosed());
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024);
+      const more = () => {
+        while (res.write(chunk));
+        res.once('drain', more);
+      };
+      more();
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.2', () => r()));
+    const endlessPort = (endless.address() as AddressInfo).port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port: proxyPort, path: `http://ok.example:${endlessPort}/`, headers: { host: `ok.example:${endlessPort}` } },
+          (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => {});
+        req.once('error', reject);
+        req.end();
+      });
+      await closed; // hangs (and the test times out) if the proxy keeps the upstream request
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
   it('forwards http to an allowed name, connecting to the address it checked', async () => {
     const r = await viaProxy(`http://ok.example:${port}/page`);
     assert.deepEqual(r, { status: 200, body: 'hello from target' });

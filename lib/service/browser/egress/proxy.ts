@@ -193,6 +193,11 @@ export class EgressProxy {
       headers,
       setHost: false,
     });
+    // A browser that goes away (its instance ended, its tab closed) takes the upstream request with
+    // it: a remote server must not be left holding a half-read answer.
+    res.once('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     upstream.on('response', (up) => {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(up.headers)) {
