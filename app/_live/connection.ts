@@ -5,6 +5,7 @@ import {
   type ClientMessageInput,
   type DialogInfo,
   type FrameMeta,
+  type LiveErrorCode,
   type ServerMessage,
 } from '#portal/protocol/live.ts';
 import { openPortalSocket, reconnectDelayMs } from './socket.ts';
@@ -21,7 +22,9 @@ export type LiveHandlers = {
   onClipboard(text: string): void;
   /** The viewer in control said no to this viewer's question. */
   onDeclined(by: string): void;
-  onError(message: string): void;
+  onError(message: string, code: LiveErrorCode): void;
+  /** A typed address was opened over http because https could not connect. */
+  onInsecure(url: string): void;
   onRtt(ms: number): void;
   /** Whether the instance still exists, asked when reconnecting keeps failing (a refused handshake has no close code). */
   stillThere(): Promise<boolean>;
@@ -134,8 +137,10 @@ export class LiveConnection {
         return this.#h.onDeclined(msg.by);
       case 'pong':
         return this.#h.onRtt(performance.now() - msg.t);
+      case 'insecure':
+        return this.#h.onInsecure(msg.url);
       case 'error':
-        return this.#h.onError(msg.message);
+        return this.#h.onError(msg.message, msg.code);
       case 'ended':
         return this.#h.onStatus('ended', msg.message);
     }

@@ -43,6 +43,8 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
   const [address, setAddress] = useState('');
   const [editingAddress, setEditingAddress] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Why the address typed last was not opened; the tab's own problem comes from the server. */
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [fps, setFps] = useState(0);
   const [rtt, setRtt] = useState<number | null>(null);
   const [size, setSize] = useState({ width: 1280, height: 720 });
@@ -77,7 +79,8 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
             () => setNotice('The browser did not allow copying to your clipboard.'),
           );
         },
-        onError: setNotice,
+        onError: (message, code) => (code === 'address-refused' ? setRefusal(message) : setNotice(message)),
+        onInsecure: (url) => setNotice(`${new URL(url).host} does not answer over https; opened over http, which is not private.`),
         onDeclined: (by) => setNotice(`${by} said no for now; you can ask again.`),
         onRtt: (ms) => setRtt(Math.round(ms)),
         stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
@@ -180,12 +183,14 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
   const go = (e: FormEvent) => {
     e.preventDefault();
     if (!address.trim()) return;
+    setRefusal(null);
     send({ type: 'navigate', url: address });
     setEditingAddress(false);
     keysRef.current?.focus({ preventScroll: true });
   };
 
   const ended = status.status === 'ended' || status.status === 'refused';
+  const problem = activeTab?.problem ?? null;
   return (
     <section className="live" ref={sectionRef} aria-label={`Live view of ${name}`}>
       <div className="live-tabs" role="tablist" aria-label="Tabs">
@@ -320,6 +325,31 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           >
             Ask for control
           </button>
+        )}
+      </div>
+
+      {/* Always present (empty when all is well), so the fit above sees its height change. */}
+      <div className="live-problems">
+        {refusal ? (
+          <div className="live-problem alert alert-warning" role="alert">
+            <p className="live-problem-title">{refusal}</p>
+            <button type="button" className="btn btn-sm btn-ghost" aria-label="Dismiss" onClick={() => setRefusal(null)}>
+              ×
+            </button>
+          </div>
+        ) : (
+          problem && (
+            <div className="live-problem alert alert-warning" role="alert" data-code={problem.code}>
+              <div>
+                <p className="live-problem-title">{problem.title}</p>
+                <p>{problem.detail}</p>
+                {problem.operator && <p className="muted">{problem.operator}</p>}
+                <p className="muted live-problem-code">
+                  {problem.url.length > 120 ? `${problem.url.slice(0, 117)}…` : problem.url} · {problem.code}
+                </p>
+              </div>
+            </div>
+          )
         )}
       </div>
 

@@ -92,10 +92,24 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await page.getByRole('button', { name: 'Save name' }).click();
   await expect(page.getByRole('heading', { name: 'E2E browser' })).toBeVisible();
 
+  // What cannot be opened, or did not load, is said in words beside the screen, not over it.
+  const problem = page.getByRole('region', { name: /^Live view of/ }).getByRole('alert');
+  await page.getByLabel('Address').fill('file:///etc/passwd');
+  await page.getByLabel('Address').press('Enter');
+  await expect(problem).toHaveText(/file: addresses cannot be opened here/);
+  await page.getByLabel('Address').fill('10.255.255.1:8080');
+  await page.getByLabel('Address').press('Enter');
+  await expect(problem).toContainText('Blocked: 10.255.255.1:8080 is a private or reserved address');
+  await expect(problem).toContainText('BROWSER_EGRESS_ALLOW');
+  const said = (await problem.boundingBox())!;
+  const screen = (await page.getByRole('img', { name: /^Screen of/ }).boundingBox())!;
+  expect(said.y + said.height, 'the words are above the screen').toBeLessThanOrEqual(screen.y + 1);
+
   // Address bar.
   await page.getByLabel('Address').fill(`${pages.url}live`);
   await page.getByLabel('Address').press('Enter');
   await expect(activeTab(page)).toHaveText(/Live test page/);
+  await expect(problem, 'a page that loads clears the words').toHaveCount(0);
 
   // Click a button inside the live view and see the remote page change.
   await remoteClick(page, 150, 125);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { decodeFrame, type ClientMessage, type FrameMeta, type ServerMessage } from '#portal/protocol/live.ts';
@@ -9,6 +10,15 @@ import { eventually } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+/** A loopback port where nothing listens (it did a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
 
 /** A viewer that keeps what it receives, like the page does. */
 function testViewer(id: string, name = id) {
@@ -305,9 +315,60 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'history', action: 'reload' });
     for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'chrome://version']) {
       await send('a', { type: 'navigate', url });
-      assert.equal(a.last('error')?.code, 'invalid-message', url);
+      const error = a.last('error');
+      assert.equal(error?.code, 'address-refused', url);
+      assert.match(error?.message ?? '', /cannot be opened here.*http and https addresses, data: and about:blank/, url);
     }
     assert.match(live.page.url, /\?second$/);
+  });
+
+  it('says in words why a page did not load, and what the operator could change', async () => {
+    const problem = () => live.tabs.find((t) => t.active)?.problem ?? null;
+    const problemAfter = async (url: string, code: string) => {
+      await send('a', { type: 'navigate', url });
+      return eventually(problem, (p) => p?.code === code);
+    };
+    // Plain http to a private address: the egress proxy answers in the site's place and says why.
+    let p = await problemAfter('http://10.255.255.1:8080/', 'egress:denied-address');
+    assert.equal(p?.title, 'Blocked: 10.255.255.1:8080 is a private or reserved address');
+    assert.match(p?.detail ?? '', /10\.255\.255\.1 is in 10\.0\.0\.0\/8/);
+    assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW/);
+    assert.deepEqual(a.last('state')?.tabs.find((t) => t.active)?.problem, p, 'every viewer is told');
+
+    // A page that loads clears it.
+    await send('a', { type: 'navigate', url: `${pages.url}live` });
+    await eventually(problem, (x) => x === null);
+
+    // https to a private address: Chromium shows nothing of the proxy's answer; the words still say what is certain.
+    p = await problemAfter('https://10.255.255.1/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    assert.match(p?.title ?? '', /^Blocked: 10\.255\.255\.1 /);
+
+    // An allowed address where nothing listens.
+    const closed = new URL(pages.url);
+    closed.port = String(await closedPort());
+    p = await problemAfter(closed.href, 'egress:unreachable');
+    assert.equal(p?.title, `${closed.host} did not answer`);
+
+    // A bare name is tried over https, then over http, where the proxy says it does not exist.
+    p = await problemAfter('nowhere.invalid/page', 'egress:unresolved');
+    assert.equal(p?.url, 'http://nowhere.invalid/page');
+    assert.equal(p?.title, 'nowhere.invalid was not found');
+
+    // data: addresses open, as they do when typed into a desktop browser.
+    await send('a', { type: 'navigate', url: 'data:text/html,<title>Made of data</title>' });
+    await eventually(
+      () => live.page.title,
+      (t) => t === 'Made of data',
+    );
+    assert.equal(problem(), null);
+
+    // A local address without a scheme opens over http at once.
+    await send('a', { type: 'navigate', url: `127.0.0.1:${new URL(pages.url).port}/live` });
+    await eventually(
+      () => live.page.url,
+      (u) => u === `${pages.url}live`,
+    );
+    assert.equal(problem(), null);
   });
 
   it('gives a second viewer the last frame at once, view only, until control is handed over', async () => {

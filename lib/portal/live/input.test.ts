@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InputQueue, keyEvent, normaliseAddress, virtualKeyCode } from './input.ts';
+import { InputQueue, keyEvent, virtualKeyCode } from './input.ts';
 
 describe('key events', () => {
   it('maps KeyboardEvent.code to Windows virtual key codes, layout independent', () => {
@@ -35,17 +35,5 @@ describe('InputQueue', () => {
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(out, ['move 300', 'down', 'move 500']);
     assert.equal(q.coalesced, 299);
-  });
-});
-
-describe('normaliseAddress', () => {
-  it('adds https to bare hosts and allows only web addresses', () => {
-    assert.equal(normaliseAddress('example.com/a b'), 'https://example.com/a%20b');
-    assert.equal(normaliseAddress('localhost:8080/x'), 'https://localhost:8080/x');
-    assert.equal(normaliseAddress(' http://x.test '), 'http://x.test/');
-    assert.equal(normaliseAddress('about:blank'), 'about:blank');
-    for (const bad of ['', 'file:///etc/passwd', 'javascript:alert(1)', 'chrome://settings', 'data:text/html,x', 'view-source:http://a']) {
-      assert.equal(normaliseAddress(bad), null, bad);
-    }
   });
 });

@@ -150,17 +150,3 @@ export class InputQueue {
     if (move) this.#sendMove(move);
   }
 }
-
-/** Accept what a person types in an address bar; only web addresses and about:blank are allowed. */
-export function normaliseAddress(input: string): string | null {
-  const text = input.trim();
-  if (!text) return null;
-  if (text === 'about:blank') return text;
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[^/:]+:\d+(\/|$)/.test(text) ? text : `https://${text}`;
-  try {
-    const url = new URL(withScheme);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CdpConnection, type CdpSession } from '#shared/cdp/client.ts';
-import { CONTROL_ONLY, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage } from '../protocol/live.ts';
+import { CONTROL_ONLY, type ClientMessage, type DialogInfo, type FrameMeta, type ServerMessage, type TabInfo } from '../protocol/live.ts';
 import { describeEnd, type HeldBrowser } from '../service-client/browser.ts';
 import { ControlState } from './control.ts';
 import type { FrameSlot } from './frame-slot.ts';
-import { InputQueue, keyEvent, mouseEvent, normaliseAddress, touchEvent, wheelEvent } from './input.ts';
+import { planNavigation, worthFallingBack } from './address.ts';
+import { InputQueue, keyEvent, mouseEvent, touchEvent, wheelEvent } from './input.ts';
 import { Screencast, type EncodedFrame } from './screencast.ts';
 import { Tabs, type Viewport } from './tabs.ts';
 
@@ -110,6 +111,10 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   }
 
   /** Title and address of the tab in front, for lists and dashboards. */
+  get tabs(): TabInfo[] {
+    return this.#tabs.list();
+  }
+
   get page(): { title: string; url: string } {
     const tab = this.#tabs.list().find((t) => t.active);
     return { title: tab?.title ?? '', url: tab?.url ?? '' };
@@ -188,17 +193,17 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
       case 'touch':
         return this.#input.send(() => page?.post('Input.dispatchTouchEvent', touchEvent(msg)));
       case 'navigate': {
-        const url = normaliseAddress(msg.url);
-        if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
-        return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => s.send('Page.navigate', { url })));
+        const plan = planNavigation(msg.url);
+        if (!plan.ok) return viewer.send({ type: 'error', code: 'address-refused', message: plan.message });
+        return void this.#navigate(viewer, plan.url, plan.fallback);
       }
       case 'history':
         return void this.#tabs.activeSession(ATTACH_WAIT_MS).then((p) => this.#run(viewer, p, (s) => this.#history(s, msg.action)));
       case 'tab':
         if (msg.action === 'open') {
-          const url = msg.url ? normaliseAddress(msg.url) : 'about:blank';
-          if (!url) return viewer.send({ type: 'error', code: 'invalid-message', message: 'only http(s) addresses can be opened' });
-          await this.#tabs.open(url).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
+          const plan = planNavigation(msg.url ?? 'about:blank');
+          if (!plan.ok) return viewer.send({ type: 'error', code: 'address-refused', message: plan.message });
+          await this.#tabs.open(plan.url).catch((err: Error) => viewer.send({ type: 'error', code: 'failed', message: err.message }));
           return;
         }
         if (!this.#tabs.has(msg.tabId)) return viewer.send({ type: 'error', code: 'no-such-tab', message: 'that tab is gone' });
@@ -254,6 +259,29 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   /** End the instance: release /start (the service then ends the browser). */
   stop(): void {
     this.held.release();
+  }
+
+  /**
+   * Open an address in the tab in front. A typed name without a scheme that cannot be reached over
+   * https is tried over http, as a desktop browser does; why a page did not load reaches every
+   * viewer as the tab's problem (lib/portal/live/page-problem.ts), not as raw error text.
+   */
+  async #navigate(viewer: Viewer, url: string, fallback: string | null): Promise<void> {
+    const page = await this.#tabs.activeSession(ATTACH_WAIT_MS);
+    const tabId = this.#tabs.activeId;
+    if (!page || !tabId) return viewer.send({ type: 'error', code: 'failed', message: 'no page is open' });
+    try {
+      let opened = url;
+      let { errorText } = await page.send('Page.navigate', { url });
+      if (errorText && fallback && worthFallingBack(errorText)) {
+        opened = fallback;
+        ({ errorText } = await page.send('Page.navigate', { url: fallback }));
+        if (!errorText && !this.#tabs.problemOf(tabId)) viewer.send({ type: 'insecure', url: fallback });
+      }
+      if (errorText) this.#tabs.noteFailure(tabId, opened, errorText);
+    } catch (err) {
+      viewer.send({ type: 'error', code: 'failed', message: (err as Error).message });
+    }
   }
 
   async #run(viewer: Viewer, page: CdpSession | null, fn: (p: CdpSession) => Promise<unknown>): Promise<void> {

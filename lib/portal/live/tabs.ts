@@ -1,9 +1,24 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol/types/protocol.js';
 import type { CdpConnection, CdpSession } from '#shared/cdp/client.ts';
-import type { DialogInfo, TabInfo } from '../protocol/live.ts';
+import type { DialogInfo, PageProblem, TabInfo } from '../protocol/live.ts';
+import { EGRESS_REASONS, egressProblem, navigationProblem, type EgressReason } from './page-problem.ts';
 
-type Tab = { id: string; title: string; url: string; loading: boolean; session: CdpSession | null; openedAt: number };
+type Tab = {
+  id: string;
+  title: string;
+  url: string;
+  loading: boolean;
+  session: CdpSession | null;
+  openedAt: number;
+  /** Why the page in front did not load, and the navigation (loader) it belongs to. */
+  problem: { info: PageProblem; loaderId: string } | null;
+  /** Main-frame navigations under way: request id → address. */
+  navigations: Map<string, string>;
+};
+
+/** How many main-frame navigations of one tab are followed at once (redirect chains, quick retypes). */
+const MAX_NAVIGATIONS = 16;
 
 export type Viewport = { width: number; height: number };
 
@@ -98,7 +113,14 @@ export class Tabs extends EventEmitter<{
   list(): TabInfo[] {
     return [...this.#tabs.values()]
       .sort((a, b) => a.openedAt - b.openedAt)
-      .map((t) => ({ id: t.id, title: t.title, url: t.url, loading: t.loading, active: t.id === this.#activeId }));
+      .map((t) => ({
+        id: t.id,
+        title: t.title,
+        url: t.url,
+        loading: t.loading,
+        active: t.id === this.#activeId,
+        problem: t.problem?.info ?? null,
+      }));
   }
 
   has(tabId: string): boolean {
@@ -136,7 +158,16 @@ export class Tabs extends EventEmitter<{
 
   async #created(info: Protocol.Target.TargetInfo): Promise<void> {
     if (!isTab(info) || this.#tabs.has(info.targetId)) return;
-    const tab: Tab = { id: info.targetId, title: info.title, url: info.url, loading: false, session: null, openedAt: ++this.#clock };
+    const tab: Tab = {
+      id: info.targetId,
+      title: info.title,
+      url: info.url,
+      loading: false,
+      session: null,
+      openedAt: ++this.#clock,
+      problem: null,
+      navigations: new Map(),
+    };
     this.#tabs.set(info.targetId, tab);
     if (this.#activeId === null || info.openerId) this.#activeId = info.targetId;
     this.emit('change');
@@ -156,11 +187,68 @@ export class Tabs extends EventEmitter<{
       );
       session.on('Page.javascriptDialogClosed', () => this.emit('dialog', tab.id, null));
       session.on('Page.screencastFrame', (frame) => this.emit('frame', tab.id, frame));
-      await Promise.all([session.send('Page.enable'), this.#applyViewport(session)]);
+      this.#watchLoads(tab, session);
+      await Promise.all([
+        session.send('Page.enable'),
+        // Only events are wanted: no response bodies are kept for this session.
+        session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
+        this.#applyViewport(session),
+      ]);
       this.emit('attached', tab.id, session);
     } catch {
       // The target went away while we attached; targetDestroyed removes it.
     }
+  }
+
+  /**
+   * Follow the tab's main-frame navigations to say why one did not load: Chromium's error for a
+   * navigation that failed, or the egress proxy's reason when it answered in the site's place.
+   * A later navigation that commits a page of its own clears the problem.
+   */
+  #watchLoads(tab: Tab, session: CdpSession): void {
+    const follow = tab.navigations;
+    session.on('Network.requestWillBeSent', ({ requestId, type, frameId, request }) => {
+      if (type !== 'Document' || frameId !== tab.id) return;
+      follow.delete(requestId);
+      follow.set(requestId, request.url);
+      if (follow.size > MAX_NAVIGATIONS) follow.delete(follow.keys().next().value!);
+    });
+    session.on('Network.responseReceived', ({ requestId, response }) => {
+      const url = follow.get(requestId);
+      if (url === undefined) return;
+      follow.delete(requestId);
+      const reason = headerOf(response.headers, 'x-periscope-egress');
+      if (isEgressReason(reason))
+        this.#setProblem(tab, requestId, egressProblem(url, reason, headerOf(response.headers, 'x-periscope-egress-detail')));
+    });
+    session.on('Network.loadingFailed', ({ requestId, errorText, canceled }) => {
+      const url = follow.get(requestId);
+      if (url === undefined) return;
+      follow.delete(requestId);
+      const problem = canceled ? null : navigationProblem(url, errorText);
+      if (problem) this.#setProblem(tab, requestId, problem);
+    });
+    session.on('Page.frameNavigated', ({ frame }) => {
+      if (frame.parentId || frame.url.startsWith('chrome-error:') || tab.problem?.loaderId === frame.loaderId) return;
+      this.#setProblem(tab, '', null);
+    });
+  }
+
+  problemOf(tabId: string): PageProblem | null {
+    return this.#tabs.get(tabId)?.problem?.info ?? null;
+  }
+
+  /** A navigation of this tab failed before the browser said so on the network (a blocked address). */
+  noteFailure(tabId: string, url: string, errorText: string): void {
+    const tab = this.#tabs.get(tabId);
+    const problem = navigationProblem(url, errorText);
+    if (tab && problem && tab.problem?.info.url !== url) this.#setProblem(tab, '', problem);
+  }
+
+  #setProblem(tab: Tab, loaderId: string, problem: PageProblem | null): void {
+    if (!problem && !tab.problem) return;
+    tab.problem = problem ? { info: problem, loaderId } : null;
+    this.emit('change');
   }
 
   /** Chromium does not always announce a title that arrives after the first paint: ask. */
@@ -195,6 +283,15 @@ export class Tabs extends EventEmitter<{
     }
     this.emit('change');
   }
+}
+
+function headerOf(headers: Record<string, unknown>, name: string): string {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return String(value);
+  return '';
+}
+
+function isEgressReason(value: string): value is EgressReason {
+  return (EGRESS_REASONS as readonly string[]).includes(value);
 }
 
 /**

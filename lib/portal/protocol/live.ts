@@ -116,7 +116,13 @@ export const CONTROL_ONLY: ReadonlySet<ClientMessageType> = new Set([
   'viewport',
 ]);
 
-export type TabInfo = { id: string; title: string; url: string; loading: boolean; active: boolean };
+export type TabInfo = { id: string; title: string; url: string; loading: boolean; active: boolean; problem: PageProblem | null };
+/**
+ * Why the tab's page did not load, in words (lib/portal/live/page-problem.ts): what happened, and
+ * what the operator of the browser service could change, if anything. `code` is the browser's or
+ * the egress proxy's own name for it.
+ */
+export type PageProblem = { url: string; code: string; title: string; detail: string; operator: string | null };
 /** One viewer of a team browser; `userId` tells a person's own other tabs from teammates. */
 export type ViewerInfo = { id: string; name: string; control: boolean; userId: string | null; requested: boolean };
 export type DialogInfo = { dialogType: 'alert' | 'confirm' | 'prompt' | 'beforeunload'; message: string; defaultPrompt: string };
@@ -132,13 +138,15 @@ export type ServerMessage =
     }
   | { type: 'dialog'; dialog: DialogInfo | null }
   | { type: 'clipboard'; text: string }
+  /** A typed address was opened over http because https could not connect. */
+  | { type: 'insecure'; url: string }
   /** The viewer in control said no to this viewer's question. */
   | { type: 'declined'; by: string }
   | { type: 'pong'; t: number }
   | { type: 'error'; code: LiveErrorCode; message: string }
   | { type: 'ended'; reason: string; message: string };
 
-export type LiveErrorCode = 'invalid-message' | 'not-in-control' | 'unsupported-version' | 'no-such-tab' | 'failed';
+export type LiveErrorCode = 'invalid-message' | 'not-in-control' | 'unsupported-version' | 'no-such-tab' | 'address-refused' | 'failed';
 
 /** Close codes of the live-view socket. */
 export const LIVE_CLOSE = {

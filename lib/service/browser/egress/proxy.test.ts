@@ -35,11 +35,13 @@ describe('EgressProxy', () => {
   });
 
   const viaProxy = (url: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
+    new Promise<{ status: number; body: string; egress?: string; detail?: string }>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        const reason = res.headers['x-periscope-egress'] as string | undefined;
+        const detail = res.headers['x-periscope-egress-detail'] as string | undefined;
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ...(reason && { egress: reason, detail }) }));
       });
       req.on('error', reject);
       req.end();
@@ -104,7 +106,10 @@ describe('EgressProxy', () => {
     const before = seen.length;
     const r = await viaProxy(`http://evil.example:${port}/`);
     assert.equal(r.status, 403);
-    assert.match(r.body, /evil\.example/);
+    assert.equal(r.egress, 'denied-address', 'a program can read why');
+    assert.equal(r.detail, '127.0.0.1 is in 127.0.0.0/8 (loopback)');
+    assert.match(r.body, /<h1>Blocked by the egress policy: evil\.example:\d+<\/h1>/);
+    assert.match(r.body, /<code>BROWSER_EGRESS_ALLOW<\/code>/, 'a person reads what the operator can change');
     assert.match(await tunnel(`evil.example:${port}`), /^HTTP\/1\.1 403/);
     assert.equal(seen.length, before);
   });
@@ -113,8 +118,23 @@ describe('EgressProxy', () => {
     assert.match(await tunnel(`mixed.example:${port}`), /^HTTP\/1\.1 200/);
   });
 
+  it('says when an allowed site does not answer', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.2', () => r()));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const r = await viaProxy(`http://ok.example:${closedPort}/`);
+    assert.equal(r.status, 502);
+    assert.equal(r.egress, 'unreachable');
+    assert.equal(r.detail, '127.0.0.2: ECONNREFUSED');
+    assert.match(r.body, /The site did not answer: ok\.example/);
+  });
+
   it('refuses names that do not resolve and malformed requests', async () => {
-    assert.equal((await viaProxy(`http://nowhere.example:${port}/`)).status, 403);
+    const r = await viaProxy(`http://nowhere.example:${port}/`);
+    assert.equal(r.status, 403);
+    assert.equal(r.egress, 'unresolved');
+    assert.match(r.body, /Not found: nowhere\.example/);
     assert.match(await tunnel('no-port-here'), /^HTTP\/1\.1 400/);
     assert.match(await tunnel('[::1:99999'), /^HTTP\/1\.1 400/);
   });

@@ -5,6 +5,7 @@ import { connect, createServer as createNetServer, isIP, type AddressInfo, type 
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { EgressPolicy } from './policy.ts';
+import { refusalAnswer } from './refusal.ts';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -27,9 +28,12 @@ export type RefusalReason = 'denied_address' | 'unresolved';
 
 export class EgressDenied extends Error {
   readonly reason: RefusalReason;
-  constructor(message: string, reason: RefusalReason) {
-    super(message);
+  /** The message without the host: which address, and which range or why. */
+  readonly detail: string;
+  constructor(host: string, detail: string, reason: RefusalReason) {
+    super(`${host}: ${detail}`);
     this.reason = reason;
+    this.detail = detail;
   }
 }
 
@@ -108,16 +112,16 @@ export class EgressProxy {
     const addresses = isIP(bare)
       ? [bare]
       : await this.#resolve(bare).catch((err: NodeJS.ErrnoException) => {
-          throw new EgressDenied(`${host} did not resolve (${err.code ?? err.message})`, 'unresolved');
+          throw new EgressDenied(host, `did not resolve (${err.code ?? err.message})`, 'unresolved');
         });
-    if (addresses.length === 0) throw new EgressDenied(`${host} did not resolve`, 'unresolved');
+    if (addresses.length === 0) throw new EgressDenied(host, 'did not resolve', 'unresolved');
     let reason = '';
     for (const address of addresses) {
       const verdict = this.#policy.check(address);
       if (verdict.allowed) return address;
       reason = verdict.reason;
     }
-    throw new EgressDenied(`${host}: ${reason}`, 'denied_address');
+    throw new EgressDenied(host, reason, 'denied_address');
   }
 
   /**
@@ -177,8 +181,9 @@ export class EgressProxy {
       address = await this.pick(url.hostname);
     } catch (err) {
       this.#refused(url.hostname, err);
-      res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>Blocked</title><h1>Blocked by the egress policy</h1><p>${escapeHtml((err as Error).message)}</p>`);
+      const denied = err instanceof EgressDenied && err.reason === 'denied_address';
+      const answer = refusalAnswer(denied ? 'denied-address' : 'unresolved', url.host, err instanceof EgressDenied ? err.detail : '');
+      res.writeHead(answer.status, answer.headers).end(answer.body);
       return;
     }
     const headers: Record<string, string | string[]> = {};
@@ -206,9 +211,10 @@ export class EgressProxy {
       res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
       up.pipe(res);
     });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream unreachable\n');
-      else res.destroy();
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (res.headersSent) return void res.destroy();
+      const answer = refusalAnswer('unreachable', url.host, `${address}: ${err.code ?? err.message}`);
+      res.writeHead(answer.status, answer.headers).end(answer.body);
     });
     req.pipe(upstream);
   }
@@ -219,8 +225,4 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
   if (!m?.[1] || !m[2]) return null;
   const port = Number(m[2]);
   return port > 0 && port < 65536 ? { host: m[1], port } : null;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { egressProblem, navigationProblem } from './page-problem.ts';
+
+describe('navigationProblem', () => {
+  it('says nothing of a cancelled navigation', () => {
+    assert.equal(navigationProblem('https://a.test/', 'net::ERR_ABORTED'), null);
+    assert.equal(navigationProblem('https://a.test/', ''), null);
+  });
+
+  it('calls a tunnel refused for a private or loopback address blocked, and names the setting that opens it', () => {
+    for (const url of [
+      'https://10.1.2.3/',
+      'https://127.0.0.1:8443/',
+      'https://[::1]/',
+      'https://localhost/',
+      'https://169.254.169.254/',
+    ]) {
+      const p = navigationProblem(url, 'net::ERR_TUNNEL_CONNECTION_FAILED');
+      assert.match(p?.title ?? '', /^Blocked: .* is a private or reserved address$/, url);
+      assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW/, url);
+      assert.equal(p?.code, 'net::ERR_TUNNEL_CONNECTION_FAILED');
+      assert.equal(p?.url, url);
+    }
+  });
+
+  it('gives both possibilities when a public name could not be tunnelled, without the raw code in the words', () => {
+    const p = navigationProblem('https://nowhere.example/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    assert.equal(p?.title, 'Could not connect to nowhere.example');
+    assert.match(p?.detail ?? '', /name may not exist.*not answer.*private or reserved/);
+    assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW/);
+    assert.doesNotMatch(`${p?.title} ${p?.detail}`, /ERR_/);
+  });
+
+  it('words the common failures and keeps the code for the curious', () => {
+    const cases: [string, RegExp][] = [
+      ['net::ERR_NAME_NOT_RESOLVED', /^a\.test was not found$/],
+      ['net::ERR_CONNECTION_REFUSED', /^a\.test did not answer$/],
+      ['net::ERR_CONNECTION_RESET', /^a\.test closed the connection$/],
+      ['net::ERR_CERT_AUTHORITY_INVALID', /^a\.test’s certificate is not trusted$/],
+      ['net::ERR_SSL_PROTOCOL_ERROR', /^A secure connection to a\.test failed$/],
+      ['net::ERR_TOO_MANY_REDIRECTS', /redirects in a loop/],
+      ['net::ERR_BLOCKED_BY_ADMINISTRATOR', /policy/],
+      ['net::ERR_SOMETHING_NEW', /^The page could not be loaded$/],
+    ];
+    for (const [code, title] of cases) {
+      const p = navigationProblem('https://a.test/', code);
+      assert.match(p?.title ?? '', title, code);
+      assert.equal(p?.code, code);
+      assert.equal(p?.operator, null, code);
+    }
+    assert.match(navigationProblem('http://a.test:25/', 'net::ERR_UNSAFE_PORT')?.title ?? '', /^Port 25 /);
+    assert.match(navigationProblem('https://a.test/', 'net::ERR_SOMETHING_NEW')?.detail ?? '', /net::ERR_SOMETHING_NEW/);
+  });
+});
+
+describe('egressProblem', () => {
+  it("explains the proxy's refusal with its own account and the setting that opens it", () => {
+    const p = egressProblem('http://db.internal:5432/', 'denied-address', '10.0.0.7 is in 10.0.0.0/8 (private-use)');
+    assert.equal(p.title, 'Blocked: db.internal:5432 is a private or reserved address');
+    assert.match(p.detail, /\(10\.0\.0\.7 is in 10\.0\.0\.0\/8 \(private-use\)\)/);
+    assert.match(p.operator ?? '', /BROWSER_EGRESS_ALLOW/);
+    assert.equal(p.code, 'egress:denied-address');
+  });
+
+  it('tells a name that does not exist from a site that does not answer', () => {
+    assert.equal(egressProblem('http://nope.test/', 'unresolved', '').title, 'nope.test was not found');
+    assert.equal(egressProblem('http://nope.test/', 'unresolved', '').operator, null);
+    assert.equal(egressProblem('http://up.test:81/', 'unreachable', 'connection refused').title, 'up.test:81 did not answer');
+  });
+});

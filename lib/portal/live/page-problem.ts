@@ -1,0 +1,134 @@
+import ipaddr from 'ipaddr.js';
+import type { PageProblem } from '../protocol/live.ts';
+
+/**
+ * Why a tab's page did not load, in words a person can act on, shown by the live view outside the
+ * remote screen. Two sources: the error Chromium gives a failed navigation (`net::ERR_…`), and the
+ * answer of the browser service's egress proxy to a plain-http request it did not forward, which
+ * names its reason in the `X-Periscope-Egress` header (docs/api.md, "Egress").
+ */
+
+/** The reasons the egress proxy gives in `X-Periscope-Egress`. */
+export const EGRESS_REASONS = ['denied-address', 'unresolved', 'unreachable'] as const;
+export type EgressReason = (typeof EGRESS_REASONS)[number];
+
+const ALLOW_HINT = (host: string) =>
+  `If ${host} is on a network you trust, the operator of the browser service can allow its address or range with BROWSER_EGRESS_ALLOW (for example BROWSER_EGRESS_ALLOW=10.0.0.0/8).`;
+
+/** The proxy's own answer, from its headers. `detail` is the proxy's account (which address, which range). */
+export function egressProblem(url: string, reason: EgressReason, detail: string): PageProblem {
+  const host = hostOf(url);
+  const said = detail ? ` (${detail})` : '';
+  switch (reason) {
+    case 'denied-address':
+      return {
+        url,
+        code: 'egress:denied-address',
+        title: `Blocked: ${host} is a private or reserved address`,
+        detail: `The browser service refused the connection${said}. Remote browsers may not reach loopback, private, link-local or reserved addresses, nor the service's own machine.`,
+        operator: ALLOW_HINT(host),
+      };
+    case 'unresolved':
+      return {
+        url,
+        code: 'egress:unresolved',
+        title: `${host} was not found`,
+        detail: `Its name does not resolve to any address${said}. Check the spelling.`,
+        operator: null,
+      };
+    case 'unreachable':
+      return {
+        url,
+        code: 'egress:unreachable',
+        title: `${host} did not answer`,
+        detail: `The browser service found ${host} but could not connect to it${said}: the site may be down, or not accept connections on that port.`,
+        operator: null,
+      };
+  }
+}
+
+/** A failed navigation, from Chromium's error text. Null when nothing went wrong that a person must know (a cancelled navigation). */
+export function navigationProblem(url: string, errorText: string): PageProblem | null {
+  const code = /net::ERR_[A-Z0-9_]+/.exec(errorText)?.[0] ?? errorText;
+  if (!code || code === 'net::ERR_ABORTED') return null;
+  const host = hostOf(url);
+  const problem = (title: string, detail: string, operator: string | null = null): PageProblem => ({ url, code, title, detail, operator });
+  switch (code) {
+    case 'net::ERR_TUNNEL_CONNECTION_FAILED':
+    case 'net::ERR_PROXY_CONNECTION_FAILED':
+      // The proxy answers a refused secure connection the same way as an unreachable one, and
+      // Chromium does not show its answer: say what is certain, and both possibilities otherwise.
+      if (isSpecialAddress(host)) {
+        return problem(
+          `Blocked: ${host} is a private or reserved address`,
+          'The browser service refused the connection. Remote browsers may not reach loopback, private, link-local or reserved addresses, nor the service’s own machine.',
+          ALLOW_HINT(host),
+        );
+      }
+      return problem(
+        `Could not connect to ${host}`,
+        `The browser service could not open a connection to ${host}: its name may not exist, the site may not answer, or it points to a private or reserved address, which remote browsers may not reach.`,
+        ALLOW_HINT(host),
+      );
+    case 'net::ERR_NAME_NOT_RESOLVED':
+      return problem(`${host} was not found`, 'Its name does not resolve to any address. Check the spelling.');
+    case 'net::ERR_CONNECTION_REFUSED':
+    case 'net::ERR_CONNECTION_TIMED_OUT':
+    case 'net::ERR_TIMED_OUT':
+    case 'net::ERR_ADDRESS_UNREACHABLE':
+      return problem(`${host} did not answer`, 'The site may be down, or not accept connections on that port.');
+    case 'net::ERR_CONNECTION_RESET':
+    case 'net::ERR_CONNECTION_CLOSED':
+    case 'net::ERR_EMPTY_RESPONSE':
+      return problem(`${host} closed the connection`, 'It hung up before sending a page. Try again, or check that the address is right.');
+    case 'net::ERR_BLOCKED_BY_ADMINISTRATOR':
+      return problem(
+        'Blocked by the browser’s policy',
+        'Remote browsers may not open files, internal pages or extensions: only web pages, data: and about:blank.',
+      );
+    case 'net::ERR_TOO_MANY_REDIRECTS':
+      return problem(`${host} redirects in a loop`, 'The site keeps sending the browser elsewhere and never to a page.');
+    case 'net::ERR_INVALID_RESPONSE':
+    case 'net::ERR_INVALID_HTTP_RESPONSE':
+      return problem(`${host} sent an answer the browser could not read`, 'It may not be a web server, or not speak http on that port.');
+    case 'net::ERR_UNSAFE_PORT':
+      return problem(
+        `Port ${portOf(url)} is not for web pages`,
+        'Browsers refuse ports that belong to other protocols (mail, ssh and the like).',
+      );
+  }
+  if (code.startsWith('net::ERR_CERT_')) {
+    return problem(
+      `${host}’s certificate is not trusted`,
+      'The browser refused the secure connection: the certificate may be expired, self-signed, or issued for another name.',
+    );
+  }
+  if (code.startsWith('net::ERR_SSL_')) {
+    return problem(`A secure connection to ${host} failed`, 'The site and the browser could not agree on a secure connection.');
+  }
+  return problem('The page could not be loaded', `The browser reports ${code}.`);
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || 'this page';
+  } catch {
+    return 'this page';
+  }
+}
+
+function portOf(url: string): string {
+  try {
+    return new URL(url).port;
+  } catch {
+    return '';
+  }
+}
+
+/** `localhost`, or an IP address outside the public unicast space. */
+function isSpecialAddress(host: string): boolean {
+  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (!ipaddr.isValid(name)) return false;
+  return ipaddr.process(name).range() !== 'unicast';
+}
