@@ -111,6 +111,9 @@ test.describe('sessions end on the server', () => {
     await cp.goto(`/teams/${teamId}/keys`);
     await expect(cp).toHaveURL(/\/signin/);
     expect((await copy.request.get('/api/me')).status()).toBe(401);
+    const nextAuth = await copy.request.get('/api/auth/session');
+    expect(await nextAuth.json(), "next-auth's own session route gives nothing").toEqual({});
+    expect(nextAuth.headers()['set-cookie'] ?? '', 'and clears the cookie instead of renewing it').toMatch(/session-token=;/);
     await expect(portalSocket(copy, `/events/${teamId}`)).rejects.toThrow(/401/);
     await signIn(a.page, a.user);
     await copy.close();
@@ -191,6 +194,63 @@ test.describe('membership changes reach open sockets', () => {
       await owner.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`);
       await owner.context.close();
       await member.context.close();
+    }
+  });
+});
+
+test.describe('changes made elsewhere reach open sockets', () => {
+  test('a new role reaches an open dashboard at once: what the member may do is shown again', async ({ browser }) => {
+    const owner = await userSession(browser, 'promoter');
+    const teamId = await createTeam(owner.page, 'Role crew');
+    await createKey(owner.page, teamId, 'role key');
+    const link = await inviteLink(owner.page, teamId, 'Member');
+    const member = await userSession(browser, 'promoted');
+    await joinTeam(member.page, link, 'Role crew');
+    const memberId = ((await (await member.page.request.get('/api/me')).json()) as { user: { id: string } }).user.id;
+    const started = await owner.page.request.post(`/api/teams/${teamId}/browsers`, { data: { name: 'Owned' } });
+    expect(started.ok(), await started.text()).toBe(true);
+    const instanceId = ((await started.json()) as { browser: { id: string } }).browser.id;
+    try {
+      const dashboard = await portalSocket(member.context, `/events/${teamId}`);
+      type Snapshot = { type: string; instances?: { id: string; canStop: boolean }[] };
+      const canStop = () =>
+        (dashboard.messages as Snapshot[])
+          .filter((m) => m.type === 'snapshot')
+          .at(-1)
+          ?.instances?.find((i) => i.id === instanceId)?.canStop;
+      await expect.poll(canStop, { message: "a member may not stop the owner's browser" }).toBe(false);
+      const promoted = await owner.page.request.patch(`/api/teams/${teamId}/members/${memberId}`, { data: { role: 'admin' } });
+      expect(promoted.ok(), await promoted.text()).toBe(true);
+      await expect.poll(canStop, { message: 'an admin may' }).toBe(true);
+      dashboard.ws.close();
+    } finally {
+      await owner.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`);
+      await owner.context.close();
+      await member.context.close();
+    }
+  });
+
+  test("an operator's sign-out from the command line ends open live views and dashboards of the running portal", async ({ browser }) => {
+    const a = await userSession(browser, 'cli-out');
+    const teamId = teamIdOf(a.page);
+    await createKey(a.page, teamId, 'cli key');
+    const started = await a.page.request.post(`/api/teams/${teamId}/browsers`, { data: { name: 'Mine' } });
+    expect(started.ok(), await started.text()).toBe(true);
+    const instanceId = ((await started.json()) as { browser: { id: string } }).browser.id;
+    try {
+      const live = await portalSocket(a.context, `/live/${instanceId}`);
+      live.ws.send(JSON.stringify({ type: 'hello', v: LIVE_PROTOCOL_VERSION, viewport: { width: 800, height: 600 }, takeControl: true }));
+      await expect.poll(() => (live.messages as { type: string }[]).some((m) => m.type === 'state')).toBe(true);
+      const dashboard = await portalSocket(a.context, `/events/${teamId}`);
+
+      const out = portalUsers('sign-out', a.user.email);
+      expect(out.status, out.stderr).toBe(0);
+      expect(await live.closed).toBe(4401);
+      expect(await dashboard.closed).toBe(4401);
+    } finally {
+      await signIn(a.page, a.user);
+      await a.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`);
+      await a.context.close();
     }
   });
 });

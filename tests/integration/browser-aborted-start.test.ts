@@ -65,9 +65,16 @@ describe('a /start client that resets its connection', () => {
           socket.write(text.slice(0, 60));
           await new Promise((r) => setTimeout(r, 20));
         } else if (stage === 'while the browser is provisioned') {
+          // Reset once a Chromium for this client has begun to start: provisioning is under way
+          // (a cold launch takes tens of milliseconds more before the client could get its id).
+          const running = (await chromiumProcesses(service.dataDir)).length;
           socket.write(text);
-          // A cold launch takes tens of milliseconds at least: the log shows it began, the RST lands before it ends.
-          await new Promise((r) => setTimeout(r, 5));
+          const starting = await eventually(
+            async () => (await chromiumProcesses(service.dataDir)).length,
+            (n) => n > running,
+            10_000,
+          );
+          assert.ok(starting > running && !socket.destroyed, 'a browser has begun to start for a client that is still there');
         } else {
           socket.write(text);
           let data = '';

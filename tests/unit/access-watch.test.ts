@@ -50,6 +50,20 @@ describe('AccessWatch', () => {
     assert.equal(feed.listenerCount('change'), 0);
   });
 
+  it('re-checks every socket when another process changed the data, telling only those no longer allowed', async () => {
+    const { access, feed, auth } = world();
+    const watch = new AccessWatch(auth);
+    const seen: string[] = [];
+    watch.watch(socket(), user('ann'), 't1', (a) => seen.push(`ann t1 ${a}`));
+    watch.watch(socket(), user('bob'), 't1', (a) => seen.push(`bob t1 ${a}`));
+    await tick();
+    access.set('bob t1', 'signed-out'); // the operator's CLI signed Bob out
+    feed.emit('change', { userId: null, teamId: null });
+    await tick();
+    assert.deepEqual(seen, ['bob t1 signed-out']);
+    watch.stop();
+  });
+
   it('forgets a socket once it closes, and catches a change made before it was watched', async () => {
     const { access, feed, auth } = world();
     const watch = new AccessWatch(auth);

@@ -9,6 +9,9 @@ import { safeCallback } from './public-paths.ts';
 import { userOfSession } from './sessions.ts';
 import type { Portal } from '../runtime.ts';
 
+/** Why a session that ended on the server is refused (not an error worth a warning). */
+const SESSION_ENDED = 'session ended';
+
 // These are CommonJS modules: Node hands over `module.exports` (the function is on .default),
 // a bundler hands over the function itself. Accept both.
 const interop = <T extends { default: unknown }>(m: T): T['default'] => ((m as { default?: unknown }).default ?? m) as T['default'];
@@ -141,8 +144,11 @@ export function authOptions(portal: Portal): NextAuthOptions {
         return token;
       },
       async session({ session, token }) {
+        // A session that ended on the server (sign-out, new password, an operator) is no session:
+        // next-auth answers nothing and clears the cookie instead of renewing it.
         const user = await userOfSession(data, token);
-        return { ...session, user: { ...session.user, id: user?.id } };
+        if (!user) throw new Error(SESSION_ENDED);
+        return { ...session, user: { ...session.user, id: user.id } };
       },
     },
     events: {
@@ -153,7 +159,11 @@ export function authOptions(portal: Portal): NextAuthOptions {
       },
     },
     logger: {
-      error: (code, metadata) => log.warn({ code, reason: (metadata as { message?: string } | undefined)?.message }, 'auth error'),
+      error: (code, metadata) => {
+        const reason = (metadata as { message?: string } | undefined)?.message;
+        if (reason === SESSION_ENDED) return log.debug({ code }, 'ended session refused');
+        log.warn({ code, reason }, 'auth error');
+      },
       warn: (code) => log.warn({ code }, 'auth warning'),
       debug: () => {},
     },

@@ -18,9 +18,10 @@ export type ProfileChange = { name?: string; email?: string; passwordHash?: stri
 export type PasswordReset = { tokenHash: string; userId: string; createdAt: number; expiresAt: number; usedAt: number | null };
 /**
  * Someone's access changed: their sessions (teamId null: ended, or their account is gone) or
- * their membership of one team (removed, or a new role). Open sockets re-check on it.
+ * their membership of one team (removed, or a new role). Open sockets re-check on it. `userId`
+ * null: another process changed the data (an operator's CLI), and it is not known whose access.
  */
-export type AccessChange = { userId: string; teamId: string | null };
+export type AccessChange = { userId: string | null; teamId: string | null };
 export type Team = { id: string; name: string; personal: boolean; createdAt: number };
 export type Membership = { teamId: string; userId: string; role: Role; createdAt: number };
 export type Member = Membership & { email: string; name: string };
@@ -93,7 +94,10 @@ export interface PortalData {
    * session, clear the account's sign-in lock and return the user; otherwise undefined.
    */
   usePasswordReset(tokenHash: string, passwordHash: string, now: number): Promise<User | undefined>;
-  /** Listen for access changes (after they are committed); returns the unsubscribe. */
+  /**
+   * Listen for access changes (after they are committed), this process's own and, within about a
+   * second, those another process committed to the same data; returns the unsubscribe.
+   */
   onAccessChange(listener: (change: AccessChange) => void): () => void;
 
   // teams and members

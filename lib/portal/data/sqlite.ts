@@ -38,10 +38,15 @@ export function openPortalDatabase(dataDir: string): DatabaseSync {
 export class SqlitePortalData implements PortalData {
   readonly #db: DatabaseSync;
   readonly #access = new EventEmitter<{ change: [AccessChange] }>();
+  readonly #pollMs: number;
+  #poll: NodeJS.Timeout | null = null;
+  #dataVersion = 0;
 
-  constructor(db: DatabaseSync) {
+  /** `pollMs`: how often to look for changes committed by other processes while anyone listens. */
+  constructor(db: DatabaseSync, { pollMs = 1000 }: { pollMs?: number } = {}) {
     this.#access.setMaxListeners(0);
     this.#db = db;
+    this.#pollMs = pollMs;
   }
 
   static open(dataDir: string): SqlitePortalData {
@@ -172,7 +177,37 @@ export class SqlitePortalData implements PortalData {
   }
   onAccessChange(listener: (change: AccessChange) => void): () => void {
     this.#access.on('change', listener);
-    return () => this.#access.off('change', listener);
+    this.#watchOtherWriters();
+    return () => {
+      this.#access.off('change', listener);
+      if (this.#access.listenerCount('change') === 0) this.#stopWatching();
+    };
+  }
+
+  /**
+   * Another process (the portal:users CLI signing someone out) commits to the same file without
+   * telling this one. SQLite's data_version changes exactly when another connection has committed
+   * since it was last read: one cheap pragma a second while sockets listen.
+   */
+  #watchOtherWriters(): void {
+    if (this.#poll) return;
+    this.#dataVersion = this.#readDataVersion();
+    this.#poll = setInterval(() => {
+      const version = this.#readDataVersion();
+      if (version === this.#dataVersion) return;
+      this.#dataVersion = version;
+      this.#access.emit('change', { userId: null, teamId: null });
+    }, this.#pollMs);
+    this.#poll.unref();
+  }
+
+  #stopWatching(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = null;
+  }
+
+  #readDataVersion(): number {
+    return Number((this.#get('PRAGMA data_version') as { data_version: number }).data_version);
   }
 
   // teams and members
@@ -409,6 +444,7 @@ export class SqlitePortalData implements PortalData {
   }
 
   close() {
+    this.#stopWatching();
     this.#db.close();
   }
 }

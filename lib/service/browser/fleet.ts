@@ -27,6 +27,9 @@ type Entry = { instance: Instance; lifetime: NodeJS.Timeout; ending: Promise<voi
 
 export const newBrowserId = (): string => BROWSER_ID_PREFIX + randomBytes(24).toString('base64url');
 
+/** How long a browser's own exit waits to be seen as part of a shutdown before it counts as a crash. */
+const SHUTDOWN_GRACE_MS = 250;
+
 /**
  * The live browser instances, who owns each, and the limits on how many there may be.
  * An instance lives from provision() until end(); 'ended' tells the holder of its /start socket
@@ -107,7 +110,7 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     lifetime.unref();
     this.#entries.set(instance.id, { instance, lifetime, ending: null });
     taken.browser.once('exit', ({ expected }) => {
-      if (!expected) void this.end(instance.id, 'crashed');
+      if (!expected) this.#exited(instance.id);
     });
     this.#opts.onCountChange?.(this.#entries.size);
     this.#opts.onProvisioned?.((performance.now() - t0) / 1000, taken.warm);
@@ -149,6 +152,16 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
       this.emit('ended', entry.instance, reason);
     })();
     return entry.ending;
+  }
+
+  /**
+   * A browser that exited by itself crashed, unless the service is being stopped with it: systemd
+   * signals every process of the unit at once, and a browser may see the signal a moment before
+   * the service does. Such a browser ended with the shutdown, and its client hears 1001.
+   */
+  #exited(id: string): void {
+    if (this.#closing) return void this.end(id, 'shutdown');
+    setTimeout(() => void this.end(id, this.#closing ? 'shutdown' : 'crashed'), SHUTDOWN_GRACE_MS).unref();
   }
 
   /** End every instance and refuse new ones. */

@@ -39,6 +39,12 @@ export class AccessWatch {
   }
 
   async #recheck(change: AccessChange): Promise<void> {
+    // Whose access another process changed is not known: every socket is asked again, and only
+    // those no longer allowed hear of it.
+    if (change.userId === null) {
+      for (const set of [...this.#byUser.values()]) for (const entry of [...set]) await this.#recheckOne(entry, { quietIfOk: true });
+      return;
+    }
     for (const entry of this.#byUser.get(change.userId) ?? []) {
       if (change.teamId === null || change.teamId === entry.teamId) await this.#recheckOne(entry);
     }

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { auditCsv, auditLog } from '../teams/audit.ts';
+import { createTeam } from '../teams/teams.ts';
+import { recordBrowserEvents } from './browsers.ts';
+import type { EndedTeamBrowser, TeamBrowser, TeamBrowsers } from './team-browsers.ts';
+import type { ControlHandover } from './live-browser.ts';
+import { account, memoryData } from '../../../tests/helpers/portal-doubles.ts';
+
+/** The team browsers' events, as TeamBrowsers emits them, into the real audit log. */
+describe('recordBrowserEvents', () => {
+  async function setUp() {
+    const data = memoryData();
+    const ann = await account(data, 'Ann');
+    const team = await createTeam(data, ann, { name: 'Crew' });
+    const events = new EventEmitter();
+    recordBrowserEvents(events as unknown as TeamBrowsers, data, pino({ level: 'silent' }));
+    const ended = (over: Partial<EndedTeamBrowser>): EndedTeamBrowser => ({
+      id: 'br_1',
+      teamId: team.id,
+      name: 'Nightly',
+      startedBy: { userId: ann.userId, name: 'Ann' },
+      keyName: 'ci',
+      startedAt: 1_000,
+      endedAt: 2_000,
+      reason: 'idle',
+      message: 'nobody watched it for 10 minutes',
+      stoppedBy: null,
+      ...over,
+    });
+    const log = async () => {
+      await new Promise((r) => setImmediate(r));
+      return (await auditLog(data, ann, team.id, {})).events;
+    };
+    return { data, ann, team, events, ended, log };
+  }
+
+  it('files an end nobody chose under no person, with its reason', async () => {
+    const { events, ended, log } = await setUp();
+    events.emit('ended', ended({ reason: 'idle' }));
+    const [event] = (await log()).filter((e) => e.action.startsWith('browser.'));
+    assert.equal(event?.action, 'browser.ended');
+    assert.equal(event?.actorId, null);
+    assert.equal(event?.subject, 'Nightly');
+    assert.deepEqual(event?.detail, { instance: 'br_1', reason: 'idle', message: 'nobody watched it for 10 minutes' });
+  });
+
+  it('files a stop under the person who stopped it', async () => {
+    const { events, ended, log, ann } = await setUp();
+    events.emit('ended', ended({ reason: 'stopped', stoppedBy: { userId: ann.userId, name: 'Ann' } }));
+    const [event] = (await log()).filter((e) => e.action.startsWith('browser.'));
+    assert.equal(event?.action, 'browser.stopped');
+    assert.equal(event?.actorId, ann.userId);
+  });
+
+  it('files a handover under the person who received control, naming both, and the CSV filtered by that person has it', async () => {
+    const { data, events, log, ann, team } = await setUp();
+    const bob = await account(data, 'Bob');
+    const handover: ControlHandover = { from: { name: 'Bob', userId: bob.userId }, to: { name: 'Ann', userId: ann.userId } };
+    events.emit('handover', { id: 'br_1', teamId: team.id, name: 'Nightly' } as TeamBrowser, handover);
+    const [event] = (await log()).filter((e) => e.action === 'control.handed');
+    assert.equal(event?.actorId, ann.userId);
+    assert.deepEqual(event?.detail, { instance: 'br_1', from: 'Bob', to: 'Ann' });
+    let csv = '';
+    for await (const chunk of auditCsv(data, ann, team.id, { actor: ann.userId })) csv += chunk;
+    assert.match(csv, /control\.handed/);
+    csv = '';
+    for await (const chunk of auditCsv(data, ann, team.id, { actor: bob.userId })) csv += chunk;
+    assert.doesNotMatch(csv, /control\.handed/, 'filed under one person only');
+  });
+});
