@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export type ConnectionLimits = {
   /** A request's headers must be complete within this long (ms), a /start handshake's included. */
   headersTimeoutMs: number;
   /** A whole request (headers and body) must be complete within this long (ms). */
   requestTimeoutMs: number;
-  /** Open connections one client address may hold at once (0: no limit). */
+  /** Open connections one client (an IPv4 address, an IPv6 /64) may hold at once (0: no limit). */
   perAddress: number;
 };
 
@@ -21,7 +22,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, onRef
   if (limits.perAddress <= 0) return;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
+    const address = clientOf(socket.remoteAddress ?? '');
     const count = (open.get(address) ?? 0) + 1;
     if (count > limits.perAddress) {
       onRefused(address);
@@ -35,4 +36,16 @@ export function guardConnections(server: Server, limits: ConnectionLimits, onRef
       else open.delete(address);
     });
   });
+}
+
+/**
+ * Who a connection comes from, for the cap: an IPv4 address (also when it arrives IPv4-mapped), or
+ * the /64 an IPv6 address lies in, since one IPv6 host is routinely given a whole /64 and could
+ * otherwise spread its connections over as many addresses as it likes.
+ */
+export function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  return `${(ip as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
