@@ -33,6 +33,7 @@ const schema = z.object({
   BROWSER_CAPACITY: intVar(10, 1, 1000),
   BROWSER_MAX_INSTANCES_PER_KEY: intVar(5, 1, 1000),
   BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
+  BROWSER_HISTORY_HOURS: intVar(24, 0, 31 * 24),
   BROWSER_LAUNCH_TIMEOUT_SECONDS: intVar(30, 1, 300),
   BROWSER_EGRESS_ALLOW: listVar,
   BROWSER_ISOLATION: z
@@ -77,6 +78,8 @@ export type ServiceConfig = {
     capacity: number;
     maxInstancesPerKey: number;
     maxLifetimeMs: number;
+    /** How long an ended browser stays in its key's list (GET /v0/browsers). */
+    historyMs: number;
     launchTimeoutMs: number;
     egressAllow: CidrBlock[];
     pingIntervalMs: number;
@@ -167,6 +170,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       capacity: v.BROWSER_CAPACITY,
       maxInstancesPerKey: v.BROWSER_MAX_INSTANCES_PER_KEY,
       maxLifetimeMs: v.BROWSER_MAX_LIFETIME_SECONDS * 1000,
+      historyMs: v.BROWSER_HISTORY_HOURS * 3_600_000,
       launchTimeoutMs: v.BROWSER_LAUNCH_TIMEOUT_SECONDS * 1000,
       egressAllow,
       pingIntervalMs: v.START_PING_INTERVAL_MS,

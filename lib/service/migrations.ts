@@ -17,4 +17,21 @@ export const serviceMigrations: readonly Migration[] = [
         revoked_at INTEGER
       );`,
   },
+  {
+    version: 2,
+    name: 'browser history',
+    up: `
+      CREATE TABLE browsers (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        end_reason TEXT,
+        url TEXT NOT NULL DEFAULT '',
+        title TEXT NOT NULL DEFAULT '',
+        tabs INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX browsers_by_key ON browsers (key_id, started_at DESC);
+      CREATE INDEX browsers_by_end ON browsers (ended_at);`,
+  },
 ];

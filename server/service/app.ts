@@ -7,6 +7,7 @@ import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { DiskGuard } from '#service/browser/disk-guard.ts';
 import { BrowserFleet } from '#service/browser/fleet.ts';
+import { BrowserHistory } from '#service/browser/history.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
 import { BrowserPool } from '#service/browser/pool.ts';
 import { removeServiceCgroups } from '#service/browser/sandbox/cgroups.ts';
@@ -23,12 +24,16 @@ import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { guardConnections } from '../http/connection-guard.ts';
 import { Router } from '../http/router.ts';
+import { listBrowsers, stopBrowser } from './routes/browsers.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { search as searchRoute } from './routes/search.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
 import { StartSockets } from './sockets/start.ts';
+
+/** Ended browsers a key's list keeps at most (GET /v0/browsers). */
+const HISTORY_PER_KEY = 100;
 
 export type RunningService = {
   ctx: ServiceContext;
@@ -122,6 +127,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
+  const history = new BrowserHistory(db, { retentionMs: config.browser.historyMs, maxEndedPerKey: HISTORY_PER_KEY });
+  history.endLeftovers(Date.now());
+  history.prune(Date.now());
+  const pruning = setInterval(() => history.prune(Date.now()), 3_600_000);
+  pruning.unref();
+  fleet.on('started', (i) => history.started(i.id, i.keyId, i.createdAt.getTime()));
+  fleet.on('ended', (i, reason) => history.ended(i.id, reason, Date.now(), i.browser.tabs.state));
   const disk = new DiskGuard({
     fleet,
     limitBytes: config.browser.diskLimitBytes,
@@ -142,6 +154,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     keys,
     pool,
     fleet,
+    history,
     search,
     searchLimiter,
     isolation: isolationReport,
@@ -152,6 +165,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
     .on('GET', '/start', upgradeRequired)
     .on('POST', '/v0/search', searchRoute(ctx))
+    .on('GET', '/v0/browsers', listBrowsers(ctx))
+    .on('DELETE', '/v0/browsers/:id', stopBrowser(ctx))
     .on('GET', '/v0/browser/uploads', getUploads(ctx))
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
@@ -193,6 +208,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       log.info('shutting down');
       server.close();
       disk.stop();
+      clearInterval(pruning);
       await fleet.shutdown();
       await starts.drain(1000);
       await pool.close();

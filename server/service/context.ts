@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { BrowserFleet } from '#service/browser/fleet.ts';
+import type { BrowserHistory } from '#service/browser/history.ts';
 import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
@@ -18,6 +19,8 @@ export type ServiceContext = {
   keys: KeyStore;
   pool: BrowserPool;
   fleet: BrowserFleet;
+  /** Every key's live and recently ended browsers. */
+  history: BrowserHistory;
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
   searchLimiter: SlidingWindowLimiter;

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { CdpPipe } from '#shared/cdp/pipe.ts';
 import type { ClientMessage } from '../protocol/devtools.ts';
 
@@ -43,6 +44,8 @@ export class CdpMux {
   /** Every session a client holds, to its owner. */
   readonly #owners = new Map<string, MuxClient>();
   readonly #clients = new Set<MuxClient>();
+  /** Events on the pipe's own root session, for the service (its target discovery). */
+  readonly rootEvents = new EventEmitter<{ event: [method: string, params: Record<string, unknown>] }>();
   #nextId = 1;
 
   constructor(pipe: CdpPipe) {
@@ -116,6 +119,7 @@ export class CdpMux {
       const gone = this.#owners.get(String(parsed.params?.sessionId));
       if (gone && gone.root === parsed.params?.sessionId) gone.end('its target was closed');
     }
+    if (parsed.method && !parsed.sessionId) this.rootEvents.emit('event', parsed.method, parsed.params ?? {});
   }
 
   #closed(): void {

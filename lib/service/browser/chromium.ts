@@ -11,6 +11,7 @@ import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgro
 import { SANDBOX } from './sandbox/layout.ts';
 import { spawnSandboxed, type SandboxTools } from './sandbox/spawn.ts';
 import { killUids, type UidPool } from './sandbox/uids.ts';
+import { TabWatch } from './tab-watch.ts';
 
 export type ChromiumVersion = {
   Browser: string;
@@ -105,6 +106,8 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   readonly pid: number;
   readonly mux: CdpMux;
   readonly pipe: CdpPipe;
+  /** Its tabs and the page in use, for the list of a key's browsers. */
+  readonly tabs: TabWatch;
   /** The instance's folders as Chromium sees them, for the CDP policy. */
   readonly policyFolders: PolicyFolders;
   /** The instance's host folders (downloads and uploads are served by the files API). */
@@ -132,6 +135,7 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     this.pid = child.pid as number;
     this.pipe = pipe;
     this.mux = mux;
+    this.tabs = new TabWatch(mux);
     this.version = version;
     this.#teardown = teardown;
     this.folders = folders;
@@ -213,6 +217,7 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
       const mux = new CdpMux(pipe);
       const info = await ready(child, mux, stderrTail, options.timeoutMs);
       const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
+      await browser.tabs.discover();
       if (!insetsByBinary.has(executable.path)) await calibrate(browser, executable.path, viewport);
       return browser;
     } catch (err) {

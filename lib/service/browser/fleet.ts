@@ -35,7 +35,7 @@ const SHUTDOWN_GRACE_MS = 250;
  * An instance lives from provision() until end(); 'ended' tells the holder of its /start socket
  * why, once the browser is gone.
  */
-export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }> {
+export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [Instance, EndReason] }> {
   readonly #opts: FleetOptions;
   readonly #entries = new Map<string, Entry>();
   /** Slots reserved by provisions still waiting for a browser. */
@@ -115,6 +115,7 @@ export class BrowserFleet extends EventEmitter<{ ended: [Instance, EndReason] }>
     this.#opts.onCountChange?.(this.#entries.size);
     this.#opts.onProvisioned?.((performance.now() - t0) / 1000, taken.warm);
     this.#opts.log.info({ browserId: instance.id, keyId: key.id, pid: taken.browser.pid, warm: taken.warm }, 'instance provisioned');
+    this.emit('started', instance);
     return instance;
   }
 

@@ -20,6 +20,8 @@ export const START_CLOSE = {
   keyRevoked: { code: 4401, reason: 'API key revoked' },
   /** The instance reached the operator's lifetime limit (BROWSER_MAX_LIFETIME_SECONDS). */
   lifetime: { code: 4408, reason: 'instance lifetime limit reached' },
+  /** Someone holding the key stopped it with DELETE /v0/browsers/{id} (the portal's Stop, for one). */
+  stopped: { code: 4410, reason: 'stopped through the API' },
   /** The instance's files (profile, downloads, uploads) passed the operator's limit (BROWSER_DISK_LIMIT_MB). */
   diskLimit: { code: 4413, reason: 'instance disk limit reached' },
   /** Chromium exited or crashed on its own. */

@@ -1,0 +1,64 @@
+import type { BrowserRecord } from '#service/browser/history.ts';
+import type { Instance } from '#service/browser/fleet.ts';
+import { authenticate } from '#service/keys/auth.ts';
+import { BadRequest } from '#shared/errors.ts';
+import { isBrowserId } from '#shared/protocol/start.ts';
+import { sendJson } from '../../http/respond.ts';
+import type { Handler } from '../../http/router.ts';
+import type { ServiceContext } from '../context.ts';
+
+/** One browser as `GET /v0/browsers` lists it (docs/api.md, "Listing and stopping a key's browsers"). */
+export type BrowserView = {
+  id: string;
+  /** `ending`: its /start socket closed and its processes are being ended. */
+  status: 'live' | 'ending' | 'ended';
+  startedAt: string;
+  endedAt: string | null;
+  endReason: string | null;
+  page: { url: string; title: string } | null;
+  tabs: number;
+};
+
+const STATUSES = new Set(['live', 'ended']);
+
+/** GET /v0/browsers[?status=live|ended]: the key's live and recently ended browsers, newest first. */
+export const listBrowsers =
+  (ctx: ServiceContext): Handler =>
+  async (req, res, url) => {
+    const key = authenticate(ctx.keys, req.headers.authorization);
+    const wanted = url.searchParams.get('status');
+    if (wanted !== null && !STATUSES.has(wanted)) throw new BadRequest('status must be live or ended');
+    for (const name of url.searchParams.keys()) if (name !== 'status') throw new BadRequest(`unknown query parameter ${name}`);
+    const live = new Map(ctx.fleet.listFor(key.id).map((i) => [i.id, i]));
+    await Promise.all([...live.values()].map((i) => i.browser.tabs.refresh()));
+    const browsers = ctx.history
+      .list(key.id, Date.now())
+      .map((r) => view(r, live.get(r.id)))
+      .filter((b) => wanted === null || (wanted === 'live' ? b.status !== 'ended' : b.status === 'ended'));
+    sendJson(res, 200, { browsers });
+  };
+
+/** DELETE /v0/browsers/{id}: end one of the key's live browsers now (its /start closes with 4410). */
+export const stopBrowser =
+  (ctx: ServiceContext): Handler =>
+  async (req, res, _url, params) => {
+    const key = authenticate(ctx.keys, req.headers.authorization);
+    const id = params.id ?? '';
+    if (!isBrowserId(id)) throw new BadRequest('malformed browser id: expected the br_... id sent on /start');
+    const instance = ctx.fleet.get(id, key.id);
+    await ctx.fleet.end(instance.id, 'stopped');
+    res.writeHead(204).end();
+  };
+
+function view(r: BrowserRecord, instance: Instance | undefined): BrowserView {
+  const state = instance ? instance.browser.tabs.state : r.state;
+  return {
+    id: r.id,
+    status: instance ? 'live' : r.endedAt === null ? 'ending' : 'ended',
+    startedAt: new Date(r.startedAt).toISOString(),
+    endedAt: r.endedAt === null ? null : new Date(r.endedAt).toISOString(),
+    endReason: r.endReason,
+    page: state.page,
+    tabs: state.tabs,
+  };
+}
