@@ -14,6 +14,7 @@ import { SearchProxy } from './search/search.ts';
 import { resolvePortalSecrets } from './keys/secrets.ts';
 import { SignInThrottle } from './accounts/throttle.ts';
 import type { Vault } from './keys/vault.ts';
+import { KeyBrowsers } from './live/key-browsers.ts';
 
 /**
  * Everything the portal process holds, built once by the composition root (createPortal) before
@@ -30,6 +31,8 @@ export type Portal = {
   search: SearchProxy;
   /** The browsers the portal holds open for its users (their /start sockets), and the service's health. */
   live: TeamBrowsers;
+  /** Every live browser of the team's keys, whoever started it (the service's list). */
+  keyBrowsers: KeyBrowsers;
   serviceHealth: ServiceHealthReader;
 };
 
@@ -53,15 +56,17 @@ export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = proc
   const { idleMs, maxPerUser, maxPerTeam } = config.live;
   const live = new TeamBrowsers({ serviceUrl: config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: log.child({ part: 'live' }) });
   recordBrowserEvents(live, data, log);
+  const vault: Vault = { data, box, issuer, keyUse: new KeyUseLog(data) };
   return {
     config,
     authSecret: secrets.authSecret,
     data,
-    vault: { data, box, issuer, keyUse: new KeyUseLog(data) },
+    vault,
     throttle: new SignInThrottle(data, config.signIn),
     log,
     search: new SearchProxy(config.search),
     live,
+    keyBrowsers: new KeyBrowsers({ serviceUrl: config.serviceUrl, vault, log: log.child({ part: 'key-browsers' }) }),
     serviceHealth: new ServiceHealthReader(config.serviceUrl),
   };
 }

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import WebSocket from 'ws';
 import { createKey, createTeam, inviteLink, newUser, signUp, userSession } from '../helpers/portal.ts';
+import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 
 /** Start a browser from the dashboard; returns its instance id (the live page opens). */
 async function startBrowser(page: Page, teamId: string, name: string): Promise<string> {
@@ -132,4 +133,63 @@ test("two members see each other's browsers live; another team sees neither; a s
   await adaView.close();
   await bob.context.close();
   await carol.context.close();
+});
+
+test("browsers a script starts with the team's keys are on the dashboard, live; an owner can stop one, a member cannot", async ({
+  page,
+  browser,
+}) => {
+  await signUp(page, newUser('scripter'));
+  const teamId = await createTeam(page, 'Script crew');
+  const { token } = await createKey(page, teamId, 'ci key');
+  const link = await inviteLink(page, teamId, 'Member');
+  const member = await userSession(browser, 'watcher');
+  await member.page.goto(link);
+  await member.page.getByRole('button', { name: 'Join Script crew' }).click();
+  await page.goto(`/teams/${teamId}/browsers`);
+  await member.page.goto(`/teams/${teamId}/browsers`);
+
+  // A script starts a browser with the team's key, straight at the service, and opens a page.
+  const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
+  const closed = new Promise<number>((resolve) => start.once('close', (code) => resolve(code)));
+  const id = await new Promise<string>((resolve, reject) => {
+    start.once('message', (data) => resolve(data.toString()));
+    start.once('error', reject);
+  });
+  const version = (await (
+    await fetch(`${E2E_SERVICE_URL}/json/version`, { headers: { authorization: `Bearer ${token}`, 'x-browser-id': id } })
+  ).json()) as {
+    webSocketDebuggerUrl: string;
+  };
+  const cdp = new WebSocket(version.webSocketDebuggerUrl, { headers: { authorization: `Bearer ${token}`, 'x-browser-id': id } });
+  await new Promise((resolve) => cdp.once('open', resolve));
+  cdp.send(JSON.stringify({ id: 1, method: 'Target.createTarget', params: { url: 'data:text/html,<title>Nightly report</title>' } }));
+
+  // Both dashboards show it, pushed without a reload: the key, the page, the tabs.
+  for (const p of [page, member.page]) {
+    const row = p
+      .getByRole('table', { name: "Browsers started with the team's keys" })
+      .getByRole('row')
+      .filter({ hasText: 'Nightly report' });
+    await expect(row).toBeVisible({ timeout: 15_000 });
+    await expect(row).toContainText('ci key');
+    await expect(row.getByRole('cell').nth(2)).toHaveText('2');
+  }
+  const memberRow = member.page.locator(`tr[data-browser-id="${id}"]`);
+  await expect(memberRow.getByRole('button', { name: /^Stop/ }), 'a member may not end what a script holds').toHaveCount(0);
+
+  // The owner stops it, after saying yes: the script's /start closes with 4410, and the row goes from every dashboard.
+  await page.locator(`tr[data-browser-id="${id}"]`).getByRole('button', { name: /^Stop/ }).click();
+  const dialog = page.getByRole('dialog', { name: /^Stop the browser of key ci key/ });
+  await expect(dialog).toContainText('A script or another client holds this browser');
+  await dialog.getByRole('button', { name: 'Stop it' }).click();
+  expect(await closed).toBe(4410);
+  await expect(page.locator(`tr[data-browser-id="${id}"]`)).toHaveCount(0);
+  await expect(memberRow).toHaveCount(0, { timeout: 15_000 });
+  cdp.close();
+
+  // The audit log says who stopped it, and that a script had started it.
+  await page.goto(`/teams/${teamId}/audit`);
+  await expect(page.getByRole('row').filter({ hasText: 'Nightly report' }).first()).toBeVisible();
+  await member.context.close();
 });

@@ -167,6 +167,28 @@ export async function withTeamKey<T>(
   return use(token);
 }
 
+/**
+ * Read-only use of every live key of a team, on behalf of a member who looks (the dashboard's list
+ * of browsers started with the team's keys). The use is recorded like any other (purpose `check`,
+ * once per person, key and window); the keys' last-used time is left alone, since looking is not
+ * using the key for work.
+ */
+export async function eachTeamKey<T>(
+  v: Vault,
+  actor: Actor,
+  teamId: string,
+  use: (key: { id: string; name: string }, token: string) => Promise<T>,
+): Promise<T[]> {
+  await requireRole(v.data, actor, teamId, 'member');
+  const keys = (await v.data.keys(teamId)).filter((k) => k.revokedAt === null);
+  return Promise.all(
+    keys.map(async (key) => {
+      await v.keyUse.used({ teamId, actorId: actor.userId, keyId: key.id, keyName: key.name, purpose: 'check' });
+      return use({ id: key.id, name: key.name }, v.box.open(key.sealed, associated(key.id)));
+    }),
+  );
+}
+
 /** Re-encrypt every stored key with the box's current secret. Returns how many were re-sealed. */
 export async function resealAll(data: PortalData, from: SecretBox, to: SecretBox): Promise<number> {
   const rows = await data.allSealed();

@@ -121,8 +121,12 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
   return view(instance, canStop);
 }
 
-/** The starter, owners and admins may stop an instance. */
+/**
+ * The starter, owners and admins may stop an instance the portal holds. A browser started with one
+ * of the team's keys elsewhere (a script) only owners and admins may stop: its holder loses it.
+ */
 export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
+  if (!p.live.get(instanceId)) return stopKeyBrowser(p, actor, teamId, instanceId);
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
   p.live.stop(
@@ -130,6 +134,28 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
     { reason: 'stopped', message: `stopped by ${user.name || user.email}` },
     { userId: user.id, name: user.name || user.email },
   );
+}
+
+async function stopKeyBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<void> {
+  const membership = await requireRole(p.data, actor, teamId, 'member');
+  if (!atLeast(membership.role, 'admin')) {
+    const known = (await p.keyBrowsers.list(actor, teamId)).some((b) => b.id === instanceId);
+    if (!known) throw new NotFound('no such browser');
+    throw new Forbidden('only owners and admins can stop a browser started with a team key outside the portal');
+  }
+  const stopped = await p.keyBrowsers.stop(actor, teamId, instanceId);
+  if (!stopped) throw new NotFound('no such browser');
+  await p.data.audit(
+    {
+      teamId,
+      actorId: actor.userId,
+      action: 'browser.stopped',
+      subject: stopped.title || stopped.url || stopped.id,
+      detail: { instance: stopped.id, key: stopped.keyName, startedThrough: 'api' },
+    },
+    Date.now(),
+  );
+  p.live.emit('change', teamId);
 }
 
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserRow> {
@@ -143,9 +169,20 @@ export async function renameBrowser(p: Portal, actor: Actor, teamId: string, ins
 export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
   const instances = await listBrowsers(p, actor, teamId);
   const live = p.live;
-  const [service, history] = await Promise.all([p.serviceHealth.read(), p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100)]);
+  const admin = atLeast((await requireRole(p.data, actor, teamId, 'member')).role, 'admin');
+  // The service's own ids (br_…) of the browsers the portal holds: those are listed above already.
+  const held = new Set(live.listForTeam(teamId).map((i) => i.live.held.id));
+  const [service, history, fromKeys] = await Promise.all([
+    p.serviceHealth.read(),
+    p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100),
+    p.keyBrowsers.list(actor, teamId),
+  ]);
   return {
     instances,
+    // What the portal holds is listed above, with more to do; the rest of the team's keys' browsers here.
+    fromKeys: fromKeys
+      .filter((b) => !held.has(b.id))
+      .map((b) => ({ id: b.id, keyName: b.keyName, startedAt: b.startedAt, title: b.title, url: b.url, tabs: b.tabs, canStop: admin })),
     capacity: {
       team: { used: instances.length, limit: live.limits.perTeam },
       mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },

@@ -35,7 +35,19 @@ export type EndedInstanceView = {
   message: string;
 };
 
-export type DashboardSnapshot = { instances: BrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
+/** A live browser started with one of the team's keys outside this portal (a script, CI): its holder is not here. */
+export type KeyBrowserRow = {
+  id: string;
+  keyName: string;
+  startedAt: number;
+  title: string;
+  url: string;
+  tabs: number;
+  /** Owners and admins may end it (the script holding it loses it). */
+  canStop: boolean;
+};
+
+export type DashboardSnapshot = { instances: BrowserRow[]; fromKeys: KeyBrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
 
 export type DashboardServerMessage =
   ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot) | { type: 'pong'; t: number } | { type: 'error'; message: string };

@@ -27,9 +27,15 @@ export type DashboardSocketDeps = SocketAuth & {
   log: Logger;
   /** How often thumbnails go out while someone watches the dashboard. */
   thumbnailMs?: number;
+  /**
+   * How often the snapshot is read again while someone watches: browsers started with the team's
+   * keys elsewhere come and go without the portal hearing of it. Sent only when it changed.
+   */
+  refreshMs?: number;
 };
 
-type Subscriber = { ws: WebSocket; user: SignedInUser; teamId: string };
+/** `last`: the snapshot last sent, to send only what changed. */
+type Subscriber = { ws: WebSocket; user: SignedInUser; teamId: string; last: string };
 
 const DEBOUNCE_MS = 100;
 
@@ -46,6 +52,7 @@ export class DashboardSockets {
   readonly #byTeam = new Map<string, Set<Subscriber>>();
   readonly #pending = new Map<string, NodeJS.Timeout>();
   readonly #thumbnails: NodeJS.Timeout;
+  readonly #refresh: NodeJS.Timeout;
   readonly #access: AccessWatch;
 
   constructor(deps: DashboardSocketDeps) {
@@ -54,6 +61,10 @@ export class DashboardSockets {
     deps.instances.on('change', (teamId) => this.#schedule(teamId));
     this.#thumbnails = setInterval(() => void this.#sendThumbnails(), deps.thumbnailMs ?? 3000);
     this.#thumbnails.unref();
+    this.#refresh = setInterval(() => {
+      for (const teamId of this.#byTeam.keys()) void this.#push(teamId);
+    }, deps.refreshMs ?? 5000);
+    this.#refresh.unref();
   }
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, teamId: string): Promise<void> {
@@ -67,7 +78,7 @@ export class DashboardSockets {
       return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
-      const sub: Subscriber = { ws, user, teamId };
+      const sub: Subscriber = { ws, user, teamId, last: JSON.stringify(first) };
       const subs = this.#byTeam.get(teamId) ?? new Set();
       subs.add(sub);
       this.#byTeam.set(teamId, subs);
@@ -97,6 +108,7 @@ export class DashboardSockets {
   closeAll(): void {
     this.#access.stop();
     clearInterval(this.#thumbnails);
+    clearInterval(this.#refresh);
     this.#heartbeat.closeAll(DASHBOARD_CLOSE.goingAway.code, DASHBOARD_CLOSE.goingAway.reason);
   }
 
@@ -118,6 +130,9 @@ export class DashboardSockets {
   async #pushTo(sub: Subscriber): Promise<void> {
     try {
       const snapshot = await this.#deps.snapshot(sub.user.userId, sub.teamId);
+      const text = JSON.stringify(snapshot);
+      if (text === sub.last) return;
+      sub.last = text;
       this.#send(sub.ws, { type: 'snapshot', v: DASHBOARD_PROTOCOL_VERSION, at: Date.now(), ...snapshot });
     } catch (err) {
       if (asDomainError(err)?.code === 'not_found') sub.ws.close(DASHBOARD_CLOSE.removed.code, DASHBOARD_CLOSE.removed.reason);

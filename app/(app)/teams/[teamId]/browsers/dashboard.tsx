@@ -175,7 +175,7 @@ export function Dashboard({
         <div className="card">
           <EmptyState icon="browser" title="No browsers running">
             Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code>{' '}
-            with one of the team&apos;s API keys; browsers started that way belong to the key, not to this dashboard.
+            with one of the team&apos;s API keys; browsers started that way are listed below, under the key.
           </EmptyState>
         </div>
       ) : shown.length === 0 ? (
@@ -236,6 +236,60 @@ export function Dashboard({
             );
           })}
         </ul>
+      )}
+
+      {snapshot.fromKeys.length > 0 && (
+        <section className="card" aria-labelledby="from-keys-title">
+          <div className="card-header">
+            <h3 id="from-keys-title">Started with the team&apos;s keys</h3>
+            <p className="muted">
+              Browsers that scripts and other clients started with the team&apos;s API keys. Whoever started them holds them: they end when
+              that client lets go.
+            </p>
+          </div>
+          <div className="table-wrap">
+            <table className="table" aria-label="Browsers started with the team's keys">
+              <thead>
+                <tr>
+                  <th scope="col">Page</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Tabs</th>
+                  <th scope="col">Up</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {snapshot.fromKeys.map((b) => (
+                  <tr key={b.id} data-browser-id={b.id}>
+                    <td className="dash-page" title={b.url}>
+                      <span>{b.title || 'Untitled'}</span>
+                      <span className="muted">{b.url || 'No page open'}</span>
+                    </td>
+                    <td>{b.keyName}</td>
+                    <td>{b.tabs}</td>
+                    <td title={formatDate(b.startedAt)}>{duration(now - b.startedAt)}</td>
+                    <td>
+                      {b.canStop && (
+                        <StopBrowserButton
+                          teamId={teamId}
+                          instanceId={b.id}
+                          name={`the browser of key ${b.keyName}`}
+                          others={[]}
+                          size="sm"
+                          label="Stop"
+                          after="stay"
+                          warning="A script or another client holds this browser: it loses it at once, and whatever the page held is gone."
+                        />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
       )}
 
       <section className="card" aria-labelledby="history-title">

@@ -9,7 +9,8 @@ import { onlookersText, type Onlooker } from '#app/_lib/format.ts';
 
 /**
  * Stop a team browser. When someone else is watching it or has control, ask first and say who: they
- * lose what they were doing. Nobody else there: stop at once.
+ * lose what they were doing. Nobody else there: stop at once. `warning`: always ask, saying this
+ * (a browser a script holds).
  */
 export function StopBrowserButton({
   teamId,
@@ -19,6 +20,7 @@ export function StopBrowserButton({
   size,
   label = 'Stop browser',
   after = 'list',
+  warning,
 }: {
   teamId: string;
   instanceId: string;
@@ -27,6 +29,7 @@ export function StopBrowserButton({
   size?: 'sm';
   label?: string;
   after?: 'list' | 'stay';
+  warning?: string;
 }) {
   const router = useRouter();
   const [asking, setAsking] = useState(false);
@@ -44,7 +47,7 @@ export function StopBrowserButton({
         variant="danger"
         size={size}
         busy={stop.isPending && !asking}
-        onClick={() => (others.length ? setAsking(true) : stop.mutate())}
+        onClick={() => (warning || others.length ? setAsking(true) : stop.mutate())}
         aria-label={`Stop ${name}`}
       >
         {label}
@@ -53,7 +56,7 @@ export function StopBrowserButton({
         open={asking}
         onClose={() => setAsking(false)}
         title={`Stop ${name}?`}
-        description={`${onlookersText(others)}. They will see that it ended, and whatever the page held is gone.`}
+        description={warning ?? `${onlookersText(others)}. They will see that it ended, and whatever the page held is gone.`}
         footer={
           <>
             <Button onClick={() => setAsking(false)}>Keep it running</Button>
