@@ -67,14 +67,16 @@ describe('a /start client that resets its connection', () => {
         } else if (stage === 'while the browser is provisioned') {
           // Reset once a Chromium for this client has begun to start: provisioning is under way
           // (a cold launch takes tens of milliseconds more before the client could get its id).
-          const running = (await chromiumProcesses(service.dataDir)).length;
+          // (Processes of an earlier client may still be going away: a new pid is what counts.)
+          const running = new Set(await chromiumProcesses(service.dataDir));
           socket.write(text);
-          const starting = await eventually(
-            async () => (await chromiumProcesses(service.dataDir)).length,
-            (n) => n > running,
+          const started = await eventually(
+            async () => (await chromiumProcesses(service.dataDir)).some((pid) => !running.has(pid)),
+            Boolean,
             10_000,
           );
-          assert.ok(starting > running && !socket.destroyed, 'a browser has begun to start for a client that is still there');
+          if (!started) socket.resetAndDestroy(); // leave nothing behind for the next stage
+          assert.ok(started && !socket.destroyed, 'a browser has begun to start for a client that is still there');
         } else {
           socket.write(text);
           let data = '';
