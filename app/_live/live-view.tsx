@@ -1,7 +1,9 @@
 'use client';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DialogInfo, FrameMeta, ViewerInfo } from '#portal/protocol/live.ts';
+import { Dialog } from '#app/_ui/dialog.tsx';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
+import { SHORTCUTS, shortcutOf, type ShortcutAction } from './shortcuts.ts';
 import { useRemoteInput } from './use-remote-input.ts';
 import './live-view.css';
 
@@ -49,6 +51,8 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
   const [rtt, setRtt] = useState<number | null>(null);
   const [size, setSize] = useState({ width: 1280, height: 720 });
   const [focused, setFocused] = useState(false);
+  const [showShortcuts, setShowShortcuts] = useState(false);
+  const addressRef = useRef<HTMLInputElement>(null);
 
   const inControl = Boolean(viewerId && state?.controllerId === viewerId);
   const activeTab = state?.tabs.find((t) => t.active) ?? null;
@@ -180,6 +184,58 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
     };
   }, []);
 
+  const ended = status.status === 'ended' || status.status === 'refused';
+  // Keyboard shortcuts (./shortcuts.ts), from anywhere on the page; the keys never reach the remote page.
+  const onShortcut = useRef<(action: ShortcutAction) => void>(() => {});
+  onShortcut.current = (action) => {
+    const tabs = state?.tabs ?? [];
+    const at = tabs.findIndex((t) => t.active);
+    if (action === 'help') return setShowShortcuts((v) => !v);
+    if (action === 'control') {
+      if (inControl) send({ type: 'control', action: 'release' });
+      else if (!ended) send({ type: 'control', action: asked ? 'withdraw' : 'request' });
+      return;
+    }
+    if (!inControl) return setNotice('Ask for control first: Alt+Shift+C.');
+    switch (action) {
+      case 'address':
+        addressRef.current?.focus();
+        return addressRef.current?.select();
+      case 'new-tab':
+        return send({ type: 'tab', action: 'open' });
+      case 'close-tab':
+        return activeTab && send({ type: 'tab', action: 'close', tabId: activeTab.id });
+      case 'next-tab':
+      case 'previous-tab': {
+        const next = tabs[(at + (action === 'next-tab' ? 1 : -1) + tabs.length) % tabs.length];
+        return next && !next.active && send({ type: 'tab', action: 'switch', tabId: next.id });
+      }
+      case 'back':
+      case 'forward':
+      case 'reload':
+        return send({ type: 'history', action });
+    }
+  };
+  useEffect(() => {
+    const keydown = (e: KeyboardEvent) => {
+      const action = shortcutOf(e);
+      if (!action) return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (!e.repeat) onShortcut.current(action);
+    };
+    // Its release is the live view's too: the remote page never saw the press.
+    const keyup = (e: KeyboardEvent) => {
+      if (shortcutOf(e)) e.stopPropagation();
+    };
+    window.addEventListener('keydown', keydown, { capture: true });
+    window.addEventListener('keyup', keyup, { capture: true });
+    return () => {
+      window.removeEventListener('keydown', keydown, { capture: true });
+      window.removeEventListener('keyup', keyup, { capture: true });
+    };
+  }, []);
+
   const go = (e: FormEvent) => {
     e.preventDefault();
     if (!address.trim()) return;
@@ -189,39 +245,50 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
     keysRef.current?.focus({ preventScroll: true });
   };
 
-  const ended = status.status === 'ended' || status.status === 'refused';
   const problem = activeTab?.problem ?? null;
   return (
     <section className="live" ref={sectionRef} aria-label={`Live view of ${name}`}>
-      <div className="live-tabs" role="tablist" aria-label="Tabs">
-        {state?.tabs.map((t) => (
-          <div key={t.id} className="live-tab" data-active={t.active || undefined}>
-            <button
-              type="button"
-              role="tab"
-              aria-selected={t.active}
-              disabled={!inControl}
-              onClick={() => send({ type: 'tab', action: 'switch', tabId: t.id })}
-              title={t.url}
-            >
-              {t.loading && <span className="spinner" aria-hidden="true" />}
-              <span className="live-tab-title">{t.title || t.url || 'New tab'}</span>
-            </button>
-            <button
-              type="button"
-              className="live-tab-close"
-              aria-label={`Close tab ${t.title || t.url || 'New tab'}`}
-              disabled={!inControl}
-              onClick={() => send({ type: 'tab', action: 'close', tabId: t.id })}
-            >
-              ×
-            </button>
-          </div>
-        ))}
+      <div className="live-tabs">
+        {/* Tabs as ARIA tabs: Delete closes the focused one; the × beside each is the mouse's way to the same. */}
+        <div className="live-tablist" role="tablist" aria-label="Tabs">
+          {state?.tabs.map((t) => (
+            <div key={t.id} className="live-tab" role="presentation" data-active={t.active || undefined}>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={t.active}
+                aria-keyshortcuts="Delete"
+                disabled={!inControl}
+                onClick={() => send({ type: 'tab', action: 'switch', tabId: t.id })}
+                onKeyDown={(e) => {
+                  if (e.key !== 'Delete') return;
+                  e.preventDefault();
+                  send({ type: 'tab', action: 'close', tabId: t.id });
+                }}
+                title={t.url}
+              >
+                {t.loading && <span className="spinner" aria-hidden="true" />}
+                <span className="live-tab-title">{t.title || t.url || 'New tab'}</span>
+              </button>
+              <button
+                type="button"
+                className="live-tab-close"
+                aria-hidden="true"
+                tabIndex={-1}
+                title={`Close tab ${t.title || t.url || 'New tab'}`}
+                disabled={!inControl}
+                onClick={() => send({ type: 'tab', action: 'close', tabId: t.id })}
+              >
+                ×
+              </button>
+            </div>
+          ))}
+        </div>
         <button
           type="button"
           className="live-tab-new"
           aria-label="New tab"
+          aria-keyshortcuts="Alt+Shift+T"
           disabled={!inControl}
           onClick={() => send({ type: 'tab', action: 'open' })}
         >
@@ -234,6 +301,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           type="button"
           className="btn btn-sm btn-ghost"
           aria-label="Back"
+          aria-keyshortcuts="Alt+Shift+ArrowLeft"
           disabled={!inControl}
           onClick={() => send({ type: 'history', action: 'back' })}
         >
@@ -243,6 +311,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
           type="button"
           className="btn btn-sm btn-ghost"
           aria-label="Forward"
+          aria-keyshortcuts="Alt+Shift+ArrowRight"
           disabled={!inControl}
           onClick={() => send({ type: 'history', action: 'forward' })}
         >
@@ -271,7 +340,9 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
         )}
         <form className="live-address" onSubmit={go}>
           <input
+            ref={addressRef}
             aria-label="Address"
+            aria-keyshortcuts="Alt+Shift+L"
             value={address}
             placeholder="Type an address"
             disabled={!inControl}
@@ -469,7 +540,34 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
             {notice}
           </span>
         )}
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost live-shortcuts-button"
+          aria-keyshortcuts="Alt+Shift+/"
+          onClick={() => setShowShortcuts(true)}
+        >
+          Shortcuts
+        </button>
       </div>
+      <Dialog
+        open={showShortcuts}
+        onClose={() => setShowShortcuts(false)}
+        title="Keyboard shortcuts"
+        description="They work anywhere on this page; every other key goes to the remote page while the screen has focus."
+      >
+        <table className="table" aria-label="Keyboard shortcuts">
+          <tbody>
+            {SHORTCUTS.map((s) => (
+              <tr key={s.action}>
+                <td>
+                  <kbd>{s.keys}</kbd>
+                </td>
+                <td>{s.does}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Dialog>
     </section>
   );
 }

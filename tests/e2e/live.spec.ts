@@ -169,8 +169,22 @@ test('start a browser, use it through the live view, reload, hand over control, 
   await expect(activeTab(page)).toHaveText(/127\.0\.0\.1.*second|Periscope test page/);
   await page.getByRole('tab', { name: /answer: Grace/ }).click();
   await expect(activeTab(page)).toHaveText(/answer: Grace/);
-  await page.getByRole('button', { name: /Close tab (Periscope test page|127)/ }).click();
+  await page.getByRole('tab', { name: /Periscope test page|127/ }).press('Delete');
   await expect(page.getByRole('tab')).toHaveCount(1);
+
+  // The same from the keyboard, anywhere on the page; the keys never reach the remote page.
+  await page.keyboard.press('Alt+Shift+T');
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  await page.keyboard.press('Alt+Shift+L');
+  await expect(page.getByLabel('Address')).toBeFocused();
+  await page.keyboard.press('Alt+Shift+W');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await expect(activeTab(page)).toHaveText(/answer: Grace/);
+  await page.keyboard.press('Alt+Shift+Slash');
+  const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(shortcuts).toContainText('Go to the address bar');
+  await page.keyboard.press('Escape');
+  await expect(shortcuts).toBeHidden();
 
   // Reload the portal page: the same instance, in the same state.
   await page.reload();

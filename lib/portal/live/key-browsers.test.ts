@@ -21,20 +21,19 @@ describe('KeyBrowsers', () => {
     server = createServer((req, res) => {
       calls++;
       if (!up) return void res.writeHead(503).end('{}');
-      const mine = req.headers.authorization === `Bearer ${token}`;
-      const browsers = mine
-        ? [
-            {
-              id: ID,
-              status: 'live',
-              startedAt: '2026-11-23T10:00:00.000Z',
-              endedAt: null,
-              endReason: null,
-              page: { url: 'https://a.test/', title: 'A' },
-              tabs: 2,
-            },
-          ]
-        : [];
+      // The team's other key is one this service refuses: it must not spoil the list.
+      if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end('{}');
+      const browsers = [
+        {
+          id: ID,
+          status: 'live',
+          startedAt: '2026-11-23T10:00:00.000Z',
+          endedAt: null,
+          endReason: null,
+          page: { url: 'https://a.test/', title: 'A' },
+          tabs: 2,
+        },
+      ];
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ browsers }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -51,7 +50,7 @@ describe('KeyBrowsers', () => {
     return { v, ann, crew, reader: new KeyBrowsers({ serviceUrl: url, vault: v, log: pino({ level: 'silent' }), maxAgeMs: 60_000 }) };
   }
 
-  it("lists the live browsers of every key of the team, under the key's name", async () => {
+  it("lists the live browsers of every key of the team, under the key's name; a key the service refuses lists nothing", async () => {
     const { reader, ann, crew, v } = await team();
     const ciKey = (await v.data.keys(crew.id)).find((k) => k.name === 'ci key');
     assert.deepEqual(await reader.list(ann, crew.id), [

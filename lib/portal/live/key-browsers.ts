@@ -54,17 +54,19 @@ export class KeyBrowsers {
     return stopped.some(Boolean) ? found : null;
   }
 
+  /** Each key on its own: a key the service refuses lists nothing, a key whose list failed keeps its last one. */
   async #read(actor: Actor, teamId: string): Promise<KeyBrowserOfTeam[]> {
-    try {
-      const perKey = await eachTeamKey(this.#vault, actor, teamId, async (key, token) =>
-        (await listKeyBrowsers(this.#serviceUrl, token)).map((b) => ({ ...b, keyId: key.id, keyName: key.name })),
-      );
-      const value = perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
-      this.#cache.set(teamId, { at: Date.now(), value });
-      return value;
-    } catch (err) {
-      this.#log.warn({ err, teamId }, "could not read the browsers of the team's keys");
-      return this.#cache.get(teamId)?.value ?? [];
-    }
+    const before = this.#cache.get(teamId)?.value ?? [];
+    const perKey = await eachTeamKey(this.#vault, actor, teamId, async (key, token) => {
+      try {
+        return ((await listKeyBrowsers(this.#serviceUrl, token)) ?? []).map((b) => ({ ...b, keyId: key.id, keyName: key.name }));
+      } catch (err) {
+        this.#log.warn({ err, teamId, keyId: key.id }, 'could not read the browsers of a team key');
+        return before.filter((b) => b.keyId === key.id);
+      }
+    });
+    const value = perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
+    this.#cache.set(teamId, { at: Date.now(), value });
+    return value;
   }
 }

@@ -23,8 +23,10 @@ export type KeyBrowser = { id: string; startedAt: number; url: string; title: st
 
 const TIMEOUT_MS = 3000;
 
-export async function listKeyBrowsers(serviceUrl: string, apiKey: string): Promise<KeyBrowser[]> {
+/** The key's live browsers; null when the service does not accept the key (revoked there, or another service's). */
+export async function listKeyBrowsers(serviceUrl: string, apiKey: string): Promise<KeyBrowser[] | null> {
   const res = await call(serviceUrl, '/v0/browsers?status=live', 'GET', apiKey);
+  if (res.status === 401) return null;
   if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} to the list of browsers`);
   const body = listed.safeParse(await res.json().catch(() => null));
   if (!body.success) throw new DomainError('upstream_failed', 'the service sent a list of browsers this portal cannot read');

@@ -18,7 +18,7 @@ export function StopBrowserButton({
   name,
   others,
   size,
-  label = 'Stop browser',
+  label = 'Stop',
   after = 'list',
   warning,
 }: {
