@@ -48,6 +48,10 @@ const schema = z.object({
   BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
   BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
   BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
+  RECORDING_MAX_MB: intVar(200, 1, 102_400),
+  RECORDING_RETENTION_HOURS: intVar(7 * 24, 1, 366 * 24),
+  RECORDING_FPS: intVar(2, 1, 15),
+  RECORDING_PRUNE_SECONDS: intVar(3600, 1, 86_400),
   BROWSER_DISK_CHECK_SECONDS: intVar(2, 1, 3600),
   START_PING_INTERVAL_MS: intVar(20_000, 100, 60_000),
   SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
@@ -99,6 +103,19 @@ export type ServiceConfig = {
     /** What one instance's folders may hold on disk; past it the instance ends (4413). */
     diskLimitBytes: number;
     diskCheckMs: number;
+  };
+  /** Session recordings of the keys that turn them on (docs/api.md, "Session recordings"). */
+  recording: {
+    /** DATA_DIR/recordings: one folder per recorded browser. */
+    dir: string;
+    /** What one session's recording may hold. */
+    maxBytes: number;
+    /** How long a recording is kept after its browser ended. */
+    retentionMs: number;
+    /** Most screen frames kept per second. */
+    fps: number;
+    /** How often expired recordings (and old history) are removed; also once at start. */
+    pruneMs: number;
   };
   search: {
     defaultRatePerMinute: number;
@@ -184,6 +201,13 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       uploadsMaxBytes: v.BROWSER_UPLOADS_MAX_MB * 1024 * 1024,
       diskLimitBytes: v.BROWSER_DISK_LIMIT_MB * 1024 * 1024,
       diskCheckMs: v.BROWSER_DISK_CHECK_SECONDS * 1000,
+    },
+    recording: {
+      dir: resolve(dataDir, 'recordings'),
+      maxBytes: v.RECORDING_MAX_MB * 1024 * 1024,
+      retentionMs: v.RECORDING_RETENTION_HOURS * 3_600_000,
+      fps: v.RECORDING_FPS,
+      pruneMs: v.RECORDING_PRUNE_SECONDS * 1000,
     },
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,

@@ -34,4 +34,12 @@ export const serviceMigrations: readonly Migration[] = [
       CREATE INDEX browsers_by_key ON browsers (key_id, started_at DESC);
       CREATE INDEX browsers_by_end ON browsers (ended_at);`,
   },
+  {
+    version: 3,
+    name: 'session recording',
+    up: `
+      ALTER TABLE api_keys ADD COLUMN record INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE browsers ADD COLUMN recorded INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE browsers ADD COLUMN recording_bytes INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

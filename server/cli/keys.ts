@@ -4,8 +4,9 @@ import { loadServiceConfig } from '#service/config.ts';
 import { openKeyDatabase } from '#service/keys/key-database.ts';
 
 const USAGE = `usage:
-  npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N]
+  npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N] [--record]
   npm run keys -- list
+  npm run keys -- record ID on|off     record the key's browsers from their next start (off by default)
   npm run keys -- revoke ID`;
 
 function fail(message: string): never {
@@ -29,6 +30,7 @@ function main(argv: string[]): void {
         name: { type: 'string' },
         'rate-per-minute': { type: 'string' },
         'max-instances': { type: 'string' },
+        record: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     });
@@ -55,8 +57,12 @@ function main(argv: string[]): void {
           ratePerMinute: wholeNumber(values['rate-per-minute'], '--rate-per-minute'),
           maxInstances: wholeNumber(values['max-instances'], '--max-instances'),
         };
-        const { key, token } = keys.create(values.name, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)));
-        console.log(`created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers`);
+        const { key, token } = keys.create(values.name, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)), {
+          record: values.record ?? false,
+        });
+        console.log(
+          `created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers${key.record ? ', recorded' : ''}`,
+        );
         console.log('the key is shown this once; store it now:');
         console.log(token);
         return;
@@ -64,7 +70,7 @@ function main(argv: string[]): void {
       case 'list': {
         const all = keys.list();
         if (!all.length) return void console.log('no keys yet; create one with: npm run keys -- create --name NAME');
-        console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
+        console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'RECORD', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
         for (const k of all) {
           console.log(
             [
@@ -72,12 +78,22 @@ function main(argv: string[]): void {
               k.name,
               k.ratePerMinute,
               k.maxInstances,
+              k.record ? 'on' : 'off',
               k.createdAt.toISOString(),
               k.lastUsedAt?.toISOString() ?? '-',
               k.revokedAt ? 'revoked' : 'live',
             ].join('\t'),
           );
         }
+        return;
+      }
+      case 'record': {
+        const [id, setting, ...extra] = rest;
+        if (!id || (setting !== 'on' && setting !== 'off') || extra.length) fail('record takes a key id and on or off');
+        if (!keys.setRecord(id, setting === 'on')) fail(`no key with id ${id}`);
+        console.log(
+          `browsers of ${id} are ${setting === 'on' ? 'recorded from their next start' : 'no longer recorded from their next start'}`,
+        );
         return;
       }
       case 'revoke': {

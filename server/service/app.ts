@@ -8,6 +8,7 @@ import { resolveChromium } from '#service/browser/executable.ts';
 import { DiskGuard } from '#service/browser/disk-guard.ts';
 import { BrowserFleet } from '#service/browser/fleet.ts';
 import { BrowserHistory } from '#service/browser/history.ts';
+import { Recordings } from '#service/browser/recording/recordings.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
 import { BrowserPool } from '#service/browser/pool.ts';
 import { removeServiceCgroups } from '#service/browser/sandbox/cgroups.ts';
@@ -25,6 +26,7 @@ import { rejectUpgrade } from '../http/respond.ts';
 import { guardConnections } from '../http/connection-guard.ts';
 import { Router } from '../http/router.ts';
 import { listBrowsers, stopBrowser } from './routes/browsers.ts';
+import { getRecording, getRecordingScreen } from './routes/recordings.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
@@ -118,6 +120,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
     metricsRegistry.poolSize.set(n),
   );
+  const history = new BrowserHistory(db, {
+    retentionMs: config.browser.historyMs,
+    recordingRetentionMs: config.recording.retentionMs,
+    maxEndedPerKey: HISTORY_PER_KEY,
+  });
+  const recordings = new Recordings({ ...config.recording, history, log: log.child({ part: 'recording' }) });
   const fleet = new BrowserFleet({
     pool,
     capacity: config.browser.capacity,
@@ -125,15 +133,25 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log: log.child({ part: 'fleet' }),
     onProvisioned: (s, warm) => metricsRegistry.provisionSeconds.observe({ pool: warm ? 'warm' : 'cold' }, s),
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
+    prepare: async (instance, key) => {
+      if (!key.record) return;
+      await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));
+    },
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
-  const history = new BrowserHistory(db, { retentionMs: config.browser.historyMs, maxEndedPerKey: HISTORY_PER_KEY });
   history.endLeftovers(Date.now());
-  history.prune(Date.now());
-  const pruning = setInterval(() => history.prune(Date.now()), 3_600_000);
+  const prune = async () => {
+    await recordings.prune(Date.now()).catch((err: Error) => log.error({ err }, 'could not remove expired recordings'));
+    history.prune(Date.now());
+  };
+  await prune();
+  const pruning = setInterval(() => void prune(), config.recording.pruneMs);
   pruning.unref();
-  fleet.on('started', (i) => history.started(i.id, i.keyId, i.createdAt.getTime()));
-  fleet.on('ended', (i, reason) => history.ended(i.id, reason, Date.now(), i.browser.tabs.state));
+  fleet.on('started', (i) => history.started(i.id, i.keyId, i.createdAt.getTime(), recordings.isRecording(i.id)));
+  fleet.on('ended', (i, reason) => {
+    history.ended(i.id, reason, Date.now(), i.browser.tabs.state);
+    void recordings.finish(i.id).catch((err: Error) => log.error({ err, browserId: i.id }, 'could not finish a recording'));
+  });
   const disk = new DiskGuard({
     fleet,
     limitBytes: config.browser.diskLimitBytes,
@@ -155,6 +173,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     pool,
     fleet,
     history,
+    recordings,
     search,
     searchLimiter,
     isolation: isolationReport,
@@ -167,6 +186,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('POST', '/v0/search', searchRoute(ctx))
     .on('GET', '/v0/browsers', listBrowsers(ctx))
     .on('DELETE', '/v0/browsers/:id', stopBrowser(ctx))
+    .on('GET', '/v0/browsers/:id/recording', getRecording(ctx))
+    .on('GET', '/v0/browsers/:id/recording/screen', getRecordingScreen(ctx))
     .on('GET', '/v0/browser/uploads', getUploads(ctx))
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BrowserFleet } from '#service/browser/fleet.ts';
 import type { BrowserHistory } from '#service/browser/history.ts';
+import type { Recordings } from '#service/browser/recording/recordings.ts';
 import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
@@ -21,6 +22,8 @@ export type ServiceContext = {
   fleet: BrowserFleet;
   /** Every key's live and recently ended browsers. */
   history: BrowserHistory;
+  /** Session recordings of the keys that turn them on. */
+  recordings: Recordings;
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
   searchLimiter: SlidingWindowLimiter;

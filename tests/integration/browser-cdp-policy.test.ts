@@ -91,7 +91,9 @@ describe('CDP commands that would reach the service host', () => {
       Boolean,
       20_000, // a bound, not a figure: a loaded 2-core CI machine once needed more than 10 s
     );
-    assert.ok(done, 'the download completed');
+    // Should it fail again (it has, rarely, on a loaded CI machine), say what the browser reported.
+    const seen = cdp.events.filter((e) => e.method.startsWith('Browser.download')).map((e) => `${e.method} ${JSON.stringify(e.params)}`);
+    assert.ok(done, `the download completed; download events seen: ${seen.join('; ') || 'none'}`);
     assert.deepEqual(readdirSync(elsewhere), [], 'nothing was written where the client asked');
     const [profile] = profileDirs(service.dataDir);
     assert.ok(profile);

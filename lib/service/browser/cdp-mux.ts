@@ -46,6 +46,8 @@ export class CdpMux {
   readonly #clients = new Set<MuxClient>();
   /** Events on the pipe's own root session, for the service (its target discovery). */
   readonly rootEvents = new EventEmitter<{ event: [method: string, params: Record<string, unknown>] }>();
+  /** Events on sessions the service attached for itself (its recorder), by session id. */
+  readonly serviceEvents = new EventEmitter<{ event: [sessionId: string, method: string, params: Record<string, unknown>] }>();
   #nextId = 1;
 
   constructor(pipe: CdpPipe) {
@@ -120,6 +122,7 @@ export class CdpMux {
       if (gone && gone.root === parsed.params?.sessionId) gone.end('its target was closed');
     }
     if (parsed.method && !parsed.sessionId) this.rootEvents.emit('event', parsed.method, parsed.params ?? {});
+    else if (parsed.method && parsed.sessionId) this.serviceEvents.emit('event', parsed.sessionId, parsed.method, parsed.params ?? {});
   }
 
   #closed(): void {

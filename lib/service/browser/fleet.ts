@@ -20,6 +20,8 @@ export type FleetOptions = {
   lifetimeMs: number;
   log: Logger;
   onProvisioned?: (seconds: number, warm: boolean) => void;
+  /** Done before the client gets the instance (its recording begins here); must not throw. */
+  prepare?: (instance: Instance, key: ApiKey) => Promise<void>;
   onCountChange?: (live: number) => void;
 };
 
@@ -112,6 +114,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     taken.browser.once('exit', ({ expected }) => {
       if (!expected) this.#exited(instance.id);
     });
+    await this.#opts.prepare?.(instance, key);
     this.#opts.onCountChange?.(this.#entries.size);
     this.#opts.onProvisioned?.((performance.now() - t0) / 1000, taken.warm);
     this.#opts.log.info({ browserId: instance.id, keyId: key.id, pid: taken.browser.pid, warm: taken.warm }, 'instance provisioned');

@@ -11,7 +11,7 @@ const page = (url: string) => ({ tabs: 1, page: { url, title: url } });
 function history(maxEndedPerKey = 3) {
   const db = new DatabaseSync(':memory:');
   migrate(db, serviceMigrations);
-  return new BrowserHistory(db, { retentionMs: 24 * HOUR, maxEndedPerKey });
+  return new BrowserHistory(db, { retentionMs: 24 * HOUR, recordingRetentionMs: 7 * 24 * HOUR, maxEndedPerKey });
 }
 
 describe('BrowserHistory', () => {

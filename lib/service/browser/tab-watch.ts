@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CdpMux } from './cdp-mux.ts';
 
@@ -12,12 +13,15 @@ type TargetInfo = { targetId?: string; type?: string; url?: string; title?: stri
  * (its clients never see it). The current page is the tab that changed last (opened or navigated):
  * Chromium has no notion of a focused tab in a headless browser, and lists targets in no set order.
  */
-export class TabWatch {
+export class TabWatch extends EventEmitter<{ current: [targetId: string | null] }> {
   readonly #mux: CdpMux;
   readonly #tabs = new Map<string, Tab>();
   #clock = 0;
 
+  #current: string | null = null;
+
   constructor(mux: CdpMux) {
+    super();
     this.#mux = mux;
     mux.rootEvents.on('event', (method, params) => this.#on(method, params));
   }
@@ -42,14 +46,21 @@ export class TabWatch {
   }
 
   get state(): PageState {
-    let current: Tab | null = null;
-    for (const tab of this.#tabs.values()) if (!current || tab.touched > current.touched) current = tab;
+    const current = this.#current ? this.#tabs.get(this.#current) : undefined;
     return { tabs: this.#tabs.size, page: current ? { url: current.url, title: current.title } : null };
+  }
+
+  /** The target id of the page in use (the tab that changed last), or null. */
+  get currentId(): string | null {
+    return this.#current;
   }
 
   #on(method: string, params: Record<string, unknown>): void {
     const info = params.targetInfo as TargetInfo | undefined;
-    if (method === 'Target.targetDestroyed') return void this.#tabs.delete(String(params.targetId));
+    if (method === 'Target.targetDestroyed') {
+      this.#tabs.delete(String(params.targetId));
+      return this.#pickCurrent();
+    }
     if ((method !== 'Target.targetCreated' && method !== 'Target.targetInfoChanged') || !info?.targetId || !isTab(info)) return;
     const before = this.#tabs.get(info.targetId);
     const url = info.url ?? '';
@@ -57,6 +68,16 @@ export class TabWatch {
     // A new title alone (a script's, a late one) is no sign that this is the tab in use.
     const touched = !before || before.url !== url ? ++this.#clock : before.touched;
     this.#tabs.set(info.targetId, { url, title, touched });
+    this.#pickCurrent();
+  }
+
+  #pickCurrent(): void {
+    let current: string | null = null;
+    let latest = -1;
+    for (const [id, tab] of this.#tabs) if (tab.touched > latest) [current, latest] = [id, tab.touched];
+    if (current === this.#current) return;
+    this.#current = current;
+    this.emit('current', current);
   }
 }
 

@@ -6,6 +6,8 @@ export type ApiKeyRow = {
   secretHash: Buffer;
   ratePerMinute: number;
   maxInstances: number;
+  /** Its browsers are recorded (docs/api.md, "Session recordings"). */
+  record: boolean;
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
@@ -17,6 +19,7 @@ type RawRow = {
   secret_hash: Uint8Array;
   rate_per_minute: number;
   max_instances: number;
+  record: number;
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
@@ -28,6 +31,7 @@ const fromRaw = (r: RawRow): ApiKeyRow => ({
   secretHash: Buffer.from(r.secret_hash),
   ratePerMinute: r.rate_per_minute,
   maxInstances: r.max_instances,
+  record: r.record === 1,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
@@ -40,18 +44,20 @@ export class ApiKeysTable {
   readonly #all: StatementSync;
   readonly #revoke: StatementSync;
   readonly #touch: StatementSync;
+  readonly #record: StatementSync;
 
   constructor(db: DatabaseSync) {
-    this.#insert = db.prepare(`INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, created_at)
-      VALUES (?, ?, ?, ?, ?, ?)`);
+    this.#insert = db.prepare(`INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, record, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.#byId = db.prepare('SELECT * FROM api_keys WHERE id = ?');
     this.#all = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
     this.#revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.#touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    this.#record = db.prepare('UPDATE api_keys SET record = ? WHERE id = ?');
   }
 
   insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): void {
-    this.#insert.run(row.id, row.name, row.secretHash, row.ratePerMinute, row.maxInstances, row.createdAt);
+    this.#insert.run(row.id, row.name, row.secretHash, row.ratePerMinute, row.maxInstances, row.record ? 1 : 0, row.createdAt);
   }
 
   get(id: string): ApiKeyRow | undefined {
@@ -66,6 +72,11 @@ export class ApiKeysTable {
   /** True when the key existed and was live. */
   revoke(id: string, at: number): boolean {
     return Number(this.#revoke.run(at, id).changes) > 0;
+  }
+
+  /** True when the key exists. */
+  setRecord(id: string, record: boolean): boolean {
+    return Number(this.#record.run(record ? 1 : 0, id).changes) > 0;
   }
 
   touch(id: string, at: number): void {

@@ -7,6 +7,8 @@ export type ApiKey = {
   name: string;
   ratePerMinute: number;
   maxInstances: number;
+  /** Its browsers are recorded (docs/api.md, "Session recordings"). */
+  record: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -19,6 +21,7 @@ const toKey = (r: ApiKeyRow): ApiKey => ({
   name: r.name,
   ratePerMinute: r.ratePerMinute,
   maxInstances: r.maxInstances,
+  record: r.record,
   createdAt: new Date(r.createdAt),
   lastUsedAt: r.lastUsedAt === null ? null : new Date(r.lastUsedAt),
   revokedAt: r.revokedAt === null ? null : new Date(r.revokedAt),
@@ -38,7 +41,7 @@ export class KeyStore {
     this.#defaults = defaults;
   }
 
-  create(name: string, limits: Partial<KeyLimits> = {}): { key: ApiKey; token: string } {
+  create(name: string, limits: Partial<KeyLimits> = {}, { record = false }: { record?: boolean } = {}): { key: ApiKey; token: string } {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 100) throw new RangeError('a key name is 1 to 100 characters');
     const { id, secret, token } = generateKey();
@@ -48,6 +51,7 @@ export class KeyStore {
       secretHash: hashSecret(secret),
       ratePerMinute: limits.ratePerMinute ?? this.#defaults.ratePerMinute,
       maxInstances: limits.maxInstances ?? this.#defaults.maxInstances,
+      record,
       createdAt: Date.now(),
     };
     for (const [what, n] of [
@@ -67,6 +71,11 @@ export class KeyStore {
   get(id: string): ApiKey | undefined {
     const row = this.#table.get(id);
     return row && toKey(row);
+  }
+
+  /** Record the key's browsers from their next start on, or stop. False when there is no such key. */
+  setRecord(id: string, record: boolean): boolean {
+    return this.#table.setRecord(id, record);
   }
 
   revoke(id: string): boolean {

@@ -17,6 +17,8 @@ export type BrowserView = {
   endReason: string | null;
   page: { url: string; title: string } | null;
   tabs: number;
+  /** Recorded: GET /v0/browsers/{id}/recording has what it did. */
+  recorded: boolean;
 };
 
 const STATUSES = new Set(['live', 'ended']);
@@ -60,5 +62,6 @@ function view(r: BrowserRecord, instance: Instance | undefined): BrowserView {
     endReason: r.endReason,
     page: state.page,
     tabs: state.tabs,
+    recorded: r.recordingBytes !== null,
   };
 }

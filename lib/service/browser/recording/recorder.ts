@@ -1,0 +1,215 @@
+import type { Chromium } from '../chromium.ts';
+import type { RecordingWriter } from './writer.ts';
+
+export type RecorderOptions = {
+  /** Most screen frames kept per second (a page that changes faster is sampled; the last frame is always kept). */
+  fps: number;
+  /** The screen's size as recorded: frames are scaled down to fit. */
+  maxWidth: number;
+  maxHeight: number;
+  jpegQuality: number;
+};
+
+type Request = { tab: string; method: string; url: string; start: number; status?: number; mimeType?: string };
+type Params = Record<string, unknown>;
+
+/** Longest text of one console message or page error kept. */
+const MAX_TEXT = 2000;
+
+/**
+ * What one browser did, as its owner will want to see it afterwards: every tab's navigations,
+ * console messages and page errors, network requests (method, address, status, size, timing; no
+ * headers, no bodies), dialogs, and the screen of the page in use at a bounded rate. It watches
+ * through sessions of the service's own on the browser's pipe, which no client sees or can address.
+ */
+export class Recorder {
+  readonly #browser: Chromium;
+  readonly #out: RecordingWriter;
+  readonly #opts: RecorderOptions;
+  /** Session id → the tab (target id) it is attached to. */
+  readonly #sessions = new Map<string, string>();
+  readonly #requests = new Map<string, Request>();
+  #screenSession: string | null = null;
+  #lastFrameAt = -Infinity;
+  #pendingFrame: { jpeg: Buffer; fields: Record<string, unknown> } | null = null;
+  #pendingTimer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  readonly #onRoot = (method: string, params: Params) => this.#root(method, params);
+  readonly #onSession = (sessionId: string, method: string, params: Params) => this.#event(sessionId, method, params);
+  readonly #onCurrent = () => void this.#followScreen();
+
+  private constructor(browser: Chromium, out: RecordingWriter, opts: RecorderOptions) {
+    this.#browser = browser;
+    this.#out = out;
+    this.#opts = opts;
+  }
+
+  static async start(browser: Chromium, out: RecordingWriter, opts: RecorderOptions): Promise<Recorder> {
+    const recorder = new Recorder(browser, out, opts);
+    browser.mux.rootEvents.on('event', recorder.#onRoot);
+    browser.mux.serviceEvents.on('event', recorder.#onSession);
+    browser.tabs.on('current', recorder.#onCurrent);
+    out.event('start', { startedAt: new Date(Date.now() - out.now()).toISOString() });
+    await browser.mux.call('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: false,
+      flatten: true,
+      filter: [{ type: 'page' }],
+    });
+    return recorder;
+  }
+
+  /** Stop watching; what is written stays. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#pendingTimer) clearTimeout(this.#pendingTimer);
+    this.#flushFrame();
+    this.#browser.mux.rootEvents.off('event', this.#onRoot);
+    this.#browser.mux.serviceEvents.off('event', this.#onSession);
+    this.#browser.tabs.off('current', this.#onCurrent);
+    this.#out.event('end');
+  }
+
+  #call(method: string, params: Params, sessionId: string): void {
+    void this.#browser.mux.call(method, params, sessionId).catch(() => {});
+  }
+
+  #root(method: string, params: Params): void {
+    if (method === 'Target.attachedToTarget') {
+      const info = params.targetInfo as { targetId: string; type: string; url: string };
+      const sessionId = String(params.sessionId);
+      if (info.type !== 'page' || /^chrome:\/\//.test(info.url)) return;
+      this.#sessions.set(sessionId, info.targetId);
+      this.#out.event('tab', { tab: info.targetId, action: 'opened', url: info.url });
+      this.#call('Page.enable', {}, sessionId);
+      this.#call('Runtime.enable', {}, sessionId);
+      // Only events: no response bodies are kept for this session.
+      this.#call('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }, sessionId);
+      void this.#followScreen();
+    } else if (method === 'Target.detachedFromTarget') {
+      const sessionId = String(params.sessionId);
+      const tab = this.#sessions.get(sessionId);
+      if (!tab) return;
+      this.#sessions.delete(sessionId);
+      if (this.#screenSession === sessionId) this.#screenSession = null;
+      this.#out.event('tab', { tab, action: 'closed' });
+    }
+  }
+
+  #event(sessionId: string, method: string, p: Params): void {
+    const tab = this.#sessions.get(sessionId);
+    if (!tab || this.#stopped) return;
+    switch (method) {
+      case 'Page.frameNavigated': {
+        const frame = p.frame as { parentId?: string; url: string; urlFragment?: string };
+        if (!frame.parentId) this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? '') });
+        return;
+      }
+      case 'Page.navigatedWithinDocument':
+        if (p.frameId === tab) this.#out.event('navigation', { tab, url: p.url, sameDocument: true });
+        return;
+      case 'Runtime.consoleAPICalled':
+        return this.#out.event('console', { tab, level: p.type, text: clip(argsText(p.args as RemoteObject[])) });
+      case 'Runtime.exceptionThrown': {
+        const d = p.exceptionDetails as { text?: string; exception?: RemoteObject; url?: string; lineNumber?: number };
+        return this.#out.event('error', { tab, text: clip(d.exception?.description ?? d.text ?? 'error'), url: d.url, line: d.lineNumber });
+      }
+      case 'Page.javascriptDialogOpening':
+        return this.#out.event('dialog', { tab, dialogType: p.type, message: clip(String(p.message ?? '')) });
+      case 'Page.screencastFrame':
+        return this.#frame(sessionId, tab, p);
+      case 'Network.requestWillBeSent': {
+        const request = p.request as { method: string; url: string };
+        const id = String(p.requestId);
+        // A redirect ends the request before it with the redirect's status.
+        const before = this.#requests.get(id);
+        if (before && p.redirectResponse) this.#finish(id, { status: (p.redirectResponse as { status: number }).status, size: 0 });
+        if (request.url.startsWith('data:')) return;
+        this.#requests.set(id, { tab, method: request.method, url: request.url, start: this.#out.now() });
+        return;
+      }
+      case 'Network.responseReceived': {
+        const r = this.#requests.get(String(p.requestId));
+        const response = p.response as { status: number; mimeType: string };
+        if (r) Object.assign(r, { status: response.status, mimeType: response.mimeType });
+        return;
+      }
+      case 'Network.loadingFinished':
+        return this.#finish(String(p.requestId), { size: p.encodedDataLength });
+      case 'Network.loadingFailed':
+        return this.#finish(String(p.requestId), { failed: p.errorText, canceled: p.canceled || undefined });
+    }
+  }
+
+  #finish(id: string, fields: Record<string, unknown>): void {
+    const r = this.#requests.get(id);
+    if (!r) return;
+    this.#requests.delete(id);
+    this.#out.event('request', {
+      tab: r.tab,
+      method: r.method,
+      url: r.url,
+      status: r.status,
+      mimeType: r.mimeType,
+      ...fields,
+      start: r.start,
+      ms: this.#out.now() - r.start,
+    });
+  }
+
+  /** Screencast the page in use only, and move with it. */
+  async #followScreen(): Promise<void> {
+    const current = this.#browser.tabs.currentId;
+    const session = [...this.#sessions].find(([, tab]) => tab === current)?.[0] ?? null;
+    if (session === this.#screenSession || this.#stopped) return;
+    if (this.#screenSession) this.#call('Page.stopScreencast', {}, this.#screenSession);
+    this.#screenSession = session;
+    if (!session) return;
+    const { maxWidth, maxHeight, jpegQuality: quality } = this.#opts;
+    this.#call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: 1 }, session);
+  }
+
+  #frame(sessionId: string, tab: string, p: Params): void {
+    this.#call('Page.screencastFrameAck', { sessionId: p.sessionId }, sessionId);
+    if (sessionId !== this.#screenSession) return;
+    const meta = p.metadata as { deviceWidth: number; deviceHeight: number };
+    this.#pendingFrame = {
+      jpeg: Buffer.from(String(p.data), 'base64'),
+      fields: { tab, width: meta.deviceWidth, height: meta.deviceHeight },
+    };
+    const wait = this.#lastFrameAt + 1000 / this.#opts.fps - this.#out.now();
+    if (wait <= 0) return this.#flushFrame();
+    // A faster page is sampled; its last frame is kept once the interval has passed.
+    this.#pendingTimer ??= setTimeout(() => {
+      this.#pendingTimer = null;
+      this.#flushFrame();
+    }, wait);
+  }
+
+  #flushFrame(): void {
+    const frame = this.#pendingFrame;
+    if (!frame) return;
+    this.#pendingFrame = null;
+    this.#lastFrameAt = this.#out.now();
+    this.#out.frame(frame.jpeg, frame.fields);
+  }
+}
+
+type RemoteObject = { type: string; value?: unknown; description?: string; unserializableValue?: string };
+
+function argsText(args: RemoteObject[] = []): string {
+  return args
+    .map((a) =>
+      a.type === 'string'
+        ? String(a.value)
+        : a.value !== undefined
+          ? JSON.stringify(a.value)
+          : (a.unserializableValue ?? a.description ?? a.type),
+    )
+    .join(' ');
+}
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { holdBrowser } from '#portal/service-client/browser.ts';
+import { eventually } from '../helpers/browser.ts';
+import { RawCdp } from '../helpers/cdp.ts';
+import { startPageServer } from '../helpers/pages.ts';
+import { startService, type ServiceProcess } from '../helpers/service.ts';
+
+type Event = { seq: number; t: number; type: string; [field: string]: unknown };
+type Recording = { id: string; live: boolean; endedAt: string | null; screenBytes: number; events: Event[] };
+
+/** A recorded session end to end (docs/api.md, "Session recordings"): a script's doings, read back through the API. */
+describe('session recordings', () => {
+  let service: ServiceProcess;
+  let pages: Awaited<ReturnType<typeof startPageServer>>;
+  let recorded: string;
+  let plain: string;
+  let other: string;
+
+  const get = (token: string, path: string, headers: Record<string, string> = {}) =>
+    fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  const recording = async (token: string, id: string, after = 0) =>
+    (await (await get(token, `/v0/browsers/${id}/recording?after=${after}`)).json()) as Recording;
+
+  before(async () => {
+    service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32', RECORDING_FPS: '5' });
+    pages = await startPageServer();
+    const made = service.keysCli(['create', '--name', 'recorded', '--record']);
+    assert.equal(made.status, 0, made.stderr);
+    assert.match(made.stdout, /recorded$/m);
+    recorded = made.stdout.trim().split('\n').pop() as string;
+    plain = service.createKey({ name: 'plain' }).token;
+    other = service.createKey({ name: 'other' }).token;
+  });
+  after(async () => {
+    await pages?.close();
+    await service?.stop();
+  });
+
+  it("records what a script's browser did: navigations, a console error, a failed request, the screen, in order", async () => {
+    const held = await holdBrowser(service.url, recorded);
+    const cdp = await RawCdp.connect(held.debuggerUrl, held.headers);
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page')!.targetId;
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page, flatten: true });
+    await cdp.send('Page.enable', {}, sessionId);
+    for (const url of [`${pages.url}?one`, `${pages.url}?two`]) {
+      await cdp.send('Page.navigate', { url }, sessionId);
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    const broken = `data:text/html,<title>Broken</title><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script>`;
+    await cdp.send('Page.navigate', { url: broken }, sessionId);
+
+    const live = await eventually(
+      () => recording(recorded, held.id),
+      (r) => r.events.some((e) => e.type === 'request' && e.failed),
+      10_000,
+    );
+    assert.equal(live.live, true);
+    await cdp.close();
+    held.release();
+
+    const done = await eventually(
+      () => recording(recorded, held.id),
+      (r) => !r.live && r.events.some((e) => e.type === 'end'),
+      10_000,
+    );
+    const { events } = done;
+    if (process.env.DEBUG_RECORDING)
+      console.log(
+        JSON.stringify(
+          events.filter((e) => e.type !== 'frame'),
+          null,
+          1,
+        ),
+      );
+    assert.ok(done.endedAt);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i + 1),
+      'every event once, in order',
+    );
+    assert.ok(
+      events.every((e, i) => i === 0 || e.t >= events[i - 1]!.t),
+      'times only go forward',
+    );
+    assert.equal(events[0]?.type, 'start');
+    const navigations = events.filter((e) => e.type === 'navigation' && !e.sameDocument).map((e) => e.url);
+    assert.deepEqual(navigations.slice(-3), [`${pages.url}?one`, `${pages.url}?two`, broken]);
+    const error = events.find((e) => e.type === 'console' && e.level === 'error');
+    assert.equal(error?.text, 'boom 42');
+    const failed = events.find((e) => e.type === 'request' && e.failed);
+    assert.equal(failed?.url, 'http://127.0.0.1:1/nope');
+    assert.equal(failed?.failed, 'net::ERR_UNSAFE_PORT');
+    const loaded = events.find((e) => e.type === 'request' && e.url === `${pages.url}?two`);
+    assert.equal(loaded?.status, 200);
+    assert.equal(loaded?.method, 'GET');
+    assert.ok(typeof loaded?.size === 'number' && (loaded.size as number) > 0);
+    const at = (e: Event | undefined) => events.indexOf(e!);
+    assert.ok(at(error) > at(events.find((e) => e.url === broken && e.type === 'navigation')), 'the error comes after its page opened');
+
+    // The screen: JPEG frames, each readable on its own with a byte range.
+    const frames = events.filter((e) => e.type === 'frame');
+    assert.ok(frames.length >= 2, `frames: ${frames.length}`);
+    const last = frames.at(-1)!;
+    assert.equal(Number(last.offset) + Number(last.length), done.screenBytes);
+    const res = await get(recorded, `/v0/browsers/${held.id}/recording/screen`, {
+      range: `bytes=${last.offset}-${Number(last.offset) + Number(last.length) - 1}`,
+    });
+    assert.equal(res.status, 206);
+    const jpeg = Buffer.from(await res.arrayBuffer());
+    assert.equal(jpeg.length, last.length);
+    assert.deepEqual([...jpeg.subarray(0, 2)], [0xff, 0xd8], 'a JPEG begins');
+    assert.deepEqual([...jpeg.subarray(-2)], [0xff, 0xd9], 'and ends');
+
+    // Listed as recorded; nobody else gets any of it.
+    const listed = ((await (await get(recorded, '/v0/browsers')).json()) as { browsers: { id: string; recorded: boolean }[] }).browsers;
+    assert.equal(listed.find((b) => b.id === held.id)?.recorded, true);
+    for (const path of [`/v0/browsers/${held.id}/recording`, `/v0/browsers/${held.id}/recording/screen`]) {
+      assert.equal((await get(other, path)).status, 404, path);
+      assert.equal((await fetch(`${service.url}${path}`)).status, 401, path);
+    }
+    assert.equal((await get(recorded, `/v0/browsers/${held.id}/recording/screen`, { range: `bytes=0-${done.screenBytes}` })).status, 416);
+    assert.equal((await get(recorded, `/v0/browsers/${held.id}/recording/screen`, { range: 'bytes=-5' })).status, 400);
+    assert.equal((await get(recorded, `/v0/browsers/${held.id}/recording?after=x`)).status, 400);
+    const later = await recording(recorded, held.id, events.at(-2)!.seq);
+    assert.deepEqual(later.events, events.slice(-1), 'after=SEQ gives only what follows');
+  });
+
+  it('records nothing for a key that does not turn it on', async () => {
+    const held = await holdBrowser(service.url, plain);
+    held.release();
+    await held.ended;
+    assert.equal((await get(plain, `/v0/browsers/${held.id}/recording`)).status, 404);
+    const listed = ((await (await get(plain, '/v0/browsers')).json()) as { browsers: { id: string; recorded: boolean }[] }).browsers;
+    assert.equal(listed.find((b) => b.id === held.id)?.recorded, false);
+  });
+});
