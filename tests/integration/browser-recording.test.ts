@@ -40,8 +40,9 @@ describe('session recordings', () => {
   it("records what a script's browser did: navigations, a console error, a failed request, the screen, in order", async () => {
     const held = await holdBrowser(service.url, recorded);
     const cdp = await RawCdp.connect(held.debuggerUrl, held.headers);
-    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
-    const page = targetInfos.find((t) => t.type === 'page')!.targetId;
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string; url: string }[] }>('Target.getTargets');
+    // The tab (full Chromium also lists pieces of its own UI as pages).
+    const page = targetInfos.find((t) => t.type === 'page' && !t.url.startsWith('chrome://'))!.targetId;
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page, flatten: true });
     await cdp.send('Page.enable', {}, sessionId);
     for (const url of [`${pages.url}?one`, `${pages.url}?two`]) {

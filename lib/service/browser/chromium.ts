@@ -11,7 +11,7 @@ import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgro
 import { SANDBOX } from './sandbox/layout.ts';
 import { spawnSandboxed, type SandboxTools } from './sandbox/spawn.ts';
 import { killUids, type UidPool } from './sandbox/uids.ts';
-import { TabWatch } from './tab-watch.ts';
+import { isTab, TabWatch } from './tab-watch.ts';
 
 export type ChromiumVersion = {
   Browser: string;
@@ -291,8 +291,9 @@ function ready(child: ChildProcess, mux: CdpMux, tail: string[], timeoutMs: numb
 
 /** Measure what the binary's window adds around the page, fix this instance's window, remember it for the next. */
 async function calibrate(browser: Chromium, binary: string, viewport: { width: number; height: number }): Promise<void> {
-  const { targetInfos } = await browser.mux.call<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
-  const page = targetInfos.find((t) => t.type === 'page');
+  const { targetInfos } = await browser.mux.call<{ targetInfos: { targetId: string; type: string; url: string }[] }>('Target.getTargets');
+  // A tab, not a piece of full Chromium's own UI (those are pages too, and have no window).
+  const page = targetInfos.find(isTab);
   if (!page) return;
   const { sessionId } = await browser.mux.call<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
   try {

@@ -82,6 +82,6 @@ export class TabWatch extends EventEmitter<{ current: [targetId: string | null] 
 }
 
 /** A page a person would call a tab: not a piece of full Chromium's own UI (chrome://…top-chrome). */
-function isTab(info: TargetInfo): boolean {
+export function isTab(info: TargetInfo): boolean {
   return info.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(info.url ?? '');
 }
