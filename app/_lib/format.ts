@@ -20,3 +20,11 @@ export function onlookersText(others: readonly Onlooker[]): string {
   ];
   return parts.join(' and ');
 }
+
+/** A length of time as a person reads it: `42 s`, `3 min 5 s`, `2 h 10 min`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}

@@ -32,7 +32,7 @@ test('no console errors or hydration warnings on any page', async ({ page }) => 
   await expect(page).toHaveURL(/\/browsers\/inst_[\w-]+$/);
   await expect(page.getByTestId('control-status')).toHaveText(/You have control/);
   const live = page.url();
-  for (const tab of ['browsers', 'keys', 'members', 'search', 'audit', 'settings']) {
+  for (const tab of ['browsers', 'keys', 'members', 'search', 'audit', 'settings', 'recordings']) {
     await page.goto(`/teams/${teamId}/${tab}`);
     await page.waitForLoadState('networkidle');
     // Long enough for a second of uptime to pass: the clock that once broke hydration.

@@ -7,6 +7,7 @@ export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boo
   const tabs = [
     { href: `/teams/${teamId}/search`, label: 'Search' },
     { href: `/teams/${teamId}/browsers`, label: 'Browsers' },
+    { href: `/teams/${teamId}/recordings`, label: 'Recordings' },
     { href: `/teams/${teamId}/keys`, label: 'API keys' },
     { href: `/teams/${teamId}/members`, label: 'Members' },
     ...(showAudit ? [{ href: `/teams/${teamId}/audit`, label: 'Audit log' }] : []),

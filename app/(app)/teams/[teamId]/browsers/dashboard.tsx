@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BrowserRow, DashboardSnapshot, Usage } from '#portal/protocol/dashboard.ts';
 import { DashboardConnection, type PushStatus } from '#app/_live/dashboard-connection.ts';
-import { formatDate } from '#app/_lib/format.ts';
+import { duration, formatDate } from '#app/_lib/format.ts';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
@@ -23,13 +23,6 @@ const REASONS: Record<string, string> = {
   'service-gone': 'Service unreachable',
   'portal-shutdown': 'Portal shut down',
 };
-
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
-}
 
 function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
   if (!usage)

@@ -1,0 +1,101 @@
+import type { RecordingEvent } from '#portal/service-client/recordings.ts';
+
+/**
+ * What the inspector makes of a recording's events (docs/api.md, section 6): the frames to show at
+ * each moment, the marks on the scrubber, and the rows of its panels.
+ */
+export type Frame = { t: number; offset: number; length: number };
+export type Mark = { t: number; kind: 'navigation' | 'error' };
+export type Row = {
+  seq: number;
+  t: number;
+  panel: 'console' | 'network';
+  /** Errors, failed requests and answers of 400 or more. */
+  bad: boolean;
+  text: string;
+  /** Shown beside the text: a level, a status, a duration. */
+  note: string;
+};
+
+export function framesOf(events: readonly RecordingEvent[]): Frame[] {
+  return events.filter((e) => e.type === 'frame').map((e) => ({ t: e.t, offset: Number(e.offset), length: Number(e.length) }));
+}
+
+/** The frame on screen at `t`: the last one taken at or before it (the first, before any). */
+export function frameAt(frames: readonly Frame[], t: number): Frame | null {
+  let lo = 0;
+  let hi = frames.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (frames[mid]!.t <= t) [found, lo] = [mid, mid + 1];
+    else hi = mid - 1;
+  }
+  return frames[Math.max(0, found)] ?? null;
+}
+
+const isBadRequest = (e: RecordingEvent) => e.type === 'request' && (Boolean(e.failed) || Number(e.status) >= 400);
+
+export function marksOf(events: readonly RecordingEvent[]): Mark[] {
+  const marks: Mark[] = [];
+  for (const e of events) {
+    if (e.type === 'navigation' && !e.sameDocument) marks.push({ t: e.t, kind: 'navigation' });
+    else if (e.type === 'error' || (e.type === 'console' && e.level === 'error') || isBadRequest(e)) marks.push({ t: e.t, kind: 'error' });
+  }
+  return marks;
+}
+
+export function rowsOf(events: readonly RecordingEvent[]): Row[] {
+  const rows: Row[] = [];
+  for (const e of events) {
+    if (e.type === 'console') {
+      rows.push({
+        seq: e.seq,
+        t: e.t,
+        panel: 'console',
+        bad: e.level === 'error',
+        text: String(e.text ?? ''),
+        note: String(e.level ?? 'log'),
+      });
+    } else if (e.type === 'error') {
+      rows.push({ seq: e.seq, t: e.t, panel: 'console', bad: true, text: String(e.text ?? ''), note: 'uncaught' });
+    } else if (e.type === 'navigation' && !e.sameDocument) {
+      rows.push({ seq: e.seq, t: e.t, panel: 'console', bad: false, text: `Navigated to ${String(e.url)}`, note: 'page' });
+    } else if (e.type === 'dialog') {
+      rows.push({
+        seq: e.seq,
+        t: e.t,
+        panel: 'console',
+        bad: false,
+        text: `${String(e.dialogType)}: ${String(e.message)}`,
+        note: 'dialog',
+      });
+    } else if (e.type === 'request') {
+      // A request is placed where it began, so clicking it shows the screen as it was sent.
+      const start = typeof e.start === 'number' ? e.start : e.t;
+      const outcome = e.failed ? String(e.failed).replace(/^net::/, '') : String(e.status ?? '');
+      rows.push({
+        seq: e.seq,
+        t: start,
+        panel: 'network',
+        bad: isBadRequest(e),
+        text: `${String(e.method)} ${String(e.url)}`,
+        note: `${outcome} · ${Number(e.ms ?? 0)} ms`,
+      });
+    }
+  }
+  return rows.sort((a, b) => a.t - b.t || a.seq - b.seq);
+}
+
+/** Rows whose text or note holds `needle` (any case), and only the bad ones when asked. */
+export function filterRows(rows: readonly Row[], needle: string, badOnly: boolean): Row[] {
+  const n = needle.trim().toLowerCase();
+  return rows.filter((r) => (!badOnly || r.bad) && (!n || r.text.toLowerCase().includes(n) || r.note.toLowerCase().includes(n)));
+}
+
+/** `m:ss.t` from the session's start. */
+export function clock(ms: number): string {
+  const tenths = Math.max(0, Math.floor(ms / 100));
+  const s = Math.floor(tenths / 10);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}.${tenths % 10}`;
+}

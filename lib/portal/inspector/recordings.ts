@@ -1,0 +1,65 @@
+import { BadRequest, NotFound } from '../errors.ts';
+import { eachTeamKey, type Vault } from '../keys/vault.ts';
+import { listRecorded, readRecording, readScreen, type RecordedBrowser, type Recording } from '../service-client/recordings.ts';
+import type { Actor } from '../teams/access.ts';
+
+/** A recorded session of one of the team's keys, whoever started it. */
+export type TeamRecording = RecordedBrowser & { keyName: string };
+
+type Deps = { vault: Vault; serviceUrl: string };
+
+const BROWSER_ID = /^br_[A-Za-z0-9_-]{32}$/;
+
+/**
+ * The team's session recordings, read from the service with the team's own keys (decision 0070):
+ * a member sees every recording of every key of the team, and nothing of another team's (their
+ * keys are not this team's, so the service does not give them).
+ */
+export async function teamRecordings(d: Deps, actor: Actor, teamId: string): Promise<TeamRecording[]> {
+  const perKey = await eachTeamKey(d.vault, actor, teamId, async (key, token) =>
+    ((await listRecorded(d.serviceUrl, token)) ?? []).map((r) => ({ ...r, keyName: key.name })),
+  );
+  return perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
+}
+
+/** The recording's events after `after`, and what the inspector needs to show it. */
+export async function teamRecording(
+  d: Deps,
+  actor: Actor,
+  teamId: string,
+  id: string,
+  after: unknown,
+): Promise<Recording & { keyName: string }> {
+  const since = typeof after === 'string' && /^\d{1,15}$/.test(after) ? Number(after) : after === undefined || after === null ? 0 : NaN;
+  if (!Number.isFinite(since)) throw new BadRequest('after must be a whole number');
+  return withRecordingKey(d, actor, teamId, id, async (token, keyName) => {
+    const recording = await readRecording(d.serviceUrl, token, id, since);
+    return recording && { ...recording, keyName };
+  });
+}
+
+/** One frame of the screen (the `offset` and `length` a frame event names), as the service's response to pass on. */
+export async function teamRecordingScreen(d: Deps, actor: Actor, teamId: string, id: string, query: URLSearchParams): Promise<Response> {
+  const [offset, length] = [query.get('offset') ?? '', query.get('length') ?? ''];
+  if (!/^\d{1,15}$/.test(offset) || !/^[1-9]\d{0,8}$/.test(length)) throw new BadRequest('ask for one frame by its offset and length');
+  const range = `bytes=${offset}-${Number(offset) + Number(length) - 1}`;
+  return withRecordingKey(d, actor, teamId, id, async (token) => {
+    const res = await readScreen(d.serviceUrl, token, id, range);
+    return res.status === 404 ? null : res;
+  });
+}
+
+/** Run `use` with the team key whose recording `id` is; NotFound when none of the team's keys has it. */
+async function withRecordingKey<T>(
+  d: Deps,
+  actor: Actor,
+  teamId: string,
+  id: string,
+  use: (token: string, keyName: string) => Promise<T | null>,
+): Promise<T> {
+  if (!BROWSER_ID.test(id)) throw new NotFound('no such recording');
+  const found = await eachTeamKey(d.vault, actor, teamId, (key, token) => use(token, key.name));
+  const hit = found.find((r) => r !== null);
+  if (hit === undefined || hit === null) throw new NotFound('no such recording');
+  return hit;
+}

@@ -1,0 +1,131 @@
+import { spawnSync } from 'node:child_process';
+import { chromium, expect, test, type Page } from '@playwright/test';
+import WebSocket from 'ws';
+import { startPageServer } from '../helpers/pages.ts';
+import { E2E_DATA_DIR, E2E_SERVICE_URL, e2eEnv } from '../helpers/portal-env.ts';
+import { createKey, createTeam, newUser, signUp, userSession } from '../helpers/portal.ts';
+
+/**
+ * The session inspector end to end: a Playwright script drives a browser through the API with a
+ * team key that records, and the team's inspector shows what it did, each thing at its moment.
+ */
+let pages: Awaited<ReturnType<typeof startPageServer>>;
+test.beforeAll(async () => {
+  pages = await startPageServer();
+});
+test.afterAll(async () => {
+  await pages.close();
+});
+
+/** A script's session: /start, then Playwright over CDP, three pages, a console error and a failed request. */
+async function scriptedSession(token: string): Promise<{ id: string; broken: string }> {
+  const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
+  const id = await new Promise<string>((resolve, reject) => {
+    start.once('message', (data) => resolve(data.toString()));
+    start.once('error', reject);
+  });
+  const headers = { authorization: `Bearer ${token}`, 'x-browser-id': id };
+  const { webSocketDebuggerUrl } = (await (await fetch(`${E2E_SERVICE_URL}/json/version`, { headers })).json()) as {
+    webSocketDebuggerUrl: string;
+  };
+  const browser = await chromium.connectOverCDP(webSocketDebuggerUrl, { headers });
+  const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+  await page.goto(`${pages.url}?one`);
+  await page.waitForTimeout(700);
+  await page.goto(`${pages.url}?two`);
+  await page.waitForTimeout(700);
+  const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script>`;
+  await page.goto(broken);
+  await page.waitForTimeout(1500);
+  await browser.close();
+  start.close();
+  return { id, broken };
+}
+
+const clockOf = async (page: Page) => (await page.locator('.inspector-clock').textContent()) ?? '';
+
+test('the inspector shows what a recorded script did, each at its moment, and only to the team', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  await signUp(page, newUser('inspect'));
+  const teamId = await createTeam(page, 'Inspecting crew');
+  const { token } = await createKey(page, teamId, 'recorded key');
+  const serviceKeyId = token.split('_')[1]!;
+  const on = spawnSync(process.execPath, ['server/cli/keys.ts', 'record', serviceKeyId, 'on'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...e2eEnv, DATA_DIR: E2E_DATA_DIR },
+  });
+  expect(on.status, on.stderr).toBe(0);
+
+  const { id } = await scriptedSession(token);
+
+  await page.goto(`/teams/${teamId}/recordings`);
+  const row = page.locator(`tr[data-browser-id="${id}"]`);
+  await expect(row).toContainText('recorded key');
+  await row.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/recordings/${id}$`));
+
+  // The console: the three pages and the error, in order; the error marked as a problem.
+  const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
+  await expect(consoleRows.filter({ hasText: 'Navigated to' })).toHaveCount(3, { timeout: 15_000 });
+  const boom = consoleRows.filter({ hasText: 'boom 42' });
+  await expect(boom).toHaveAttribute('data-bad', 'true');
+  const texts = await consoleRows.allTextContents();
+  const at = (needle: string) => texts.findIndex((t) => t.includes(needle));
+  expect(at('?one')).toBeLessThan(at('?two'));
+  expect(at('?two')).toBeLessThan(at('Broken'));
+  expect(at('Broken')).toBeLessThan(at('boom 42'));
+
+  // Clicking the error takes the player to that moment: the screen shows the broken page then.
+  await boom.getByRole('button').click();
+  const moment = (await boom.locator('.inspector-at').textContent())!;
+  await expect.poll(() => clockOf(page)).toMatch(new RegExp(`^${moment.replace('.', '\\.')} /`));
+  await expect(boom).toHaveAttribute('data-current', 'true');
+  const screen = page.getByRole('img', { name: /^The screen at/ });
+  await expect(screen).toBeVisible();
+  await expect.poll(() => screen.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+
+  // The network: the failed request, marked.
+  await page.getByRole('tab', { name: /^Network/ }).click();
+  const failed = page.getByRole('tabpanel', { name: 'Network' }).getByRole('listitem').filter({ hasText: '127.0.0.1:1/nope' });
+  await expect(failed).toContainText('ERR_UNSAFE_PORT');
+  await expect(failed).toHaveAttribute('data-bad', 'true');
+  await page.getByLabel('Problems only').check();
+  await expect(page.getByRole('tabpanel', { name: 'Network' }).getByRole('listitem')).toHaveCount(1);
+
+  // Play from the start at 8×: the player runs to the end.
+  await page.getByRole('slider', { name: 'Position in the recording' }).fill('0');
+  await page.getByLabel('Speed').selectOption('8');
+  await page.getByRole('button', { name: 'Play' }).click();
+  await expect
+    .poll(
+      async () => {
+        const [now, end] = (await clockOf(page)).split(' / ');
+        return now === end;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  await expect(page.getByRole('button', { name: 'Play' })).toBeVisible();
+
+  // A link to a moment opens there.
+  await page.goto(`/teams/${teamId}/recordings/${id}?t=1000`);
+  await expect.poll(() => clockOf(page)).toMatch(/^0:01\.0 \//);
+
+  // Another team's member gets nothing, from any route.
+  const outsider = await userSession(browser, 'peeker');
+  const theirTeam = await createTeam(outsider.page, 'Peekers');
+  for (const path of [
+    `/api/teams/${teamId}/recordings`,
+    `/api/teams/${teamId}/recordings/${id}`,
+    `/api/teams/${teamId}/recordings/${id}/screen?offset=0&length=10`,
+    `/api/teams/${theirTeam}/recordings/${id}`,
+    `/api/teams/${theirTeam}/recordings/${id}/screen?offset=0&length=10`,
+  ]) {
+    expect((await outsider.page.request.get(path)).status(), path).toBe(404);
+  }
+  const theirs = (await (await outsider.page.request.get(`/api/teams/${theirTeam}/recordings`)).json()) as { recordings: unknown[] };
+  expect(theirs.recordings).toEqual([]);
+  const pageResponse = await outsider.page.goto(`/teams/${teamId}/recordings/${id}`);
+  expect(pageResponse?.status()).toBe(404);
+  await outsider.context.close();
+});

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf } from '#app/_inspector/timeline.ts';
+import type { RecordingEvent } from '#portal/service-client/recordings.ts';
+
+const events: RecordingEvent[] = [
+  { seq: 1, t: 0, type: 'start' },
+  { seq: 2, t: 100, type: 'navigation', url: 'https://a.test/' },
+  { seq: 3, t: 150, type: 'frame', offset: 0, length: 10 },
+  { seq: 4, t: 900, type: 'request', method: 'GET', url: 'https://a.test/x', status: 500, ms: 20, start: 880 },
+  { seq: 5, t: 1000, type: 'console', level: 'error', text: 'boom' },
+  { seq: 6, t: 1100, type: 'frame', offset: 10, length: 7 },
+  { seq: 7, t: 1200, type: 'navigation', url: 'https://a.test/#top', sameDocument: true },
+  { seq: 8, t: 1300, type: 'request', method: 'GET', url: 'http://127.0.0.1:1/', failed: 'net::ERR_UNSAFE_PORT', start: 1290, ms: 10 },
+  { seq: 9, t: 1400, type: 'console', level: 'log', text: 'fine' },
+];
+
+describe('inspector timeline', () => {
+  it('shows the last frame taken at or before a moment, the first before any', () => {
+    const frames = framesOf(events);
+    assert.equal(frameAt(frames, 0)?.offset, 0);
+    assert.equal(frameAt(frames, 1099)?.offset, 0);
+    assert.equal(frameAt(frames, 1100)?.offset, 10);
+    assert.equal(frameAt(frames, 99_999)?.offset, 10);
+    assert.equal(frameAt([], 5), null);
+  });
+
+  it('marks navigations (not those within a page) and every error, failed request and bad status', () => {
+    assert.deepEqual(marksOf(events), [
+      { t: 100, kind: 'navigation' },
+      { t: 900, kind: 'error' },
+      { t: 1000, kind: 'error' },
+      { t: 1300, kind: 'error' },
+    ]);
+  });
+
+  it('lists console and network rows in time order, a request where it began', () => {
+    const rows = rowsOf(events);
+    assert.deepEqual(
+      rows.map((r) => [r.panel, r.t, r.bad]),
+      [
+        ['console', 100, false],
+        ['network', 880, true],
+        ['console', 1000, true],
+        ['network', 1290, true],
+        ['console', 1400, false],
+      ],
+    );
+    assert.equal(rows[3]?.note, 'ERR_UNSAFE_PORT · 10 ms');
+    assert.deepEqual(
+      filterRows(rows, 'BOOM', false).map((r) => r.seq),
+      [5],
+    );
+    assert.deepEqual(
+      filterRows(rows, '', true).map((r) => r.seq),
+      [4, 5, 8],
+    );
+  });
+
+  it('reads time as m:ss.t', () => {
+    assert.equal(clock(0), '0:00.0');
+    assert.equal(clock(61_250), '1:01.2');
+  });
+});
