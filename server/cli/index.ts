@@ -1,12 +1,20 @@
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '#shared/config-schema.ts';
 import { loadServiceConfig } from '#service/config.ts';
+import type { FinishStep } from '#service/search/backend.ts';
 import { ingest } from '#service/search/ingest.ts';
+import { PhaseBar } from '#service/search/phase-bar.ts';
 import { CRAWL_DEFAULTS } from '#service/search/sources/crawler.ts';
 import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
-import { ProgressBar } from './progress.ts';
+
+/** Threads that parse pages: the main thread reads, decompresses and stores them, a core's work,
+ * and each document thread costs about 250 MB; on two cores a second one would save a tenth of the
+ * time and take the run over 1 GB. */
+const MAX_DEFAULT_THREADS = 2;
+const DEFAULT_THREADS = Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism() - 1));
 
 const USAGE = `usage: npm run index -- SOURCE... [options]
 
@@ -24,7 +32,23 @@ crawl options:
   --timeout-ms N       per request (default ${CRAWL_DEFAULTS.timeoutMs})
   --all-sites          follow links to other sites too
   --user-agent TEXT    (default "${CRAWL_DEFAULTS.userAgent}")
+
+other options:
+  --threads N          threads parsing pages, ~250 MB each (default ${DEFAULT_THREADS}: cores less one, at most ${MAX_DEFAULT_THREADS})
   --quiet              no progress bar`;
+
+/** The phases of a run, reading (parsing and storing) pages and then the writer's finish() steps,
+ * each weighted by the seconds it takes for the corpus of the README. */
+const READING = { name: 'reading pages', weight: 14 };
+const FINISHING: Record<FinishStep, { name: string; weight: number; unit: string }> = {
+  text: { name: 'indexing text', weight: 19, unit: 'pages' },
+  terms: { name: 'writing postings', weight: 3, unit: 'terms' },
+  optimise: { name: 'optimising', weight: 0.5, unit: '' },
+};
+const PHASES = [READING, ...Object.values(FINISHING)];
+
+/** A source as the bar names it: a file by its name, an address as it is. */
+const sourceName = (source: string) => (/^https?:\/\//i.test(source) ? source : basename(source));
 
 function fail(message: string): never {
   console.error(`index: ${message}\n\n${USAGE}`);
@@ -52,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
         'timeout-ms': { type: 'string' },
         'all-sites': { type: 'boolean' },
         'user-agent': { type: 'string' },
+        threads: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -79,12 +104,12 @@ async function main(argv: string[]): Promise<number> {
   );
   const config = loadServiceConfig();
   const writer = new SqliteIndexWriter(config.search.indexPath);
-  const bar = new ProgressBar(process.stderr, !v.quiet);
+  const bar = new PhaseBar(process.stderr, PHASES, { quiet: v.quiet });
   let skipped = 0;
   const summary = await ingest(
     sources,
     writer,
-    { baseUrl: v['base-url'], crawl, threads: Math.min(4, availableParallelism()) },
+    { baseUrl: v['base-url'], crawl, threads: num(v.threads, '--threads', 1, 64) ?? DEFAULT_THREADS },
     {
       skipped(url, reason) {
         skipped++;
@@ -94,23 +119,30 @@ async function main(argv: string[]): Promise<number> {
         bar.log(`failed ${source}: ${reason}`);
       },
       progress(source, fraction, pages) {
-        bar.update(fraction, `${pages} pages  ${source.length > 40 ? `…${source.slice(-39)}` : source}`);
+        // One bar for all sources, each an equal part of reading.
+        const at = sources.indexOf(source);
+        bar.update(READING.name, (at + (fraction ?? 0)) / sources.length, `${pages} pages  ${sourceName(source)}`);
       },
     },
   );
+  const pages = summary.added + summary.replaced + summary.merged;
+  bar.update(READING.name, 1, `${pages} pages`);
   const t1 = performance.now();
-  writer.finish((done, total) => bar.update(done / total, `linking and indexing text ${done}/${total}`));
+  writer.finish((step, done, total) => {
+    const { name, unit } = FINISHING[step];
+    bar.update(name, done / total, unit ? `${done}/${total} ${unit}` : '');
+  });
   writer.close();
   bar.done();
   const finishSeconds = (performance.now() - t1) / 1000;
   const backend = new SqliteSearchBackend(config.search.indexPath);
   const total = (await backend.stats()).pages;
   backend.close();
-  const pages = summary.added + summary.replaced + summary.merged;
   const seconds = summary.seconds + finishSeconds;
   console.log(
     `indexed ${pages} pages (${summary.added} new, ${summary.replaced} replaced, ${summary.merged} duplicate addresses merged), ` +
-      `${skipped} skipped, ${summary.failedSources} of ${sources.length} sources failed, in ${seconds.toFixed(1)} s (${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s)`,
+      `${skipped} skipped, ${summary.failedSources} of ${sources.length} sources failed, in ${seconds.toFixed(1)} s ` +
+      `(${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory)`,
   );
   console.log(`index ${config.search.indexPath} now holds ${total} pages`);
   return summary.failedSources ? 1 : 0;

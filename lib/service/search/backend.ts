@@ -29,11 +29,15 @@ export type FetchedPage = { url: string; html: string };
 
 export type UpsertOutcome = 'added' | 'replaced' | 'merged';
 
+/** The steps of IndexWriter.finish(), in this order: each changed page's searchable text (with the
+ * anchor text of links to it), the term lists, and optimising the index files. */
+export type FinishStep = 'text' | 'terms' | 'optimise';
+
 export interface IndexWriter {
   /** Add or replace one page. 'merged': another address of a page already seen in this run. */
   upsert(doc: PageDocument): UpsertOutcome;
-  /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far. */
-  finish(progress?: (done: number, total: number) => void): void;
+  /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far each step is. */
+  finish(progress?: (step: FinishStep, done: number, total: number) => void): void;
   close(): void;
 }
 

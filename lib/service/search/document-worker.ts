@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { FetchedPage } from './backend.ts';
-import { buildDocument, UnparseablePage } from './document.ts';
+import { buildDocument } from './document.ts';
+import { UnparseablePage } from './unparseable-page.ts';
 
 /**
  * A document-building thread of DocumentBuilder (documents.ts): parses, extracts and detects the

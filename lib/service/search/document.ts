@@ -2,6 +2,7 @@ import type { FetchedPage } from './backend.ts';
 import { extractHtml } from './extract.ts';
 import { detectLanguages, dominantLanguage } from './language.ts';
 import { normalizeTag, primaryLanguage, type LanguageShares } from './language-tags.ts';
+import { UnparseablePage } from './unparseable-page.ts';
 import { normalizeUrl, sameSite, urlKey, urlLanguage } from './url.ts';
 
 /** A page ready for any index engine. */
@@ -24,16 +25,6 @@ export type PageDocument = {
   urlLang: string | null;
   links: { key: string; text: string }[];
 };
-
-/** The page could not be read as an HTML document; it is reported and skipped. */
-export class UnparseablePage extends Error {
-  readonly why: string;
-  constructor(url: string, why: string) {
-    super(`${url}: ${why}`);
-    this.name = 'UnparseablePage';
-    this.why = why;
-  }
-}
 
 const MAX_HTML = 8 * 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildDocument, UnparseablePage } from './document.ts';
+import { buildDocument } from './document.ts';
+import { UnparseablePage } from './unparseable-page.ts';
 import { DocumentBuilder } from './documents.ts';
 
 const page = (i: number) => ({

@@ -1,7 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import type { FetchedPage } from './backend.ts';
-import { buildDocument, UnparseablePage, type PageDocument } from './document.ts';
+import type { PageDocument } from './document.ts';
 import type { BuildReply, BuildRequest } from './document-worker.ts';
+import { UnparseablePage } from './unparseable-page.ts';
+
+/** Each document thread's young generation, in MB (see DocumentBuilder). */
+const YOUNG_MB = 32;
 
 type Pending = { url: string; resolve: (doc: PageDocument) => void; reject: (err: Error) => void };
 type Slot = { worker: Worker; pending: Map<number, Pending> };
@@ -11,14 +15,22 @@ type Slot = { worker: Worker; pending: Map<number, Pending> };
  * and language detection, most of the cost of adding a page, use every core while the index
  * writer stores what is ready; with 0 threads, in the calling thread. A page that cannot be used
  * rejects with UnparseablePage, as buildDocument throws it.
+ *
+ * Memory: document.ts is loaded only where documents are built, as its language detector's n-gram
+ * tables take about 180 MB in every thread that loads them (a caller with worker threads never
+ * does). Each thread's young generation is held to YOUNG_MB: on a machine with much memory V8 lets
+ * a worker's grow to 192 MB, which a page's garbage does not need (parsing is no slower).
  */
 export class DocumentBuilder {
   readonly #workers: Slot[] = [];
   #next = 0;
+  #local: Promise<(page: FetchedPage) => PageDocument> | null = null;
 
   constructor(threads: number) {
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(new URL('./document-worker.ts', import.meta.url));
+      const worker = new Worker(new URL('./document-worker.ts', import.meta.url), {
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
+      });
       const pending = new Map<number, Pending>();
       worker.on('message', (m: BuildReply) => {
         const p = pending.get(m.id);
@@ -40,11 +52,8 @@ export class DocumentBuilder {
 
   build(page: FetchedPage): Promise<PageDocument> {
     if (!this.#workers.length) {
-      try {
-        return Promise.resolve(buildDocument(page));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
+      this.#local ??= import('./document.ts').then((m) => m.buildDocument);
+      return this.#local.then((build) => build(page));
     }
     // The thread with the fewest pages in flight.
     let slot = this.#workers[0] as Slot;

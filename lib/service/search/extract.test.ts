@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extractHtml } from './extract.ts';
-import { buildDocument, UnparseablePage } from './document.ts';
+import { buildDocument } from './document.ts';
+import { UnparseablePage } from './unparseable-page.ts';
 
 const html = `<!DOCTYPE html><html lang="pt-BR"><head><title>Kettles &amp; Co</title>
 <meta name="description" content="All about kettles."><link rel="canonical" href="/kettles/">

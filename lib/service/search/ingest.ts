@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FetchedPage, IndexWriter, UpsertOutcome } from './backend.ts';
-import { UnparseablePage } from './document.ts';
+import { UnparseablePage } from './unparseable-page.ts';
 import { DocumentBuilder } from './documents.ts';
 import { crawl, type CrawlOptions } from './sources/crawler.ts';
 import { folderPages } from './sources/folder.ts';

@@ -1,5 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
+import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
+import { PostingBuffer } from './posting-buffer.ts';
+import { PostingRuns } from './posting-runs.ts';
+import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed } from './postings.ts';
 import { FTS_COLUMNS, FIELD_WEIGHTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
@@ -14,9 +17,10 @@ export type PageTokens = {
 
 /** Passages remembered per term and page (the first ones; a snippet needs one). */
 const MAX_PLACES = 16;
+/** Entries (a term in a page) gathered in memory before they are added to the runs by default:
+ * about 20 MB with their terms (the corpus has 3 million in 340,000 terms: 7 runs). */
+const BUFFERED_ENTRIES = 500_000;
 
-/** One term's new postings, in page order: places[i] is the passages of docs[i]. */
-type Growing = { docs: number[]; freqs: number[]; places: (readonly number[] | null)[] };
 type TokenCount = { weighted: number; n: number; places: number[] | null };
 
 /**
@@ -24,23 +28,30 @@ type TokenCount = { weighted: number; n: number; places: number[] | null };
  * page whose row it rebuilt (or dropped), in ascending id order; flush() then rewrites the
  * postings of every term those pages held or hold, in a transaction of the caller's, and marks
  * them complete. A page's terms are FTS5's own (tokenizer.ts), counted with the columns' weights.
+ * The new entries wait in a buffer of bounded size, and then in runs on disk (posting-runs.ts),
+ * so a full rebuild of a large index takes little memory.
  */
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer();
+  readonly #runs: PostingRuns;
   readonly #q: Record<
     'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count',
     StatementSync
   >;
-  readonly #growing = new Map<string, Growing>();
-  /** Pages reported since the last flush, with their length and terms (null: the page is gone). */
-  readonly #pages = new Map<number, { length: number; terms: string } | null>();
-  /** Terms the reported pages held before. */
+  readonly #buffer = new PostingBuffer();
+  readonly #bufferSize: number;
+  /** Pages reported since the last flush (their entries replace those the postings hold). */
+  readonly #changed = new Set<number>();
+  /** Terms the reported pages held before, since the buffer was last added to the runs. */
   readonly #stale = new Set<string>();
   #lastId = -1;
 
-  constructor(db: DatabaseSync) {
+  /** `bufferedEntries`: how many new entries wait in memory before they go to a run. */
+  constructor(db: DatabaseSync, { bufferedEntries = BUFFERED_ENTRIES }: { bufferedEntries?: number } = {}) {
     this.#db = db;
+    this.#bufferSize = bufferedEntries;
+    this.#runs = new PostingRuns(db);
     this.#q = {
       oldTerms: db.prepare('SELECT terms FROM page_terms WHERE page_id = ?'),
       lookup: db.prepare('SELECT data FROM postings WHERE term = ?'),
@@ -65,31 +76,25 @@ export class PostingsWriter {
   /** Drops all postings (inside the caller's transaction). */
   reset(): void {
     this.#db.exec("DELETE FROM postings; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM search_meta WHERE key = 'postings';");
-    this.#growing.clear();
-    this.#pages.clear();
-    this.#stale.clear();
-    this.#lastId = -1;
+    this.#forget();
   }
 
-  /** A page whose full-text row was rebuilt, or dropped (null). Pages come in ascending id order. */
+  /** A page whose full-text row was rebuilt, or dropped (null). Pages come in ascending id order;
+   * call inside a transaction of the caller's. */
   page(id: number, page: PageTokens | null): void {
     if (id <= this.#lastId) throw new Error(`page ${id} reported after page ${this.#lastId}: pages come in ascending id order, once`);
     this.#lastId = id;
+    this.#changed.add(id);
     const old = this.#q.oldTerms.get(id) as { terms: string } | undefined;
     if (old?.terms) for (const t of old.terms.split(' ')) this.#stale.add(t);
     if (!page) {
-      this.#pages.set(id, null);
+      this.#q.dropPage.run(id);
       return;
     }
     const { length, terms } = this.#terms(this.#tokens(page));
-    for (const [t, e] of terms) {
-      let g = this.#growing.get(t);
-      if (!g) this.#growing.set(t, (g = { docs: [], freqs: [], places: [] }));
-      g.docs.push(id);
-      g.freqs.push(e.weighted);
-      g.places.push(e.places);
-    }
-    this.#pages.set(id, { length, terms: [...terms.keys()].join(' ') });
+    if (this.#buffer.size + terms.size > this.#bufferSize && this.#buffer.size) this.#spill();
+    for (const [t, e] of terms) this.#buffer.add(t, id, e.weighted, e.places);
+    this.#q.putPage.run(id, length, [...terms.keys()].join(' '));
   }
 
   /** The page's tokens with their weighted count, number and the passages they occur in. */
@@ -140,36 +145,52 @@ export class PostingsWriter {
     return { length, terms };
   }
 
-  /** Writes the pages' terms and the postings of every term they held or hold, in term order. */
-  flush(): void {
-    const q = this.#q;
-    const fresh = (q.count.get() as { n: number }).n === 0;
-    for (const [id, page] of this.#pages) {
-      if (page) q.putPage.run(id, page.length, page.terms);
-      else q.dropPage.run(id);
+  /** The buffered entries, and the terms the pages held before (with no entries), as a run. */
+  #spill(): void {
+    for (const [t, entries] of this.#buffer.drain()) {
+      this.#runs.add(t, entries);
+      this.#stale.delete(t);
     }
-    const changed = this.#pages;
-    const terms = [...this.#growing.keys()];
-    for (const t of this.#stale) if (!this.#growing.has(t)) terms.push(t);
-    terms.sort();
+    for (const t of this.#stale) this.#runs.add(t, NO_POSTINGS);
+    this.#runs.endRun();
+    this.#stale.clear();
+  }
+
+  /** Rewrites the postings of every term the reported pages held or hold, in term order, and marks
+   * the postings complete; `progress` is told how many of those terms are done. */
+  flush(progress?: (done: number, total: number) => void): void {
+    const q = this.#q;
+    this.#spill();
+    const fresh = (q.count.get() as { n: number }).n === 0;
+    const total = progress ? this.#runs.terms() : 0;
+    const changed = this.#changed;
+    const dropped = (id: number) => changed.has(id);
     const born: string[] = [];
-    for (const t of terms) {
-      const added = this.#growing.get(t) ?? { docs: [], freqs: [], places: [] };
+    let done = 0;
+    for (const [t, runs] of this.#runs.drain()) {
+      const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
-      const entries = row ? merge(decodePostings(row.data), changed, added) : added;
-      if (entries.docs.length) {
-        q.put.run(t, encodePostings(postingList(entries)));
+      const list = row ? mergePostings(decodePostings(row.data), dropped, added) : added;
+      if (list.docs.length) {
+        q.put.run(t, encodePostings(list));
         if (!row) born.push(reversed(t));
       } else if (row) {
         q.drop.run(t);
         q.dropEnd.run(reversed(t));
       }
+      if (progress && ++done % 1000 === 0) progress(done, total);
     }
     // New terms' ends, in order (a fresh index adds every term).
     for (const r of born.sort()) q.putEnd.run(r);
     q.meta.run(POSTINGS_FORMAT);
-    this.#growing.clear();
-    this.#pages.clear();
+    progress?.(total, total);
+    this.#forget();
+  }
+
+  #forget(): void {
+    this.#runs.clear();
+    this.#buffer.clear();
+    this.#changed.clear();
     this.#stale.clear();
     this.#lastId = -1;
   }
@@ -177,42 +198,4 @@ export class PostingsWriter {
   close(): void {
     this.#tokenizer.close();
   }
-}
-
-/** An existing posting list without the `changed` pages, merged with the new entries. */
-function merge(old: PostingList, changed: ReadonlyMap<number, unknown>, added: Growing): Growing {
-  const out: Growing = { docs: [], freqs: [], places: [] };
-  let j = 0;
-  const takeAdded = () => {
-    out.docs.push(added.docs[j] as number);
-    out.freqs.push(added.freqs[j] as number);
-    out.places.push(added.places[j] ?? null);
-    j++;
-  };
-  for (let i = 0; i < old.docs.length; i++) {
-    const d = old.docs[i] as number;
-    if (changed.has(d)) continue;
-    while (j < added.docs.length && (added.docs[j] as number) < d) takeAdded();
-    out.docs.push(d);
-    out.freqs.push(old.freqs[i] as number);
-    out.places.push(old.starts.length ? [...old.places.subarray(old.starts[i], old.starts[i + 1])] : null);
-  }
-  while (j < added.docs.length) takeAdded();
-  return out;
-}
-
-function postingList(g: Growing): PostingList {
-  const n = g.docs.length;
-  let total = 0;
-  for (const p of g.places) total += p?.length ?? 0;
-  const starts = new Uint32Array(total ? n + 1 : 0);
-  const places = new Uint16Array(total);
-  if (total) {
-    for (let i = 0, at = 0; i < n; i++) {
-      starts[i] = at;
-      for (const o of g.places[i] ?? []) places[at++] = o;
-      starts[i + 1] = at;
-    }
-  }
-  return { docs: Uint32Array.from(g.docs), freqs: Float32Array.from(g.freqs), starts, places };
 }

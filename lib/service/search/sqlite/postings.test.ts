@@ -33,8 +33,8 @@ function corpus(): { url: string; html: string }[] {
   return pages;
 }
 
-function build(file: string, pages: readonly { url: string; html: string }[]): void {
-  const writer = new SqliteIndexWriter(file);
+function build(file: string, pages: readonly { url: string; html: string }[], options: { postingsBuffer?: number } = {}): void {
+  const writer = new SqliteIndexWriter(file, options);
   for (const p of pages) writer.upsert(buildDocument(p));
   writer.finish();
   writer.close();
@@ -153,6 +153,49 @@ describe('postings', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
+    const first = corpus();
+    first[0] = { url: first[0]?.url as string, html: html('Zebrafish', '<p>The only zebrafish page.</p>') };
+    const again = first
+      .slice(0, 12)
+      .map((p, i) => ({ url: p.url, html: html(`Teapot ${i}`, `<p>${WORDS[(i * 5) % WORDS.length]} teapots</p>`) }));
+    const contents = (file: string) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        return [
+          db.prepare('SELECT * FROM postings ORDER BY term').all(),
+          db.prepare('SELECT * FROM term_ends ORDER BY reversed').all(),
+          // A page's terms as a set: their order follows which words the writer had met before.
+          db
+            .prepare('SELECT page_id, length, terms FROM page_terms ORDER BY page_id')
+            .all()
+            .map((r) => ({ ...r, terms: String(r.terms).split(' ').sort() })),
+          db.prepare('SELECT * FROM search_meta').all(),
+        ];
+      } finally {
+        db.close();
+      }
+    };
+    const oneRun = join(dir, 'one-run.db');
+    const manyRuns = join(dir, 'many-runs.db');
+    build(oneRun, first);
+    build(manyRuns, first, { postingsBuffer: 7 });
+    assert.deepEqual(contents(manyRuns), contents(oneRun));
+    build(oneRun, again);
+    build(manyRuns, again, { postingsBuffer: 7 });
+    const updated = contents(manyRuns);
+    assert.deepEqual(updated, contents(oneRun));
+    // The same as building the pages as they are now at once (same order, so the same page ids).
+    const atOnce = join(dir, 'at-once.db');
+    build(atOnce, [...again, ...first.slice(12)], { postingsBuffer: 7 });
+    assert.deepEqual(updated, contents(atOnce));
+    assert.equal(
+      (updated[0] as { term: string }[]).find((r) => r.term === 'zebrafish'),
+      undefined,
+      'a term no page holds is gone',
+    );
   });
 
   it('are not used until complete: a reader falls back to FTS5 and still answers', () => {

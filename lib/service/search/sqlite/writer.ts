@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { IndexWriter, UpsertOutcome } from '../backend.ts';
+import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
 import { definitionHeads } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
@@ -68,21 +68,24 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #q: Statements;
   readonly #postings: PostingsWriter;
 
-  constructor(fileOrDb: string | DatabaseSync) {
+  /** `postingsBuffer`: new postings entries held in memory at most (postings-writer.ts). */
+  constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number } = {}) {
     this.#own = typeof fileOrDb === 'string';
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#q = prepare(this.#db);
-    this.#postings = new PostingsWriter(this.#db);
+    this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
   }
 
   upsert(doc: PageDocument): UpsertOutcome {
-    this.#begin();
-    return this.#store(doc);
+    return this.#batched(() => this.#store(doc));
   }
 
-  #begin(): void {
+  /** Runs `work` in the open transaction, opening one if none is, and commits every BATCH calls. */
+  #batched<T>(work: () => T): T {
     if (this.#pending === 0) this.#db.exec('BEGIN IMMEDIATE');
+    const out = work();
     if (++this.#pending >= BATCH) this.#commit();
+    return out;
   }
 
   #commit(): void {
@@ -132,32 +135,32 @@ export class SqliteIndexWriter implements IndexWriter {
     return outcome;
   }
 
-  finish(progress?: (done: number, total: number) => void): void {
+  finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
     const q = this.#q;
-    if (this.#pending === 0) this.#db.exec('BEGIN IMMEDIATE');
-    this.#pending = 1;
-    for (const k of this.#touchedTargets) {
-      const row = q.aliasPage.get(k) as { id: number } | undefined;
-      if (row) q.dirty.run(row.id);
-    }
-    this.#touchedTargets.clear();
-    // Postings missing (an index from before them) or in another format: built again for all.
-    if (this.#postings.stale()) {
-      this.#postings.reset();
-      q.dirtyEvery.run();
-    }
+    this.#batched(() => {
+      for (const k of this.#touchedTargets) {
+        const row = q.aliasPage.get(k) as { id: number } | undefined;
+        if (row) q.dirty.run(row.id);
+      }
+      this.#touchedTargets.clear();
+      // Postings missing (an index from before them) or in another format: built again for all.
+      if (this.#postings.stale()) {
+        this.#postings.reset();
+        q.dirtyEvery.run();
+      }
+    });
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
     for (let i = 0; i < ids.length; i++) {
-      this.#begin();
-      this.#rebuild(ids[i] as number);
-      progress?.(i + 1, ids.length);
+      this.#batched(() => this.#rebuild(ids[i] as number));
+      progress?.('text', i + 1, ids.length);
     }
-    this.#begin();
-    this.#postings.flush();
+    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
     this.#commit();
+    progress?.('optimise', 0, 1);
     this.#db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
     this.#db.exec('PRAGMA optimize');
+    progress?.('optimise', 1, 1);
   }
 
   #rebuild(id: number): void {

@@ -1,0 +1,104 @@
+import type { PostingList } from './postings.ts';
+
+/**
+ * New postings entries (a term in a page: its weighted frequency there and the passages it occurs
+ * in) as the postings writer meets them, page after page, in flat typed arrays: about 18 bytes an
+ * entry and no object per entry or per term's list, so filling the buffer leaves next to nothing for
+ * the garbage collector. drain() hands them out as one posting list a term, in term order.
+ */
+export class PostingBuffer {
+  /** Each term's number, in the order they came. */
+  readonly #numbers = new Map<string, number>();
+  #term = new Uint32Array(1024);
+  #doc = new Uint32Array(1024);
+  #freq = new Float32Array(1024);
+  /** Where each entry's passage numbers start in #places (the next entry's start ends them). */
+  #start = new Uint32Array(1025);
+  #places = new Uint16Array(4096);
+  #n = 0;
+  #p = 0;
+
+  /** Entries held. */
+  get size(): number {
+    return this.#n;
+  }
+
+  /** Adds an entry; pages come in ascending id order, each once. */
+  add(term: string, doc: number, freq: number, places: readonly number[] | null): void {
+    let t = this.#numbers.get(term);
+    if (t === undefined) this.#numbers.set(term, (t = this.#numbers.size));
+    const p = places?.length ?? 0;
+    this.#reserve(this.#n + 1, this.#p + p);
+    this.#term[this.#n] = t;
+    this.#doc[this.#n] = doc;
+    this.#freq[this.#n] = freq;
+    if (places) this.#places.set(places, this.#p);
+    this.#p += p;
+    this.#start[++this.#n] = this.#p;
+  }
+
+  #reserve(n: number, p: number): void {
+    if (n > this.#term.length) {
+      const size = Math.max(n, 2 * this.#term.length);
+      this.#term = grown(this.#term, size);
+      this.#doc = grown(this.#doc, size);
+      this.#freq = grown(this.#freq, size);
+      this.#start = grown(this.#start, size + 1);
+    }
+    if (p > this.#places.length) this.#places = grown(this.#places, Math.max(p, 2 * this.#places.length));
+  }
+
+  /** Every term with its entries, in term order, the entries in the order they came; then the
+   * buffer is empty. */
+  *drain(): Generator<[term: string, entries: PostingList]> {
+    const terms = [...this.#numbers.keys()];
+    const n = this.#n;
+    // The entries by term (a counting sort, stable: each term's entries stay in page order).
+    const first = new Uint32Array(terms.length + 1);
+    for (let i = 0; i < n; i++) (first[(this.#term[i] as number) + 1] as number)++;
+    for (let t = 0; t < terms.length; t++) first[t + 1] = (first[t + 1] as number) + (first[t] as number);
+    const order = new Uint32Array(n);
+    const next = first.slice(0, terms.length);
+    for (let i = 0; i < n; i++) order[(next[this.#term[i] as number] as number)++] = i;
+    const byName = terms.map((term, t) => ({ term, t })).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    for (const { term, t } of byName) yield [term, this.#list(order.subarray(first[t], first[t + 1]))];
+    this.clear();
+  }
+
+  clear(): void {
+    this.#numbers.clear();
+    this.#n = 0;
+    this.#p = 0;
+  }
+
+  /** The posting list of the entries `at`. */
+  #list(at: Uint32Array): PostingList {
+    const docs = new Uint32Array(at.length);
+    const freqs = new Float32Array(at.length);
+    let p = 0;
+    for (let k = 0; k < at.length; k++) {
+      const i = at[k] as number;
+      docs[k] = this.#doc[i] as number;
+      freqs[k] = this.#freq[i] as number;
+      p += (this.#start[i + 1] as number) - (this.#start[i] as number);
+    }
+    const starts = new Uint32Array(p ? at.length + 1 : 0);
+    const places = new Uint16Array(p);
+    if (p) {
+      for (let k = 0, q = 0; k < at.length; k++) {
+        const i = at[k] as number;
+        starts[k] = q;
+        places.set(this.#places.subarray(this.#start[i], this.#start[i + 1]), q);
+        q += (this.#start[i + 1] as number) - (this.#start[i] as number);
+      }
+      starts[at.length] = p;
+    }
+    return { docs, freqs, starts, places };
+  }
+}
+
+function grown<T extends Uint32Array | Float32Array | Uint16Array>(array: T, size: number): T {
+  const out = new (array.constructor as new (n: number) => T)(size);
+  out.set(array);
+  return out;
+}
