@@ -31,6 +31,7 @@ export const resetTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'That re
 export const resetPasswordSchema = z.object({ token: resetTokenSchema, password: passwordSchema }).strict();
 export const createTeamSchema = z.object({ name: teamNameSchema });
 export const renameTeamSchema = z.object({ name: teamNameSchema });
+export const teamRecordingSchema = z.object({ record: z.boolean() }).strict();
 export const createInviteSchema = z.object({ role: inviteRoleSchema });
 export const changeRoleSchema = z.object({ role: roleSchema });
 export const currentTeamSchema = z.object({ teamId: z.string().min(1).max(100) });

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { chromium, expect, test, type Page } from '@playwright/test';
 import WebSocket from 'ws';
 import { startPageServer } from '../helpers/pages.ts';
-import { E2E_DATA_DIR, E2E_SERVICE_URL, e2eEnv } from '../helpers/portal-env.ts';
+import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 import { createKey, createTeam, newUser, signUp, userSession } from '../helpers/portal.ts';
 
 /**
@@ -49,12 +48,14 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await signUp(page, newUser('inspect'));
   const teamId = await createTeam(page, 'Inspecting crew');
   const { token } = await createKey(page, teamId, 'recorded key');
-  const serviceKeyId = token.split('_')[1]!;
-  const on = spawnSync(process.execPath, ['server/cli/keys.ts', 'record', serviceKeyId, 'on'], {
-    encoding: 'utf8',
-    env: { ...process.env, ...e2eEnv, DATA_DIR: E2E_DATA_DIR },
-  });
-  expect(on.status, on.stderr).toBe(0);
+  // One switch on the team's settings turns recording on for its keys.
+  await page.goto(`/teams/${teamId}/settings`);
+  const recordSwitch = page.getByRole('switch', { name: "Record every browser started with this team's keys" });
+  await expect(recordSwitch).toHaveAttribute('aria-checked', 'false');
+  await recordSwitch.click();
+  await expect(page.getByRole('status').filter({ hasText: 'Recording is on for 1 key' })).toBeVisible();
+  await page.reload();
+  await expect(recordSwitch).toHaveAttribute('aria-checked', 'true');
 
   const { id } = await scriptedSession(token);
 

@@ -21,13 +21,21 @@ export function memoryData(): SqlitePortalData {
 export class RecordingIssuer implements KeyIssuer {
   readonly available = true;
   readonly revoked: string[] = [];
+  /** Service key id → whether its browsers are recorded. */
+  readonly recording = new Map<string, boolean>();
   #n = 0;
-  issue() {
+  issue(_name: string, { record = false }: { record?: boolean } = {}) {
     this.#n++;
+    this.recording.set(`svc${this.#n}`, record);
     return { serviceKeyId: `svc${this.#n}`, token: `psk_${String(this.#n).padStart(16, '0')}_${'s'.repeat(39)}${String(1000 + this.#n)}` };
   }
   revoke(id: string) {
     this.revoked.push(id);
+  }
+  setRecord(id: string, record: boolean) {
+    if (!this.recording.has(id)) return false;
+    this.recording.set(id, record);
+    return true;
   }
   lastUsed() {
     return null;

@@ -128,12 +128,23 @@ describe('session recordings', () => {
     assert.deepEqual(later.events, events.slice(-1), 'after=SEQ gives only what follows');
   });
 
-  it('records nothing for a key that does not turn it on', async () => {
+  it('records nothing for a key that does not turn it on, and from its next browser once it does', async () => {
     const held = await holdBrowser(service.url, plain);
     held.release();
     await held.ended;
     assert.equal((await get(plain, `/v0/browsers/${held.id}/recording`)).status, 404);
     const listed = ((await (await get(plain, '/v0/browsers')).json()) as { browsers: { id: string; recorded: boolean }[] }).browsers;
     assert.equal(listed.find((b) => b.id === held.id)?.recorded, false);
+
+    const keyId = plain.split('_')[1]!;
+    assert.equal(service.keysCli(['record', keyId, 'on']).status, 0);
+    assert.match(service.keysCli(['list']).stdout, new RegExp(`${keyId}\\t.*\\ton\\t`));
+    const next = await holdBrowser(service.url, plain);
+    next.release();
+    await next.ended;
+    assert.equal((await get(plain, `/v0/browsers/${next.id}/recording`)).status, 200);
+    assert.equal(service.keysCli(['record', keyId, 'off']).status, 0);
+    assert.equal(service.keysCli(['record', keyId, 'maybe']).status, 2, 'on or off only');
+    assert.equal(service.keysCli(['record', 'nosuchkey00000000', 'on']).status, 2);
   });
 });

@@ -143,4 +143,9 @@ export const portalMigrations: readonly Migration[] = [
       UPDATE audit_events SET actor_label = (SELECT email FROM users WHERE users.id = audit_events.actor_id);
       CREATE INDEX audit_events_by_actor ON audit_events(team_id, actor_id, created_at);`,
   },
+  {
+    version: 7,
+    name: 'session recording per team',
+    up: `ALTER TABLE teams ADD COLUMN record_sessions INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

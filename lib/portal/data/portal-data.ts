@@ -22,7 +22,8 @@ export type PasswordReset = { tokenHash: string; userId: string; createdAt: numb
  * null: another process changed the data (an operator's CLI), and it is not known whose access.
  */
 export type AccessChange = { userId: string | null; teamId: string | null };
-export type Team = { id: string; name: string; personal: boolean; createdAt: number };
+/** `recordSessions`: the team's keys that this portal issued record their browsers (docs/api.md, section 6). */
+export type Team = { id: string; name: string; personal: boolean; createdAt: number; recordSessions?: boolean };
 export type Membership = { teamId: string; userId: string; role: Role; createdAt: number };
 export type Member = Membership & { email: string; name: string };
 export type TeamWithRole = Team & { role: Role };
@@ -105,6 +106,7 @@ export interface PortalData {
   team(id: string): Promise<Team | undefined>;
   createTeam(team: Team, ownerId: string, audit: AuditInput): Promise<void>;
   renameTeam(teamId: string, name: string, audit: AuditInput): Promise<void>;
+  setTeamRecording(teamId: string, record: boolean, audit: AuditInput): Promise<void>;
   membership(teamId: string, userId: string): Promise<Membership | undefined>;
   members(teamId: string): Promise<Member[]>;
   /** Change a role or (role null) remove a member; throws LastOwnerError when no owner would remain. */

@@ -15,7 +15,13 @@ const toUser = (r: Row): User => ({
   id: r.id as string, email: r.email as string, name: r.name as string, passwordHash: (r.password_hash as string | null) ?? null,
   currentTeamId: (r.current_team_id as string | null) ?? null, createdAt: Number(r.created_at), sessionVersion: Number(r.session_version ?? 0),
 });
-const toTeam = (r: Row): Team => ({ id: r.id as string, name: r.name as string, personal: Number(r.personal) === 1, createdAt: Number(r.created_at) });
+const toTeam = (r: Row): Team => ({
+  id: r.id as string,
+  name: r.name as string,
+  personal: Number(r.personal) === 1,
+  createdAt: Number(r.created_at),
+  recordSessions: Number(r.record_sessions) === 1,
+});
 const toMembership = (r: Row): Membership => ({ teamId: r.team_id as string, userId: r.user_id as string, role: r.role as Role, createdAt: Number(r.created_at) });
 const nullableNumber = (v: SQLInputValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 const toInvite = (r: Row): Invite => ({
@@ -231,6 +237,12 @@ export class SqlitePortalData implements PortalData {
   async renameTeam(teamId: string, name: string, audit: AuditInput) {
     this.#tx(() => {
       this.#run('UPDATE teams SET name = ? WHERE id = ?', name, teamId);
+      this.#audit(audit, Date.now());
+    });
+  }
+  async setTeamRecording(teamId: string, record: boolean, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run('UPDATE teams SET record_sessions = ? WHERE id = ?', record ? 1 : 0, teamId);
       this.#audit(audit, Date.now());
     });
   }

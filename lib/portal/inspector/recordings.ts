@@ -1,7 +1,7 @@
 import { BadRequest, NotFound } from '../errors.ts';
 import { eachTeamKey, type Vault } from '../keys/vault.ts';
 import { listRecorded, readRecording, readScreen, type RecordedBrowser, type Recording } from '../service-client/recordings.ts';
-import type { Actor } from '../teams/access.ts';
+import { requireRole, type Actor } from '../teams/access.ts';
 
 /** A recorded session of one of the team's keys, whoever started it. */
 export type TeamRecording = RecordedBrowser & { keyName: string };
@@ -30,6 +30,8 @@ export async function teamRecording(
   id: string,
   after: unknown,
 ): Promise<Recording & { keyName: string }> {
+  // A stranger hears "not found" before anything about what they sent.
+  await requireRole(d.vault.data, actor, teamId, 'member');
   const since = typeof after === 'string' && /^\d{1,15}$/.test(after) ? Number(after) : after === undefined || after === null ? 0 : NaN;
   if (!Number.isFinite(since)) throw new BadRequest('after must be a whole number');
   return withRecordingKey(d, actor, teamId, id, async (token, keyName) => {
@@ -40,6 +42,8 @@ export async function teamRecording(
 
 /** One frame of the screen (the `offset` and `length` a frame event names), as the service's response to pass on. */
 export async function teamRecordingScreen(d: Deps, actor: Actor, teamId: string, id: string, query: URLSearchParams): Promise<Response> {
+  await requireRole(d.vault.data, actor, teamId, 'member');
+  if (!BROWSER_ID.test(id)) throw new NotFound('no such recording');
   const [offset, length] = [query.get('offset') ?? '', query.get('length') ?? ''];
   if (!/^\d{1,15}$/.test(offset) || !/^[1-9]\d{0,8}$/.test(length)) throw new BadRequest('ask for one frame by its offset and length');
   const range = `bytes=${offset}-${Number(offset) + Number(length) - 1}`;

@@ -3,7 +3,9 @@ import { openKeyDatabase, type KeyLimits, type KeyStore } from '#service/keys/ke
 /** Issues and revokes service API keys, when the portal runs beside the service. */
 export interface KeyIssuer {
   readonly available: boolean;
-  issue(name: string): { serviceKeyId: string; token: string };
+  issue(name: string, options?: { record?: boolean }): { serviceKeyId: string; token: string };
+  /** Record the key's browsers from their next start, or stop; false when this issuer cannot. */
+  setRecord(serviceKeyId: string, record: boolean): boolean;
   revoke(serviceKeyId: string): void;
   /** When the service last saw the key, or null. */
   lastUsed(serviceKeyId: string): number | null;
@@ -30,13 +32,17 @@ export class EmbeddedIssuer implements KeyIssuer {
     return this.#opened.keys;
   }
 
-  issue(name: string) {
-    const { key, token } = this.#keys.create(name);
+  issue(name: string, { record = false }: { record?: boolean } = {}) {
+    const { key, token } = this.#keys.create(name, {}, { record });
     return { serviceKeyId: key.id, token };
   }
 
   revoke(serviceKeyId: string) {
     this.#keys.revoke(serviceKeyId);
+  }
+
+  setRecord(serviceKeyId: string, record: boolean) {
+    return this.#keys.setRecord(serviceKeyId, record);
   }
 
   lastUsed(serviceKeyId: string) {
@@ -55,6 +61,9 @@ export class NoIssuer implements KeyIssuer {
     throw new Error('no embedded service');
   }
   revoke() {}
+  setRecord() {
+    return false;
+  }
   lastUsed() {
     return null;
   }

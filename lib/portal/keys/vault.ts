@@ -60,7 +60,8 @@ export async function addKey(v: Vault, actor: Actor, teamId: string, input: unkn
     throw new BadRequest('This portal uses a remote service, so it cannot issue keys. Add a key that the service issued instead.');
   }
   const id = newId('key');
-  const issued = parsed.mode === 'create' ? v.issuer.issue(`${parsed.name} (team ${teamId})`.slice(0, 100)) : null;
+  const recording = Boolean((await v.data.team(teamId))?.recordSessions);
+  const issued = parsed.mode === 'create' ? v.issuer.issue(`${parsed.name} (team ${teamId})`.slice(0, 100), { record: recording }) : null;
   const token = issued ? issued.token : (parsed as { key: string }).key;
   const { prefix, last4 } = maskKey(token);
   const key: TeamKey = {

@@ -8,7 +8,12 @@ import { parseOrThrow } from '../validation.ts';
  * The one list: recording an action that is not here fails the unit test that walks the callers.
  */
 export const AUDIT_ACTIONS = {
-  team: { 'team.created': 'Created the team', 'team.renamed': 'Renamed the team' },
+  team: {
+    'team.created': 'Created the team',
+    'team.renamed': 'Renamed the team',
+    'team.recording_on': 'Turned session recording on',
+    'team.recording_off': 'Turned session recording off',
+  },
   members: {
     'invite.created': 'Created an invitation',
     'invite.revoked': 'Withdrew an invitation',
@@ -57,7 +62,10 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
       return `with key ${String(d.key)}`;
     case 'browser.stopped':
     case 'browser.ended':
-      return String(d.message ?? d.reason ?? '');
+      return String(d.message ?? d.reason ?? (d.startedThrough === 'api' ? `started through the API with key ${String(d.key)}` : ''));
+    case 'team.recording_on':
+    case 'team.recording_off':
+      return `${Number(d.keys)} key${d.keys === 1 ? '' : 's'} changed${d.elsewhere ? `, ${Number(d.elsewhere)} added from elsewhere left as they are` : ''}`;
     case 'control.handed':
       return `${String(d.from)} → ${String(d.to)}`;
     default:

@@ -3,7 +3,8 @@ import { LastOwnerError } from '../data/portal-data.ts';
 import { requireRole, type Actor } from './access.ts';
 import { Conflict, Forbidden, NotFound } from '../errors.ts';
 import { newId } from '../data/ids.ts';
-import { changeRoleSchema, createTeamSchema, renameTeamSchema } from '../schemas.ts';
+import type { Vault } from '../keys/vault.ts';
+import { changeRoleSchema, createTeamSchema, renameTeamSchema, teamRecordingSchema } from '../schemas.ts';
 import { parseOrThrow } from '../validation.ts';
 
 export async function listTeams(data: PortalData, actor: Actor): Promise<TeamWithRole[]> {
@@ -112,3 +113,33 @@ async function guardLastOwner(change: () => Promise<void>): Promise<void> {
 }
 
 export const roleLabel = (role: Role): string => ({ owner: 'Owner', admin: 'Admin', member: 'Member' })[role];
+
+/**
+ * Record every browser of the team's keys, or stop (owners and admins): the keys this portal issued
+ * change at once (from their next browser), and keys it issues later follow the setting. Keys added
+ * from elsewhere cannot be changed from here: their count comes back, so the page can say so.
+ */
+export async function setTeamRecording(
+  v: Vault,
+  actor: Actor,
+  teamId: string,
+  input: unknown,
+): Promise<{ record: boolean; changed: number; elsewhere: number }> {
+  await requireRole(v.data, actor, teamId, 'admin');
+  const { record } = parseOrThrow(teamRecordingSchema, input);
+  let changed = 0;
+  let elsewhere = 0;
+  for (const key of await v.data.keys(teamId)) {
+    if (key.revokedAt !== null) continue;
+    if (key.serviceKeyId && v.issuer.available && v.issuer.setRecord(key.serviceKeyId, record)) changed++;
+    else elsewhere++;
+  }
+  await v.data.setTeamRecording(teamId, record, {
+    teamId,
+    actorId: actor.userId,
+    action: record ? 'team.recording_on' : 'team.recording_off',
+    subject: (await v.data.team(teamId))?.name ?? teamId,
+    detail: { keys: changed, elsewhere },
+  });
+  return { record, changed, elsewhere };
+}

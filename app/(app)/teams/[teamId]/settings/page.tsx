@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { canManage, requireTeam } from '#app/_lib/team-page.ts';
-import { LeaveTeam, RenameTeamForm } from './settings-client.tsx';
+import { LeaveTeam, RenameTeamForm, TeamRecording } from './settings-client.tsx';
 
 export const metadata: Metadata = { title: 'Team settings' };
 
@@ -21,6 +21,19 @@ export default async function SettingsPage({ params }: { params: Promise<{ teamI
               {team.name} <span className="muted">(owners and admins can rename the team)</span>
             </p>
           )}
+        </div>
+      </section>
+      <section className="card" aria-labelledby="recording-title">
+        <div className="card-header">
+          <h2 id="recording-title">Session recordings</h2>
+        </div>
+        <div className="card-body stack">
+          <p className="muted">
+            Off by default. When on, the browser service records what every browser of the team&apos;s keys does (pages, console, network
+            without headers or bodies, the screen), whether a script or this portal started it, and keeps it for the service&apos;s
+            retention. Members see recordings under Recordings.
+          </p>
+          <TeamRecording teamId={team.id} record={Boolean(team.recordSessions)} canChange={canManage(team)} />
         </div>
       </section>
       <section className="card" aria-labelledby="leave-title">

@@ -67,3 +67,45 @@ export function LeaveTeam({ teamId, userId }: { teamId: string; userId: string }
     </div>
   );
 }
+
+/** One switch: record every browser of the team's keys (decision 0070), with what it changed. */
+export function TeamRecording({ teamId, record, canChange }: { teamId: string; record: boolean; canChange: boolean }) {
+  const router = useRouter();
+  const [on, setOn] = useState(record);
+  const mutation = useMutation({
+    mutationFn: (next: boolean) =>
+      api<{ record: boolean; changed: number; elsewhere: number }>('PUT', `/api/teams/${teamId}/recording`, { record: next }),
+    onMutate: (next) => setOn(next),
+    onError: (_err, next) => setOn(!next),
+    onSuccess: () => router.refresh(),
+  });
+  const result = mutation.data;
+  return (
+    <div className="stack-sm">
+      <div className="row" style={{ gap: 'var(--space-2)' }}>
+        <button
+          type="button"
+          role="switch"
+          aria-checked={on}
+          aria-labelledby="team-recording-label"
+          className="btn btn-sm"
+          disabled={!canChange || mutation.isPending}
+          onClick={() => mutation.mutate(!on)}
+        >
+          {on ? 'On' : 'Off'}
+        </button>
+        <span id="team-recording-label">Record every browser started with this team&apos;s keys</span>
+      </div>
+      {!canChange && <p className="muted">Owners and admins can change this.</p>}
+      {result && (
+        <Alert tone={result.elsewhere ? 'warning' : 'success'}>
+          {result.record ? 'Recording is on' : 'Recording is off'} for {result.changed} key{result.changed === 1 ? '' : 's'}, from their
+          next browser.
+          {result.elsewhere > 0 &&
+            ` ${result.elsewhere} key${result.elsewhere === 1 ? ' was' : 's were'} added from another deployment: its operator turns recording on with npm run keys -- record ID on.`}
+        </Alert>
+      )}
+      {mutation.error && <Alert tone="error">{mutation.error instanceof ApiError ? mutation.error.message : 'Could not change it.'}</Alert>}
+    </div>
+  );
+}
