@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { holdBrowser } from '#portal/service-client/browser.ts';
+import { BrowserHistory } from '#service/browser/history.ts';
+import { RecordingWriter } from '#service/browser/recording/writer.ts';
 import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
 import { startService, type ServiceProcess } from '../tests/helpers/service.ts';
@@ -9,7 +13,8 @@ import { printTable, type Row } from './_stats.ts';
  * What recording a session costs (decision 0070), side by side in one run on one service: a viewer
  * screencasting an animated page (as the portal's live view does) with the key's recording off and
  * on, its frames per second and the service's CPU; what a minute of recording takes on disk for an
- * animated and a still page; and how long the recording takes to give its events and first frame.
+ * animated and a still page; and how long a recording takes to give its events and first frame,
+ * short ones and a ten-minute one (the inspector's target: under a second to the first frame).
  */
 const SECONDS = 10;
 
@@ -41,6 +46,66 @@ async function session(service: ServiceProcess, token: string, url: string) {
   held.release();
   await held.ended;
   return { id: held.id, fps, cpu };
+}
+
+/**
+ * A ten-minute session, written as the recorder writes one (2 frames a second of the animated
+ * page's last frame, ten requests and a console line a second), under a browser id of the key, then
+ * opened the way the inspector opens it: all its events, then its first frame.
+ */
+async function tenMinutes(service: ServiceProcess, token: string, sampleId: string): Promise<Row> {
+  const headers = { authorization: `Bearer ${token}` };
+  const sample = (await (await fetch(`${service.url}/v0/browsers/${sampleId}/recording`, { headers })).json()) as { events: Event[] };
+  const last = sample.events.filter((e) => e.type === 'frame').at(-1)!;
+  const jpeg = Buffer.from(
+    await (
+      await fetch(`${service.url}/v0/browsers/${sampleId}/recording/screen`, {
+        headers: { ...headers, range: `bytes=${last.offset}-${last.offset! + last.length! - 1}` },
+      })
+    ).arrayBuffer(),
+  );
+  const id = `br_${'b'.repeat(22)}tenminutes`;
+  const startedAt = Date.now() - 600_000;
+  const db = new DatabaseSync(join(service.dataDir, 'service.db'));
+  db.exec('PRAGMA busy_timeout = 5000');
+  new BrowserHistory(db, { retentionMs: 3_600_000, recordingRetentionMs: 3_600_000, maxEndedPerKey: 100 }).started(
+    id,
+    token.split('_')[1]!,
+    startedAt,
+    true,
+  );
+  db.prepare('UPDATE browsers SET ended_at = ?, end_reason = ? WHERE id = ?').run(Date.now(), 'client-closed', id);
+  db.close();
+  const writer = await RecordingWriter.open(join(service.dataDir, 'recordings', id), 1e12, startedAt);
+  // The writer stamps each event with the moment it is written, so these all share one `t`: what is
+  // measured here is reading a recording of this size, not its spread in time.
+  for (let ms = 0; ms < 600_000; ms += 100) {
+    writer.event('request', { method: 'GET', url: `https://example.test/item/${ms}`, status: 200, size: 1200, start: ms, ms: 20 });
+    if (ms % 500 === 0) writer.frame(jpeg, { tab: 't', width: 1280, height: 720 });
+    if (ms % 1000 === 0) writer.event('console', { level: 'log', text: `tick ${ms}` });
+  }
+  await writer.close();
+  const t0 = performance.now();
+  const rec = (await (await fetch(`${service.url}/v0/browsers/${id}/recording`, { headers })).json()) as {
+    events: Event[];
+    screenBytes: number;
+  };
+  const tEvents = performance.now() - t0;
+  const first = rec.events.find((e) => e.type === 'frame')!;
+  await (
+    await fetch(`${service.url}/v0/browsers/${id}/recording/screen`, {
+      headers: { ...headers, range: `bytes=${first.offset}-${first.offset! + first.length! - 1}` },
+    })
+  ).arrayBuffer();
+  const tFirst = performance.now() - t0;
+  return {
+    page: '10 min, written',
+    events: rec.events.length,
+    frames: rec.events.filter((e) => e.type === 'frame').length,
+    'MB per minute': (rec.screenBytes + JSON.stringify(rec.events).length) / 10 / 1e6,
+    'events ms': tEvents,
+    'first frame ms': tFirst,
+  };
 }
 
 async function main(): Promise<void> {
@@ -93,6 +158,7 @@ async function main(): Promise<void> {
         'first frame ms': tFirst,
       });
     }
+    rows.push(await tenMinutes(service, recorded, on.id));
     printTable(`What a recording holds (RECORDING_FPS 2), and how soon it opens`, rows);
   } finally {
     await service.stop();
