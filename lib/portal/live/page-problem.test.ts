@@ -58,7 +58,7 @@ describe('egressProblem', () => {
   it("explains the proxy's refusal with its own account and the setting that opens it", () => {
     const p = egressProblem('http://db.internal:5432/', 'denied-address', '10.0.0.7 is in 10.0.0.0/8 (private-use)');
     assert.equal(p.title, 'Blocked: db.internal:5432 is a private or reserved address');
-    assert.match(p.detail, /\(10\.0\.0\.7 is in 10\.0\.0\.0\/8 \(private-use\)\)/);
+    assert.match(p.detail, /refused the connection: 10\.0\.0\.7 is in 10\.0\.0\.0\/8 \(private-use\)\./);
     assert.match(p.operator ?? '', /BROWSER_EGRESS_ALLOW/);
     assert.equal(p.code, 'egress:denied-address');
   });

@@ -18,14 +18,16 @@ const ALLOW_HINT = (host: string) =>
 /** The proxy's own answer, from its headers. `detail` is the proxy's account (which address, which range). */
 export function egressProblem(url: string, reason: EgressReason, detail: string): PageProblem {
   const host = hostOf(url);
-  const said = detail ? ` (${detail})` : '';
+  // The proxy's account: after a colon where it ends a sentence, in brackets inside one.
+  const told = detail ? `: ${detail}` : '';
+  const aside = detail ? ` (${detail})` : '';
   switch (reason) {
     case 'denied-address':
       return {
         url,
         code: 'egress:denied-address',
         title: `Blocked: ${host} is a private or reserved address`,
-        detail: `The browser service refused the connection${said}. Remote browsers may not reach loopback, private, link-local or reserved addresses, nor the service's own machine.`,
+        detail: `The browser service refused the connection${told}. Remote browsers may not reach loopback, private, link-local or reserved addresses, nor the service's own machine.`,
         operator: ALLOW_HINT(host),
       };
     case 'unresolved':
@@ -33,7 +35,7 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         url,
         code: 'egress:unresolved',
         title: `${host} was not found`,
-        detail: `Its name does not resolve to any address${said}. Check the spelling.`,
+        detail: `Its name does not resolve to any address${aside}. Check the spelling.`,
         operator: null,
       };
     case 'unreachable':
@@ -41,7 +43,7 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         url,
         code: 'egress:unreachable',
         title: `${host} did not answer`,
-        detail: `The browser service found ${host} but could not connect to it${said}: the site may be down, or not accept connections on that port.`,
+        detail: `The browser service found ${host} but could not connect to it${aside}: the site may be down, or not accept connections on that port.`,
         operator: null,
       };
   }

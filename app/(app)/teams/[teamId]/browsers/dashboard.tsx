@@ -166,7 +166,7 @@ export function Dashboard({
 
       {snapshot.instances.length === 0 ? (
         <div className="card">
-          <EmptyState icon="browser" title="No browsers running">
+          <EmptyState icon="browser" title={snapshot.fromKeys.length ? 'No browsers started from the portal' : 'No browsers running'}>
             Start one above and it opens here, live. From code, open a WebSocket to <code>{serviceUrl.replace(/^http/, 'ws')}/start</code>{' '}
             with one of the team&apos;s API keys; browsers started that way are listed below, under the key.
           </EmptyState>
