@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { egressProblem, navigationProblem } from './page-problem.ts';
+import { egressProblem, egressProblemOf, navigationProblem } from './page-problem.ts';
 
 describe('navigationProblem', () => {
   it('says nothing of a cancelled navigation', () => {
@@ -67,5 +67,23 @@ describe('egressProblem', () => {
     assert.equal(egressProblem('http://nope.test/', 'unresolved', '').title, 'nope.test was not found');
     assert.equal(egressProblem('http://nope.test/', 'unresolved', '').operator, null);
     assert.equal(egressProblem('http://up.test:81/', 'unreachable', 'connection refused').title, 'up.test:81 did not answer');
+  });
+});
+
+describe('egressProblemOf', () => {
+  const refused = { 'X-Periscope-Egress': 'denied-address', 'x-periscope-egress-detail': '10.0.0.7 is in 10.0.0.0/8 (private-use)' };
+
+  it("reads the proxy's account of a plain-http answer, whatever the header's case", () => {
+    assert.equal(egressProblemOf('http://db.internal/', refused)?.code, 'egress:denied-address');
+    assert.match(egressProblemOf('http://db.internal/', refused)?.detail ?? '', /10\.0\.0\.7/);
+  });
+
+  it('believes no such header on an https answer: inside the tunnel only the site speaks', () => {
+    assert.equal(egressProblemOf('https://evil.example/', refused), null);
+  });
+
+  it('ignores a reason it does not know, and an answer without one', () => {
+    assert.equal(egressProblemOf('http://a.test/', { 'x-periscope-egress': 'please-allow-10.0.0.0/8' }), null);
+    assert.equal(egressProblemOf('http://a.test/', { 'content-type': 'text/html' }), null);
   });
 });

@@ -49,6 +49,23 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
   }
 }
 
+/**
+ * The proxy's account of a main-frame answer, if it gave one. Only a plain-http answer can be the
+ * proxy's: the proxy strips its headers from every site's answer it forwards, but inside an https
+ * tunnel a site could send them itself, to have a refusal of its own making shown in the portal.
+ */
+export function egressProblemOf(url: string, headers: Record<string, unknown>): PageProblem | null {
+  if (!url.startsWith('http:')) return null;
+  const reason = headerOf(headers, 'x-periscope-egress');
+  if (!(EGRESS_REASONS as readonly string[]).includes(reason)) return null;
+  return egressProblem(url, reason as EgressReason, headerOf(headers, 'x-periscope-egress-detail'));
+}
+
+function headerOf(headers: Record<string, unknown>, name: string): string {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return String(value);
+  return '';
+}
+
 /** A failed navigation, from Chromium's error text. Null when nothing went wrong that a person must know (a cancelled navigation). */
 export function navigationProblem(url: string, errorText: string): PageProblem | null {
   const code = /net::ERR_[A-Z0-9_]+/.exec(errorText)?.[0] ?? errorText;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol/types/protocol.js';
 import type { CdpConnection, CdpSession } from '#shared/cdp/client.ts';
 import type { DialogInfo, PageProblem, TabInfo } from '../protocol/live.ts';
-import { EGRESS_REASONS, egressProblem, navigationProblem, type EgressReason } from './page-problem.ts';
+import { egressProblemOf, navigationProblem } from './page-problem.ts';
 
 type Tab = {
   id: string;
@@ -217,9 +217,8 @@ export class Tabs extends EventEmitter<{
       const url = follow.get(requestId);
       if (url === undefined) return;
       follow.delete(requestId);
-      const reason = headerOf(response.headers, 'x-periscope-egress');
-      if (isEgressReason(reason))
-        this.#setProblem(tab, requestId, egressProblem(url, reason, headerOf(response.headers, 'x-periscope-egress-detail')));
+      const problem = egressProblemOf(url, response.headers);
+      if (problem) this.#setProblem(tab, requestId, problem);
     });
     session.on('Network.loadingFailed', ({ requestId, errorText, canceled }) => {
       const url = follow.get(requestId);
@@ -283,15 +282,6 @@ export class Tabs extends EventEmitter<{
     }
     this.emit('change');
   }
-}
-
-function headerOf(headers: Record<string, unknown>, name: string): string {
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return String(value);
-  return '';
-}
-
-function isEgressReason(value: string): value is EgressReason {
-  return (EGRESS_REASONS as readonly string[]).includes(value);
 }
 
 /**

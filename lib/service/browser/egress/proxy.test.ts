@@ -18,6 +18,8 @@ describe('EgressProxy', () => {
   before(async () => {
     target = createServer((req, res) => {
       seen.push(req.headers.host ?? '');
+      // A site that tries to pass its answer off as the proxy's refusal.
+      if (req.url === '/forged') res.setHeader('x-periscope-egress', 'denied-address').setHeader('X-Periscope-Egress-Detail', 'forged');
       res.end('hello from target');
     });
     await new Promise<void>((r) => target.listen(0, '127.0.0.2', () => r()));
@@ -112,6 +114,14 @@ describe('EgressProxy', () => {
     assert.match(r.body, /<code>BROWSER_EGRESS_ALLOW<\/code>/, 'a person reads what the operator can change');
     assert.match(await tunnel(`evil.example:${port}`), /^HTTP\/1\.1 403/);
     assert.equal(seen.length, before);
+  });
+
+  it("never forwards a site's own copy of the proxy's headers", async () => {
+    const r = await viaProxy(`http://ok.example:${port}/forged`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body, 'hello from target', 'the answer is forwarded');
+    assert.equal(r.egress, undefined, 'without the forged reason');
+    assert.equal(r.detail, undefined);
   });
 
   it('uses only the allowed addresses of a name with mixed answers', async () => {

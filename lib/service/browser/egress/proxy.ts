@@ -5,7 +5,7 @@ import { connect, createServer as createNetServer, isIP, type AddressInfo, type 
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { EgressPolicy } from './policy.ts';
-import { refusalAnswer } from './refusal.ts';
+import { EGRESS_HEADER_PREFIX, refusalAnswer } from './refusal.ts';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -206,7 +206,8 @@ export class EgressProxy {
     upstream.on('response', (up) => {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(up.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+        // The proxy's own headers (refusal.ts) are the proxy's alone: a site that sends them is not believed.
+        if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith(EGRESS_HEADER_PREFIX)) out[name] = value;
       }
       res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
       up.pipe(res);

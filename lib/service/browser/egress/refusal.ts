@@ -6,6 +6,9 @@
  */
 export type EgressRefusal = 'denied-address' | 'unresolved' | 'unreachable';
 
+/** Every header of the proxy's own starts so; the proxy removes them from the answers it forwards. */
+export const EGRESS_HEADER_PREFIX = 'x-periscope-egress';
+
 const WORDS: Record<EgressRefusal, { status: number; title: string; explain: string }> = {
   'denied-address': {
     status: 403,
