@@ -1,6 +1,6 @@
 'use client';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Recording, RecordingEvent } from '#portal/service-client/recordings.ts';
+import type { Recording, RecordingEvent } from '#portal/service-client/key-browsers.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf, type Row } from './timeline.ts';
 import './inspector.css';

@@ -1,4 +1,4 @@
-import type { RecordingEvent } from '#portal/service-client/recordings.ts';
+import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
 
 /**
  * What the inspector makes of a recording's events (docs/api.md, section 6): the frames to show at

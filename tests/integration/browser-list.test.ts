@@ -4,20 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { holdBrowser, type HeldBrowser } from '#portal/service-client/browser.ts';
+import type { BrowserView } from '../../server/service/routes/browsers.ts';
 import { eventually } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
-
-type Listed = {
-  id: string;
-  status: 'live' | 'ending' | 'ended';
-  startedAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  page: { url: string; title: string } | null;
-  tabs: number;
-};
 
 /** GET /v0/browsers and DELETE /v0/browsers/{id} (docs/api.md, "Listing and stopping a key's browsers"), on real instances. */
 describe("a key's browsers, listed and stopped through the API", () => {
@@ -29,7 +20,7 @@ describe("a key's browsers, listed and stopped through the API", () => {
 
   const list = async (token: string, query = '') => {
     const r = await fetch(`${service.url}/v0/browsers${query}`, { headers: { authorization: `Bearer ${token}` } });
-    return { status: r.status, body: (await r.json()) as { browsers: Listed[]; code?: string } };
+    return { status: r.status, body: (await r.json()) as { browsers: BrowserView[]; code?: string } };
   };
   const stop = (token: string, id: string) =>
     fetch(`${service.url}/v0/browsers/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });

@@ -1,10 +1,10 @@
 import { BadRequest, NotFound } from '../errors.ts';
 import { eachTeamKey, type Vault } from '../keys/vault.ts';
-import { listRecorded, readRecording, readScreen, type RecordedBrowser, type Recording } from '../service-client/recordings.ts';
+import { listKeyBrowsers, readRecording, readScreen, type KeyBrowser, type Recording } from '../service-client/key-browsers.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 
 /** A recorded session of one of the team's keys, whoever started it. */
-export type TeamRecording = RecordedBrowser & { keyName: string };
+export type TeamRecording = KeyBrowser & { keyName: string };
 
 type Deps = { vault: Vault; serviceUrl: string };
 
@@ -17,7 +17,7 @@ const BROWSER_ID = /^br_[A-Za-z0-9_-]{32}$/;
  */
 export async function teamRecordings(d: Deps, actor: Actor, teamId: string): Promise<TeamRecording[]> {
   const perKey = await eachTeamKey(d.vault, actor, teamId, async (key, token) =>
-    ((await listRecorded(d.serviceUrl, token)) ?? []).map((r) => ({ ...r, keyName: key.name })),
+    ((await listKeyBrowsers(d.serviceUrl, token)) ?? []).filter((b) => b.recorded).map((b) => ({ ...b, keyName: key.name })),
   );
   return perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
 }
@@ -53,6 +53,14 @@ export async function teamRecordingScreen(d: Deps, actor: Actor, teamId: string,
   });
 }
 
+/**
+ * Which of a team's keys holds a recording, once found: the inspector fetches a frame or two a
+ * second while it plays, and only the first of those needs to ask with every key. Bounded; a key
+ * that no longer has it (revoked, recording expired) is forgotten and all are asked again.
+ */
+const owners = new Map<string, string>();
+const MAX_OWNERS = 1000;
+
 /** Run `use` with the team key whose recording `id` is; NotFound when none of the team's keys has it. */
 async function withRecordingKey<T>(
   d: Deps,
@@ -62,8 +70,22 @@ async function withRecordingKey<T>(
   use: (token: string, keyName: string) => Promise<T | null>,
 ): Promise<T> {
   if (!BROWSER_ID.test(id)) throw new NotFound('no such recording');
-  const found = await eachTeamKey(d.vault, actor, teamId, (key, token) => use(token, key.name));
+  const slot = `${teamId} ${id}`;
+  const known = owners.get(slot);
+  const found = await eachTeamKey(d.vault, actor, teamId, async (key, token) => {
+    if (known && key.id !== known) return null;
+    const result = await use(token, key.name);
+    return result === null ? null : { keyId: key.id, result };
+  });
   const hit = found.find((r) => r !== null);
-  if (hit === undefined || hit === null) throw new NotFound('no such recording');
-  return hit;
+  if (!hit) {
+    if (known) {
+      owners.delete(slot);
+      return withRecordingKey(d, actor, teamId, id, use);
+    }
+    throw new NotFound('no such recording');
+  }
+  if (owners.size >= MAX_OWNERS) owners.delete(owners.keys().next().value!);
+  owners.set(slot, hit.keyId);
+  return hit.result;
 }

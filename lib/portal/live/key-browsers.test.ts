@@ -32,6 +32,7 @@ describe('KeyBrowsers', () => {
           endReason: null,
           page: { url: 'https://a.test/', title: 'A' },
           tabs: 2,
+          recorded: false,
         },
       ];
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ browsers }));
@@ -56,10 +57,14 @@ describe('KeyBrowsers', () => {
     assert.deepEqual(await reader.list(ann, crew.id), [
       {
         id: ID,
+        live: true,
         startedAt: Date.parse('2026-11-23T10:00:00.000Z'),
+        endedAt: null,
+        endReason: null,
         url: 'https://a.test/',
         title: 'A',
         tabs: 2,
+        recorded: false,
         keyId: ciKey?.id,
         keyName: 'ci key',
       },

@@ -3,7 +3,7 @@ import { eachTeamKey, type Vault } from '../keys/vault.ts';
 import { listKeyBrowsers, stopKeyBrowser, type KeyBrowser } from '../service-client/key-browsers.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 
-/** A browser started with one of the team's keys, by anyone: a script, CI, this portal. */
+/** A live browser started with one of the team's keys, by anyone: a script, CI, this portal. */
 export type KeyBrowserOfTeam = KeyBrowser & { keyId: string; keyName: string };
 
 type Cached = { at: number; value: KeyBrowserOfTeam[] };
@@ -59,7 +59,7 @@ export class KeyBrowsers {
     const before = this.#cache.get(teamId)?.value ?? [];
     const perKey = await eachTeamKey(this.#vault, actor, teamId, async (key, token) => {
       try {
-        return ((await listKeyBrowsers(this.#serviceUrl, token)) ?? []).map((b) => ({ ...b, keyId: key.id, keyName: key.name }));
+        return ((await listKeyBrowsers(this.#serviceUrl, token, 'live')) ?? []).map((b) => ({ ...b, keyId: key.id, keyName: key.name }));
       } catch (err) {
         this.#log.warn({ err, teamId, keyId: key.id }, 'could not read the browsers of a team key');
         return before.filter((b) => b.keyId === key.id);

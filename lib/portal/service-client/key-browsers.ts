@@ -2,53 +2,111 @@ import { z } from 'zod';
 import { DomainError } from '#shared/errors.ts';
 
 /**
- * The service's list of a key's browsers and its stop (docs/api.md, "Listing and stopping a key's
- * browsers"), as any client would call them. Every answer is validated: a service of another
- * version, or something else at that address, gives a clear error instead of a half-read list.
+ * The service's browsers of one key: its list, its stop (docs/api.md, section 5), and its session
+ * recordings (section 6), called as any client would. Every answer is validated: a service of
+ * another version, or something else at that address, gives a clear error instead of a half-read
+ * one. Events keep their own fields (the inspector shows what it knows and skips the rest), but
+ * each must have its `seq`, `t` and `type`.
  */
+const browserId = z.string().regex(/^br_[A-Za-z0-9_-]{32}$/);
+
 const listed = z.object({
   browsers: z.array(
     z.object({
-      id: z.string().regex(/^br_[A-Za-z0-9_-]{32}$/),
+      id: browserId,
       status: z.enum(['live', 'ending', 'ended']),
       startedAt: z.iso.datetime(),
+      endedAt: z.iso.datetime().nullable(),
+      endReason: z.string().nullable(),
       page: z.object({ url: z.string().max(8192), title: z.string().max(2048) }).nullable(),
       tabs: z.number().int().min(0),
+      recorded: z.boolean(),
     }),
   ),
 });
 
-/** A live browser of one key, started by whoever holds the key. */
-export type KeyBrowser = { id: string; startedAt: number; url: string; title: string; tabs: number };
+const event = z.looseObject({ seq: z.number().int().min(1), t: z.number().min(0), type: z.string().max(32) });
+const recording = z.object({
+  id: browserId,
+  startedAt: z.iso.datetime(),
+  endedAt: z.iso.datetime().nullable(),
+  live: z.boolean(),
+  screenBytes: z.number().int().min(0),
+  events: z.array(event),
+});
 
-const TIMEOUT_MS = 3000;
+/** One browser of a key, live (or ending) or ended, started by whoever holds the key. */
+export type KeyBrowser = {
+  id: string;
+  live: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+  url: string;
+  title: string;
+  tabs: number;
+  recorded: boolean;
+};
+export type Recording = z.infer<typeof recording>;
+export type RecordingEvent = z.infer<typeof event>;
 
-/** The key's live browsers; null when the service does not accept the key (revoked there, or another service's). */
-export async function listKeyBrowsers(serviceUrl: string, apiKey: string): Promise<KeyBrowser[] | null> {
-  const res = await call(serviceUrl, '/v0/browsers?status=live', 'GET', apiKey);
+/**
+ * The key's browsers, newest first (`live`: only those still running); null when the service does
+ * not accept the key (revoked there, or another service's).
+ */
+export async function listKeyBrowsers(serviceUrl: string, apiKey: string, only?: 'live'): Promise<KeyBrowser[] | null> {
+  const res = await askService(serviceUrl, only ? `/v0/browsers?status=${only}` : '/v0/browsers', apiKey);
   if (res.status === 401) return null;
   if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} to the list of browsers`);
   const body = listed.safeParse(await res.json().catch(() => null));
   if (!body.success) throw new DomainError('upstream_failed', 'the service sent a list of browsers this portal cannot read');
-  return body.data.browsers
-    .filter((b) => b.status === 'live')
-    .map((b) => ({ id: b.id, startedAt: Date.parse(b.startedAt), url: b.page?.url ?? '', title: b.page?.title ?? '', tabs: b.tabs }));
+  return body.data.browsers.map((b) => ({
+    id: b.id,
+    live: b.status !== 'ended',
+    startedAt: Date.parse(b.startedAt),
+    endedAt: b.endedAt ? Date.parse(b.endedAt) : null,
+    endReason: b.endReason,
+    url: b.page?.url ?? '',
+    title: b.page?.title ?? '',
+    tabs: b.tabs,
+    recorded: b.recorded,
+  }));
 }
 
 /** End one of the key's browsers. False when the service does not know it (already ended, or another key's). */
 export async function stopKeyBrowser(serviceUrl: string, apiKey: string, id: string): Promise<boolean> {
-  const res = await call(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}`, 'DELETE', apiKey);
+  const res = await askService(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}`, apiKey, { method: 'DELETE' });
   if (res.status === 404) return false;
   if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} when asked to stop a browser`);
   return true;
 }
 
-async function call(serviceUrl: string, path: string, method: string, apiKey: string): Promise<Response> {
+/** The recording's events after `after`; null when the key has no recording of that browser. */
+export async function readRecording(serviceUrl: string, apiKey: string, id: string, after: number): Promise<Recording | null> {
+  const res = await askService(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}/recording?after=${after}`, apiKey);
+  if (res.status === 404) return null;
+  if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} for a recording`);
+  const body = recording.safeParse(await res.json().catch(() => null));
+  if (!body.success) throw new DomainError('upstream_failed', 'the service sent a recording this portal cannot read');
+  return body.data;
+}
+
+/** One byte range of the recording's screen, as the service answers it (206, 416 or 404), to pass on. */
+export function readScreen(serviceUrl: string, apiKey: string, id: string, range: string): Promise<Response> {
+  return askService(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}/recording/screen`, apiKey, { headers: { range } });
+}
+
+async function askService(
+  serviceUrl: string,
+  path: string,
+  apiKey: string,
+  { method = 'GET', headers = {} }: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   try {
     return await fetch(`${serviceUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}` },
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: { authorization: `Bearer ${apiKey}`, ...headers },
+      signal: AbortSignal.timeout(5000),
     });
   } catch {
     throw new DomainError('unavailable', 'the browser service cannot be reached');

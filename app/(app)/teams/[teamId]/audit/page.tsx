@@ -6,6 +6,7 @@ import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { buttonClass } from '#app/_ui/button.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
+import { Table } from '#app/_ui/table.tsx';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
@@ -97,32 +98,21 @@ export default async function AuditLogPage({
             {filtered ? 'Try another kind or person.' : 'Keys, members, browsers and control handovers show up here.'}
           </EmptyState>
         ) : (
-          <div className="table-wrap">
-            <table className="table" aria-label="Audit log">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
+          <Table label="Audit log" columns={['When', 'Who', 'What']}>
+            {page.events.map((e) => {
+              const detail = describeDetail(e);
+              return (
+                <tr key={e.id} data-action={e.action}>
+                  <td>{formatDate(e.createdAt)}</td>
+                  <td>{e.actorLabel ?? (e.actorId === null && e.action === 'browser.ended' ? 'Periscope' : 'someone removed')}</td>
+                  <td>
+                    {actionLabel(e.action)} <strong>{e.subject}</strong>
+                    {detail && <span className="muted"> ({detail})</span>}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.events.map((e) => {
-                  const detail = describeDetail(e);
-                  return (
-                    <tr key={e.id} data-action={e.action}>
-                      <td>{formatDate(e.createdAt)}</td>
-                      <td>{e.actorLabel ?? (e.actorId === null && e.action === 'browser.ended' ? 'Periscope' : 'someone removed')}</td>
-                      <td>
-                        {actionLabel(e.action)} <strong>{e.subject}</strong>
-                        {detail && <span className="muted"> ({detail})</span>}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </Table>
         )}
       </div>
       {page.next && (

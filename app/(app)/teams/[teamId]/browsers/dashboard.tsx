@@ -8,6 +8,7 @@ import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
 import { StartForm, type KeyChoice } from './start-form.tsx';
 import './dashboard.css';
+import { Table } from '#app/_ui/table.tsx';
 
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
 
@@ -240,48 +241,33 @@ export function Dashboard({
               that client lets go.
             </p>
           </div>
-          <div className="table-wrap">
-            <table className="table" aria-label="Browsers started with the team's keys">
-              <thead>
-                <tr>
-                  <th scope="col">Page</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Tabs</th>
-                  <th scope="col">Up</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {snapshot.fromKeys.map((b) => (
-                  <tr key={b.id} data-browser-id={b.id}>
-                    <td className="dash-page" title={b.url}>
-                      <span>{b.title || 'Untitled'}</span>
-                      <span className="muted">{b.url || 'No page open'}</span>
-                    </td>
-                    <td>{b.keyName}</td>
-                    <td>{b.tabs}</td>
-                    <td title={formatDate(b.startedAt)}>{duration(now - b.startedAt)}</td>
-                    <td>
-                      {b.canStop && (
-                        <StopBrowserButton
-                          teamId={teamId}
-                          instanceId={b.id}
-                          name={`the browser of key ${b.keyName}`}
-                          others={[]}
-                          size="sm"
-                          label="Stop"
-                          after="stay"
-                          warning="A script or another client holds this browser: it loses it at once, and whatever the page held is gone."
-                        />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Browsers started with the team's keys" columns={['Page', 'Key', 'Tabs', 'Up', { hidden: 'Actions' }]}>
+            {snapshot.fromKeys.map((b) => (
+              <tr key={b.id} data-browser-id={b.id}>
+                <td className="dash-page" title={b.url}>
+                  <span>{b.title || 'Untitled'}</span>
+                  <span className="muted">{b.url || 'No page open'}</span>
+                </td>
+                <td>{b.keyName}</td>
+                <td>{b.tabs}</td>
+                <td title={formatDate(b.startedAt)}>{duration(now - b.startedAt)}</td>
+                <td>
+                  {b.canStop && (
+                    <StopBrowserButton
+                      teamId={teamId}
+                      instanceId={b.id}
+                      name={`the browser of key ${b.keyName}`}
+                      others={[]}
+                      size="sm"
+                      label="Stop"
+                      after="stay"
+                      warning="A script or another client holds this browser: it loses it at once, and whatever the page held is gone."
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         </section>
       )}
 
@@ -292,30 +278,17 @@ export function Dashboard({
         {snapshot.history.length === 0 ? (
           <p className="card-body muted">Nothing has ended in the last day.</p>
         ) : (
-          <div className="table-wrap">
-            <table className="table" aria-label="Ended browsers">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Started by</th>
-                  <th scope="col">Ran for</th>
-                  <th scope="col">Ended</th>
-                  <th scope="col">Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                {snapshot.history.map((h) => (
-                  <tr key={h.id} data-browser-id={h.id}>
-                    <td>{h.name}</td>
-                    <td>{h.startedByName}</td>
-                    <td>{duration(h.endedAt - h.startedAt)}</td>
-                    <td>{formatDate(h.endedAt)}</td>
-                    <td title={h.message}>{REASONS[h.reason] ?? h.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Ended browsers" columns={['Name', 'Started by', 'Ran for', 'Ended', 'Why']}>
+            {snapshot.history.map((h) => (
+              <tr key={h.id} data-browser-id={h.id}>
+                <td>{h.name}</td>
+                <td>{h.startedByName}</td>
+                <td>{duration(h.endedAt - h.startedAt)}</td>
+                <td>{formatDate(h.endedAt)}</td>
+                <td title={h.message}>{REASONS[h.reason] ?? h.reason}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
     </>

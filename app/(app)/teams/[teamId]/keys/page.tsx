@@ -5,6 +5,7 @@ import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { Badge } from '#app/_ui/badge.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { KeyActions, KeyTest, NewKeyButtons } from './keys-client.tsx';
+import { Table } from '#app/_ui/table.tsx';
 
 export const metadata: Metadata = { title: 'API keys' };
 
@@ -33,51 +34,35 @@ export default async function KeysPage({ params }: { params: Promise<{ teamId: s
               : 'An owner or admin of this team can create one.'}
           </EmptyState>
         ) : (
-          <div className="table-wrap">
-            <table className="table" aria-label="API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((k) => (
-                  <tr key={k.id} className={k.revokedAt ? 'revoked' : undefined} data-key-id={k.id}>
-                    <td>
-                      <div className="row" style={{ gap: 'var(--space-2)' }}>
-                        <strong>{k.name}</strong>
-                        {k.isDefault && <Badge tone="accent">Default</Badge>}
-                      </div>
-                      <span className="muted" style={{ fontSize: '0.8rem' }}>
-                        {k.source === 'issued' ? 'Issued by this service' : 'Added existing key'}
-                      </span>
-                    </td>
-                    <td>
-                      <code aria-label={`Masked key ${k.hint}`}>{k.hint}</code>
-                    </td>
-                    <td>{formatDate(k.createdAt)}</td>
-                    <td>{formatDate(k.lastUsedAt)}</td>
-                    <td>{k.revokedAt ? <Badge tone="danger">Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
-                    <td style={{ textAlign: 'right' }}>
-                      {!k.revokedAt && (
-                        <div className="row" style={{ justifyContent: 'flex-end', gap: 'var(--space-2)' }}>
-                          <KeyTest teamId={team.id} keyId={k.id} name={k.name} />
-                          {manage && <KeyActions teamId={team.id} keyId={k.id} name={k.name} isDefault={k.isDefault} />}
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="API keys" columns={['Name', 'Key', 'Created', 'Last used', 'Status', { hidden: 'Actions' }]}>
+            {keys.map((k) => (
+              <tr key={k.id} className={k.revokedAt ? 'revoked' : undefined} data-key-id={k.id}>
+                <td>
+                  <div className="row" style={{ gap: 'var(--space-2)' }}>
+                    <strong>{k.name}</strong>
+                    {k.isDefault && <Badge tone="accent">Default</Badge>}
+                  </div>
+                  <span className="muted" style={{ fontSize: '0.8rem' }}>
+                    {k.source === 'issued' ? 'Issued by this service' : 'Added existing key'}
+                  </span>
+                </td>
+                <td>
+                  <code aria-label={`Masked key ${k.hint}`}>{k.hint}</code>
+                </td>
+                <td>{formatDate(k.createdAt)}</td>
+                <td>{formatDate(k.lastUsedAt)}</td>
+                <td>{k.revokedAt ? <Badge tone="danger">Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
+                <td style={{ textAlign: 'right' }}>
+                  {!k.revokedAt && (
+                    <div className="row" style={{ justifyContent: 'flex-end', gap: 'var(--space-2)' }}>
+                      <KeyTest teamId={team.id} keyId={k.id} name={k.name} />
+                      {manage && <KeyActions teamId={team.id} keyId={k.id} name={k.name} isDefault={k.isDefault} />}
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </div>
     </section>

@@ -6,6 +6,7 @@ import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import { Badge } from '#app/_ui/badge.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { InviteButton, MemberActions, RevokeInviteButton } from './members-client.tsx';
+import { Table } from '#app/_ui/table.tsx';
 
 export const metadata: Metadata = { title: 'Members' };
 
@@ -27,50 +28,36 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
           </div>
           {manage && <InviteButton teamId={team.id} />}
         </div>
-        <div className="card table-wrap">
-          <table className="table" aria-label="Members">
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <tr key={m.userId} data-member={m.email}>
-                  <td>
-                    <strong>{m.name}</strong>
-                    {m.userId === user.id && (
-                      <>
-                        {' '}
-                        <Badge>You</Badge>
-                      </>
-                    )}
-                    <div className="muted" style={{ fontSize: '0.85rem' }}>
-                      {m.email}
-                    </div>
-                  </td>
-                  <td>{roleLabel(m.role)}</td>
-                  <td>{formatDate(m.createdAt)}</td>
-                  <td style={{ textAlign: 'right' }}>
-                    <MemberActions
-                      teamId={team.id}
-                      userId={m.userId}
-                      email={m.email}
-                      role={m.role}
-                      self={m.userId === user.id}
-                      myRole={team.role}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="Members" className="card" columns={['Person', 'Role', 'Joined', { hidden: 'Actions' }]}>
+          {members.map((m) => (
+            <tr key={m.userId} data-member={m.email}>
+              <td>
+                <strong>{m.name}</strong>
+                {m.userId === user.id && (
+                  <>
+                    {' '}
+                    <Badge>You</Badge>
+                  </>
+                )}
+                <div className="muted" style={{ fontSize: '0.85rem' }}>
+                  {m.email}
+                </div>
+              </td>
+              <td>{roleLabel(m.role)}</td>
+              <td>{formatDate(m.createdAt)}</td>
+              <td style={{ textAlign: 'right' }}>
+                <MemberActions
+                  teamId={team.id}
+                  userId={m.userId}
+                  email={m.email}
+                  role={m.role}
+                  self={m.userId === user.id}
+                  myRole={team.role}
+                />
+              </td>
+            </tr>
+          ))}
+        </Table>
       </section>
       {manage && (
         <section className="stack" aria-labelledby="invites-title">
@@ -81,32 +68,18 @@ export default async function MembersPage({ params }: { params: Promise<{ teamId
                 Invite someone with a link. Each link works once and expires.
               </EmptyState>
             ) : (
-              <div className="table-wrap">
-                <table className="table" aria-label="Pending invitations">
-                  <thead>
-                    <tr>
-                      <th scope="col">Role</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Expires</th>
-                      <th scope="col">
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {invites.map((i) => (
-                      <tr key={i.id}>
-                        <td>{roleLabel(i.role)}</td>
-                        <td>{formatDate(i.createdAt)}</td>
-                        <td>{formatDate(i.expiresAt)}</td>
-                        <td style={{ textAlign: 'right' }}>
-                          <RevokeInviteButton teamId={team.id} inviteId={i.id} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table label="Pending invitations" columns={['Role', 'Created', 'Expires', { hidden: 'Actions' }]}>
+                {invites.map((i) => (
+                  <tr key={i.id}>
+                    <td>{roleLabel(i.role)}</td>
+                    <td>{formatDate(i.createdAt)}</td>
+                    <td>{formatDate(i.expiresAt)}</td>
+                    <td style={{ textAlign: 'right' }}>
+                      <RevokeInviteButton teamId={team.id} inviteId={i.id} />
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             )}
           </div>
         </section>

@@ -6,6 +6,7 @@ import { requireTeam } from '#app/_lib/team-page.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
+import { Table } from '#app/_ui/table.tsx';
 
 export const metadata: Metadata = { title: 'Recordings' };
 
@@ -28,38 +29,26 @@ export default async function RecordingsPage({ params }: { params: Promise<{ tea
       {recordings.length === 0 ? (
         <div className="card">
           <EmptyState icon="browser" title="No recordings yet">
-            A key records its browsers once recording is on for it: <code>npm run keys -- record ID on</code> on the service. Every browser
-            started with it afterwards, from code or from this portal, is listed here.
+            Turn recording on in this team&apos;s Settings (or, for a key from another deployment, with{' '}
+            <code>npm run keys -- record ID on</code> on its service). Every browser started with the team&apos;s keys afterwards, from code
+            or from this portal, is listed here.
           </EmptyState>
         </div>
       ) : (
-        <div className="card table-wrap">
-          <table className="table" aria-label="Recorded sessions">
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Key</th>
-                <th scope="col">Started</th>
-                <th scope="col">Length</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {recordings.map((r) => (
-                <tr key={r.id} data-browser-id={r.id}>
-                  <td className="dash-page">
-                    <Link href={`/teams/${teamId}/recordings/${r.id}`}>{r.title || r.url || r.id}</Link>
-                    <span className="muted">{r.url}</span>
-                  </td>
-                  <td>{r.keyName}</td>
-                  <td>{formatDate(r.startedAt)}</td>
-                  <td>{duration((r.endedAt ?? now) - r.startedAt)}</td>
-                  <td>{r.live ? <span className="badge badge-success">Live</span> : (r.endReason ?? 'ended')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="Recorded sessions" className="card" columns={['Session', 'Key', 'Started', 'Length', 'State']}>
+          {recordings.map((r) => (
+            <tr key={r.id} data-browser-id={r.id}>
+              <td className="dash-page">
+                <Link href={`/teams/${teamId}/recordings/${r.id}`}>{r.title || r.url || r.id}</Link>
+                <span className="muted">{r.url}</span>
+              </td>
+              <td>{r.keyName}</td>
+              <td>{formatDate(r.startedAt)}</td>
+              <td>{duration((r.endedAt ?? now) - r.startedAt)}</td>
+              <td>{r.live ? <span className="badge badge-success">Live</span> : (r.endReason ?? 'ended')}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );
