@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf } from '#app/_inspector/timeline.ts';
-import type { RecordingEvent } from '#portal/service-client/recordings.ts';
+import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
 
 const events: RecordingEvent[] = [
   { seq: 1, t: 0, type: 'start' },
