@@ -1,6 +1,7 @@
 'use client';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Recording, RecordingEvent } from '#portal/service-client/key-browsers.ts';
+import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
+import type { InspectedRecording } from '#portal/inspector/recordings.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf, type Row } from './timeline.ts';
 import './inspector.css';
@@ -8,7 +9,7 @@ import './inspector.css';
 const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 const POLL_MS = 1500;
 
-type Loaded = Omit<Recording, 'events'> & { keyName: string };
+type Loaded = Omit<InspectedRecording, 'events'>;
 
 /**
  * A recorded session: the screen as it was at each moment, a scrubber marked where pages opened
@@ -36,7 +37,7 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
     let timer: ReturnType<typeof setTimeout> | null = null;
     const load = async () => {
       try {
-        const { recording } = await api<{ recording: Recording & { keyName: string } }>('GET', `${base}?after=${lastSeq.current}`);
+        const { recording } = await api<{ recording: InspectedRecording }>('GET', `${base}?after=${lastSeq.current}`);
         if (stop) return;
         const { events: fresh, ...rest } = recording;
         if (fresh.length) {
@@ -58,8 +59,9 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
   }, [base]);
 
   const frames = useMemo(() => framesOf(events), [events]);
-  const marks = useMemo(() => marksOf(events), [events]);
-  const rows = useMemo(() => rowsOf(events), [events]);
+  const control = meta?.control;
+  const marks = useMemo(() => marksOf(events, control), [events, control]);
+  const rows = useMemo(() => rowsOf(events, control), [events, control]);
   const end = Math.max(events.at(-1)?.t ?? 0, 1);
   const shown = useMemo(() => filterRows(rows, needle, badOnly).filter((r) => r.panel === panel), [rows, needle, badOnly, panel]);
   const frame = frameAt(frames, t);

@@ -1,11 +1,12 @@
 import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
+import type { ControlSpan } from '#portal/inspector/recordings.ts';
 
 /**
  * What the inspector makes of a recording's events (docs/api.md, section 6): the frames to show at
  * each moment, the marks on the scrubber, and the rows of its panels.
  */
 export type Frame = { t: number; offset: number; length: number };
-export type Mark = { t: number; kind: 'navigation' | 'error' };
+export type Mark = { t: number; kind: 'navigation' | 'error' | 'control' };
 export type Row = {
   seq: number;
   t: number;
@@ -36,8 +37,8 @@ export function frameAt(frames: readonly Frame[], t: number): Frame | null {
 
 const isBadRequest = (e: RecordingEvent) => e.type === 'request' && (Boolean(e.failed) || Number(e.status) >= 400);
 
-export function marksOf(events: readonly RecordingEvent[]): Mark[] {
-  const marks: Mark[] = [];
+export function marksOf(events: readonly RecordingEvent[], control: readonly ControlSpan[] = []): Mark[] {
+  const marks: Mark[] = control.map((c) => ({ t: c.t, kind: 'control' }));
   for (const e of events) {
     if (e.type === 'navigation' && !e.sameDocument) marks.push({ t: e.t, kind: 'navigation' });
     else if (e.type === 'error' || (e.type === 'console' && e.level === 'error') || isBadRequest(e)) marks.push({ t: e.t, kind: 'error' });
@@ -45,8 +46,22 @@ export function marksOf(events: readonly RecordingEvent[]): Mark[] {
   return marks;
 }
 
-export function rowsOf(events: readonly RecordingEvent[]): Row[] {
-  const rows: Row[] = [];
+/** The rows of both panels, in time order; who had control (portal sessions) is told in the console's. */
+export function rowsOf(events: readonly RecordingEvent[], control: readonly ControlSpan[] = []): Row[] {
+  // Control rows are the portal's, not the service's events: they number below zero, apart from `seq`.
+  const rows: Row[] = control.map((c, i) => ({
+    seq: -1 - i,
+    t: c.t,
+    panel: 'console',
+    bad: false,
+    text:
+      c.name === null
+        ? 'Nobody has control'
+        : i > 0 && control[i - 1]!.name !== null
+          ? `${c.name} took over control`
+          : `${c.name} has control`,
+    note: 'control',
+  }));
   for (const e of events) {
     if (e.type === 'console') {
       rows.push({

@@ -1,34 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import WebSocket from 'ws';
+import { expect, test } from '@playwright/test';
 import { LIVE_PROTOCOL_VERSION } from '#portal/protocol/live.ts';
 import { E2E_BASE_URL, E2E_DATA_DIR, e2eEnv } from '../helpers/portal-env.ts';
-import { createKey, createTeam, inviteLink, newUser, signIn, signOut, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
-
-const WS = E2E_BASE_URL.replace('http', 'ws');
-
-const cookieOf = async (context: BrowserContext): Promise<string> =>
-  (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-
-type Watched = { ws: WebSocket; opened: Promise<void>; closed: Promise<number>; messages: unknown[] };
-
-/** A portal socket opened with a context's session, as the page would open it. */
-async function portalSocket(context: BrowserContext, path: string): Promise<Watched> {
-  const ws = new WebSocket(`${WS}${path}`, { headers: { cookie: await cookieOf(context), origin: E2E_BASE_URL } });
-  const messages: unknown[] = [];
-  ws.on('message', (data, binary) => {
-    if (!binary) messages.push(JSON.parse(data.toString()));
-  });
-  const opened = new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
-  });
-  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
-  ws.on('error', () => {});
-  await opened;
-  return { ws, opened, closed, messages };
-}
+import { createKey, createTeam, inviteLink, joinTeam, newUser, signIn, signOut, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
+import { portalSocket, type Watched } from '../helpers/portal-sockets.ts';
 
 /** The operator command, run against the end-to-end run's DATA_DIR. */
 function portalUsers(...args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -36,12 +12,6 @@ function portalUsers(...args: string[]): { status: number | null; stdout: string
     encoding: 'utf8',
     env: { ...process.env, ...e2eEnv, DATA_DIR: E2E_DATA_DIR },
   });
-}
-
-async function joinTeam(page: Page, link: string, team: string): Promise<void> {
-  await page.goto(link);
-  await page.getByRole('button', { name: `Join ${team}` }).click();
-  await expect(page.getByRole('heading', { level: 1, name: team })).toBeVisible();
 }
 
 test.describe('sign-in security', () => {

@@ -2,7 +2,9 @@ import { chromium, expect, test, type Page } from '@playwright/test';
 import WebSocket from 'ws';
 import { startPageServer } from '../helpers/pages.ts';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
-import { createKey, createTeam, newUser, signUp, userSession } from '../helpers/portal.ts';
+import { LIVE_PROTOCOL_VERSION } from '#portal/protocol/live.ts';
+import { createKey, createTeam, inviteLink, joinTeam, newUser, signUp, userSession } from '../helpers/portal.ts';
+import { portalSocket, type Watched } from '../helpers/portal-sockets.ts';
 
 /**
  * The session inspector end to end: a Playwright script drives a browser through the API with a
@@ -129,4 +131,50 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   const pageResponse = await outsider.page.goto(`/teams/${teamId}/recordings/${id}`);
   expect(pageResponse?.status()).toBe(404);
   await outsider.context.close();
+});
+
+test("a portal session's recording says who had control when", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const owner = await userSession(browser, 'driver');
+  const teamId = await createTeam(owner.page, 'Handover crew');
+  await createKey(owner.page, teamId, 'portal key');
+  expect((await owner.page.request.put(`/api/teams/${teamId}/recording`, { data: { record: true } })).ok()).toBe(true);
+  const member = await userSession(browser, 'navigator');
+  await joinTeam(member.page, await inviteLink(owner.page, teamId), 'Handover crew');
+
+  const started = await owner.page.request.post(`/api/teams/${teamId}/browsers`, { data: { name: 'Pairing' } });
+  expect(started.ok(), await started.text()).toBe(true);
+  const instanceId = ((await started.json()) as { browser: { id: string } }).browser.id;
+  type State = { type: string; viewers?: { id: string; name: string; control: boolean }[] };
+  const last = (w: Watched) => (w.messages as State[]).filter((m) => m.type === 'state').at(-1);
+  const mine = await portalSocket(owner.context, `/live/${instanceId}`);
+  mine.ws.send(JSON.stringify({ type: 'hello', v: LIVE_PROTOCOL_VERSION, takeControl: true }));
+  await expect.poll(() => last(mine)?.viewers?.length).toBe(1);
+  const theirs = await portalSocket(member.context, `/live/${instanceId}`);
+  theirs.ws.send(JSON.stringify({ type: 'hello', v: LIVE_PROTOCOL_VERSION, takeControl: true }));
+  await expect.poll(() => last(mine)?.viewers?.length).toBe(2);
+  const watcher = last(mine)?.viewers?.find((v) => v.name === member.user.name);
+  await owner.page.waitForTimeout(500);
+  mine.ws.send(JSON.stringify({ type: 'control', action: 'grant', viewerId: watcher?.id }));
+  await expect.poll(() => last(mine)?.viewers?.find((v) => v.id === watcher?.id)?.control).toBe(true);
+  await owner.page.waitForTimeout(500);
+  theirs.ws.close();
+  await theirs.closed;
+  mine.ws.close();
+  await mine.closed;
+  expect((await owner.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`)).ok()).toBe(true);
+
+  // The member, who joined later, reads the recording: whose hands were on it, in order, on the scrubber too.
+  const page = member.page;
+  await page.goto(`/teams/${teamId}/recordings`);
+  await page.locator('tr[data-browser-id] a').first().click();
+  const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
+  const control = consoleRows.filter({ hasText: /has control|took over control/ });
+  await expect(control.first()).toContainText(`${owner.user.name} has control`, { timeout: 15_000 });
+  await expect(control.filter({ hasText: `${member.user.name} took over control` })).toHaveCount(1);
+  const texts = await control.allTextContents();
+  expect(texts.findIndex((t) => t.includes(owner.user.name))).toBeLessThan(texts.findIndex((t) => t.includes(member.user.name)));
+  await expect(page.locator('.inspector-mark[data-kind="control"]').first()).toBeAttached();
+  await page.getByLabel('Filter').fill(member.user.name);
+  await expect(consoleRows).toHaveCount(1);
 });

@@ -71,6 +71,13 @@ export async function inviteLink(page: Page, teamId: string, role: 'Member' | 'A
   return link;
 }
 
+/** Join a team through an invitation link. */
+export async function joinTeam(page: Page, link: string, team: string): Promise<void> {
+  await page.goto(link);
+  await page.getByRole('button', { name: `Join ${team}` }).click();
+  await expect(page.getByRole('heading', { level: 1, name: team })).toBeVisible();
+}
+
 /** Create a key with "Create key"; returns the key shown once and the new row's id. */
 export async function createKey(page: Page, teamId: string, name: string): Promise<{ token: string; keyId: string }> {
   await page.goto(`/teams/${teamId}/keys`);

@@ -57,6 +57,37 @@ describe('inspector timeline', () => {
     );
   });
 
+  it('tells who had control when, in the console and on the scrubber, without taking a service seq', () => {
+    const control = [
+      { t: 50, name: 'Ada' },
+      { t: 950, name: 'Grace' },
+      { t: 1250, name: null },
+      { t: 1350, name: 'Ada' },
+    ];
+    const rows = rowsOf(events, control).filter((r) => r.note === 'control');
+    assert.deepEqual(
+      rows.map((r) => [r.t, r.text, r.panel]),
+      [
+        [50, 'Ada has control', 'console'],
+        [950, 'Grace took over control', 'console'],
+        [1250, 'Nobody has control', 'console'],
+        [1350, 'Ada has control', 'console'],
+      ],
+    );
+    assert.ok(rows.every((r) => r.seq < 0 && !r.bad));
+    assert.deepEqual(new Set(rowsOf(events, control).map((r) => r.seq)).size, rowsOf(events).length + control.length);
+    assert.deepEqual(
+      marksOf(events, control)
+        .filter((m) => m.kind === 'control')
+        .map((m) => m.t),
+      [50, 950, 1250, 1350],
+    );
+    assert.deepEqual(
+      filterRows(rowsOf(events, control), 'grace', false).map((r) => r.t),
+      [950],
+    );
+  });
+
   it('reads time as m:ss.t', () => {
     assert.equal(clock(0), '0:00.0');
     assert.equal(clock(61_250), '1:01.2');

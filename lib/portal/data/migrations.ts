@@ -148,4 +148,18 @@ export const portalMigrations: readonly Migration[] = [
     name: 'session recording per team',
     up: `ALTER TABLE teams ADD COLUMN record_sessions INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 8,
+    name: 'who had control of a browser',
+    up: `
+      CREATE TABLE control_history (
+        browser_id TEXT NOT NULL,
+        team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        user_id TEXT,
+        name TEXT
+      );
+      CREATE INDEX control_history_by_browser ON control_history(team_id, browser_id, at);
+      CREATE INDEX control_history_by_age ON control_history(at);`,
+  },
 ];

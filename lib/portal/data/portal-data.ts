@@ -47,6 +47,11 @@ export type InstanceRecord = {
   id: string; teamId: string; name: string; startedBy: string | null; startedByName: string; keyName: string;
   startedAt: number; endedAt: number; reason: string; message: string;
 };
+/**
+ * Who had control of a portal browser from `at` on (`userId` and `name` null: nobody), by the
+ * service's browser id, so a recording of it can say who was at the keyboard.
+ */
+export type ControlEntry = { browserId: string; teamId: string; at: number; userId: string | null; name: string | null };
 /** A search a user made on the portal's search page. */
 export type RecentSearch = { query: string; language: string; searchedAt: number };
 export type FailureRecord = { scope: string; failures: number; windowStartedAt: number; lockedUntil: number | null };
@@ -143,6 +148,12 @@ export interface PortalData {
   recordInstance(record: InstanceRecord): Promise<void>;
   /** Instances of a team that ended at or after `since`, newest first. */
   instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]>;
+
+  // who had control of a browser, for its recording
+  /** Add a change of control; entries older than `keepSince` go. */
+  recordControl(entry: ControlEntry, keepSince: number): Promise<void>;
+  /** Every change of control of one browser of the team, oldest first. */
+  controlHistory(teamId: string, browserId: string): Promise<ControlEntry[]>;
 
   // recent searches (per user)
   /** Remember a search (again: it moves to the top); keeps the user's newest `keep` only. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './migrations.ts';
 import {
-  EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
+  EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type ControlEntry, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
   type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
 } from './portal-data.ts';
 import { openDatabase } from '#shared/sqlite.ts';
@@ -419,6 +419,21 @@ export class SqlitePortalData implements PortalData {
         startedByName: r.started_by_name as string, keyName: r.key_name as string, startedAt: Number(r.started_at),
         endedAt: Number(r.ended_at), reason: r.reason as string, message: r.message as string,
       }));
+  }
+
+  // who had control of a browser
+
+  async recordControl(e: ControlEntry, keepSince: number) {
+    this.#tx(() => {
+      this.#run(`INSERT INTO control_history (browser_id, team_id, at, user_id, name)
+        SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM teams WHERE id = ?)`, e.browserId, e.teamId, e.at, e.userId, e.name, e.teamId);
+      this.#run('DELETE FROM control_history WHERE at < ?', keepSince);
+    });
+  }
+  async controlHistory(teamId: string, browserId: string): Promise<ControlEntry[]> {
+    return this.#all('SELECT * FROM control_history WHERE team_id = ? AND browser_id = ? ORDER BY at, rowid', teamId, browserId)
+      .map((r) => ({ browserId: r.browser_id as string, teamId: r.team_id as string, at: Number(r.at),
+        userId: (r.user_id as string | null) ?? null, name: (r.name as string | null) ?? null }));
   }
 
   // recent searches

@@ -5,6 +5,10 @@ import { requireRole, type Actor } from '../teams/access.ts';
 
 /** A recorded session of one of the team's keys, whoever started it. */
 export type TeamRecording = KeyBrowser & { keyName: string };
+/** From `t` (ms into the recording) on, `name` had control in the portal's live view (null: nobody). */
+export type ControlSpan = { t: number; name: string | null };
+/** A recording as the inspector reads it: the service's events, and who had control when (portal sessions). */
+export type InspectedRecording = Recording & { keyName: string; control: ControlSpan[] };
 
 type Deps = { vault: Vault; serviceUrl: string };
 
@@ -22,22 +26,22 @@ export async function teamRecordings(d: Deps, actor: Actor, teamId: string): Pro
   return perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
 }
 
-/** The recording's events after `after`, and what the inspector needs to show it. */
-export async function teamRecording(
-  d: Deps,
-  actor: Actor,
-  teamId: string,
-  id: string,
-  after: unknown,
-): Promise<Recording & { keyName: string }> {
+/**
+ * The recording's events after `after`, and what the inspector needs to show it: for a browser
+ * the portal held, who had control when (the portal's own record: the service never sees people).
+ */
+export async function teamRecording(d: Deps, actor: Actor, teamId: string, id: string, after: unknown): Promise<InspectedRecording> {
   // A stranger hears "not found" before anything about what they sent.
   await requireRole(d.vault.data, actor, teamId, 'member');
   const since = typeof after === 'string' && /^\d{1,15}$/.test(after) ? Number(after) : after === undefined || after === null ? 0 : NaN;
   if (!Number.isFinite(since)) throw new BadRequest('after must be a whole number');
-  return withRecordingKey(d, actor, teamId, id, async (token, keyName) => {
-    const recording = await readRecording(d.serviceUrl, token, id, since);
-    return recording && { ...recording, keyName };
+  const recording = await withRecordingKey(d, actor, teamId, id, async (token, keyName) => {
+    const found = await readRecording(d.serviceUrl, token, id, since);
+    return found && { ...found, keyName };
   });
+  const startedAt = Date.parse(recording.startedAt);
+  const control = (await d.vault.data.controlHistory(teamId, id)).map((c) => ({ t: Math.max(0, c.at - startedAt), name: c.name }));
+  return { ...recording, control };
 }
 
 /** One frame of the screen (the `offset` and `length` a frame event names), as the service's response to pass on. */

@@ -70,4 +70,29 @@ describe('recordBrowserEvents', () => {
     for await (const chunk of auditCsv(data, ann, team.id, { actor: bob.userId })) csv += chunk;
     assert.doesNotMatch(csv, /control\.handed/, 'filed under one person only');
   });
+
+  it('keeps who had control when, by the service browser id, for that team only, and forgets it after a month', async () => {
+    const { data, events, ann, team } = await setUp();
+    const instance = { id: 'inst_1', teamId: team.id, name: 'Nightly', live: { held: { id: 'br_abc' } } } as unknown as TeamBrowser;
+    events.emit('controller', instance, { name: 'Ann', userId: ann.userId });
+    events.emit('controller', instance, null);
+    await new Promise((r) => setImmediate(r));
+    const history = await data.controlHistory(team.id, 'br_abc');
+    assert.deepEqual(
+      history.map((c) => [c.userId, c.name]),
+      [
+        [ann.userId, 'Ann'],
+        [null, null],
+      ],
+    );
+    assert.ok(history[0]!.at <= history[1]!.at);
+    assert.deepEqual(await data.controlHistory('team_other', 'br_abc'), [], "another team's id reads nothing");
+    // An entry older than what is kept goes with the next one recorded.
+    await data.recordControl({ browserId: 'br_old', teamId: team.id, at: 1, userId: null, name: 'Old' }, 0);
+    assert.equal((await data.controlHistory(team.id, 'br_old')).length, 1);
+    events.emit('controller', instance, { name: 'Ann', userId: ann.userId });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(await data.controlHistory(team.id, 'br_old'), []);
+    assert.equal((await data.controlHistory(team.id, 'br_abc')).length, 3);
+  });
 });

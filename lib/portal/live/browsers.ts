@@ -11,10 +11,13 @@ import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
 
 const HISTORY_MS = 24 * 3_600_000;
+/** How long the record of who had control is kept: as long as the longest recording retention worth having. */
+const CONTROL_HISTORY_MS = 31 * 24 * 3_600_000;
 
 /**
  * Record what happens to the portal's browsers, in one place: every end in the team's history and
- * audit log (who stopped it, or why it ended), and every handover of control between two people.
+ * audit log (who stopped it, or why it ended), every handover of control between two people, and
+ * who had control when, by the service's browser id, for the inspector's timeline of its recording.
  */
 export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, log: Logger): void {
   const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
@@ -58,6 +61,15 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
           detail: { instance: i.id, from: h.from.name, to: h.to.name },
         },
         Date.now(),
+      )
+      .catch(failed(i.id));
+  });
+  instances.on('controller', (i, holder) => {
+    const at = Date.now();
+    data
+      .recordControl(
+        { browserId: i.live.held.id, teamId: i.teamId, at, userId: holder?.userId ?? null, name: holder?.name ?? null },
+        at - CONTROL_HISTORY_MS,
       )
       .catch(failed(i.id));
   });

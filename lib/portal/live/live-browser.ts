@@ -30,7 +30,8 @@ export type ViewerStats = { id: string; name: string; sent: number; dropped: num
 export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
 export type LiveEnd = { reason: string; message: string };
 /** Who held control before and after a change between two people. */
-export type ControlHandover = { from: { name: string; userId?: string }; to: { name: string; userId?: string } };
+export type ControlHandover = { from: ControlHolder; to: ControlHolder };
+export type ControlHolder = { name: string; userId?: string };
 
 const COPY_SELECTION = `(() => {
   const el = document.activeElement;
@@ -45,7 +46,15 @@ const COPY_SELECTION = `(() => {
  * only while someone watches) fanned out to every viewer, input from the viewer in control, tabs,
  * navigation and dialogs.
  */
-export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; frame: [FrameMeta]; handover: [ControlHandover] }> {
+export class LiveBrowser extends EventEmitter<{
+  change: [];
+  ended: [LiveEnd];
+  frame: [FrameMeta];
+  /** Control passed from one person to another. */
+  handover: [ControlHandover];
+  /** Whoever has control now (null: nobody), on every change, the first take included. */
+  controller: [ControlHolder | null];
+}> {
   readonly held: HeldBrowser;
   readonly #cdp: CdpConnection;
   readonly #tabs: Tabs;
@@ -58,7 +67,7 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   #ended: LiveEnd | null = null;
   #stateQueued = false;
   /** The controller as of the last state sent, to tell a handover from a first take. */
-  #lastController: { name: string; userId?: string } | null = null;
+  #lastController: ControlHolder | null = null;
 
   private constructor(held: HeldBrowser, cdp: CdpConnection, opts: LiveOptions) {
     super();
@@ -326,10 +335,12 @@ export class LiveBrowser extends EventEmitter<{ change: []; ended: [LiveEnd]; fr
   #noteHandover(): void {
     const id = this.control.controllerId;
     const viewer = id ? this.#viewers.get(id) : undefined;
-    const now = viewer ? { name: viewer.name, userId: viewer.userId } : null;
+    const now: ControlHolder | null = viewer ? { name: viewer.name, userId: viewer.userId } : null;
     const before = this.#lastController;
+    if (before?.userId === now?.userId && before?.name === now?.name) return;
     this.#lastController = now;
-    if (before && now && (before.userId !== now.userId || before.name !== now.name)) this.emit('handover', { from: before, to: now });
+    this.emit('controller', now);
+    if (before && now) this.emit('handover', { from: before, to: now });
   }
 
   #onDialog(tabId: string, info: DialogInfo | null): void {

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
 import { holdBrowser, StartRefused } from '../service-client/browser.ts';
-import { LiveBrowser, type ControlHandover, type LiveEnd } from './live-browser.ts';
+import { LiveBrowser, type ControlHandover, type ControlHolder, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
 
@@ -54,6 +54,7 @@ export class TeamBrowsers extends EventEmitter<{
   change: [teamId: string];
   ended: [EndedTeamBrowser];
   handover: [instance: TeamBrowser, handover: ControlHandover];
+  controller: [instance: TeamBrowser, holder: ControlHolder | null];
 }> {
   readonly #opts: TeamBrowsersOptions;
   readonly #instances = new Map<string, TeamBrowser>();
@@ -114,6 +115,7 @@ export class TeamBrowsers extends EventEmitter<{
     live.on('change', () => this.#onViewersChanged(instance));
     live.once('ended', (end) => this.#ended(instance, end));
     live.on('handover', (handover) => this.emit('handover', instance, handover));
+    live.on('controller', (holder) => this.emit('controller', instance, holder));
     this.#onViewersChanged(instance);
     this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'team browser started');
     this.emit('change', instance.teamId);
