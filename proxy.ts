@@ -2,7 +2,7 @@ import { getToken } from 'next-auth/jwt';
 import { NextResponse, type NextRequest } from 'next/server.js';
 import { SignInRequired } from '#portal/errors.ts';
 import { publishedPortal } from '#portal/handle.ts';
-import { isApiPath, isPublicPath } from '#portal/accounts/public-paths.ts';
+import { isApiPath, isFramablePath, isPublicPath } from '#portal/accounts/public-paths.ts';
 
 /**
  * The session check, in one place, before any page or route renders: everything outside
@@ -25,6 +25,15 @@ function withHeaders(res: NextResponse): NextResponse {
   return res;
 }
 
+/** A shared browser's page may be framed by any site: holding its link is the permission (decision 0071). */
+function framable(res: NextResponse): NextResponse {
+  withHeaders(res);
+  res.headers.delete('x-frame-options');
+  res.headers.set('content-security-policy', 'frame-ancestors *');
+  res.headers.set('referrer-policy', 'no-referrer');
+  return res;
+}
+
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   const { pathname, search } = req.nextUrl;
   if (pathname.startsWith('/_next/')) return NextResponse.next();
@@ -33,6 +42,7 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   const signedIn = typeof token?.uid === 'string';
   // The sign-in and sign-up pages send a signed-in user on themselves: only they can tell a
   // revoked session (server-side version, app/_lib/session.ts) from a live one.
+  if (isFramablePath(pathname)) return framable(NextResponse.next());
   if (isPublicPath(pathname)) return withHeaders(NextResponse.next());
   if (signedIn) return withHeaders(NextResponse.next());
   if (isApiPath(pathname)) {

@@ -74,14 +74,15 @@ export function route<P = Record<string, never>>(handler: (args: Args<P>) => Pro
 }
 
 /** The few routes open without a session (see lib/portal/accounts/public-paths.ts). */
-export function publicRoute(
-  handler: (args: { req: Request; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>,
+export function publicRoute<P = Record<string, never>>(
+  handler: (args: { req: Request; params: P; portal: Portal; body: () => Promise<unknown>; address: string | null }) => Promise<unknown>,
 ) {
-  return async (req: Request): Promise<NextResponse> => {
+  return async (req: Request, ctx?: Context<P>): Promise<NextResponse> => {
     try {
       const p = portal();
       checkOrigin(req, p);
-      const result = await handler({ req, portal: p, body: () => readJson(req), address: addressOf(req) });
+      const params = ((await ctx?.params) ?? {}) as P;
+      const result = await handler({ req, params, portal: p, body: () => readJson(req), address: addressOf(req) });
       return NextResponse.json(result ?? { ok: true }, { headers: { 'cache-control': 'no-store' } });
     } catch (err) {
       return errorResponse(err);

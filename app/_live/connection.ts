@@ -38,6 +38,8 @@ const FINAL: ReadonlySet<number> = new Set([
   LIVE_CLOSE.unauthenticated.code,
   LIVE_CLOSE.unsupportedVersion.code,
   LIVE_CLOSE.abuse.code,
+  LIVE_CLOSE.linkRevoked.code,
+  LIVE_CLOSE.linkExpired.code,
 ]);
 
 /**
@@ -46,7 +48,8 @@ const FINAL: ReadonlySet<number> = new Set([
  * drops for a reason that a retry can fix.
  */
 export class LiveConnection {
-  readonly #instanceId: string;
+  /** The socket's path: `/live/<instanceId>` for a member, `/embed/<token>/socket` for a shared link. */
+  readonly #path: string;
   readonly #h: LiveHandlers;
   readonly #viewport: () => { width: number; height: number };
   readonly #takeControl: boolean;
@@ -58,13 +61,8 @@ export class LiveConnection {
   #decoding = false;
   #pendingFrame: ArrayBuffer | null = null;
 
-  constructor(
-    instanceId: string,
-    handlers: LiveHandlers,
-    viewport: () => { width: number; height: number },
-    opts: { takeControl: boolean },
-  ) {
-    this.#instanceId = instanceId;
+  constructor(path: string, handlers: LiveHandlers, viewport: () => { width: number; height: number }, opts: { takeControl: boolean }) {
+    this.#path = path;
     this.#h = handlers;
     this.#viewport = viewport;
     this.#takeControl = opts.takeControl;
@@ -73,7 +71,7 @@ export class LiveConnection {
   connect(): void {
     if (this.#closed) return;
     this.#h.onStatus(this.#attempt === 0 ? 'connecting' : 'reconnecting');
-    const ws = openPortalSocket(`/live/${this.#instanceId}`);
+    const ws = openPortalSocket(this.#path);
     this.#ws = ws;
     ws.onopen = () => {
       this.#attempt = 0;

@@ -9,9 +9,14 @@ import './live-view.css';
 
 /** `watch`: join view-only; `control`: ask for control at once; `auto`: take control if nobody has it. */
 export type JoinMode = 'auto' | 'watch' | 'control';
+/**
+ * Which browser, and as whom: a team member's view of one of the team's browsers, or the view of
+ * whoever holds a shared link (docs/decisions/0071), which may only watch unless the link says control.
+ */
+export type LiveTarget =
+  { kind: 'member'; teamId: string; instanceId: string } | { kind: 'link'; token: string; mode: 'watch' | 'control' };
 type Props = {
-  teamId: string;
-  instanceId: string;
+  target: LiveTarget;
   name: string;
   mode?: JoinMode;
   /** Told who else is watching (this viewer left out) whenever that changes. */
@@ -30,7 +35,19 @@ const STATUS_TEXT: Record<LiveStatus, string> = {
  * A remote browser inside the page: the screencast on a canvas, input while the view has focus,
  * browser controls, tabs, dialogs, and who is watching and who has control.
  */
-export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: Props) {
+const socketPath = (t: LiveTarget) => (t.kind === 'member' ? `/live/${t.instanceId}` : `/embed/${t.token}/socket`);
+/** Whether the browser is still there to reconnect to (a 404 says it is not; anything else may pass). */
+async function stillThere(t: LiveTarget): Promise<boolean> {
+  if (t.kind === 'member')
+    return (await fetch(`/api/teams/${t.teamId}/browsers/${t.instanceId}`, { credentials: 'same-origin' })).status !== 404;
+  const res = await fetch(`/api/embed/${t.token}`);
+  return res.status !== 404 && res.status !== 410;
+}
+
+export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
+  const watchOnly = target.kind === 'link' && target.mode === 'watch';
+  // One connection per browser and way in: a new object with the same contents is the same target.
+  const targetKey = JSON.stringify(target);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const stageRef = useRef<HTMLDivElement>(null);
   const keysRef = useRef<HTMLTextAreaElement>(null);
@@ -64,8 +81,9 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
   useEffect(() => onOthers?.(JSON.parse(othersKey) as ViewerInfo[]), [othersKey, onOthers]);
 
   useEffect(() => {
+    const current = JSON.parse(targetKey) as LiveTarget;
     const conn = new LiveConnection(
-      instanceId,
+      socketPath(current),
       {
         onStatus: (s, detail) => setStatus({ status: s, detail }),
         onWelcome: (id) => {
@@ -87,7 +105,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
         onInsecure: (url) => setNotice(`${new URL(url).host} does not answer over https; opened over http, which is not private.`),
         onDeclined: (by) => setNotice(`${by} said no for now; you can ask again.`),
         onRtt: (ms) => setRtt(Math.round(ms)),
-        stillThere: async () => (await fetch(`/api/teams/${teamId}/browsers/${instanceId}`, { credentials: 'same-origin' })).status !== 404,
+        stillThere: () => stillThere(current),
         onFrame: (meta, bitmap) => {
           const canvas = canvasRef.current;
           metaRef.current = meta;
@@ -127,7 +145,7 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
       clearInterval(meter);
       conn.close();
     };
-  }, [teamId, instanceId, mode]);
+  }, [targetKey, mode]);
 
   useEffect(() => {
     if (!editingAddress) setAddress(activeTab?.url === 'about:blank' ? '' : (activeTab?.url ?? ''));
@@ -192,11 +210,12 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
     const at = tabs.findIndex((t) => t.active);
     if (action === 'help') return setShowShortcuts((v) => !v);
     if (action === 'control') {
+      if (watchOnly) return setNotice('This link lets you watch only.');
       if (inControl) send({ type: 'control', action: 'release' });
       else if (!ended) send({ type: 'control', action: asked ? 'withdraw' : 'request' });
       return;
     }
-    if (!inControl) return setNotice('Ask for control first: Alt+Shift+C.');
+    if (!inControl) return setNotice(watchOnly ? 'This link lets you watch only.' : 'Ask for control first: Alt+Shift+C.');
     switch (action) {
       case 'address':
         addressRef.current?.focus();
@@ -376,7 +395,9 @@ export function LiveView({ teamId, instanceId, name, mode = 'auto', onOthers }: 
         >
           {state?.viewport.mode === 'follow' ? 'Fixed size' : 'Fit to window'}
         </button>
-        {inControl ? (
+        {watchOnly ? (
+          <span className="muted">Watching through a shared link</span>
+        ) : inControl ? (
           <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>
             Release control
           </button>

@@ -73,4 +73,17 @@ export const browserNameSchema = z.string().trim().min(1, 'Give it a name.').max
 export const startBrowserSchema = z
   .object({ name: z.string().trim().max(80, 'Use at most 80 characters.').optional(), keyId: z.string().min(1).max(64).optional() })
   .strict();
+/** A shared link to a live browser: what it lets its holder do, for how long, and a name to tell it by. */
+export const createLiveLinkSchema = z
+  .object({
+    mode: z.enum(['watch', 'control']).default('watch'),
+    minutes: z
+      .number()
+      .int('Give whole minutes.')
+      .min(5, 'A link lasts at least 5 minutes.')
+      .max(7 * 24 * 60, 'A link lasts at most 7 days.')
+      .default(60),
+    label: z.string().trim().max(60, 'Use at most 60 characters.').optional(),
+  })
+  .strict();
 export const renameBrowserSchema = z.object({ name: browserNameSchema }).strict();

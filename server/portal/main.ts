@@ -7,6 +7,7 @@ import { ConfigError } from '#shared/config-schema.ts';
 import { loadPortalConfig } from '#portal/config.ts';
 import { CLIENT_ADDRESS_HEADER } from '#portal/accounts/auth.ts';
 import { dashboardSnapshot } from '#portal/live/browsers.ts';
+import { resolveLiveLink } from '#portal/live/links.ts';
 import { publishPortal } from '#portal/handle.ts';
 import { createPortal } from '#portal/runtime.ts';
 import { recheckAccess, sameOrigins, sessionUser } from './live-auth.ts';
@@ -52,7 +53,12 @@ async function main(): Promise<void> {
     recheck: (user, teamId) => recheckAccess(p, user, teamId),
     onAccessChange: (listener) => p.data.onAccessChange(listener),
   };
-  const live = new LiveSockets({ ...auth, instances: p.live, log: log.child({ part: 'live' }) });
+  const live = new LiveSockets({
+    ...auth,
+    instances: p.live,
+    resolveLink: (token) => resolveLiveLink(p.data, p.live, token),
+    log: log.child({ part: 'live' }),
+  });
   const dashboard = new DashboardSockets({
     ...auth,
     instances: p.live,

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { NotFound } from '#shared/errors.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { DASHBOARD_PATH, type DashboardSockets } from './sockets/dashboard.ts';
-import { LIVE_PATH, type LiveSockets } from './sockets/live.ts';
+import { LINK_PATH, LIVE_PATH, type LiveSockets } from './sockets/live.ts';
 
 type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> | void;
 
@@ -23,6 +23,11 @@ export function routeUpgrade(
   const live = LIVE_PATH.exec(path);
   if (live?.[1]) {
     void opts.live.handleUpgrade(req, socket, head, live[1]);
+    return;
+  }
+  const link = LINK_PATH.exec(path);
+  if (link?.[1]) {
+    void opts.live.handleLinkUpgrade(req, socket, head, link[1]);
     return;
   }
   const dashboard = DASHBOARD_PATH.exec(path);

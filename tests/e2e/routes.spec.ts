@@ -27,9 +27,11 @@ test.describe('every route requires a session', () => {
         .sort(),
     ).toEqual([
       '/api/auth/[...nextauth]',
+      '/api/embed/[token]',
       '/api/health',
       '/api/reset',
       '/api/signup',
+      '/embed/[token]',
       '/invite/[token]',
       '/reset/[token]',
       '/signin',
@@ -78,6 +80,10 @@ test.describe('every route requires a session', () => {
     const invite = await request.get(`/invite/${'A'.repeat(43)}`, { maxRedirects: 0 });
     expect(invite.status(), 'an invitation link lands on its own page').toBe(200);
     expect(await invite.text()).toContain('This invitation link is not valid.');
+    const shared = await request.get(`/embed/${'A'.repeat(43)}`, { maxRedirects: 0 });
+    expect(shared.status(), 'a shared browser link lands on its own page').toBe(200);
+    expect(await shared.text()).toContain('This link does not open anything');
+    expect((await request.get(`/api/embed/${'A'.repeat(43)}`)).status()).toBe(404);
     const reset = await request.post('/api/reset', { data: { token: 'A'.repeat(43), password: 'a long enough password' } });
     expect(reset.status(), 'an unknown reset token is refused').toBe(400);
     expect((await reset.json()).error).toMatch(/This reset link is not valid any more/);

@@ -42,6 +42,7 @@ describe('live relay with a slow viewer', () => {
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
       onAccessChange: () => () => {},
       allowedOrigins: () => ['http://portal.test'],
+      resolveLink: async () => ({ status: 'invalid', link: null }),
       log,
     });
     http = createServer((_req, res) => res.end('ok'));

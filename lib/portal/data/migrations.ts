@@ -150,7 +150,7 @@ export const portalMigrations: readonly Migration[] = [
   },
   {
     version: 8,
-    name: 'who had control of a browser',
+    name: 'who had control of a browser, and shared links to live browsers',
     up: `
       CREATE TABLE control_history (
         browser_id TEXT NOT NULL,
@@ -160,6 +160,19 @@ export const portalMigrations: readonly Migration[] = [
         name TEXT
       );
       CREATE INDEX control_history_by_browser ON control_history(team_id, browser_id, at);
-      CREATE INDEX control_history_by_age ON control_history(at);`,
+      CREATE INDEX control_history_by_age ON control_history(at);
+      CREATE TABLE live_links (
+        id TEXT PRIMARY KEY,
+        team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        instance_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        mode TEXT NOT NULL CHECK (mode IN ('watch', 'control')),
+        label TEXT NOT NULL,
+        created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE INDEX live_links_by_instance ON live_links(team_id, instance_id);`,
   },
 ];

@@ -52,6 +52,14 @@ export type InstanceRecord = {
  * service's browser id, so a recording of it can say who was at the keyboard.
  */
 export type ControlEntry = { browserId: string; teamId: string; at: number; userId: string | null; name: string | null };
+/**
+ * A shared link to a live browser the portal holds (`instanceId`): whoever has it may watch, or
+ * also ask for control (`mode`), until it expires or is revoked. Only the token's hash is stored.
+ */
+export type LiveLink = {
+  id: string; teamId: string; instanceId: string; tokenHash: string; mode: 'watch' | 'control'; label: string;
+  createdBy: string | null; createdAt: number; expiresAt: number; revokedAt: number | null;
+};
 /** A search a user made on the portal's search page. */
 export type RecentSearch = { query: string; language: string; searchedAt: number };
 export type FailureRecord = { scope: string; failures: number; windowStartedAt: number; lockedUntil: number | null };
@@ -154,6 +162,15 @@ export interface PortalData {
   recordControl(entry: ControlEntry, keepSince: number): Promise<void>;
   /** Every change of control of one browser of the team, oldest first. */
   controlHistory(teamId: string, browserId: string): Promise<ControlEntry[]>;
+
+  // shared links to live browsers
+  createLiveLink(link: LiveLink, audit: AuditInput): Promise<void>;
+  liveLinkByTokenHash(tokenHash: string): Promise<LiveLink | undefined>;
+  liveLink(teamId: string, linkId: string): Promise<LiveLink | undefined>;
+  /** The links of one browser that still open it at `now`, newest first. */
+  liveLinks(teamId: string, instanceId: string, now: number): Promise<LiveLink[]>;
+  /** Revoke a link that is not revoked yet; its open views are told (an access change of its team). */
+  revokeLiveLink(teamId: string, linkId: string, at: number, audit: AuditInput): Promise<boolean>;
 
   // recent searches (per user)
   /** Remember a search (again: it moves to the top); keeps the user's newest `keep` only. */

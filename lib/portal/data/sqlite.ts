@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './migrations.ts';
 import {
-  EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type ControlEntry, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type InviteAcceptance, type Member,
+  EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type ControlEntry, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type LiveLink, type InviteAcceptance, type Member,
   type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
 } from './portal-data.ts';
 import { openDatabase } from '#shared/sqlite.ts';
@@ -28,6 +28,11 @@ const toInvite = (r: Row): Invite => ({
   id: r.id as string, teamId: r.team_id as string, tokenHash: r.token_hash as string, role: r.role as Invite['role'],
   createdBy: r.created_by as string, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
   usedAt: nullableNumber(r.used_at), usedBy: (r.used_by as string | null) ?? null, revokedAt: nullableNumber(r.revoked_at),
+});
+const toLiveLink = (r: Row): LiveLink => ({
+  id: r.id as string, teamId: r.team_id as string, instanceId: r.instance_id as string, tokenHash: r.token_hash as string,
+  mode: r.mode as LiveLink['mode'], label: r.label as string, createdBy: (r.created_by as string | null) ?? null,
+  createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), revokedAt: nullableNumber(r.revoked_at),
 });
 const toKey = (r: Row): TeamKey => ({
   id: r.id as string, teamId: r.team_id as string, name: r.name as string, source: r.source as TeamKey['source'],
@@ -434,6 +439,37 @@ export class SqlitePortalData implements PortalData {
     return this.#all('SELECT * FROM control_history WHERE team_id = ? AND browser_id = ? ORDER BY at, rowid', teamId, browserId)
       .map((r) => ({ browserId: r.browser_id as string, teamId: r.team_id as string, at: Number(r.at),
         userId: (r.user_id as string | null) ?? null, name: (r.name as string | null) ?? null }));
+  }
+
+  // shared links to live browsers
+
+  async createLiveLink(l: LiveLink, audit: AuditInput) {
+    this.#tx(() => {
+      this.#run(`INSERT INTO live_links (id, team_id, instance_id, token_hash, mode, label, created_by, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.id, l.teamId, l.instanceId, l.tokenHash, l.mode, l.label, l.createdBy, l.createdAt, l.expiresAt);
+      this.#audit(audit, l.createdAt);
+    });
+  }
+  async liveLinkByTokenHash(tokenHash: string) {
+    const r = this.#get('SELECT * FROM live_links WHERE token_hash = ?', tokenHash);
+    return r && toLiveLink(r);
+  }
+  async liveLink(teamId: string, linkId: string) {
+    const r = this.#get('SELECT * FROM live_links WHERE id = ? AND team_id = ?', linkId, teamId);
+    return r && toLiveLink(r);
+  }
+  async liveLinks(teamId: string, instanceId: string, now: number) {
+    return this.#all(`SELECT * FROM live_links WHERE team_id = ? AND instance_id = ? AND revoked_at IS NULL AND expires_at > ?
+      ORDER BY created_at DESC, rowid DESC`, teamId, instanceId, now).map(toLiveLink);
+  }
+  async revokeLiveLink(teamId: string, linkId: string, at: number, audit: AuditInput) {
+    const revoked = this.#tx(() => {
+      const n = this.#run('UPDATE live_links SET revoked_at = ? WHERE id = ? AND team_id = ? AND revoked_at IS NULL', at, linkId, teamId);
+      if (n) this.#audit(audit, at);
+      return n > 0;
+    });
+    if (revoked) this.#changed({ userId: null, teamId });
+    return revoked;
   }
 
   // recent searches

@@ -120,7 +120,8 @@ export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Pro
   return p.live.listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
 }
 
-async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
+/** One of the team's portal-held browsers, for a member; `canStop`: they started it, or they are an owner or admin. */
+export async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
   const membership = await requireRole(p.data, actor, teamId, 'member');
   const instance = p.live.get(instanceId);
   if (!instance || instance.teamId !== teamId) throw new NotFound('no such browser');

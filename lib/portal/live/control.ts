@@ -1,6 +1,7 @@
 import type { ViewerInfo } from '../protocol/live.ts';
 
-type Entry = { id: string; name: string; userId: string | null; joinedAt: number; requested: boolean };
+/** `watchOnly`: a viewer who may never have control (a shared link that only shows the browser). */
+type Entry = { id: string; name: string; userId: string | null; joinedAt: number; requested: boolean; watchOnly: boolean };
 
 /**
  * Who watches an instance and who controls it. One viewer at most has control; the first viewer
@@ -24,9 +25,10 @@ export class ControlState {
     return this.#viewers.has(id);
   }
 
-  join(id: string, name: string, opts: { takeControl?: boolean; userId?: string | null } = {}): void {
-    this.#viewers.set(id, { id, name, userId: opts.userId ?? null, joinedAt: ++this.#clock, requested: false });
-    if (this.#controllerId === null && opts.takeControl !== false) this.#controllerId = id;
+  join(id: string, name: string, opts: { takeControl?: boolean; userId?: string | null; watchOnly?: boolean } = {}): void {
+    const watchOnly = opts.watchOnly === true;
+    this.#viewers.set(id, { id, name, userId: opts.userId ?? null, joinedAt: ++this.#clock, requested: false, watchOnly });
+    if (this.#controllerId === null && opts.takeControl !== false && !watchOnly) this.#controllerId = id;
   }
 
   leave(id: string): void {
@@ -40,7 +42,7 @@ export class ControlState {
   /** Ask for control: granted at once when nobody has it. Returns whether `id` now controls. */
   request(id: string): boolean {
     const v = this.#viewers.get(id);
-    if (!v) return false;
+    if (!v || v.watchOnly) return false;
     if (this.#controllerId === null) {
       this.#give(id);
       return true;
@@ -65,7 +67,7 @@ export class ControlState {
 
   /** The controller hands control to `to`. Returns false when `from` does not control or `to` is not watching. */
   grant(from: string, to: string): boolean {
-    if (this.#controllerId !== from || !this.#viewers.has(to)) return false;
+    if (this.#controllerId !== from || !this.#viewers.has(to) || this.#viewers.get(to)!.watchOnly) return false;
     this.#give(to);
     return true;
   }
@@ -90,7 +92,7 @@ export class ControlState {
   }
 
   #passOn(opts: { fallbackToOldest?: boolean; except?: string } = {}): void {
-    const ordered = [...this.#viewers.values()].filter((v) => v.id !== opts.except).sort((a, b) => a.joinedAt - b.joinedAt);
+    const ordered = [...this.#viewers.values()].filter((v) => v.id !== opts.except && !v.watchOnly).sort((a, b) => a.joinedAt - b.joinedAt);
     const next = ordered.find((v) => v.requested) ?? (opts.fallbackToOldest === false ? undefined : ordered[0]);
     if (next) this.#give(next.id);
   }

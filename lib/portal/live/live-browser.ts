@@ -19,6 +19,8 @@ export type Viewer = {
   name: string;
   /** The portal user behind the viewer, for the record of who had control. */
   userId?: string;
+  /** May only watch: never given control, and sends nothing but its hello and pings (a shared watch link). */
+  watchOnly?: boolean;
   send(message: ServerMessage): void;
   frames: FrameSlot;
   /** Bytes queued on the viewer's connection and not yet handed to the network, when known. */
@@ -152,7 +154,7 @@ export class LiveBrowser extends EventEmitter<{
       return;
     }
     this.#viewers.set(viewer.id, viewer);
-    this.control.join(viewer.id, viewer.name, { ...opts, userId: viewer.userId ?? null });
+    this.control.join(viewer.id, viewer.name, { ...opts, userId: viewer.userId ?? null, watchOnly: viewer.watchOnly });
     viewer.send({ type: 'state', ...this.#state() });
     if (this.#dialog) viewer.send({ type: 'dialog', dialog: this.#dialog.info });
     // An idle page sends no frames: a newcomer gets the last one at once.
@@ -176,6 +178,10 @@ export class LiveBrowser extends EventEmitter<{
   async handle(viewerId: string, msg: ClientMessage): Promise<void> {
     const viewer = this.#viewers.get(viewerId);
     if (!viewer || this.#ended) return;
+    if (viewer.watchOnly && msg.type !== 'hello' && msg.type !== 'ping') {
+      viewer.send({ type: 'error', code: 'not-in-control', message: 'this link only lets you watch' });
+      return;
+    }
     if (CONTROL_ONLY.has(msg.type) && this.control.controllerId !== viewerId) {
       viewer.send({ type: 'error', code: 'not-in-control', message: 'ask for control first' });
       return;

@@ -158,6 +158,9 @@ export const LIVE_CLOSE = {
   notFound: { code: 4404, reason: 'no such instance' },
   unsupportedVersion: { code: 4406, reason: 'unsupported protocol version' },
   ended: { code: 4410, reason: 'instance ended' },
+  /** A shared link's view: the link was revoked, or has expired. */
+  linkRevoked: { code: 4411, reason: 'the link was revoked' },
+  linkExpired: { code: 4412, reason: 'the link has expired' },
   abuse: { code: 4429, reason: 'too many invalid messages' },
 } as const;
 

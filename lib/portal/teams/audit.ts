@@ -30,7 +30,13 @@ export const AUDIT_ACTIONS = {
     'key.revoked': 'Revoked key',
     'key.used': 'Used key from the portal',
   },
-  browsers: { 'browser.started': 'Started browser', 'browser.stopped': 'Stopped browser', 'browser.ended': 'Browser ended' },
+  browsers: {
+    'browser.started': 'Started browser',
+    'browser.stopped': 'Stopped browser',
+    'browser.ended': 'Browser ended',
+    'link.created': 'Shared a link to browser',
+    'link.revoked': 'Revoked a link to browser',
+  },
   control: { 'control.handed': 'Control of browser passed' },
 } as const satisfies Record<string, Record<string, string>>;
 
@@ -68,6 +74,10 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
       return `${Number(d.keys)} key${d.keys === 1 ? '' : 's'} changed${d.elsewhere ? `, ${Number(d.elsewhere)} added from elsewhere left as they are` : ''}`;
     case 'control.handed':
       return `${String(d.from)} → ${String(d.to)}`;
+    case 'link.created':
+      return `“${String(d.label)}”, ${d.mode === 'control' ? 'watch and control' : 'watch only'}, until ${new Date(Number(d.expiresAt)).toISOString()}`;
+    case 'link.revoked':
+      return `“${String(d.label)}”`;
     default:
       return '';
   }

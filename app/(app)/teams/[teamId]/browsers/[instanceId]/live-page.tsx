@@ -2,6 +2,7 @@
 import { useState, type ReactNode } from 'react';
 import type { ViewerInfo } from '#portal/protocol/live.ts';
 import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
+import { ShareBrowser } from './share.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
 
 /** The live page's head and view together, so that Stop knows who else is watching. */
@@ -30,14 +31,17 @@ export function LiveBrowserPanel({
     <>
       <div className="page-head">
         {heading}
-        {canStop && (
-          <div className="row">
-            {rename}
-            <StopBrowserButton teamId={teamId} instanceId={instanceId} name={name} others={others.filter((v) => v.userId !== me)} />
-          </div>
-        )}
+        <div className="row">
+          <ShareBrowser teamId={teamId} instanceId={instanceId} canShareControl={canStop} />
+          {canStop && (
+            <>
+              {rename}
+              <StopBrowserButton teamId={teamId} instanceId={instanceId} name={name} others={others.filter((v) => v.userId !== me)} />
+            </>
+          )}
+        </div>
       </div>
-      <LiveView teamId={teamId} instanceId={instanceId} name={name} mode={mode} onOthers={setOthers} />
+      <LiveView target={{ kind: 'member', teamId, instanceId }} name={name} mode={mode} onOthers={setOthers} />
     </>
   );
 }
