@@ -26,7 +26,7 @@ import { rejectUpgrade } from '../http/respond.ts';
 import { guardConnections } from '../http/connection-guard.ts';
 import { Router } from '../http/router.ts';
 import { listBrowsers, stopBrowser } from './routes/browsers.ts';
-import { getRecording, getRecordingScreen } from './routes/recordings.ts';
+import { getRecording, getRecordingScreen, searchRecordedEvents } from './routes/recordings.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
@@ -188,6 +188,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('DELETE', '/v0/browsers/:id', stopBrowser(ctx))
     .on('GET', '/v0/browsers/:id/recording', getRecording(ctx))
     .on('GET', '/v0/browsers/:id/recording/screen', getRecordingScreen(ctx))
+    .on('GET', '/v0/recordings/events', searchRecordedEvents(ctx))
     .on('GET', '/v0/browser/uploads', getUploads(ctx))
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))

@@ -61,6 +61,27 @@ test('the inspector shows what a recorded script did, each at its moment, and on
 
   const { id } = await scriptedSession(token);
 
+  // Across recordings: which runs had a request that got no answer, from which host, this week.
+  await page.goto(`/teams/${teamId}/recordings`);
+  const search = page.getByRole('form', { name: 'Find events across recordings' });
+  await search.getByLabel('Status').fill('failed');
+  await search.getByLabel('Host').fill('127.0.0.1');
+  await search.getByRole('button', { name: 'Find' }).click();
+  await expect(page).toHaveURL(/status=failed&host=127\.0\.0\.1/);
+  const found = page.getByRole('table', { name: 'Events found' }).getByRole('row');
+  await expect(found).toHaveCount(2); // the heading and the one failed request
+  await expect(found.nth(1)).toContainText('GET http://127.0.0.1:1/nope → ERR_UNSAFE_PORT');
+  await search.getByLabel('Status').fill('5xx');
+  await search.getByRole('button', { name: 'Find' }).click();
+  await expect(page.getByText('No events match')).toBeVisible();
+  await search.getByLabel('Status').fill('600');
+  await search.getByRole('button', { name: 'Find' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'status must be a status such as 404' })).toBeVisible();
+  await page.goto(`/teams/${teamId}/recordings?status=failed`);
+  await page.getByRole('table', { name: 'Events found' }).getByRole('link').first().click();
+  await expect(page).toHaveURL(new RegExp(`/recordings/${id}\\?t=\\d+$`));
+  await expect(page.getByRole('tabpanel', { name: 'Console' })).toBeVisible();
+
   await page.goto(`/teams/${teamId}/recordings`);
   const row = page.locator(`tr[data-browser-id="${id}"]`);
   await expect(row).toContainText('recorded key');
@@ -121,6 +142,7 @@ test('the inspector shows what a recorded script did, each at its moment, and on
     `/api/teams/${teamId}/recordings`,
     `/api/teams/${teamId}/recordings/${id}`,
     `/api/teams/${teamId}/recordings/${id}/screen?offset=0&length=10`,
+    `/api/teams/${teamId}/recordings/events?status=failed`,
     `/api/teams/${theirTeam}/recordings/${id}`,
     `/api/teams/${theirTeam}/recordings/${id}/screen?offset=0&length=10`,
   ]) {

@@ -16,6 +16,7 @@ describe('session recordings', () => {
   let recorded: string;
   let plain: string;
   let other: string;
+  let searched = '';
 
   const get = (token: string, path: string, headers: Record<string, string> = {}) =>
     fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
@@ -126,6 +127,68 @@ describe('session recordings', () => {
     assert.equal((await get(recorded, `/v0/browsers/${held.id}/recording?after=x`)).status, 400);
     const later = await recording(recorded, held.id, events.at(-2)!.seq);
     assert.deepEqual(later.events, events.slice(-1), 'after=SEQ gives only what follows');
+    searched = held.id;
+  });
+
+  it('finds events across the key’s recordings: failed requests, a status class, a host, words, a window', async () => {
+    assert.ok(searched, 'the recorded session of the test above');
+    type Found = { matches: { browser: string; at: string; event: Event }[]; sessions: number; truncated: boolean };
+    const find = async (query: string, token = recorded) => {
+      const res = await get(token, `/v0/recordings/events?${query}`);
+      assert.equal(res.status, 200, `${query}: ${res.status}`);
+      return (await res.json()) as Found;
+    };
+    const failed = await find('status=failed');
+    assert.deepEqual(
+      failed.matches.map((m) => [m.browser, m.event.url]),
+      [[searched, 'http://127.0.0.1:1/nope']],
+    );
+    assert.equal(failed.sessions, 1);
+    const ok = await find(`status=2xx&host=127.0.0.1&type=request`);
+    assert.ok(ok.matches.some((m) => m.event.url === `${pages.url}?two`));
+    assert.ok(ok.matches.every((m) => m.event.status === 200));
+    assert.deepEqual(
+      (await find('q=BOOM')).matches.map((m) => m.event.type).sort(),
+      ['console', 'navigation'],
+      'words, in any case: the message, and the data: address whose script says it',
+    );
+    const pagesOpened = (await find('type=navigation')).matches.map((m) => m.event.url);
+    assert.ok(pagesOpened.includes(`${pages.url}?one`) && pagesOpened.includes(`${pages.url}?two`));
+    const times = (await find('type=navigation')).matches.map((m) => Date.parse(m.at));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+      'newest first',
+    );
+    assert.equal((await find('status=5xx')).matches.length, 0);
+    assert.equal((await find('host=example.com')).matches.length, 0);
+    assert.equal((await find('until=2020-01-01T00:00:00Z')).matches.length, 0, 'a window before the session');
+    const one = await find('type=navigation&limit=1');
+    assert.equal(one.matches.length, 1);
+    assert.equal(one.truncated, true);
+    // Another key's search sees nothing of it; bad queries are refused, each parameter named.
+    assert.equal((await find('status=failed', other)).matches.length, 0);
+    assert.equal((await fetch(`${service.url}/v0/recordings/events`)).status, 401);
+    for (const [query, field] of [
+      ['status=600', 'status'],
+      ['type=navigation,frames', 'type'],
+      ['since=yesterday', 'since'],
+      ['limit=0', 'limit'],
+      ['limit=9999', 'limit'],
+      ['host=exa mple.com', 'host'],
+      ['colour=red', 'colour'],
+      ['q=a&q=b', 'q'],
+      ['since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', 'since'],
+    ]) {
+      const res = await get(recorded, `/v0/recordings/events?${query}`);
+      assert.equal(res.status, 400, query);
+      const body = (await res.json()) as { code: string; issues: { field: string }[] };
+      assert.equal(body.code, 'invalid', query);
+      assert.ok(
+        body.issues.some((i) => i.field === field),
+        `${query}: ${JSON.stringify(body.issues)}`,
+      );
+    }
   });
 
   it('records nothing for a key that does not turn it on, and from its next browser once it does', async () => {

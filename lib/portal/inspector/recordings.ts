@@ -1,6 +1,15 @@
 import { BadRequest, NotFound } from '../errors.ts';
 import { eachTeamKey, type Vault } from '../keys/vault.ts';
-import { listKeyBrowsers, readRecording, readScreen, type KeyBrowser, type Recording } from '../service-client/key-browsers.ts';
+import {
+  listKeyBrowsers,
+  readRecording,
+  readScreen,
+  searchKeyRecordings,
+  type KeyBrowser,
+  type Recording,
+  type RecordingEvent,
+} from '../service-client/key-browsers.ts';
+import { parseEventQuery, type EventQuery } from '#shared/protocol/recording-search.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 
 /** A recorded session of one of the team's keys, whoever started it. */
@@ -24,6 +33,40 @@ export async function teamRecordings(d: Deps, actor: Actor, teamId: string): Pro
     ((await listKeyBrowsers(d.serviceUrl, token)) ?? []).filter((b) => b.recorded).map((b) => ({ ...b, keyName: key.name })),
   );
   return perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
+}
+
+/** An event found in one of the team's recordings: which session, with which key, when. */
+export type FoundEvent = { browser: string; browserStartedAt: number; keyName: string; at: number; event: RecordingEvent };
+
+/**
+ * Search every recording of the team's keys for events ("which runs hit a 500 from this host this
+ * week"): the query is checked here, then asked of the service with each key; the newest matches
+ * of all of them first, at most the query's limit.
+ */
+export async function searchTeamRecordings(
+  d: Deps,
+  actor: Actor,
+  teamId: string,
+  params: URLSearchParams,
+): Promise<{ query: EventQuery; matches: FoundEvent[]; sessions: number; truncated: boolean }> {
+  await requireRole(d.vault.data, actor, teamId, 'member');
+  const query = parseEventQuery(params);
+  // The window is fixed here, so every key is asked about the same one.
+  const asked = new URLSearchParams(params);
+  asked.set('since', new Date(query.since).toISOString());
+  asked.set('until', new Date(query.until).toISOString());
+  const perKey = await eachTeamKey(d.vault, actor, teamId, async (key, token) => {
+    const result = await searchKeyRecordings(d.serviceUrl, token, asked);
+    return result && { ...result, matches: result.matches.map((m) => ({ ...m, keyName: key.name })) };
+  });
+  const all = perKey.filter((r) => r !== null);
+  const matches = all.flatMap((r) => r.matches).sort((a, b) => b.at - a.at);
+  return {
+    query,
+    matches: matches.slice(0, query.limit),
+    sessions: all.reduce((n, r) => n + r.sessions, 0),
+    truncated: matches.length > query.limit || all.some((r) => r.truncated),
+  };
 }
 
 /**

@@ -35,6 +35,18 @@ const recording = z.object({
   events: z.array(event),
 });
 
+const found = z.object({
+  matches: z.array(z.object({ browser: browserId, browserStartedAt: z.iso.datetime(), at: z.iso.datetime(), event })).max(500),
+  sessions: z.number().int().min(0),
+  truncated: z.boolean(),
+});
+/** Events of a key's recordings that matched a search (docs/api.md, section 6), newest first. */
+export type FoundEvents = {
+  matches: { browser: string; browserStartedAt: number; at: number; event: RecordingEvent }[];
+  sessions: number;
+  truncated: boolean;
+};
+
 /** One browser of a key, live (or ending) or ended, started by whoever holds the key. */
 export type KeyBrowser = {
   id: string;
@@ -89,6 +101,22 @@ export async function readRecording(serviceUrl: string, apiKey: string, id: stri
   const body = recording.safeParse(await res.json().catch(() => null));
   if (!body.success) throw new DomainError('upstream_failed', 'the service sent a recording this portal cannot read');
   return body.data;
+}
+
+/**
+ * Search the key's recordings for events; `query` is the service's query string (checked by the
+ * caller with lib/shared/protocol/recording-search.ts). Null when the service does not take the key.
+ */
+export async function searchKeyRecordings(serviceUrl: string, apiKey: string, query: URLSearchParams): Promise<FoundEvents | null> {
+  const res = await askService(serviceUrl, `/v0/recordings/events?${query}`, apiKey);
+  if (res.status === 401) return null;
+  if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} to a search of recordings`);
+  const body = found.safeParse(await res.json().catch(() => null));
+  if (!body.success) throw new DomainError('upstream_failed', 'the service sent search results this portal cannot read');
+  return {
+    ...body.data,
+    matches: body.data.matches.map((m) => ({ ...m, browserStartedAt: Date.parse(m.browserStartedAt), at: Date.parse(m.at) })),
+  };
 }
 
 /** One byte range of the recording's screen, as the service answers it (206, 416 or 404), to pass on. */

@@ -1,5 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { readEvents, readScreen, screenSize } from '#service/browser/recording/reader.ts';
+import { searchRecordings } from '#service/browser/recording/search.ts';
+import { parseEventQuery } from '#shared/protocol/recording-search.ts';
 import { authenticate } from '#service/keys/auth.ts';
 import { BadRequest, NotFound } from '#shared/errors.ts';
 import { isBrowserId } from '#shared/protocol/start.ts';
@@ -62,4 +64,28 @@ export const getRecordingScreen =
     if (range !== undefined) res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${end}/${size}` });
     else res.writeHead(200, headers);
     await pipeline(readScreen(dir, start, end), res).catch(() => res.destroy());
+  };
+
+/** GET /v0/recordings/events?q&type&status&host&since&until&limit: the key's recorded events that match, newest first. */
+export const searchRecordedEvents =
+  (ctx: ServiceContext): Handler =>
+  async (req, res, url) => {
+    const key = authenticate(ctx.keys, req.headers.authorization);
+    const query = parseEventQuery(url.searchParams);
+    const now = Date.now();
+    const sessions = ctx.history
+      .list(key.id, now)
+      .filter((b) => b.recordingBytes !== null)
+      .map((b) => ({ id: b.id, startedAt: b.startedAt, endedAt: b.endedAt, dir: ctx.recordings.folder(b.id) }));
+    const { matches, sessions: searched, truncated } = await searchRecordings(sessions, query, now);
+    sendJson(res, 200, {
+      matches: matches.map((m) => ({
+        browser: m.browser,
+        browserStartedAt: new Date(m.browserStartedAt).toISOString(),
+        at: new Date(m.at).toISOString(),
+        event: m.event,
+      })),
+      sessions: searched,
+      truncated,
+    });
   };

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { teamRecordings, type TeamRecording } from '#portal/inspector/recordings.ts';
+import { searchTeamRecordings, teamRecordings, type FoundEvent, type TeamRecording } from '#portal/inspector/recordings.ts';
 import { asDomainError } from '#portal/errors.ts';
 import { duration, formatDate } from '#app/_lib/format.ts';
 import { requireTeam } from '#app/_lib/team-page.ts';
@@ -7,25 +7,61 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { Table } from '#app/_ui/table.tsx';
+import { EventSearchForm, EventSearchResults, eventQueryOf, type EventSearchFields } from './event-search.tsx';
 
 export const metadata: Metadata = { title: 'Recordings' };
 
-/** Every recorded session of the team's keys, newest first, each opening in the inspector. */
-export default async function RecordingsPage({ params }: { params: Promise<{ teamId: string }> }) {
+const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * Every recorded session of the team's keys, newest first, each opening in the inspector; and a
+ * search of their events across sessions, whose answers open the inspector at their moment.
+ */
+export default async function RecordingsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ teamId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { teamId } = await params;
+  const raw = await searchParams;
+  const fields: EventSearchFields = {
+    q: one(raw.q),
+    type: one(raw.type),
+    status: one(raw.status),
+    host: one(raw.host),
+    within: one(raw.within),
+  };
   const { portal, actor } = await requireTeam(teamId);
+  const deps = { vault: portal.vault, serviceUrl: portal.config.serviceUrl };
   let recordings: TeamRecording[] = [];
   let problem: string | null = null;
+  let found: { matches: FoundEvent[]; sessions: number; truncated: boolean } | null = null;
+  let searchProblem: string | null = null;
+  const query = eventQueryOf(fields);
   try {
-    recordings = await teamRecordings({ vault: portal.vault, serviceUrl: portal.config.serviceUrl }, actor, teamId);
+    recordings = await teamRecordings(deps, actor, teamId);
   } catch (err) {
     problem = asDomainError(err)?.message ?? 'The browser service could not be asked for recordings.';
+  }
+  if (query) {
+    try {
+      found = await searchTeamRecordings(deps, actor, teamId, query);
+    } catch (err) {
+      const e = asDomainError(err);
+      const issues = e?.issues ?? [];
+      searchProblem = issues.length ? issues.map((i) => `${i.field} ${i.message}`).join('; ') : (e?.message ?? 'The search did not work.');
+    }
   }
   const now = Date.now();
   return (
     <section className="stack" aria-labelledby="recordings-title">
       <h2 id="recordings-title">Recordings</h2>
       {problem && <Alert tone="error">{problem}</Alert>}
+      {recordings.length > 0 && <EventSearchForm teamId={teamId} fields={fields} />}
+      {searchProblem && <Alert tone="error">{searchProblem}</Alert>}
+      {found && <EventSearchResults teamId={teamId} {...found} />}
       {recordings.length === 0 ? (
         <div className="card">
           <EmptyState icon="browser" title="No recordings yet">
