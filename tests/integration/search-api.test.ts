@@ -85,6 +85,21 @@ describe('POST /v0/search: statuses, headers and limits', () => {
     assert.equal((r.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/router.html');
   });
 
+  it('a misspelt word is corrected and the answer says so; exact searches the words as typed', async () => {
+    const { token: own } = service.createKey({ name: 'typos' });
+    const r = await search(service.url, own, { query: 'Descalign the ketle' });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json.corrected, { query: 'Descaling the kettle' });
+    assert.equal((r.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/kettle.html');
+    const exact = await search(service.url, own, { query: 'Descalign the ketle', exact: true });
+    assert.equal(exact.status, 200);
+    assert.equal('corrected' in exact.json, false);
+    assert.deepEqual(exact.json.results, []);
+    // A query the index holds every word of answers as before: no `corrected`.
+    const clean = await search(service.url, own, { query: 'descale kettle', exact: false });
+    assert.deepEqual(Object.keys(clean.json), ['results']);
+  });
+
   it('401 without a key or with a bad one, with no limit headers', async () => {
     for (const t of [null, 'psk_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'nonsense']) {
       const r = await search(service.url, t, { query: 'kettle' });
@@ -104,6 +119,9 @@ describe('POST /v0/search: statuses, headers and limits', () => {
       [{ query: 'kettle', language: 'english' }, ['language']],
       [{ query: 'kettle', language: 7 }, ['language']],
       [{ query: '', language: 'x' }, ['query', 'language']],
+      [{ query: 'kettle', exact: 'yes' }, ['exact']],
+      [{ query: 'kettle', exact: 1 }, ['exact']],
+      [{ query: '', exact: null }, ['query', 'exact']],
       [[{ query: 'kettle' }], ['body']],
       ['{"query": "kettle"', ['body']],
       ['null', ['body']],

@@ -1,11 +1,13 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { SearchRequest, SearchResult } from '../backend.ts';
+import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
-import { parseQuery, type Concept } from '../tokenize.ts';
+import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
+import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
+import { Speller } from './speller.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
@@ -45,6 +47,12 @@ type Signals = {
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
+/** The concepts a query searches: its words other than stop words, or all of them when it has only those. */
+function realConcepts(parsed: ParsedQuery): Concept[] {
+  const real = parsed.concepts.filter((c) => !c.stop);
+  return real.length ? real : parsed.concepts;
+}
+
 /**
  * One read-only connection to the index and the whole query path on it: the first stage (our
  * postings, or FTS5 for an index whose postings are not built yet; first-stage.ts), pages that
@@ -56,6 +64,7 @@ export class IndexReader {
   readonly #db: DatabaseSync;
   readonly #postings: PostingsStage;
   readonly #fts: FtsStage;
+  readonly #speller: Speller;
   readonly #definers: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
@@ -75,6 +84,7 @@ export class IndexReader {
     this.#db.exec('PRAGMA busy_timeout = 5000');
     this.#postings = new PostingsStage(this.#db);
     this.#fts = new FtsStage(this.#db);
+    this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
@@ -92,16 +102,24 @@ export class IndexReader {
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
 
-  search(req: SearchRequest): SearchResult[] {
-    const parsed = parseQuery(req.query);
-    const real = parsed.concepts.filter((c) => !c.stop);
-    const concepts: Concept[] = real.length ? real : parsed.concepts;
-    if (!concepts.length) return [];
+  search(req: SearchRequest): SearchAnswer {
+    let parsed = parseQuery(req.query);
+    if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
     try {
       this.#sync();
-      return this.#search(req, parsed.concepts, concepts, parsed.joins);
+      // Misspelt words are corrected from the index's vocabulary (on the postings only).
+      let corrected: string | null = null;
+      if (!req.exact && this.#stage === this.#postings) {
+        const fixes = this.#speller.correct(parsed.concepts);
+        if (fixes.size) {
+          corrected = rewriteQuery(req.query, fixes);
+          parsed = parseQuery(corrected);
+        }
+      }
+      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins);
+      return corrected === null ? { results } : { results, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
     }
@@ -233,6 +251,7 @@ export class IndexReader {
   }
 
   close(): void {
+    this.#speller.close();
     this.#postings.close();
     this.#db.close();
   }
