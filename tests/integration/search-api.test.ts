@@ -100,6 +100,15 @@ describe('POST /v0/search: statuses, headers and limits', () => {
     assert.deepEqual(Object.keys(clean.json), ['results']);
   });
 
+  it('a page holding less than half of the words is no answer: nonsense finds nothing', async () => {
+    const { token: own } = service.createKey({ name: 'noise' });
+    const none = await search(service.url, own, { query: 'qwzxplkjh kettle zzyzx' });
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.json.results, []);
+    const half = await search(service.url, own, { query: 'kettle zzyzx' });
+    assert.equal((half.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/kettle.html');
+  });
+
   it('401 without a key or with a bad one, with no limit headers', async () => {
     for (const t of [null, 'psk_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'nonsense']) {
       const r = await search(service.url, t, { query: 'kettle' });

@@ -250,11 +250,6 @@ export class PostingsStage implements FirstStage {
     return this.#rank(phrases, lists, concepts.length, k);
   }
 
-  /** Whether some longer term of the index ends in `term` (see #endingIn). */
-  endsSome(term: string): boolean {
-    return this.#endingIn(term).length > 0;
-  }
-
   /** The few shortest terms that end in `fragment` (not the fragment itself), for a fragment of at
    * least MIN_FRAGMENT letters or digits; none for a number. */
   #endingIn(fragment: string): string[] {
@@ -286,6 +281,13 @@ export class PostingsStage implements FirstStage {
       for (const [o, w] of weights) if (w > bestWeight || (w === bestWeight && o < best)) [best, bestWeight] = [o, w];
       if (best >= 0) out.set(id, best);
     }
+    return out;
+  }
+
+  matched(ids: Iterable<number>): Map<number, number> {
+    const out = new Map<number, number>();
+    const concepts = popcount(this.#full);
+    for (const id of ids) out.set(id, concepts ? popcount(id < this.#mask.length ? (this.#mask[id] as number) : 0) / concepts : 1);
     return out;
   }
 
@@ -343,6 +345,13 @@ export class PostingsStage implements FirstStage {
   close(): void {
     this.#tokenizer.close();
   }
+}
+
+/** The bits set in a 32-bit mask. */
+function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask >>> 0; m; m &= m - 1) n++;
+  return n;
 }
 
 /** Page ids in every list (none when a list is missing). */

@@ -14,6 +14,8 @@ const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
+/** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
+export const MIN_MATCHED = 0.5;
 /** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
 const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
@@ -168,11 +170,14 @@ export class IndexReader {
       scored.push({ c, s: score(c, concepts, req.language, max) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
+    // Nothing is better than noise: a page holding less than half of the query's words is no answer.
+    const matched = this.#stage.matched(scored.map((x) => x.c.id));
     const top: Candidate[] = [];
     const seen = new Set<string>();
     for (const { c } of scored) {
       if (top.length >= req.limit) break;
       if (seen.has(c.url)) continue;
+      if (matched && (matched.get(c.id) ?? 0) < MIN_MATCHED) continue;
       seen.add(c.url);
       top.push(c);
     }
