@@ -75,7 +75,8 @@ describe('POST /v0/search: statuses, headers and limits', () => {
     assert.equal(results[0]?.title, 'Descaling the kettle');
     assert.match(results[0]?.snippet ?? '', /citric acid/);
     assert.doesNotMatch(results[0]?.snippet ?? '', /Copyright footer|Home About/);
-    assert.deepEqual(Object.keys(results[0] ?? {}).sort(), ['snippet', 'title', 'url']);
+    assert.deepEqual(Object.keys(results[0] ?? {}).sort(), ['language', 'snippet', 'title', 'url']);
+    assert.equal((results[0] as { language?: string }).language, 'en');
     assertRateHeaders(r.headers, 40);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
   });

@@ -15,7 +15,8 @@ export type SearchRequest = {
   exact?: boolean;
 };
 
-export type SearchResult = { url: string; title: string; snippet: string };
+/** `language`: what the page is written in (two letters), when known. */
+export type SearchResult = { url: string; title: string; snippet: string; language?: string };
 
 /** Ranked results, and the query actually searched when some of its words were corrected. */
 export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string } };

@@ -1,6 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
+import { pageLanguage } from '../language-tags.ts';
 import { decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
@@ -247,7 +248,8 @@ export class IndexReader {
       if (text) snippet = makeSnippet(text.body, text.description, concepts, c.title);
       else if (passage) snippet = passageSnippet(passage, concepts);
       else snippet = this.#kept.get(c.id)?.fallback ?? '';
-      return { url: c.url, title: c.title, snippet };
+      const language = pageLanguage(c.langShares, c.markupLang);
+      return language ? { url: c.url, title: c.title, snippet, language } : { url: c.url, title: c.title, snippet };
     });
   }
 
