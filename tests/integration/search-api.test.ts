@@ -75,7 +75,8 @@ describe('POST /v0/search: statuses, headers and limits', () => {
     assert.equal(results[0]?.title, 'Descaling the kettle');
     assert.match(results[0]?.snippet ?? '', /citric acid/);
     assert.doesNotMatch(results[0]?.snippet ?? '', /Copyright footer|Home About/);
-    assert.deepEqual(Object.keys(results[0] ?? {}).sort(), ['snippet', 'title', 'url']);
+    assert.deepEqual(Object.keys(results[0] ?? {}).sort(), ['language', 'snippet', 'title', 'url']);
+    assert.equal((results[0] as { language?: string }).language, 'en');
     assertRateHeaders(r.headers, 40);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
   });
@@ -83,6 +84,30 @@ describe('POST /v0/search: statuses, headers and limits', () => {
   it('an identifier is found as typed', async () => {
     const r = await search(service.url, token, { query: 'falcot_router_mode', language: 'en' });
     assert.equal((r.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/router.html');
+  });
+
+  it('a misspelt word is corrected and the answer says so; exact searches the words as typed', async () => {
+    const { token: own } = service.createKey({ name: 'typos' });
+    const r = await search(service.url, own, { query: 'Descalign the ketle' });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json.corrected, { query: 'Descaling the kettle' });
+    assert.equal((r.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/kettle.html');
+    const exact = await search(service.url, own, { query: 'Descalign the ketle', exact: true });
+    assert.equal(exact.status, 200);
+    assert.equal('corrected' in exact.json, false);
+    assert.deepEqual(exact.json.results, []);
+    // A query the index holds every word of answers as before: no `corrected`.
+    const clean = await search(service.url, own, { query: 'descale kettle', exact: false });
+    assert.deepEqual(Object.keys(clean.json), ['results']);
+  });
+
+  it('a page holding less than half of the words is no answer: nonsense finds nothing', async () => {
+    const { token: own } = service.createKey({ name: 'noise' });
+    const none = await search(service.url, own, { query: 'qwzxplkjh kettle zzyzx' });
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.json.results, []);
+    const half = await search(service.url, own, { query: 'kettle zzyzx' });
+    assert.equal((half.json.results as { url: string }[])[0]?.url, 'https://docs.falcot.test/guide/kettle.html');
   });
 
   it('401 without a key or with a bad one, with no limit headers', async () => {
@@ -104,6 +129,9 @@ describe('POST /v0/search: statuses, headers and limits', () => {
       [{ query: 'kettle', language: 'english' }, ['language']],
       [{ query: 'kettle', language: 7 }, ['language']],
       [{ query: '', language: 'x' }, ['query', 'language']],
+      [{ query: 'kettle', exact: 'yes' }, ['exact']],
+      [{ query: 'kettle', exact: 1 }, ['exact']],
+      [{ query: '', exact: null }, ['query', 'exact']],
       [[{ query: 'kettle' }], ['body']],
       ['{"query": "kettle"', ['body']],
       ['null', ['body']],

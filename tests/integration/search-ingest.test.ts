@@ -12,7 +12,7 @@ import { httpResponse, page, runIndex, runIndexAsync, warcRecord } from '../help
 const find = async (dataDir: string, query: string, language = 'en') => {
   const b = new SqliteSearchBackend(join(dataDir, 'index.db'), { cacheSize: 0 });
   try {
-    return await b.search({ query, language, limit: 10 });
+    return (await b.search({ query, language, limit: 10 })).results;
   } finally {
     b.close();
   }

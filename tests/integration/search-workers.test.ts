@@ -30,7 +30,7 @@ describe('search on query worker threads', () => {
       const queries = [...topics, 'kettles', 'pg_stat_activity', 'nothing matches this'];
       const want = await Promise.all(queries.map((query) => local.search({ query, language: 'en', limit: 10 })));
       local.close();
-      assert.equal(want[2]?.[0]?.url, 'https://docs.test/p2.html');
+      assert.equal(want[2]?.results[0]?.url, 'https://docs.test/p2.html');
       // Many at once: spread over both workers, each answer matched to its own request.
       const got = await Promise.all([...queries, ...queries].map((query) => pooled.search({ query, language: 'en', limit: 10 })));
       assert.deepEqual(got.slice(0, queries.length), want);

@@ -11,15 +11,21 @@ export type SearchRequest = {
   /** Two-letter language code (lower case) that biases results. */
   language: string;
   limit: number;
+  /** Search the words as typed, without correcting misspelt ones (decision 0080). */
+  exact?: boolean;
 };
 
-export type SearchResult = { url: string; title: string; snippet: string };
+/** `language`: what the page is written in (two letters), when known. */
+export type SearchResult = { url: string; title: string; snippet: string; language?: string };
+
+/** Ranked results, and the query actually searched when some of its words were corrected. */
+export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string } };
 
 export type IndexStats = { pages: number };
 
 export interface SearchBackend {
   /** Ranked results, duplicates collapsed. Rejects with BackendUnavailable when the index cannot answer. */
-  search(request: SearchRequest): Promise<SearchResult[]>;
+  search(request: SearchRequest): Promise<SearchAnswer>;
   stats(): Promise<IndexStats>;
   close(): void;
 }

@@ -22,6 +22,16 @@ export function normalizeTag(tag: string): string {
 /** The primary language of a tag. */
 export const primaryLanguage = (tag: string) => normalizeLanguage(tag.split(/[-_]/)[0] ?? '');
 
+/** What a page is written in, as two letters: its markup's language when it declares one (as
+ * decision 0013 reads a page), else the language most of its text is in; null when neither says. */
+export function pageLanguage(shares: LanguageShares, markupLang: string | null): string | null {
+  if (markupLang) return primaryLanguage(markupLang) || null;
+  let best: string | null = null;
+  let most = 0;
+  for (const [code, share] of Object.entries(shares)) if (share > most) [best, most] = [code, share];
+  return best;
+}
+
 /**
  * The region a bare language code most likely means (CLDR likely subtags): `zh` is Simplified
  * Chinese as written in China, `pt` is Brazilian. Used only to break ties between regional variants.

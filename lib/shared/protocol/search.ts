@@ -7,6 +7,8 @@ import { ValidationFailed, type FieldIssue } from '../errors.ts';
  *   CJK character is one character, whatever its UTF-16 or UTF-8 length).
  * - `language`: optional, a two-letter code, optionally with a region (`pt-BR`), any case;
  *   default `en`. Only the two letters are used.
+ * - `exact`: optional boolean, default false; true searches the words as typed, without
+ *   correcting misspelt ones (the "search instead for" link after a corrected search).
  * - Unknown fields are ignored, so clients may send fields a later version understands.
  */
 export const MAX_QUERY_CHARS = 348;
@@ -27,9 +29,11 @@ const schema = z.object({
     .string({ error: 'must be a string' })
     .regex(/^[A-Za-z]{2}(?:[-_][A-Za-z]{2})?$/, 'must be a two-letter language code such as "en" or "fr"')
     .optional(),
+  exact: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
-export type SearchBody = { query: string; language: string };
+/** `exact` is present only when true, so a body that does not ask for it is as it always was. */
+export type SearchBody = { query: string; language: string; exact?: true };
 
 /** The language a search runs in: the tag's two letters in lower case, English when none is given. */
 export function searchLanguage(tag: string | null | undefined): string {
@@ -43,7 +47,10 @@ export function checkSearchRequest(value: unknown): { ok: true; body: SearchBody
   const r = schema.safeParse(value);
   if (!r.success)
     return { ok: false, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })) };
-  return { ok: true, body: { query: r.data.query, language: searchLanguage(r.data.language) } };
+  return {
+    ok: true,
+    body: { query: r.data.query, language: searchLanguage(r.data.language), ...(r.data.exact ? { exact: true as const } : {}) },
+  };
 }
 
 /** As checkSearchRequest, throwing ValidationFailed naming every offending field. */

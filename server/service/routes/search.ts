@@ -38,9 +38,14 @@ export const search =
       const text = await readBody(req, ctx.config.search.maxBodyBytes);
       bodyRead = true;
       const body = parseSearchBody(text);
-      let results;
+      let answer;
       try {
-        results = await ctx.search.search({ query: body.query, language: body.language, limit: ctx.config.search.results });
+        answer = await ctx.search.search({
+          query: body.query,
+          language: body.language,
+          limit: ctx.config.search.results,
+          exact: body.exact,
+        });
       } catch (err) {
         if (err instanceof BackendUnavailable) {
           ctx.log.warn({ err: err.message }, 'search backend failed');
@@ -48,7 +53,7 @@ export const search =
         }
         throw err;
       }
-      sendJson(res, 200, { results }, limitHeaders);
+      sendJson(res, 200, answer, limitHeaders);
     } catch (err) {
       // A body we did not read whole is not read at all: close the connection after answering.
       const status = sendError(res, err, bodyRead || req.readableEnded ? limitHeaders : { ...limitHeaders, connection: 'close' });

@@ -1,13 +1,20 @@
 import { existsSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { BackendUnavailable, type IndexStats, type SearchBackend, type SearchRequest, type SearchResult } from '../backend.ts';
+import { BackendUnavailable, type IndexStats, type SearchBackend, type SearchAnswer, type SearchRequest } from '../backend.ts';
 import { QueryPool } from './pool.ts';
 import { IndexReader } from './query.ts';
 import { openIndexDatabase } from './schema.ts';
 
 export { FIELD_WEIGHTS } from './schema.ts';
 
-type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; run: (req: SearchRequest) => Promise<SearchResult[]> };
+/** A copy of an answer, so that a caller changing it does not change the cached one. */
+const copy = (a: SearchAnswer): SearchAnswer => ({
+  ...a,
+  results: a.results.map((r) => ({ ...r })),
+  ...(a.corrected ? { corrected: { ...a.corrected } } : {}),
+});
+
+type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; run: (req: SearchRequest) => Promise<SearchAnswer> };
 
 /**
  * The default engine: SQLite FTS5 in one file. Opened lazily on the first request, so the service
@@ -24,7 +31,7 @@ export class SqliteSearchBackend implements SearchBackend {
   #pool: QueryPool | null = null;
   #reader: IndexReader | null = null;
 
-  readonly #cache = new Map<string, SearchResult[]>();
+  readonly #cache = new Map<string, SearchAnswer>();
   readonly #cacheSize: number;
   #cacheVersion = -1;
 
@@ -56,7 +63,7 @@ export class SqliteSearchBackend implements SearchBackend {
     return new BackendUnavailable(`search index could not ${what}${missing}: ${(err as Error).message}`, { cause: err });
   }
 
-  async search(req: SearchRequest): Promise<SearchResult[]> {
+  async search(req: SearchRequest): Promise<SearchAnswer> {
     let open: Open;
     let key: string;
     try {
@@ -68,28 +75,28 @@ export class SqliteSearchBackend implements SearchBackend {
         this.#cache.clear();
         this.#cacheVersion = version;
       }
-      key = `${req.language}\n${req.limit}\n${req.query}`;
+      key = `${req.language}\n${req.limit}\n${req.exact ? 'exact' : ''}\n${req.query}`;
       const hit = this.#cache.get(key);
       if (hit) {
         this.#cache.delete(key);
         this.#cache.set(key, hit);
-        return hit.map((r) => ({ ...r }));
+        return copy(hit);
       }
     } catch (err) {
       this.close();
       throw this.#unavailable('answer', err);
     }
-    let results: SearchResult[];
+    let answer: SearchAnswer;
     try {
-      results = await open.run(req);
+      answer = await open.run(req);
     } catch (err) {
       throw this.#unavailable('answer', err);
     }
     if (this.#cacheSize > 0) {
       if (this.#cache.size >= this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value as string);
-      this.#cache.set(key, results);
+      this.#cache.set(key, answer);
     }
-    return results.map((r) => ({ ...r }));
+    return copy(answer);
   }
 
   async stats(): Promise<IndexStats> {

@@ -16,6 +16,9 @@ export interface FirstStage {
   rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[];
   /** Those of `ids` that hold every concept of the last rank() call (of two or more concepts). */
   covering(ids: Iterable<number>): Set<number>;
+  /** How much of the last rank() call's query each of `ids` holds, from 0 to 1: the share of its
+   * concepts the page holds; null when not known. */
+  matched(ids: Iterable<number>): Map<number, number> | null;
 }
 
 export class FtsStage implements FirstStage {
@@ -35,6 +38,10 @@ export class FtsStage implements FirstStage {
   rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
     this.#all = concepts.length > 1 ? matchAll(concepts) : null;
     return this.#candidates.all(matchAny(concepts, joins), k) as Ranked[];
+  }
+
+  matched(): null {
+    return null;
   }
 
   covering(ids: Iterable<number>): Set<number> {

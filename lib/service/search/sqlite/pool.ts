@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import type { SearchRequest, SearchResult } from '../backend.ts';
+import type { SearchAnswer, SearchRequest } from '../backend.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
 
-type Pending = { resolve: (r: SearchResult[]) => void; reject: (e: Error) => void };
+type Pending = { resolve: (r: SearchAnswer) => void; reject: (e: Error) => void };
 type Slot = { worker: Worker; pending: Map<number, Pending> };
 
 /**
@@ -35,7 +35,7 @@ export class QueryPool {
       slot.pending.delete(m.id);
       if (slot.pending.size === 0) worker.unref();
       if ('error' in m) p.reject(new Error(m.error));
-      else p.resolve(m.results as SearchResult[]);
+      else p.resolve(m.answer as SearchAnswer);
     });
     worker.on('error', (err) => this.#failAll(slot, err));
     worker.on('exit', (code) => {
@@ -53,7 +53,7 @@ export class QueryPool {
     slot.pending.clear();
   }
 
-  search(req: SearchRequest): Promise<SearchResult[]> {
+  search(req: SearchRequest): Promise<SearchAnswer> {
     if (this.#closed) return Promise.reject(new Error('search pool closed'));
     let slot = this.#slots[0] as Slot;
     for (const s of this.#slots) if (s.pending.size < slot.pending.size) slot = s;

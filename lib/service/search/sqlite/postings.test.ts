@@ -134,13 +134,13 @@ describe('postings', () => {
     build(small, [{ url: 'https://docs.test/a.html', html: html('Teapot', '<p>A teapot steeps leaves.</p>') }]);
     const reader = new IndexReader(small);
     try {
-      assert.deepEqual(reader.search({ query: 'kettle', language: 'en', limit: 10 }), []);
+      assert.deepEqual(reader.search({ query: 'kettle', language: 'en', limit: 10 }).results, []);
       assert.deepEqual(
-        reader.search({ query: 'teapot', language: 'en', limit: 10 }).map((r) => r.url),
+        reader.search({ query: 'teapot', language: 'en', limit: 10 }).results.map((r) => r.url),
         ['https://docs.test/a.html'],
       );
       assert.deepEqual(
-        reader.search({ query: 'router', language: 'en', limit: 10 }).map((r) => r.url),
+        reader.search({ query: 'router', language: 'en', limit: 10 }).results.map((r) => r.url),
         ['https://docs.test/b.html'],
       );
       const check = new DatabaseSync(small, { readOnly: true });
@@ -208,13 +208,13 @@ describe('postings', () => {
     const withPostings = new IndexReader(file);
     try {
       for (const query of ['kettle', 'router descaling', 'vacuum brewing']) {
-        const a = reader.search({ query, language: 'en', limit: 10 });
-        const b = withPostings.search({ query, language: 'en', limit: 10 });
+        const a = reader.search({ query, language: 'en', limit: 10 }).results;
+        const b = withPostings.search({ query, language: 'en', limit: 10 }).results;
         assert.ok(a.length > 0, query);
         assert.deepEqual(new Set(a.map((r) => r.url)), new Set(b.map((r) => r.url)), query);
       }
       // An identifier: FTS5 also scores it as a phrase of its parts, so the order may differ.
-      assert.ok(reader.search({ query: 'pg_stat_activity', language: 'en', limit: 10 }).length > 0);
+      assert.ok(reader.search({ query: 'pg_stat_activity', language: 'en', limit: 10 }).results.length > 0);
     } finally {
       reader.close();
       withPostings.close();

@@ -98,7 +98,7 @@ function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingLi
  * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
  * as snippet.ts's blockScore counts). */
 type Phrase = { terms: readonly string[]; concept: number; weight: number };
-type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync };
+type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync; held: StatementSync };
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
 const MAX_COMPLETIONS = 3;
@@ -145,6 +145,7 @@ export class PostingsStage implements FirstStage {
       lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
       lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
       ends: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed > ? AND reversed < ? LIMIT 500'),
+      held: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed IN (SELECT value FROM json_each(?))'),
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
     if (meta?.value !== POSTINGS_FORMAT) return false;
@@ -164,6 +165,25 @@ export class PostingsStage implements FirstStage {
     this.#touched = new Int32Array(max + 1);
     this.#touchedCount = 0;
     return true;
+  }
+
+  /** The index's terms of each token (tokenizer.ts), in one round trip for those not known yet. */
+  termsOf(tokens: readonly string[]): (readonly string[])[] {
+    this.#tokenizer.learn(tokens);
+    return tokens.map((t) => this.#tokenizer.terms(t));
+  }
+
+  /** The posting lists of those of `terms` the index holds (kept in memory like the query's own). */
+  lists(terms: readonly string[]): Map<string, PostingList> {
+    return this.#postings(terms);
+  }
+
+  /** Those of `terms` the index holds, asked of the terms' index (term_ends) without reading
+   * their postings or remembering the others: for the many edits of a misspelt word. */
+  held(terms: readonly string[]): string[] {
+    if (!terms.length) return [];
+    const rows = (this.#q as Statements).held.all(JSON.stringify(terms.map(reversed))) as { reversed: string }[];
+    return rows.map((r) => reversed(r.reversed));
   }
 
   #postings(terms: readonly string[]): Map<string, PostingList> {
@@ -264,6 +284,13 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  matched(ids: Iterable<number>): Map<number, number> {
+    const out = new Map<number, number>();
+    const concepts = popcount(this.#full);
+    for (const id of ids) out.set(id, concepts ? popcount(id < this.#mask.length ? (this.#mask[id] as number) : 0) / concepts : 1);
+    return out;
+  }
+
   covering(ids: Iterable<number>): Set<number> {
     const out = new Set<number>();
     if (this.#full === 0) return out;
@@ -318,6 +345,13 @@ export class PostingsStage implements FirstStage {
   close(): void {
     this.#tokenizer.close();
   }
+}
+
+/** The bits set in a 32-bit mask. */
+function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask >>> 0; m; m &= m - 1) n++;
+  return n;
 }
 
 /** Page ids in every list (none when a list is missing). */

@@ -1,17 +1,22 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { SearchRequest, SearchResult } from '../backend.ts';
+import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
+import { pageLanguage } from '../language-tags.ts';
 import { decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
-import { parseQuery, type Concept } from '../tokenize.ts';
+import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
+import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
+import { Speller } from './speller.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
+/** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
+export const MIN_MATCHED = 0.5;
 /** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
 const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
@@ -45,6 +50,12 @@ type Signals = {
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
+/** The concepts a query searches: its words other than stop words, or all of them when it has only those. */
+function realConcepts(parsed: ParsedQuery): Concept[] {
+  const real = parsed.concepts.filter((c) => !c.stop);
+  return real.length ? real : parsed.concepts;
+}
+
 /**
  * One read-only connection to the index and the whole query path on it: the first stage (our
  * postings, or FTS5 for an index whose postings are not built yet; first-stage.ts), pages that
@@ -56,6 +67,7 @@ export class IndexReader {
   readonly #db: DatabaseSync;
   readonly #postings: PostingsStage;
   readonly #fts: FtsStage;
+  readonly #speller: Speller;
   readonly #definers: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
@@ -75,6 +87,7 @@ export class IndexReader {
     this.#db.exec('PRAGMA busy_timeout = 5000');
     this.#postings = new PostingsStage(this.#db);
     this.#fts = new FtsStage(this.#db);
+    this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
@@ -92,16 +105,24 @@ export class IndexReader {
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
 
-  search(req: SearchRequest): SearchResult[] {
-    const parsed = parseQuery(req.query);
-    const real = parsed.concepts.filter((c) => !c.stop);
-    const concepts: Concept[] = real.length ? real : parsed.concepts;
-    if (!concepts.length) return [];
+  search(req: SearchRequest): SearchAnswer {
+    let parsed = parseQuery(req.query);
+    if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
     try {
       this.#sync();
-      return this.#search(req, parsed.concepts, concepts, parsed.joins);
+      // Misspelt words are corrected from the index's vocabulary (on the postings only).
+      let corrected: string | null = null;
+      if (!req.exact && this.#stage === this.#postings) {
+        const fixes = this.#speller.correct(parsed.concepts);
+        if (fixes.size) {
+          corrected = rewriteQuery(req.query, fixes);
+          parsed = parseQuery(corrected);
+        }
+      }
+      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins);
+      return corrected === null ? { results } : { results, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
     }
@@ -150,11 +171,14 @@ export class IndexReader {
       scored.push({ c, s: score(c, concepts, req.language, max) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
+    // Nothing is better than noise: a page holding less than half of the query's words is no answer.
+    const matched = this.#stage.matched(scored.map((x) => x.c.id));
     const top: Candidate[] = [];
     const seen = new Set<string>();
     for (const { c } of scored) {
       if (top.length >= req.limit) break;
       if (seen.has(c.url)) continue;
+      if (matched && (matched.get(c.id) ?? 0) < MIN_MATCHED) continue;
       seen.add(c.url);
       top.push(c);
     }
@@ -224,7 +248,8 @@ export class IndexReader {
       if (text) snippet = makeSnippet(text.body, text.description, concepts, c.title);
       else if (passage) snippet = passageSnippet(passage, concepts);
       else snippet = this.#kept.get(c.id)?.fallback ?? '';
-      return { url: c.url, title: c.title, snippet };
+      const language = pageLanguage(c.langShares, c.markupLang);
+      return language ? { url: c.url, title: c.title, snippet, language } : { url: c.url, title: c.title, snippet };
     });
   }
 
@@ -233,6 +258,7 @@ export class IndexReader {
   }
 
   close(): void {
+    this.#speller.close();
     this.#postings.close();
     this.#db.close();
   }

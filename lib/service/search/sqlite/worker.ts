@@ -9,7 +9,7 @@ import { IndexReader } from './query.ts';
  * not a dead worker.
  */
 export type WorkerRequest = { id: number; req: SearchRequest };
-export type WorkerReply = { id: number; results: unknown } | { id: number; error: string };
+export type WorkerReply = { id: number; answer: unknown } | { id: number; error: string };
 
 const file = (workerData as { file: string }).file;
 let reader: IndexReader | null = null;
@@ -23,7 +23,7 @@ parentPort?.on('message', (msg: WorkerRequest) => {
   let reply: WorkerReply;
   try {
     reader ??= new IndexReader(file);
-    reply = { id: msg.id, results: reader.search(msg.req) };
+    reply = { id: msg.id, answer: reader.search(msg.req) };
   } catch (err) {
     reader?.close();
     reader = null;
