@@ -216,6 +216,41 @@ test('empty results, a query that is too long, and recent searches that the user
   await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
 });
 
+test('a mistyped word is corrected, with the words as typed one click away; nonsense finds nothing and says what to try', async ({
+  page,
+}) => {
+  await signUp(page, newUser('typist'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Typo key');
+  await page.goto(`/teams/${teamId}/search`);
+  await searchFor(page, 'asyncio gahter');
+  const corrected = page.getByTestId('corrected');
+  await expect(corrected).toContainText('Showing results for asyncio gather. Search instead for “asyncio gahter”.');
+  await expect(page.getByTestId('result').first()).toBeVisible();
+  await corrected.getByRole('link', { name: '“asyncio gahter”' }).click();
+  await expect(page).toHaveURL(/\?q=asyncio\+gahter&lang=en&exact=1$/);
+  await expect(page.getByTestId('results-meta')).toContainText('for “asyncio gahter”');
+  await expect(page.getByTestId('corrected')).toHaveCount(0);
+  await page.goBack();
+  await expect(page.getByTestId('corrected')).toBeVisible();
+
+  // A result in another language than the query's says which.
+  await page.goto(`/teams/${teamId}/search?q=asyncio&lang=fr`);
+  await expect(page.getByTestId('result').first().locator('.result-language')).toHaveText('English');
+
+  await page.goto(`/teams/${teamId}/search?q=${encodeURIComponent('qwzxplkjh frobnicator zzyzx')}&lang=de`);
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  const tries = page.getByRole('list', { name: 'Searches to try' });
+  await expect(tries.getByRole('link')).toHaveText([
+    '“qwzxplkjh frobnicator”',
+    '“frobnicator”',
+    '“qwzxplkjh frobnicator zzyzx” in English',
+  ]);
+  await tries.getByRole('link', { name: /in English/ }).click();
+  await expect(page).toHaveURL(/lang=en$/);
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+});
+
 test('a key the service refuses, and a team without a key, say so and link to the keys page', async ({ page }) => {
   await signUp(page, newUser('revoked'));
   const teamId = teamIdOf(page);

@@ -41,6 +41,8 @@ describe("search rules (the service's own, lib/shared/protocol/search.ts)", () =
     assert.deepEqual(refused({ query: 42 }), { status: 400, code: 'invalid', fields: ['query'] });
     assert.deepEqual(refused({ query: 'ok', language: 'english' }), { status: 400, code: 'invalid', fields: ['language'] });
     assert.deepEqual(refused({ query: 'ok', language: 7 }), { status: 400, code: 'invalid', fields: ['language'] });
+    assert.deepEqual(refused({ query: 'ok', exact: 'yes' }), { status: 400, code: 'invalid', fields: ['exact'] });
+    assert.deepEqual(refused({ query: 'ok', exact: 1 }), { status: 400, code: 'invalid', fields: ['exact'] });
   });
 
   it('keys the cache by team, language and normalised query', () => {
@@ -48,6 +50,8 @@ describe("search rules (the service's own, lib/shared/protocol/search.ts)", () =
     assert.equal(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather' })));
     assert.notEqual(a, cacheKey('t2', normaliseSearch({ query: 'asyncio gather' })));
     assert.notEqual(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', language: 'fr' })));
+    assert.notEqual(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', exact: true })), 'as typed is another answer');
+    assert.equal(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', exact: false })));
   });
 });
 
@@ -78,7 +82,7 @@ describe('searching as a member (against a double of the service interface)', ()
   let server: Server;
   let url = '';
   const seen: { auth: string | undefined; body: string }[] = [];
-  let mode: 'ok' | '401' | '429' | '502' | 'empty' = 'ok';
+  let mode: 'ok' | '401' | '429' | '502' | 'empty' | 'corrected' = 'ok';
   before(async () => {
     server = createServer((req, res) => {
       let body = '';
@@ -103,7 +107,15 @@ describe('searching as a member (against a double of the service interface)', ()
             .end('{"error":"limit"}');
         else if (mode === '502') res.writeHead(502, limits).end('{"error":"index"}');
         else if (mode === 'empty') res.writeHead(200, limits).end('{"results":[]}');
-        else
+        else if (mode === 'corrected') {
+          const asked = JSON.parse(body) as { query: string; exact?: boolean };
+          res.writeHead(200, limits).end(
+            JSON.stringify({
+              results: [{ url: 'https://a.test/', title: 'A', snippet: 'about gather', language: asked.exact ? 'xx-bad' : 'de' }],
+              ...(asked.exact ? {} : { corrected: { query: 'gather' } }),
+            }),
+          );
+        } else
           setTimeout(
             () =>
               res
@@ -143,6 +155,25 @@ describe('searching as a member (against a double of the service interface)', ()
       ['gather tasks', false, 'about gather tasks', 4],
     );
     assert.equal(seen[0]?.auth, `Bearer ${token}`);
+  });
+
+  it("passes on the service's correction and each result's language, and asks for the words as typed when told", async () => {
+    const { v, ann, team, deps } = await setup();
+    await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
+    mode = 'corrected';
+    const fixed = await searchForMember(deps, ann, team.id, { query: 'gahter' }, { record: true });
+    assert.deepEqual([fixed.corrected, fixed.exact, fixed.results[0]?.language], ['gather', false, 'de']);
+    const typed = await searchForMember(deps, ann, team.id, { query: 'gahter', exact: true }, { record: true });
+    assert.deepEqual([typed.corrected, typed.exact], [null, true]);
+    assert.equal(typed.cached, false, 'the words as typed are another search');
+    assert.equal('language' in typed.results[0]!, false, 'a language this portal cannot read is left out');
+    assert.deepEqual(
+      seen.map((s) => JSON.parse(s.body) as unknown),
+      [
+        { query: 'gahter', language: 'en' },
+        { query: 'gahter', language: 'en', exact: true },
+      ],
+    );
   });
 
   it('answers a repeated or concurrent search from one request, without using quota', async () => {

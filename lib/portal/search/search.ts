@@ -1,5 +1,5 @@
 import type { PortalData, RecentSearch, TeamKey } from '../data/portal-data.ts';
-import { checkSearchRequest } from '#shared/protocol/search.ts';
+import { checkSearchRequest, type SearchBody } from '#shared/protocol/search.ts';
 import { ServiceHealthReader } from '../service-client/health.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 import { AnswerCache } from './cache.ts';
@@ -14,7 +14,7 @@ import { withTeamKey, type Vault } from '../keys/vault.ts';
  */
 export type SearchSettings = { url: string; cacheEntries: number; cacheTtlMs: number };
 
-type Cached = { results: SearchHit[]; indexEmpty: boolean };
+type Cached = { results: SearchHit[]; corrected: string | null; indexEmpty: boolean };
 
 const RECENT_KEEP = 20;
 export const RECENT_SHOWN = 8;
@@ -67,18 +67,19 @@ export class SearchProxy {
  * letters in lower case (as the service reads them). Case is kept: the service ranks identifiers
  * by their case-split parts (`getElementById`), so `Foo` and `foo` may answer differently.
  */
-export function normaliseSearch(input: unknown): { query: string; language: string } {
+export function normaliseSearch(input: unknown): SearchBody {
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const query = typeof raw.query === 'string' ? normaliseQueryText(raw.query) : raw.query;
   const language = raw.language === undefined || raw.language === '' ? undefined : raw.language;
   // The service's own rules (lib/shared/protocol/search.ts), so that a bad query never costs a request.
-  const checked = checkSearchRequest({ query, language });
+  const checked = checkSearchRequest({ query, language, ...(raw.exact === undefined ? {} : { exact: raw.exact }) });
   if (checked.ok) return checked.body;
   const [first] = checked.issues;
   throw new SearchFailed('invalid', first ? `${first.field}: ${first.message}` : 'invalid search', { issues: checked.issues });
 }
 
-export const cacheKey = (teamId: string, q: { query: string; language: string }) => `${teamId}\n${q.language}\n${q.query}`;
+/** The cache's key: the team, the language, whether typing mistakes may be corrected, the words. */
+export const cacheKey = (teamId: string, q: SearchBody) => `${teamId}\n${q.language}\n${q.exact ? 'exact' : 'any'}\n${q.query}`;
 
 async function defaultKey(data: PortalData, teamId: string): Promise<TeamKey> {
   const key = (await data.keys(teamId)).find((k) => k.isDefault && k.revokedAt === null);
@@ -116,14 +117,18 @@ export async function searchForMember(
       }
       proxy.noteRate(key.id, upstream.rate);
       const indexEmpty = upstream.results.length === 0 ? (await proxy.indexEmpty()) === true : false;
-      return { results: upstream.results, indexEmpty };
+      return { results: upstream.results, corrected: upstream.corrected, indexEmpty };
     },
     // "The index is empty" is a passing state: the next search should find the pages indexed since.
     (v) => !v.indexEmpty,
   );
-  if (opts.record) await deps.data.recordSearch(actor.userId, { ...q, searchedAt: proxy.now() }, RECENT_KEEP);
+  if (opts.record)
+    await deps.data.recordSearch(actor.userId, { query: q.query, language: q.language, searchedAt: proxy.now() }, RECENT_KEEP);
   return {
-    ...q,
+    query: q.query,
+    language: q.language,
+    exact: q.exact === true,
+    corrected: loaded.value.corrected,
     results: loaded.value.results,
     cached: loaded.cached,
     ageSeconds: loaded.cached ? Math.max(0, Math.round((proxy.now() - loaded.storedAt) / 1000)) : 0,

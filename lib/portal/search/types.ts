@@ -4,7 +4,8 @@
  */
 import type { ErrorBody, ErrorCode } from '#shared/errors.ts';
 
-export type SearchHit = { url: string; title: string; snippet: string };
+/** One result; `language` (two letters) is what the page is written in, when the service says (docs/api.md). */
+export type SearchHit = { url: string; title: string; snippet: string; language?: string };
 
 /**
  * The team key's limit as the search service last reported it. `resetSeconds` counts from the
@@ -16,6 +17,10 @@ export type RateState = { limit: number; remaining: number; resetSeconds: number
 export type SearchAnswer = {
   query: string;
   language: string;
+  /** The words were searched as typed, with no correction of typing mistakes. */
+  exact: boolean;
+  /** The words the service searched instead, when it corrected a typing mistake; null when it did not. */
+  corrected: string | null;
   results: SearchHit[];
   /** True when the portal answered from its cache: no request reached the service, no quota used. */
   cached: boolean;

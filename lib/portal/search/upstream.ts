@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '#shared/errors.ts';
+import type { SearchBody } from '#shared/protocol/search.ts';
 import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from './types.ts';
 
 /**
@@ -32,7 +33,25 @@ export class SearchFailed extends DomainError {
 }
 
 const answerSchema = z.object({
-  results: z.array(z.object({ url: z.string(), title: z.string(), snippet: z.string() })).max(100),
+  results: z
+    .array(
+      z.object({
+        url: z.string(),
+        title: z.string(),
+        snippet: z.string(),
+        // A field this portal cannot read is left out, not a failed search.
+        language: z
+          .string()
+          .regex(/^[a-z]{2}$/)
+          .optional()
+          .catch(undefined),
+      }),
+    )
+    .max(100),
+  corrected: z
+    .object({ query: z.string().min(1).max(2000) })
+    .optional()
+    .catch(undefined),
 });
 const errorSchema = z
   .object({ error: z.string().optional(), issues: z.array(z.object({ field: z.string(), message: z.string() })).optional() })
@@ -53,11 +72,11 @@ export function readRateHeaders(h: Headers): RateState | null {
   return { limit, remaining: Math.min(remaining, limit), resetSeconds: reset, windowSeconds: w ? Number(w[1]) : null };
 }
 
-export type UpstreamAnswer = { results: SearchHit[]; rate: RateState | null };
+export type UpstreamAnswer = { results: SearchHit[]; corrected: string | null; rate: RateState | null };
 
 const TIMEOUT_MS = 10_000;
 
-export async function callSearch(baseUrl: string, token: string, body: { query: string; language: string }): Promise<UpstreamAnswer> {
+export async function callSearch(baseUrl: string, token: string, body: SearchBody): Promise<UpstreamAnswer> {
   let res: Response;
   let text: string;
   try {
@@ -86,7 +105,8 @@ export async function callSearch(baseUrl: string, token: string, body: { query: 
     const parsed = answerSchema.safeParse(json);
     if (!parsed.success)
       throw new SearchFailed('upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
-    return { results: parsed.data.results, rate };
+    const results = parsed.data.results.map(({ language, ...hit }) => (language ? { ...hit, language } : hit));
+    return { results, corrected: parsed.data.corrected?.query ?? null, rate };
   }
   const err = errorSchema.safeParse(json);
   const detail = err.success ? err.data : {};

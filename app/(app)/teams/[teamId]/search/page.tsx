@@ -35,15 +35,16 @@ export default async function SearchPage({
   const { portal, actor, team } = await requireTeam(teamId);
   const query = normaliseQueryText(first(sp.q));
   const language = searchLanguage(first(sp.lang));
+  const exact = first(sp.exact) === '1';
   const keys = await listKeys(portal.vault, actor, team.id);
   const defaultKey = keys.find((k) => k.isDefault && !k.revokedAt);
   const hasKey = Boolean(defaultKey);
   // The key's limit as the portal last saw it, so a reload keeps showing what is left.
   const rate = defaultKey ? portal.search.rateNow(defaultKey.id) : null;
-  const initial: InitialSearch = { query, language, answer: null, failure: null, rate };
+  const initial: InitialSearch = { query, language, exact, answer: null, failure: null, rate };
   if (query && hasKey) {
     try {
-      initial.answer = await searchForMember(portal, actor, team.id, { query, language }, { record: true });
+      initial.answer = await searchForMember(portal, actor, team.id, { query, language, ...(exact ? { exact } : {}) }, { record: true });
     } catch (err) {
       const failure = failureOf(err);
       if (!failure) throw err;

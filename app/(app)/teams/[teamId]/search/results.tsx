@@ -3,6 +3,16 @@ import { Fragment, type RefObject } from 'react';
 import { displayUrl, highlight } from '#portal/search/highlight.ts';
 import type { SearchHit } from '#portal/search/types.ts';
 
+const names = new Intl.DisplayNames(['en'], { type: 'language' });
+/** A language's name in English ("German" for de), or its code when unknown. */
+export const languageName = (code: string): string => {
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
 /** The snippet with the query's terms in <mark>: React elements only, the text is never parsed as HTML. */
 export function Highlighted({ text, query }: { text: string; query: string }) {
   return <>{highlight(text, query).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}</>;
@@ -15,11 +25,14 @@ export function Highlighted({ text, query }: { text: string; query: string }) {
 export function Results({
   results,
   query,
+  language,
   active,
   listRef,
 }: {
   results: SearchHit[];
   query: string;
+  /** The query's language: a result written in another one says which. */
+  language: string;
   active: number;
   listRef: RefObject<HTMLOListElement | null>;
 }) {
@@ -32,6 +45,11 @@ export function Results({
           </a>
           <div className="result-url" title={r.url}>
             {displayUrl(r.url)}
+            {r.language && r.language !== language && (
+              <span className="badge result-language" lang={r.language} title={`This page is in ${languageName(r.language)}`}>
+                {languageName(r.language)}
+              </span>
+            )}
           </div>
           {r.snippet && (
             <p className="result-snippet">

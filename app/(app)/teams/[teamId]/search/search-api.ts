@@ -19,13 +19,20 @@ export class SearchError extends Error {
 
 export type ReceivedAnswer = SearchAnswer & { receivedAt: number };
 
-export async function postSearch(teamId: string, query: string, language: string, signal?: AbortSignal): Promise<ReceivedAnswer> {
+/** `exact`: search the words as typed, with no correction of typing mistakes. */
+export async function postSearch(
+  teamId: string,
+  query: string,
+  language: string,
+  exact: boolean,
+  signal?: AbortSignal,
+): Promise<ReceivedAnswer> {
   let res: Response;
   try {
     res = await fetch(`/api/teams/${encodeURIComponent(teamId)}/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query, language }),
+      body: JSON.stringify({ query, language, ...(exact ? { exact: true } : {}) }),
       credentials: 'same-origin',
       signal: signal ?? null,
     });

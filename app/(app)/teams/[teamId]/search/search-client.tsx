@@ -16,10 +16,12 @@ import { Results } from './results.tsx';
 import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, SearchError, type ReceivedAnswer } from './search-api.ts';
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
+import { NoResultsHelp, searchHref } from './no-results.tsx';
 
 export type InitialSearch = {
   query: string;
   language: string;
+  exact: boolean;
   answer: SearchAnswer | null;
   failure: (SearchFailureBody & { status: number }) | null;
   /** The key's limit as last seen by the portal, when no answer on this page says it. */
@@ -41,6 +43,8 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   const pathname = usePathname();
   const q = normaliseQueryText(params.get('q') ?? '');
   const lang = searchLanguage(params.get('lang'));
+  // `exact=1`: the words as typed, after "Search instead for …" turned the correction down.
+  const exact = params.get('exact') === '1';
   const [draft, setDraft] = useState(q);
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -49,14 +53,14 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
 
   // The server's first answer (a shared link renders with results) and, if it failed, its failure.
   const [mountedAt] = useState(() => Date.now());
-  const isInitial = q === initial.query && lang === initial.language;
+  const isInitial = q === initial.query && lang === initial.language && exact === initial.exact;
   const [initialError] = useState(() => (initial.failure ? new SearchError(initial.failure.status, initial.failure, mountedAt) : null));
   // A failure other than an upstream one is not retried at once: a 429 waits for the reset, the rest for the user.
   const [gateOpen, setGateOpen] = useState(() => !initialError || initialError.code === 'upstream_failed');
 
   const search = useQuery<ReceivedAnswer, SearchError>({
-    queryKey: ['search', teamId, lang, q],
-    queryFn: ({ signal }) => postSearch(teamId, q, lang, signal),
+    queryKey: ['search', teamId, lang, exact, q],
+    queryFn: ({ signal }) => postSearch(teamId, q, lang, exact, signal),
     enabled: hasKey && q !== '' && !(isInitial && !gateOpen),
     initialData: isInitial && initial.answer ? { ...initial.answer, receivedAt: mountedAt } : undefined,
     staleTime: Infinity,
@@ -91,7 +95,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
 
   // 429: search again by itself once, when the service said it would allow one more.
   const autoRetried = useRef(new Set<string>());
-  const searchKey = `${lang}\n${q}`;
+  const searchKey = `${lang}\n${exact}\n${q}`;
   const limited = error?.code === 'rate_limited' ? error : null;
   const willRetry = Boolean(limited) && !autoRetried.current.has(searchKey);
   useEffect(() => {
@@ -125,16 +129,27 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   });
 
   /** Put a search in the address (a new history entry), which runs it; the same search again re-runs it. */
-  const go = (query: string, language: string) => {
-    const next = new URLSearchParams();
-    if (query) next.set('q', query);
-    next.set('lang', language);
-    if (query === q && language === lang) {
+  const go = (query: string, language: string, asTyped = false) => {
+    const target = searchHref(pathname, query, language, asTyped);
+    if (query === q && language === lang && asTyped === exact) {
       if (query) retry();
       return;
     }
-    window.history.pushState(null, '', `${pathname}?${next.toString()}`);
+    window.history.pushState(null, '', target);
   };
+  /** A link to a search that runs in place (and opens in a new tab like any link). */
+  const searchLink = (query: string, language: string, asTyped: boolean, text: string) => (
+    <a
+      href={searchHref(pathname, query, language, asTyped)}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        go(query, language, asTyped);
+      }}
+    >
+      {text}
+    </a>
+  );
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -257,8 +272,12 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
         </div>
       ) : data.results.length === 0 ? (
         <div className="card" data-testid="search-state" data-state="empty">
-          <EmptyState icon="search" title={`No pages match “${data.query}”`}>
-            Try fewer or more general words, check the spelling, or search in another language.
+          <EmptyState
+            icon="search"
+            title={`No pages match “${data.corrected ?? data.query}”`}
+            action={<NoResultsHelp query={data.query} language={data.language} link={searchLink} />}
+          >
+            No page holds enough of these words. Check the spelling, or try:
           </EmptyState>
         </div>
       ) : (
@@ -275,7 +294,13 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
               </span>
             )}
           </p>
-          <Results results={data.results} query={data.query} active={active} listRef={listRef} />
+          {data.corrected && (
+            <p className="search-corrected" data-testid="corrected">
+              Showing results for <strong>{data.corrected}</strong>. Search instead for{' '}
+              {searchLink(data.query, data.language, true, `“${data.query}”`)}.
+            </p>
+          )}
+          <Results results={data.results} query={data.corrected ?? data.query} language={data.language} active={active} listRef={listRef} />
         </section>
       )}
     </div>
