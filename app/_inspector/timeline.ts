@@ -35,7 +35,8 @@ export function frameAt(frames: readonly Frame[], t: number): Frame | null {
   return frames[Math.max(0, found)] ?? null;
 }
 
-const isBadRequest = (e: RecordingEvent) => e.type === 'request' && (Boolean(e.failed) || Number(e.status) >= 400);
+/** A request that failed or was answered 400 or more; a canceled one (the page left, a download took over) is not. */
+const isBadRequest = (e: RecordingEvent) => e.type === 'request' && ((Boolean(e.failed) && !e.canceled) || Number(e.status) >= 400);
 
 export function marksOf(events: readonly RecordingEvent[], control: readonly ControlSpan[] = []): Mark[] {
   const marks: Mark[] = control.map((c) => ({ t: c.t, kind: 'control' }));
@@ -85,10 +86,19 @@ export function rowsOf(events: readonly RecordingEvent[], control: readonly Cont
         text: `${String(e.dialogType)}: ${String(e.message)}`,
         note: 'dialog',
       });
+    } else if (e.type === 'download') {
+      rows.push({
+        seq: e.seq,
+        t: e.t,
+        panel: 'console',
+        bad: false,
+        text: `Downloaded ${String(e.name)}`,
+        note: `${Number(e.size)} bytes`,
+      });
     } else if (e.type === 'request') {
       // A request is placed where it began, so clicking it shows the screen as it was sent.
       const start = typeof e.start === 'number' ? e.start : e.t;
-      const outcome = e.failed ? String(e.failed).replace(/^net::/, '') : String(e.status ?? '');
+      const outcome = e.canceled ? 'canceled' : e.failed ? String(e.failed).replace(/^net::/, '') : String(e.status ?? '');
       rows.push({
         seq: e.seq,
         t: start,

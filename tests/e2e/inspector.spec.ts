@@ -19,7 +19,7 @@ test.afterAll(async () => {
 });
 
 /** A script's session: /start, then Playwright over CDP, three pages, a console error and a failed request. */
-async function scriptedSession(token: string): Promise<{ id: string; broken: string }> {
+async function scriptedSession(token: string, third?: string): Promise<{ id: string; broken: string }> {
   const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
   const id = await new Promise<string>((resolve, reject) => {
     start.once('message', (data) => resolve(data.toString()));
@@ -36,7 +36,7 @@ async function scriptedSession(token: string): Promise<{ id: string; broken: str
   await page.goto(`${pages.url}?two`);
   await page.waitForTimeout(700);
   const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script>`;
-  await page.goto(broken);
+  await page.goto(third ?? broken);
   await page.waitForTimeout(1500);
   await browser.close();
   start.close();
@@ -131,6 +131,30 @@ test('the inspector shows what a recorded script did, each at its moment, and on
     .toBe(true);
   await expect(page.getByRole('button', { name: 'Play' })).toBeVisible();
 
+  // Another run of the script that went elsewhere at its third page: the comparison opens where they part.
+  await scriptedSession(token, `${pages.url}?three`);
+  await page.goto(`/teams/${teamId}/recordings`);
+  const chooser = page.getByRole('form', { name: 'Compare two recordings' });
+  const boxes = chooser.getByRole('checkbox');
+  await expect(boxes).toHaveCount(2);
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await chooser.getByRole('button', { name: 'Compare the two chosen' }).click();
+  await expect(page).toHaveURL(/\/recordings\/compare\?run=br_[\w-]+&run=br_[\w-]+$/);
+  await expect(page.getByTestId('difference')).toHaveText('The runs part at page 3 of 3.');
+  const steps = page.getByRole('list', { name: 'Pages opened, run by run' }).getByRole('listitem');
+  await expect(steps.nth(0)).toContainText('(the same)');
+  await expect(steps.nth(2)).toContainText('?three');
+  await expect(page.getByRole('list', { name: /Run B: .*problems on this page/ })).toContainText('boom 42');
+  await expect(page.getByRole('img', { name: /^Run A: the screen of .*\?three$/ })).toBeVisible();
+  await steps.nth(0).getByRole('button').click();
+  await expect(page.getByText('No errors or failed requests on this page.')).toHaveCount(2);
+  await page
+    .getByRole('region', { name: /^Run B/ })
+    .getByRole('link', { name: 'Open in the inspector here' })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/recordings/${id}\\?t=\\d+$`));
+
   // A link to a moment opens there.
   await page.goto(`/teams/${teamId}/recordings/${id}?t=1000`);
   await expect.poll(() => clockOf(page)).toMatch(/^0:01\.0 \//);
@@ -152,6 +176,8 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   expect(theirs.recordings).toEqual([]);
   const pageResponse = await outsider.page.goto(`/teams/${teamId}/recordings/${id}`);
   expect(pageResponse?.status()).toBe(404);
+  await outsider.page.goto(`/teams/${theirTeam}/recordings/compare?run=${id}&run=br_${'A'.repeat(32)}`);
+  await expect(outsider.page.getByText('One of these recordings is not one of this team’s, or has expired.')).toBeVisible();
   await outsider.context.close();
 });
 

@@ -50,12 +50,16 @@ describe('session recordings', () => {
       await cdp.send('Page.navigate', { url }, sessionId);
       await new Promise((r) => setTimeout(r, 400));
     }
+    // A download: it lands in the instance's own folder, wherever the client asks for it.
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp/anywhere' });
+    await cdp.send('Page.navigate', { url: `${pages.url.replace(/\/$/, '')}/download` }, sessionId);
+    await new Promise((r) => setTimeout(r, 400));
     const broken = `data:text/html,<title>Broken</title><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script>`;
     await cdp.send('Page.navigate', { url: broken }, sessionId);
 
     const live = await eventually(
       () => recording(recorded, held.id),
-      (r) => r.events.some((e) => e.type === 'request' && e.failed),
+      (r) => r.events.some((e) => e.type === 'request' && e.failed && String(e.url).endsWith('/nope')),
       10_000,
     );
     assert.equal(live.live, true);
@@ -91,9 +95,15 @@ describe('session recordings', () => {
     assert.deepEqual(navigations.slice(-3), [`${pages.url}?one`, `${pages.url}?two`, broken]);
     const error = events.find((e) => e.type === 'console' && e.level === 'error');
     assert.equal(error?.text, 'boom 42');
-    const failed = events.find((e) => e.type === 'request' && e.failed);
+    const failed = events.find((e) => e.type === 'request' && e.failed && !e.canceled);
     assert.equal(failed?.url, 'http://127.0.0.1:1/nope');
+    // The page's request for the download is cut off when it becomes one: canceled, not failed.
+    const handedOver = events.find((e) => e.type === 'request' && String(e.url).endsWith('/download'));
+    assert.deepEqual([handedOver?.failed, handedOver?.canceled], ['net::ERR_ABORTED', true], JSON.stringify(handedOver));
     assert.equal(failed?.failed, 'net::ERR_UNSAFE_PORT');
+    const download = events.find((e) => e.type === 'download');
+    assert.equal(download?.size, 'downloaded content'.length, JSON.stringify(download));
+    assert.match(String(download?.name), /\S/);
     const loaded = events.find((e) => e.type === 'request' && e.url === `${pages.url}?two`);
     assert.equal(loaded?.status, 200);
     assert.equal(loaded?.method, 'GET');

@@ -13,6 +13,18 @@ const events: RecordingEvent[] = [
   { seq: 7, t: 1200, type: 'navigation', url: 'https://a.test/#top', sameDocument: true },
   { seq: 8, t: 1300, type: 'request', method: 'GET', url: 'http://127.0.0.1:1/', failed: 'net::ERR_UNSAFE_PORT', start: 1290, ms: 10 },
   { seq: 9, t: 1400, type: 'console', level: 'log', text: 'fine' },
+  {
+    seq: 10,
+    t: 1500,
+    type: 'request',
+    method: 'GET',
+    url: 'http://a.test/file',
+    failed: 'net::ERR_ABORTED',
+    canceled: true,
+    start: 1450,
+    ms: 5,
+  },
+  { seq: 11, t: 1600, type: 'download', name: 'file.pdf', size: 2048 },
 ];
 
 describe('inspector timeline', () => {
@@ -44,9 +56,13 @@ describe('inspector timeline', () => {
         ['console', 1000, true],
         ['network', 1290, true],
         ['console', 1400, false],
+        ['network', 1450, false],
+        ['console', 1600, false],
       ],
     );
     assert.equal(rows[3]?.note, 'ERR_UNSAFE_PORT · 10 ms');
+    assert.equal(rows[5]?.note, 'canceled · 5 ms', 'a canceled request (a download took over) is no problem');
+    assert.deepEqual([rows[6]?.text, rows[6]?.note], ['Downloaded file.pdf', '2048 bytes']);
     assert.deepEqual(
       filterRows(rows, 'BOOM', false).map((r) => r.seq),
       [5],

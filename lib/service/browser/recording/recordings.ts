@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrowserHistory } from '../history.ts';
 import type { Instance } from '../fleet.ts';
+import { DownloadWatch } from './downloads.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 import { RecordingWriter } from './writer.ts';
 
@@ -23,7 +24,7 @@ const SCREEN: Omit<RecorderOptions, 'fps'> = { maxWidth: 1280, maxHeight: 1280, 
  */
 export class Recordings {
   readonly #opts: RecordingsOptions;
-  readonly #live = new Map<string, { recorder: Recorder; writer: RecordingWriter }>();
+  readonly #live = new Map<string, { recorder: Recorder; downloads: DownloadWatch; writer: RecordingWriter }>();
 
   constructor(opts: RecordingsOptions) {
     this.#opts = opts;
@@ -41,7 +42,10 @@ export class Recordings {
     const writer = await RecordingWriter.open(this.folder(instance.id), this.#opts.maxBytes, instance.createdAt.getTime());
     try {
       const recorder = await Recorder.start(instance.browser, writer, { ...SCREEN, fps: this.#opts.fps });
-      this.#live.set(instance.id, { recorder, writer });
+      const { folders, policyFolders } = instance.browser;
+      const downloads = new DownloadWatch({ folders, policyFolders }, writer);
+      downloads.start();
+      this.#live.set(instance.id, { recorder, downloads, writer });
     } catch (err) {
       await writer.close();
       await rm(writer.dir, { recursive: true, force: true });
@@ -54,6 +58,7 @@ export class Recordings {
     if (!live) return;
     this.#live.delete(id);
     await live.recorder.stop();
+    await live.downloads.stop();
     await live.writer.close();
     this.#opts.history.recordingSize(id, live.writer.bytes);
   }

@@ -35,6 +35,7 @@ describe('searching recordings', () => {
     assert.ok(eventMatches(ev({ url: 'http://127.0.0.1:8080/', status: 200 }), q('host=127.0.0.1:8080')));
     assert.ok(eventMatches(ev({ url: 'http://x.test/', failed: 'net::ERR_FAILED' }), q('status=failed')));
     assert.ok(!eventMatches(ev({ url: 'http://x.test/', status: 200 }), q('status=failed')));
+    assert.ok(!eventMatches(ev({ url: 'http://x.test/', failed: 'net::ERR_ABORTED', canceled: true }), q('status=failed')), 'canceled');
     assert.ok(!eventMatches(ev({ type: 'console', text: '503' }), q('status=503')), 'a status means a request');
   });
 

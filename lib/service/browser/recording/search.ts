@@ -47,7 +47,9 @@ export function eventMatches(e: RecordedEvent, q: EventQuery): boolean {
   if (e.type === 'navigation' && e.sameDocument) return false;
   if (q.status !== null) {
     if (e.type !== 'request') return false;
-    if (q.status === 'failed' ? !e.failed : typeof e.status !== 'number' || e.status < q.status.from || e.status > q.status.to)
+    if (
+      q.status === 'failed' ? !e.failed || e.canceled : typeof e.status !== 'number' || e.status < q.status.from || e.status > q.status.to
+    )
       return false;
   }
   if (q.host !== null && !onHost(e.url, q.host)) return false;

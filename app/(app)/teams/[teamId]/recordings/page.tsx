@@ -7,6 +7,7 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { Table } from '#app/_ui/table.tsx';
+import { buttonClass } from '#app/_ui/button.tsx';
 import { EventSearchForm, EventSearchResults, eventQueryOf, type EventSearchFields } from './event-search.tsx';
 
 export const metadata: Metadata = { title: 'Recordings' };
@@ -71,20 +72,35 @@ export default async function RecordingsPage({
           </EmptyState>
         </div>
       ) : (
-        <Table label="Recorded sessions" className="card" columns={['Session', 'Key', 'Started', 'Length', 'State']}>
-          {recordings.map((r) => (
-            <tr key={r.id} data-browser-id={r.id}>
-              <td className="dash-page">
-                <Link href={`/teams/${teamId}/recordings/${r.id}`}>{r.title || r.url || r.id}</Link>
-                <span className="muted">{r.url}</span>
-              </td>
-              <td>{r.keyName}</td>
-              <td>{formatDate(r.startedAt)}</td>
-              <td>{duration((r.endedAt ?? now) - r.startedAt)}</td>
-              <td>{r.live ? <span className="badge badge-success">Live</span> : (r.endReason ?? 'ended')}</td>
-            </tr>
-          ))}
-        </Table>
+        <form className="stack-sm" method="get" action={`/teams/${teamId}/recordings/compare`} aria-label="Compare two recordings">
+          <Table label="Recorded sessions" className="card" columns={['Compare', 'Session', 'Key', 'Started', 'Length', 'State']}>
+            {recordings.map((r) => (
+              <tr key={r.id} data-browser-id={r.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    name="run"
+                    value={r.id}
+                    aria-label={`Compare ${r.title || r.url || r.id}, started ${formatDate(r.startedAt)}`}
+                  />
+                </td>
+                <td className="dash-page">
+                  <Link href={`/teams/${teamId}/recordings/${r.id}`}>{r.title || r.url || r.id}</Link>
+                  <span className="muted">{r.url}</span>
+                </td>
+                <td>{r.keyName}</td>
+                <td>{formatDate(r.startedAt)}</td>
+                <td>{duration((r.endedAt ?? now) - r.startedAt)}</td>
+                <td>{r.live ? <span className="badge badge-success">Live</span> : (r.endReason ?? 'ended')}</td>
+              </tr>
+            ))}
+          </Table>
+          <div>
+            <button type="submit" className={buttonClass('secondary', 'sm')}>
+              Compare the two chosen
+            </button>
+          </div>
+        </form>
       )}
     </section>
   );
