@@ -31,7 +31,8 @@ export class Recorder {
   readonly #requests = new Map<string, Request>();
   #screenSession: string | null = null;
   #lastFrameAt = -Infinity;
-  #pendingFrame: { jpeg: Buffer; fields: Record<string, unknown> } | null = null;
+  /** The newest frame not yet kept, base64 as it came. */
+  #pendingFrame: { data: string; fields: Record<string, unknown> } | null = null;
   #pendingTimer: NodeJS.Timeout | null = null;
   #stopped = false;
   readonly #onRoot = (method: string, params: Params) => this.#root(method, params);
@@ -174,10 +175,8 @@ export class Recorder {
     this.#call('Page.screencastFrameAck', { sessionId: p.sessionId }, sessionId);
     if (sessionId !== this.#screenSession) return;
     const meta = p.metadata as { deviceWidth: number; deviceHeight: number };
-    this.#pendingFrame = {
-      jpeg: Buffer.from(String(p.data), 'base64'),
-      fields: { tab, width: meta.deviceWidth, height: meta.deviceHeight },
-    };
+    // Kept as Chromium sent it: a frame that a newer one replaces before the interval passes is never decoded.
+    this.#pendingFrame = { data: String(p.data), fields: { tab, width: meta.deviceWidth, height: meta.deviceHeight } };
     const wait = this.#lastFrameAt + 1000 / this.#opts.fps - this.#out.now();
     if (wait <= 0) return this.#flushFrame();
     // A faster page is sampled; its last frame is kept once the interval has passed.
@@ -192,7 +191,7 @@ export class Recorder {
     if (!frame) return;
     this.#pendingFrame = null;
     this.#lastFrameAt = this.#out.now();
-    this.#out.frame(frame.jpeg, frame.fields);
+    this.#out.frame(Buffer.from(frame.data, 'base64'), frame.fields);
   }
 }
 

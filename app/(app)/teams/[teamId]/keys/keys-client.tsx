@@ -7,7 +7,7 @@ import { api, ApiError } from '#app/_lib/client-api.ts';
 import { useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
-import { CopyButton } from '#app/_ui/copy-button.tsx';
+import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { Field } from '#app/_ui/field.tsx';
 
@@ -75,12 +75,7 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
           </Button>
         }
       >
-        <div className="secret-box">
-          <code data-testid="new-key" aria-label="New API key">
-            {shown}
-          </code>
-          <CopyButton text={shown} label="Copy key" />
-        </div>
+        <SecretBox value={shown} label="New API key" copyLabel="Copy key" testId="new-key" />
       </Dialog>
     );
   }

@@ -6,7 +6,7 @@ import type { Role } from '#portal/data/portal-data.ts';
 import { api } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
-import { CopyButton } from '#app/_ui/copy-button.tsx';
+import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
 
 export function InviteButton({ teamId }: { teamId: string }) {
@@ -50,12 +50,7 @@ export function InviteButton({ teamId }: { teamId: string }) {
         }
       >
         {url ? (
-          <div className="secret-box">
-            <code data-testid="invite-link" aria-label="Invitation link">
-              {url}
-            </code>
-            <CopyButton text={url} label="Copy link" />
-          </div>
+          <SecretBox value={url} label="Invitation link" copyLabel="Copy link" testId="invite-link" />
         ) : (
           <form
             className="stack"

@@ -5,7 +5,7 @@ import type { LiveLinkView } from '#portal/live/links.ts';
 import { api } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
-import { CopyButton } from '#app/_ui/copy-button.tsx';
+import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { Field } from '#app/_ui/field.tsx';
 
@@ -72,16 +72,8 @@ export function ShareBrowser({ teamId, instanceId, canShareControl }: { teamId: 
       >
         {url ? (
           <div className="stack">
-            <div className="secret-box">
-              <code data-testid="live-link" aria-label="Shared link">
-                {url}
-              </code>
-              <CopyButton text={url} label="Copy link" />
-            </div>
-            <div className="secret-box">
-              <code aria-label="Code to put it in a page">{frame}</code>
-              <CopyButton text={frame} label="Copy frame code" />
-            </div>
+            <SecretBox value={url} label="Shared link" copyLabel="Copy link" testId="live-link" />
+            <SecretBox value={frame} label="Code to put it in a page" copyLabel="Copy frame code" />
           </div>
         ) : (
           <form
