@@ -146,7 +146,7 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await expect(steps.nth(0)).toContainText('(the same)');
   await expect(steps.nth(2)).toContainText('?three');
   await expect(page.getByRole('list', { name: /Run B: .*problems on this page/ })).toContainText('boom 42');
-  await expect(page.getByRole('img', { name: /^Run A: the screen of .*\?three$/ })).toBeVisible();
+  await expect(page.getByRole('img', { name: /^Run A: .*: the screen of .*\?three$/ })).toBeVisible();
   await steps.nth(0).getByRole('button').click();
   await expect(page.getByText('No errors or failed requests on this page.')).toHaveCount(2);
   await page

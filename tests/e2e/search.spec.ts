@@ -249,6 +249,14 @@ test('a mistyped word is corrected, with the words as typed one click away; nons
   await tries.getByRole('link', { name: /in English/ }).click();
   await expect(page).toHaveURL(/lang=en$/);
   await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  // Searched as typed, an empty answer offers the search with mistakes corrected.
+  await page.goto(`/teams/${teamId}/search?q=${encodeURIComponent('asyncio gahter zzyzx qwzxplkjh')}&lang=en&exact=1`);
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  await page
+    .getByRole('list', { name: 'Searches to try' })
+    .getByRole('link', { name: /, corrected$/ })
+    .click();
+  await expect(page).toHaveURL(/lang=en$/);
 });
 
 test('a key the service refuses, and a team without a key, say so and link to the keys page', async ({ page }) => {

@@ -275,7 +275,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <EmptyState
             icon="search"
             title={`No pages match “${data.corrected ?? data.query}”`}
-            action={<NoResultsHelp query={data.query} language={data.language} link={searchLink} />}
+            action={<NoResultsHelp query={data.query} language={data.language} exact={data.exact} link={searchLink} />}
           >
             No page holds enough of these words. Check the spelling, or try:
           </EmptyState>
