@@ -15,8 +15,11 @@ export type SearchRequest = {
   exact?: boolean;
 };
 
-/** `language`: what the page is written in (two letters), when known. */
-export type SearchResult = { url: string; title: string; snippet: string; language?: string };
+/** `language`: what the page is written in (two letters), when known; `section`: the page's place in
+ * its manual, outermost first (`PostgreSQL 15.20 Documentation`, `Chapter 9. …`, `9.7. Pattern
+ * Matching`), when its markup says; `favicon`: the icon its site declares (an http(s) address, or a
+ * small `data:image/…` one), from the index. */
+export type SearchResult = { url: string; title: string; snippet: string; language?: string; section?: string[]; favicon?: string };
 
 /** Ranked results, and the query actually searched when some of its words were corrected. */
 export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string } };

@@ -31,6 +31,12 @@ export function definitionHeads(entry: string): DefinitionHead[] {
   return out;
 }
 
+/** A heading as a definition entry: without its section number (`9.7.1. LIKE` -> `LIKE`,
+ * `Appendix C. SQL Key Words` -> `SQL Key Words`, `F.28.3.8.8. s2k-count` -> `s2k-count`). */
+export function headingEntry(heading: string): string {
+  return heading.replace(/^(?:(?:chapter|appendix|part)\s+)?(?:\d+|[A-Z](?=\.))(?:\.\d+)*\.?\s+/i, '').trim();
+}
+
 /** What to look up for a query: the whole query, and each identifier in it. */
 export function queryHeads(concepts: readonly { parts: string[]; stop: boolean }[]): DefinitionHead[] {
   const real = concepts.filter((c) => !c.stop);

@@ -24,6 +24,12 @@ export type PageDocument = {
   markupLang: string | null;
   urlLang: string | null;
   links: { key: string; text: string }[];
+  /** Terms the page marks as index targets (a subset of `terms`, plus headings; index-marks.ts). */
+  indexed: string[];
+  /** Manual › chapter › section, outermost first; [] when unknown (trail.ts). */
+  section: string[];
+  /** The icon the page declares for its site, resolved; null when none. */
+  icon: string | null;
 };
 
 const MAX_HTML = 8 * 1024 * 1024;
@@ -83,5 +89,8 @@ export function buildDocument(page: FetchedPage): PageDocument {
     markupLang,
     urlLang: fromUrl ? normalizeTag(fromUrl) : null,
     links: [...links.values()],
+    indexed: x.indexed,
+    section: x.section,
+    icon: x.icon,
   };
 }

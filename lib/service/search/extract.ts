@@ -1,5 +1,8 @@
 import { parseDocument } from 'htmlparser2';
 import { definitionHeads } from './definitions.ts';
+import { classNames, clean, textOf as anyTextOf, type HtmlNode } from './html-node.ts';
+import { IndexMarks, isIndexAnchor } from './index-marks.ts';
+import { sectionPath, Trail } from './trail.ts';
 import { words } from './tokenize.ts';
 import { normalizeUrl } from './url.ts';
 
@@ -18,9 +21,20 @@ export type Extracted = {
   terms: string[];
   /** Outgoing links (normalised absolute addresses) with their anchor text. */
   links: { url: string; text: string }[];
+  /** Terms the page marks as index targets (index-marks.ts): definition terms and headings an index
+   * anchor sits in or right beside, the spot a back-of-book index entry points at. */
+  indexed: string[];
+  /** The page's place in its manual, outermost first (`PostgreSQL 15 Documentation`, `Chapter 9. …`,
+   * `9.7. Pattern Matching`), from its breadcrumb or navigation links and its title; [] when
+   * nothing says more than the title. */
+  section: string[];
+  /** The site's icon as the page declares it (`<link rel=icon>`), resolved; null when it declares none. */
+  icon: string | null;
 };
 
-type Node = { type: string; name?: string; data?: string; attribs?: Record<string, string>; children?: Node[] };
+type Node = HtmlNode;
+
+const textOf = (node: Node): string => anyTextOf(node, SKIP);
 
 const SKIP = new Set([
   'script',
@@ -80,6 +94,8 @@ const BLOCK = new Set([
   'summary',
 ]);
 const HEADING = /^h[1-6]$/;
+/** Inline elements that name something (an index anchor beside one marks the name). */
+const INLINE_NAME = new Set(['code', 'tt', 'kbd', 'samp', 'var', 'acronym', 'abbr']);
 /** Navigation for sure: dropped whatever it holds. */
 const NAV_TAGS = new Set(['nav']);
 const NAV_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menu', 'menubar', 'toolbar']);
@@ -98,11 +114,12 @@ type Sink = {
   headings: string[];
   terms: string[];
   links: { url: string; text: string }[];
+  indexed: string[];
   textChars: number;
   linkChars: number;
 };
 
-const newSink = (): Sink => ({ blocks: [], cur: '', headings: [], terms: [], links: [], textChars: 0, linkChars: 0 });
+const newSink = (): Sink => ({ blocks: [], cur: '', headings: [], terms: [], links: [], indexed: [], textChars: 0, linkChars: 0 });
 
 function flush(s: Sink): void {
   const t = s.cur.replace(/\s+/g, ' ').trim();
@@ -117,22 +134,17 @@ function merge(into: Sink, from: Sink): void {
   into.headings.push(...from.headings);
   into.terms.push(...from.terms);
   into.links.push(...from.links);
+  into.indexed.push(...from.indexed);
   into.textChars += from.textChars;
   into.linkChars += from.linkChars;
 }
 
-function textOf(node: Node, depth = 0): string {
-  if (node.type === 'text') return node.data ?? '';
-  if (depth > MAX_DEPTH || !node.children || (node.name && SKIP.has(node.name))) return '';
-  let out = '';
-  for (const c of node.children) out += textOf(c, depth + 1);
-  return out;
-}
-
-const clean = (t: string) => t.replace(/\s+/g, ' ').trim();
-const classNames = (a: Record<string, string>) => `${a.class ?? ''} ${a.id ?? ''}`.split(/\s+/).filter(Boolean);
-
-type Walk = { base: string; head: { title: string; description: string; canonical: string | null; lang: string | null } };
+type Walk = {
+  base: string;
+  head: { title: string; description: string; canonical: string | null; lang: string | null; icon: string | null };
+  marks: IndexMarks;
+  trail: Trail;
+};
 
 function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): void {
   if (depth > MAX_DEPTH) return;
@@ -141,6 +153,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     sink.cur += t;
     const n = t.trim().length;
     sink.textChars += n;
+    w.marks.text += n;
     if (inLink) sink.linkChars += n;
     return;
   }
@@ -152,7 +165,15 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   if (SKIP.has(name) || 'hidden' in a) return;
   const role = (a.role ?? '').toLowerCase();
   const names = classNames(a);
-  if (NAV_TAGS.has(name) || NAV_ROLES.has(role) || names.some((c) => NAV_NAMES.test(c))) return;
+  w.trail.visit(name, a, names, node);
+  if (NAV_TAGS.has(name) || NAV_ROLES.has(role) || names.some((c) => NAV_NAMES.test(c))) {
+    w.trail.scan(node);
+    return;
+  }
+  if (isIndexAnchor(name, a, names, node)) {
+    sink.indexed.push(...w.marks.anchor());
+    return;
+  }
   const maybe = MAYBE_TAGS.has(name) || names.some((c) => MAYBE_NAMES.test(c));
   const target = maybe ? newSink() : sink;
   const block = BLOCK.has(name);
@@ -160,6 +181,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   if (a.id && !NOISE_ID.test(a.id) && a.id.length <= 80 && name !== 'html' && name !== 'body') target.terms.push(a.id);
   const isLink = name === 'a' && typeof a.href === 'string';
   const before = target.cur.length;
+  const marked = w.marks.open();
   for (const c of node.children) walk(c, target, w, depth + 1, inLink || isLink);
   if (isLink) {
     const href = (a.href as string).trim();
@@ -169,28 +191,40 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   }
   if (HEADING.test(name)) {
     const h = clean(textOf(node));
-    if (h) target.headings.push(h);
+    if (h) {
+      target.headings.push(h);
+      if (w.marks.heading(h, marked)) target.indexed.push(h);
+    }
+  }
+  if (INLINE_NAME.has(name)) {
+    const t = clean(textOf(node));
+    if (t && t.length <= 60 && w.marks.name(t, marked)) target.indexed.push(t);
   }
   if (name === 'dt') {
     const t = clean(textOf(node));
     // A member documented under its class (`count(x)` with the id `collections.deque.count`) is
     // known by its qualified name, which the id already gave; its bare name is not what it defines.
-    if (t && !(a.id && qualifies(a.id, t))) target.terms.push(t.slice(0, 300));
+    if (t && !(a.id && qualifies(a.id, t))) define(target, t.slice(0, 300), w.marks.holds(marked));
   }
   // The defining instance of a term (HTML's <dfn>, DocBook's firstterm).
   if (name === 'dfn' || names.includes('firstterm')) {
     const t = clean(textOf(node));
-    if (t && t.length <= 80) target.terms.push(t);
+    if (t && t.length <= 80) define(target, t, w.marks.holds(marked));
   }
   if (name === 'tr') {
     const t = keyCell(node);
-    if (t) target.terms.push(t);
+    if (t) define(target, t, w.marks.holds(marked));
   }
   if (block) flush(target);
   if (maybe) {
     const density = target.textChars ? target.linkChars / target.textChars : 0;
     if (target.textChars >= 200 && density < 0.35) merge(sink, target);
   }
+}
+
+function define(s: Sink, term: string, indexed: boolean): void {
+  s.terms.push(term);
+  if (indexed) s.indexed.push(term);
 }
 
 /** `collections.deque.count` qualifies `count(x)`: the id is a longer dotted name ending in the
@@ -230,6 +264,8 @@ function readHead(node: Node, w: Walk, depth: number): void {
     case 'link': {
       const rel = (a.rel ?? '').toLowerCase().split(/\s+/);
       if (rel.includes('canonical') && a.href && !w.head.canonical) w.head.canonical = normalizeUrl(a.href, w.base);
+      if (rel.includes('icon') && a.href && !w.head.icon) w.head.icon = iconUrl(a.href, w.base);
+      w.trail.link(rel, a.title);
       break;
     }
     case 'head':
@@ -238,10 +274,27 @@ function readHead(node: Node, w: Walk, depth: number): void {
   }
 }
 
+/** An icon's address: http(s) resolved against the page, or a small inline `data:` image. */
+function iconUrl(href: string, base: string): string | null {
+  const h = href.trim();
+  if (/^data:image\//i.test(h)) return h.length <= 4096 ? h : null;
+  try {
+    const u = new URL(h, base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href.slice(0, 2000) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Pull title, main text, headings, definitions, links and metadata out of an HTML page. */
 export function extractHtml(html: string, pageUrl: string): Extracted {
   const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true }) as unknown as Node;
-  const w: Walk = { base: pageUrl, head: { title: '', description: '', canonical: null, lang: null } };
+  const w: Walk = {
+    base: pageUrl,
+    head: { title: '', description: '', canonical: null, lang: null, icon: null },
+    marks: new IndexMarks(),
+    trail: new Trail(),
+  };
   const sink = newSink();
   walk(doc, sink, w, 0, false);
   flush(sink);
@@ -256,5 +309,8 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     blocks: sink.blocks,
     terms: [...new Set(sink.terms)].slice(0, 5000),
     links: sink.links.slice(0, 5000),
+    indexed: [...new Set(sink.indexed)].slice(0, 5000),
+    section: sectionPath(w.trail, title),
+    icon: w.head.icon,
   };
 }

@@ -16,6 +16,7 @@ const base: Candidate = {
   urlLang: null,
   inlinks: 0,
   defines: 0,
+  definesIndexed: 0,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 

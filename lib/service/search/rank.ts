@@ -30,6 +30,9 @@ export type Candidate = {
   inlinks: number;
   /** How exactly the page defines what was typed (definitions.ts), 0 to 1. */
   defines: number;
+  /** As `defines`, for definitions (headings included) an index anchor marks (index-marks.ts). */
+  definesIndexed: number;
+
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
 };
@@ -93,6 +96,8 @@ export const WEIGHTS = {
   titleExact: 0.25,
   url: 0.275,
   defines: 1,
+  /** Chosen on the dev set's whole (decision 0080), not fitted with the others. */
+  definesIndexed: 0.8,
   languageText: 0.9,
   languageDeclared: 0.35,
   likelyRegion: 0.05,
@@ -198,6 +203,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     (title === 1 && titleIsJustQuery(c.fields.titleWords, n) ? w.titleExact : 0) +
     w.url * url +
     w.defines * c.defines +
+    w.definesIndexed * c.definesIndexed +
     w.languageText * lang.text +
     w.languageDeclared * lang.declared +
     (lang.likely ? w.likelyRegion : 0) +

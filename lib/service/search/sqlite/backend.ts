@@ -10,7 +10,7 @@ export { FIELD_WEIGHTS } from './schema.ts';
 /** A copy of an answer, so that a caller changing it does not change the cached one. */
 const copy = (a: SearchAnswer): SearchAnswer => ({
   ...a,
-  results: a.results.map((r) => ({ ...r })),
+  results: a.results.map((r) => (r.section ? { ...r, section: [...r.section] } : { ...r })),
   ...(a.corrected ? { corrected: { ...a.corrected } } : {}),
 });
 

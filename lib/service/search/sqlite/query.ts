@@ -9,7 +9,7 @@ import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
-import { PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
@@ -33,7 +33,11 @@ type SignalRow = {
   inlinks: number;
   fallback: string | null;
   rank_words: string;
+  section: string;
 };
+/** How a page defines the query, as rank.ts reads it (Candidate's defines and definesIndexed). */
+type Defined = { defines: number; indexed: number };
+type DefRow = { id: number; weight: number; kind: number };
 /** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
  * query (null for a page indexed before passages existed). */
 type Signals = {
@@ -46,6 +50,7 @@ type Signals = {
   inlinks: number;
   fields: RankFields;
   fallback: string | null;
+  section: string[] | null;
 };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
@@ -78,7 +83,10 @@ export class IndexReader {
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
   /** Pages defining each head looked up, valid as #kept. */
-  readonly #heads = new Map<string, { id: number; weight: number }[]>();
+  readonly #heads = new Map<string, DefRow[]>();
+  /** Each site's icon, by host (read once per index version). */
+  #icons: Map<string, string> | null = null;
+  readonly #sites: StatementSync;
   #keptVersion = -1;
   #stage: FirstStage;
 
@@ -96,11 +104,14 @@ export class IndexReader {
     // The snippet passages chosen for the results (postings.ts bestPassages).
     this.#passages = this.#db.prepare(`SELECT id, block, extra FROM passages WHERE id ${among}`);
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
+    // Headings and names kept only because an index anchor marks them come after real definitions.
     this.#definers = this.#db.prepare(
-      `SELECT page_id AS id, weight FROM defs WHERE head = ? ORDER BY weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
+      `SELECT page_id AS id, weight, kind FROM defs WHERE head = ?
+       ORDER BY (kind & ${DEF_BESIDE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
+    this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
-      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, f.text AS fallback
+      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
@@ -134,6 +145,7 @@ export class IndexReader {
     if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size <= HEADS_KEPT) return;
     this.#kept.clear();
     this.#heads.clear();
+    this.#icons = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }
@@ -165,7 +177,8 @@ export class IndexReader {
         markupLang: p.markupLang,
         urlLang: p.urlLang,
         inlinks: p.inlinks,
-        defines: defines.get(r.id) ?? 0,
+        defines: defines.get(r.id)?.defines ?? 0,
+        definesIndexed: defines.get(r.id)?.indexed ?? 0,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
@@ -185,19 +198,25 @@ export class IndexReader {
     return this.#snippets(top, concepts);
   }
 
-  /** The pages defining the query's heads (up to MAX_DEFINERS): a page's definition weight times the head's. */
-  #definersOf(heads: readonly DefinitionHead[]): Map<number, number> {
-    const best = new Map<number, number>();
+  /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times
+   * the head's: as a definition (a heading or a name an index anchor stands beside is none), and
+   * as one an index anchor marks (decision 0080). */
+  #definersOf(heads: readonly DefinitionHead[]): Map<number, Defined> {
+    const best = new Map<number, Defined>();
     for (const h of heads) {
       let pages = this.#heads.get(h.head);
-      if (!pages) this.#heads.set(h.head, (pages = this.#definers.all(h.head) as { id: number; weight: number }[]));
+      if (!pages) this.#heads.set(h.head, (pages = this.#definers.all(h.head) as DefRow[]));
       for (const p of pages) {
         const w = p.weight * h.weight;
-        if (w > (best.get(p.id) ?? 0)) best.set(p.id, w);
+        let d = best.get(p.id);
+        if (!d) best.set(p.id, (d = { defines: 0, indexed: 0 }));
+        if (!(p.kind & DEF_BESIDE)) d.defines = Math.max(d.defines, w);
+        if (p.kind & DEF_INDEXED) d.indexed = Math.max(d.indexed, w);
       }
     }
     if (best.size <= MAX_DEFINERS) return best;
-    return new Map([...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_DEFINERS));
+    const strength = (d: Defined) => Math.max(d.defines, d.indexed);
+    return new Map([...best].sort((a, b) => strength(b[1]) - strength(a[1]) || a[0] - b[0]).slice(0, MAX_DEFINERS));
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
@@ -217,6 +236,7 @@ export class IndexReader {
           // Prepared at index time; worked out here for a page indexed before they were.
           fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
           fallback: p.fallback,
+          section: p.section ? (JSON.parse(p.section) as string[]) : null,
         });
       }
     }
@@ -248,9 +268,23 @@ export class IndexReader {
       if (text) snippet = makeSnippet(text.body, text.description, concepts, c.title);
       else if (passage) snippet = passageSnippet(passage, concepts);
       else snippet = this.#kept.get(c.id)?.fallback ?? '';
+      const result: SearchResult = { url: c.url, title: c.title, snippet };
       const language = pageLanguage(c.langShares, c.markupLang);
-      return language ? { url: c.url, title: c.title, snippet, language } : { url: c.url, title: c.title, snippet };
+      if (language) result.language = language;
+      const section = this.#kept.get(c.id)?.section;
+      if (section?.length) result.section = [...section];
+      const favicon = this.#iconOf(c.url);
+      if (favicon) result.favicon = favicon;
+      return result;
     });
+  }
+
+  /** The icon the index holds for a result's site (none fetched at query time). */
+  #iconOf(url: string): string | null {
+    if (!this.#icons) this.#icons = new Map((this.#sites.all() as { host: string; icon: string }[]).map((r) => [r.host, r.icon]));
+    if (!this.#icons.size) return null;
+    const host = /^https?:\/\/([^/?#]+)/i.exec(url)?.[1];
+    return (host && this.#icons.get(host)) || null;
   }
 
   count(): number {

@@ -19,6 +19,10 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * postings    per term, the pages holding it, its field-weighted frequency and passages there (postings.ts)
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
+ * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
+ *
+ * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE); signals.section is the
+ * page's section path as JSON (trail.ts).
  */
 export const PASSAGE_SLOTS = 4096;
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
@@ -31,6 +35,12 @@ export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number
   anchors: 2,
   body: 1,
 };
+
+/** defs.kind: an index anchor marks the definition (index-marks.ts). */
+export const DEF_INDEXED = 1;
+/** defs.kind: only an index anchor says so: a heading or an inline name it stands beside (not a
+ * definition term or a table key, which are definitions anyway). */
+export const DEF_BESIDE = 2;
 
 export const indexMigrations: readonly Migration[] = [
   {
@@ -148,6 +158,22 @@ export const indexMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
       DROP TABLE passage_words;
       ALTER TABLE signals ADD COLUMN rank_words TEXT NOT NULL DEFAULT '';`,
+  },
+  {
+    version: 5,
+    name: 'search definition kinds, sections and site icons',
+    // Where each definition stands (index anchors; decision 0080), each page's section
+    // path and each site's icon (docs/api.md). Existing rows keep kind 0, no section and no icon:
+    // such an index answers as before, without the new fields, until the next `npm run index` of
+    // its sources fills them.
+    up: `
+      ALTER TABLE defs ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE signals ADD COLUMN section TEXT NOT NULL DEFAULT '';
+      ALTER TABLE pages ADD COLUMN section TEXT NOT NULL DEFAULT '';
+      CREATE TABLE sites (
+        host TEXT PRIMARY KEY,
+        icon TEXT NOT NULL
+      ) WITHOUT ROWID;`,
   },
 ];
 

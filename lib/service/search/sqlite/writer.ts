@@ -1,34 +1,35 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
-import { definitionHeads } from '../definitions.ts';
+import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
+
+const hostOf = (url: string): string => new URL(url).host;
 const MAX_ANCHOR_TEXTS = 400;
 
 function prepare(db: DatabaseSync) {
   return {
     byKey: db.prepare('SELECT id, url FROM pages WHERE key = ?'),
     aliasPage: db.prepare('SELECT page_id AS id FROM aliases WHERE key = ?'),
-    insert:
-      db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang, indexed_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang,
+      indexed_at, section) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
     update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = ?, lang = ?, lang_shares = ?,
-      markup_lang = ?, url_lang = ?, indexed_at = ? WHERE id = ?`),
+      markup_lang = ?, url_lang = ?, indexed_at = ?, section = ? WHERE id = ?`),
+    site: db.prepare('INSERT INTO sites (host, icon) VALUES (?, ?) ON CONFLICT(host) DO UPDATE SET icon = excluded.icon'),
     alias: db.prepare('INSERT INTO aliases (key, page_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET page_id = excluded.page_id'),
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
-    def: db.prepare(
-      'INSERT INTO defs (head, page_id, weight) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)',
-    ),
+    def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
@@ -40,8 +41,8 @@ function prepare(db: DatabaseSync) {
       `SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`,
     ),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
-    signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words)
-      SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ? FROM pages WHERE id = ?`),
+    signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words,
+      section) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
@@ -110,6 +111,7 @@ export class SqliteIndexWriter implements IndexWriter {
       doc.markupLang,
       doc.urlLang,
       now,
+      doc.section.length ? JSON.stringify(doc.section) : '',
     ] as const;
     let id: number;
     let outcome: UpsertOutcome;
@@ -129,10 +131,39 @@ export class SqliteIndexWriter implements IndexWriter {
       q.link.run(id, l.key, l.text);
       this.#touchedTargets.add(l.key);
     }
-    q.dropDefs.run(id);
-    for (const term of doc.terms) for (const d of definitionHeads(term)) q.def.run(d.head, id, d.weight);
+    this.#storeDefinitions(id, doc);
+    if (doc.icon) q.site.run(hostOf(doc.url), doc.icon);
     q.dirty.run(id);
     return outcome;
+  }
+
+  /** The page's definition heads, each with where it stands (schema.ts DEF_*): a whole name
+   * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
+   * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway. */
+  #storeDefinitions(id: number, doc: PageDocument): void {
+    const q = this.#q;
+    q.dropDefs.run(id);
+    const heads = new Map<string, { weight: number; kind: number }>();
+    const add = (head: string, weight: number, kind: number) => {
+      const h = heads.get(head);
+      if (h) {
+        h.weight = Math.max(h.weight, weight);
+        h.kind |= kind & DEF_BESIDE && !(h.kind & DEF_BESIDE) ? kind & ~DEF_BESIDE : kind;
+      } else heads.set(head, { weight, kind });
+    };
+    const indexed = new Set(doc.indexed);
+    const terms = new Set(doc.terms);
+    for (const term of terms) {
+      const kind = indexed.has(term) ? DEF_INDEXED : 0;
+      for (const d of definitionHeads(term)) add(d.head, d.weight, d.weight === 1 ? kind : 0);
+    }
+    for (const marked of indexed) {
+      if (terms.has(marked)) continue;
+      const entry = headingEntry(marked);
+      const head = definitionHeads(entry)[0];
+      if (head) add(head.head, heads.has(head.head) ? 0 : 1, DEF_INDEXED | DEF_BESIDE);
+    }
+    for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
   }
 
   finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
