@@ -227,6 +227,10 @@ test('a mistyped word is corrected, with the words as typed one click away; nons
   const corrected = page.getByTestId('corrected');
   await expect(corrected).toContainText('Showing results for asyncio gather. Search instead for “asyncio gahter”.');
   await expect(page.getByTestId('result').first()).toBeVisible();
+  // Where each page sits in its manual, and its site's icon, as the index recorded them.
+  await expect(page.getByTestId('result-section').first()).toContainText('Python');
+  await expect(page.getByTestId('result-section').first()).toContainText(' › ');
+  await expect(page.locator('.result-icon').first()).toHaveAttribute('src', /^https:\/\/docs\.python\.org\//);
   await corrected.getByRole('link', { name: '“asyncio gahter”' }).click();
   await expect(page).toHaveURL(/\?q=asyncio\+gahter&lang=en&exact=1$/);
   await expect(page.getByTestId('results-meta')).toContainText('for “asyncio gahter”');

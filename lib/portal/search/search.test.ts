@@ -111,7 +111,16 @@ describe('searching as a member (against a double of the service interface)', ()
           const asked = JSON.parse(body) as { query: string; exact?: boolean };
           res.writeHead(200, limits).end(
             JSON.stringify({
-              results: [{ url: 'https://a.test/', title: 'A', snippet: 'about gather', language: asked.exact ? 'xx-bad' : 'de' }],
+              results: [
+                {
+                  url: 'https://a.test/',
+                  title: 'A',
+                  snippet: 'about gather',
+                  language: asked.exact ? 'xx-bad' : 'de',
+                  section: asked.exact ? ['x'.repeat(81)] : ['Manual', 'Chapter 2'],
+                  favicon: asked.exact ? 'javascript:alert(1)' : 'https://a.test/icon.png',
+                },
+              ],
               ...(asked.exact ? {} : { corrected: { query: 'gather' } }),
             }),
           );
@@ -163,10 +172,15 @@ describe('searching as a member (against a double of the service interface)', ()
     mode = 'corrected';
     const fixed = await searchForMember(deps, ann, team.id, { query: 'gahter' }, { record: true });
     assert.deepEqual([fixed.corrected, fixed.exact, fixed.results[0]?.language], ['gather', false, 'de']);
+    assert.deepEqual([fixed.results[0]?.section, fixed.results[0]?.favicon], [['Manual', 'Chapter 2'], 'https://a.test/icon.png']);
     const typed = await searchForMember(deps, ann, team.id, { query: 'gahter', exact: true }, { record: true });
     assert.deepEqual([typed.corrected, typed.exact], [null, true]);
     assert.equal(typed.cached, false, 'the words as typed are another search');
-    assert.equal('language' in typed.results[0]!, false, 'a language this portal cannot read is left out');
+    assert.deepEqual(
+      Object.keys(typed.results[0]!).sort(),
+      ['snippet', 'title', 'url'],
+      'fields this portal cannot read (or show safely) are left out',
+    );
     assert.deepEqual(
       seen.map((s) => JSON.parse(s.body) as unknown),
       [

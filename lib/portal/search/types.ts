@@ -4,8 +4,12 @@
  */
 import type { ErrorBody, ErrorCode } from '#shared/errors.ts';
 
-/** One result; `language` (two letters) is what the page is written in, when the service says (docs/api.md). */
-export type SearchHit = { url: string; title: string; snippet: string; language?: string };
+/**
+ * One result. When the service says (docs/api.md): `language` (two letters) is what the page is
+ * written in, `section` its place in its manual (outermost first), `favicon` its site's icon
+ * (an https or a data:image address).
+ */
+export type SearchHit = { url: string; title: string; snippet: string; language?: string; section?: string[]; favicon?: string };
 
 /**
  * The team key's limit as the search service last reported it. `resetSeconds` counts from the

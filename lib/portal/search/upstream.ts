@@ -45,6 +45,14 @@ const answerSchema = z.object({
           .regex(/^[a-z]{2}$/)
           .optional()
           .catch(undefined),
+        section: z.array(z.string().min(1).max(80)).min(1).max(6).optional().catch(undefined),
+        // Shown as an image in people's browsers: https, or a small inline picture; nothing else.
+        favicon: z
+          .string()
+          .max(4096)
+          .regex(/^(?:https:\/\/[^\s"'<>]+|data:image\/(?:png|gif|x-icon|vnd\.microsoft\.icon|svg\+xml|webp|jpeg);base64,[A-Za-z0-9+/=]+)$/)
+          .optional()
+          .catch(undefined),
       }),
     )
     .max(100),
@@ -105,7 +113,10 @@ export async function callSearch(baseUrl: string, token: string, body: SearchBod
     const parsed = answerSchema.safeParse(json);
     if (!parsed.success)
       throw new SearchFailed('upstream_failed', 'The search service sent an answer the portal could not read.', { rate });
-    const results = parsed.data.results.map(({ language, ...hit }) => (language ? { ...hit, language } : hit));
+    // Fields left out rather than undefined: a cached answer and a fresh one are alike.
+    const results = parsed.data.results.map(
+      (hit) => Object.fromEntries(Object.entries(hit).filter(([, v]) => v !== undefined)) as SearchHit,
+    );
     return { results, corrected: parsed.data.corrected?.query ?? null, rate };
   }
   const err = errorSchema.safeParse(json);

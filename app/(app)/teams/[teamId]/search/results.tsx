@@ -43,7 +43,16 @@ export function Results({
           <a className="result-title" href={r.url} data-result-index={i} rel="noopener noreferrer">
             {r.title || displayUrl(r.url)}
           </a>
+          {r.section && (
+            <div className="result-section" data-testid="result-section">
+              {r.section.join(' › ')}
+            </div>
+          )}
           <div className="result-url" title={r.url}>
+            {/* The site's icon as the index recorded it; the address is never sent as a referrer. */}
+            {r.favicon && (
+              <img className="result-icon" src={r.favicon} alt="" width={16} height={16} loading="lazy" referrerPolicy="no-referrer" />
+            )}
             {displayUrl(r.url)}
             {r.language && r.language !== language && (
               <span className="badge result-language" lang={r.language} title={`This page is in ${languageName(r.language)}`}>
