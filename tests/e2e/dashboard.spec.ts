@@ -193,3 +193,61 @@ test("browsers a script starts with the team's keys are on the dashboard, live; 
   await expect(page.getByRole('row').filter({ hasText: 'Nightly report' }).first()).toBeVisible();
   await member.context.close();
 });
+
+test("a script's browser is watched live from the dashboard, shared, and stopped from there; it stays the script's", async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  await signUp(page, newUser('onlooker'));
+  const teamId = await createTeam(page, 'Onlookers');
+  const { token } = await createKey(page, teamId, 'ci key');
+  const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
+  const closed = new Promise<number>((resolve) => start.once('close', (code) => resolve(code)));
+  const id = await new Promise<string>((resolve, reject) => {
+    start.once('message', (data) => resolve(data.toString()));
+    start.once('error', reject);
+  });
+  const headers = { authorization: `Bearer ${token}`, 'x-browser-id': id };
+  const version = (await (await fetch(`${E2E_SERVICE_URL}/json/version`, { headers })).json()) as { webSocketDebuggerUrl: string };
+  const cdp = new WebSocket(version.webSocketDebuggerUrl, { headers });
+  await new Promise((resolve) => cdp.once('open', resolve));
+  cdp.send(
+    JSON.stringify({
+      id: 1,
+      method: 'Target.createTarget',
+      params: { url: 'data:text/html,<title>Nightly report</title><h1>Report</h1>' },
+    }),
+  );
+
+  await page.goto(`/teams/${teamId}/browsers`);
+  const row = page.locator(`tr[data-browser-id="${id}"]`);
+  await expect(row).toContainText('Nightly report', { timeout: 15_000 });
+  await row.getByRole('button', { name: 'Watch' }).click();
+  await expect(page).toHaveURL(/\/browsers\/inst_[\w-]+\?mode=watch$/);
+  await expect(page.getByText('A browser a script started with the key “ci key”')).toBeVisible();
+  await expect(page.getByTestId('control-status')).toHaveText('Nobody has control');
+  await expect
+    .poll(() => page.getByRole('img', { name: /^Screen of/ }).evaluate((c: HTMLCanvasElement) => c.width), { timeout: 15_000 })
+    .toBeGreaterThan(0);
+
+  // Shared like any of the team's browsers.
+  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('dialog', { name: 'Share this browser' }).getByRole('button', { name: 'Create link' }).click();
+  const link = (await page.getByTestId('live-link').textContent()) ?? '';
+  await page.getByRole('button', { name: 'Done' }).click();
+  const guest = await browser.newContext();
+  const view = await guest.newPage();
+  await view.goto(link);
+  await expect(view.getByText('Watching through a shared link')).toBeVisible();
+
+  // Stopping it from here ends it for the script, after a warning that says so.
+  await page.getByRole('button', { name: /^Stop / }).click();
+  const dialog = page.getByRole('dialog', { name: /^Stop / });
+  await expect(dialog).toContainText('A script holds this browser');
+  await dialog.getByRole('button', { name: 'Stop it' }).click();
+  expect(await closed).toBe(4410);
+  await expect(view.getByText('This browser has ended').first()).toBeVisible();
+  cdp.close();
+  await guest.close();
+});

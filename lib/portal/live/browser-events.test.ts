@@ -28,6 +28,7 @@ describe('recordBrowserEvents', () => {
       reason: 'idle',
       message: 'nobody watched it for 10 minutes',
       stoppedBy: null,
+      attached: false,
       ...over,
     });
     const log = async () => {

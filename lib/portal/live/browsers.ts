@@ -1,5 +1,5 @@
 import type { BrowserRow, DashboardSnapshot } from '../protocol/dashboard.ts';
-import type { PortalData } from '../data/portal-data.ts';
+import type { PortalData, Role } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
 import type { TeamBrowsers, TeamBrowser } from './team-browsers.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
@@ -22,6 +22,8 @@ const CONTROL_HISTORY_MS = 31 * 24 * 3_600_000;
 export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, log: Logger): void {
   const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
   instances.on('ended', (e) => {
+    // A script's browser the portal only watched did not end: the portal let go of it.
+    if (e.attached) return;
     data
       .recordInstance({
         id: e.id,
@@ -85,6 +87,7 @@ function view(i: TeamBrowser, canStop: boolean): BrowserRow {
     ...i.live.page,
     viewers: i.live.control.list().map(({ id, name, control, userId }) => ({ id, name, control, userId })),
     canStop,
+    attached: i.attached,
   };
 }
 
@@ -117,16 +120,55 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserRow[]> {
   const membership = await requireRole(p.data, actor, teamId, 'member');
-  return p.live.listForTeam(teamId).map((i) => view(i, i.startedBy.userId === actor.userId || atLeast(membership.role, 'admin')));
+  return p.live.listForTeam(teamId).map((i) => view(i, mayStop(i, actor, membership.role)));
 }
 
-/** One of the team's portal-held browsers, for a member; `canStop`: they started it, or they are an owner or admin. */
+/**
+ * One of the team's portal-held browsers, for a member; `canStop`: they started it, or they are an
+ * owner or admin (a script's browser the portal watches: owners and admins only, as for any of them).
+ */
 export async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
   const membership = await requireRole(p.data, actor, teamId, 'member');
   const instance = p.live.get(instanceId);
   if (!instance || instance.teamId !== teamId) throw new NotFound('no such browser');
-  const canStop = instance.startedBy.userId === actor.userId || atLeast(membership.role, 'admin');
-  return { instance, canStop };
+  return { instance, canStop: mayStop(instance, actor, membership.role) };
+}
+
+const mayStop = (i: TeamBrowser, actor: Actor, role: Role) =>
+  atLeast(role, 'admin') || (!i.attached && i.startedBy.userId === actor.userId);
+
+/**
+ * Watch a browser a script started with one of the team's keys (one the dashboard lists beside the
+ * portal's own): the portal attaches to it through the service's public interface, like a second
+ * client, and it opens in the live view like any team browser. Any member may watch.
+ */
+export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, browserId: string): Promise<BrowserRow> {
+  const membership = await requireRole(p.data, actor, teamId, 'member');
+  const found = (await p.keyBrowsers.list(actor, teamId, { fresh: true })).find((b) => b.id === browserId);
+  if (!found) throw new NotFound('no such live browser among the team keys’ browsers');
+  const instance = await withTeamKey(p.vault, actor, teamId, found.keyId, 'browser', (token) =>
+    p.live.attach({
+      teamId,
+      user: { userId: user.id, name: user.name || user.email },
+      keyId: found.keyId,
+      keyName: found.keyName,
+      apiKey: token,
+      browserId,
+      name: found.title || found.url || `Script's browser ${browserId.slice(3, 9)}`,
+    }),
+  );
+  if (!instance) throw new NotFound('that browser has ended');
+  await p.data.audit(
+    {
+      teamId,
+      actorId: actor.userId,
+      action: 'browser.watched',
+      subject: instance.name,
+      detail: { instance: browserId, key: found.keyName },
+    },
+    Date.now(),
+  );
+  return view(instance, mayStop(instance, actor, membership.role));
 }
 
 export async function getBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<BrowserRow> {
@@ -142,6 +184,8 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
   if (!p.live.get(instanceId)) return stopKeyBrowser(p, actor, teamId, instanceId);
   const { instance, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
+  // A script's browser that the portal watches: stopping it ends the browser itself (its owner loses it).
+  if (instance.attached) await stopKeyBrowser(p, actor, teamId, instance.live.held.id);
   p.live.stop(
     instance.id,
     { reason: 'stopped', message: `stopped by ${user.name || user.email}` },
@@ -197,7 +241,7 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
       .filter((b) => !held.has(b.id))
       .map((b) => ({ id: b.id, keyName: b.keyName, startedAt: b.startedAt, title: b.title, url: b.url, tabs: b.tabs, canStop: admin })),
     capacity: {
-      team: { used: instances.length, limit: live.limits.perTeam },
+      team: { used: live.countForTeam(teamId), limit: live.limits.perTeam },
       mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },
       service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
     },

@@ -29,7 +29,8 @@ export type Viewer = {
 
 export type ViewerStats = { id: string; name: string; sent: number; dropped: number; waitingBytes: number; bufferedBytes: number | null };
 
-export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport };
+/** `emulate: false`: leave the pages' viewport as their owner set it (a script's browser the portal only watches). */
+export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport; emulate?: boolean };
 export type LiveEnd = { reason: string; message: string };
 /** Who held control before and after a change between two people. */
 export type ControlHandover = { from: ControlHolder; to: ControlHolder };
@@ -76,7 +77,7 @@ export class LiveBrowser extends EventEmitter<{
     this.held = held;
     this.#cdp = cdp;
     this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
-    this.#tabs = new Tabs(cdp, this.#viewport);
+    this.#tabs = new Tabs(cdp, this.#viewport, { emulate: opts.emulate });
     this.#screencast = new Screencast(this.#tabs, {
       quality: opts.jpegQuality ?? 70,
       log: opts.log,

@@ -37,13 +37,16 @@ export class Tabs extends EventEmitter<{
   readonly #tabs = new Map<string, Tab>();
   #activeId: string | null = null;
   #viewport: Viewport;
+  /** Whether the viewport is the portal's to set (false: a script's browser keeps its own). */
+  readonly #emulate: boolean;
   #clock = 0;
   #poll: NodeJS.Timeout | null = null;
 
-  constructor(cdp: CdpConnection, viewport: Viewport) {
+  constructor(cdp: CdpConnection, viewport: Viewport, opts: { emulate?: boolean } = {}) {
     super();
     this.#cdp = cdp;
     this.#viewport = viewport;
+    this.#emulate = opts.emulate !== false;
     cdp.once('close', () => this.stopPolling());
   }
 
@@ -153,6 +156,7 @@ export class Tabs extends EventEmitter<{
   }
 
   #applyViewport(session: CdpSession): Promise<unknown> {
+    if (!this.#emulate) return Promise.resolve();
     return session.send('Emulation.setDeviceMetricsOverride', { ...this.#viewport, deviceScaleFactor: 1, mobile: false }).catch(() => {});
   }
 

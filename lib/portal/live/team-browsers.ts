@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
-import { holdBrowser, StartRefused } from '../service-client/browser.ts';
+import { attachBrowser, holdBrowser, StartRefused } from '../service-client/browser.ts';
 import { LiveBrowser, type ControlHandover, type ControlHolder, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
@@ -17,6 +17,11 @@ export type TeamBrowser = {
   name: string;
   readonly startedAt: number;
   readonly live: LiveBrowser;
+  /**
+   * A browser a script started with one of the team's keys, which the portal only watches: letting
+   * go of it (stop, idle) leaves it running for its owner, and it is no browser of the portal's.
+   */
+  readonly attached: boolean;
 };
 
 export type EndedTeamBrowser = {
@@ -31,6 +36,8 @@ export type EndedTeamBrowser = {
   message: string;
   /** Who stopped it, when a person did. */
   stoppedBy: Starter | null;
+  /** The portal only watched it (TeamBrowser.attached): its end is the portal letting go. */
+  attached: boolean;
 };
 
 export type TeamBrowsersOptions = {
@@ -101,15 +108,58 @@ export class TeamBrowsers extends EventEmitter<{
       this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 1) - 1);
       this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 1) - 1);
     }
+    return this.#register({ ...input, name: input.name?.trim() || `Browser ${new Date().toISOString().slice(11, 16)}` }, live, false);
+  }
+
+  /**
+   * Watch a browser that a script started with one of the team's keys: the same live view, its
+   * viewers and control, shareable by link, without starting anything. Attaching twice gives the
+   * same one. Null when the service has no such live browser for the key.
+   */
+  async attach(input: {
+    teamId: string;
+    user: Starter;
+    keyId: string;
+    keyName: string;
+    apiKey: string;
+    browserId: string;
+    name: string;
+  }): Promise<TeamBrowser | null> {
+    const known = [...this.#instances.values()].find((i) => i.teamId === input.teamId && i.live.held.id === input.browserId);
+    if (known) return known;
+    const held = await attachBrowser(this.#opts.serviceUrl, input.apiKey, input.browserId);
+    if (!held) return null;
+    let live: LiveBrowser;
+    try {
+      live = await LiveBrowser.open(held, { log: this.#opts.log, emulate: false });
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+    // Two who asked at once: the first one registered wins, the other lets go.
+    const raced = [...this.#instances.values()].find((i) => i.teamId === input.teamId && i.live.held.id === input.browserId);
+    if (raced) {
+      live.stop();
+      return raced;
+    }
+    return this.#register(input, live, true);
+  }
+
+  #register(
+    input: { teamId: string; user: Starter; keyId: string; keyName: string; name: string },
+    live: LiveBrowser,
+    attached: boolean,
+  ): TeamBrowser {
     const instance: TeamBrowser = {
       id: newInstanceId(),
       teamId: input.teamId,
       startedBy: input.user,
       keyId: input.keyId,
       keyName: input.keyName,
-      name: input.name?.trim() || `Browser ${new Date().toISOString().slice(11, 16)}`,
+      name: input.name,
       startedAt: Date.now(),
       live,
+      attached,
     };
     this.#instances.set(instance.id, instance);
     live.on('change', () => this.#onViewersChanged(instance));
@@ -117,7 +167,10 @@ export class TeamBrowsers extends EventEmitter<{
     live.on('handover', (handover) => this.emit('handover', instance, handover));
     live.on('controller', (holder) => this.emit('controller', instance, holder));
     this.#onViewersChanged(instance);
-    this.#opts.log.info({ instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId }, 'team browser started');
+    this.#opts.log.info(
+      { instanceId: instance.id, browserId: live.held.id, teamId: instance.teamId, attached },
+      attached ? 'team browser watched' : 'team browser started',
+    );
     this.emit('change', instance.teamId);
     return instance;
   }
@@ -130,12 +183,13 @@ export class TeamBrowsers extends EventEmitter<{
     return [...this.#instances.values()].filter((i) => i.teamId === teamId).sort((a, b) => a.startedAt - b.startedAt);
   }
 
+  /** The browsers the portal runs for the team (those it only watches run on their owners' account). */
   countForTeam(teamId: string): number {
-    return this.listForTeam(teamId).length;
+    return this.listForTeam(teamId).filter((i) => !i.attached).length;
   }
 
   countForUser(userId: string): number {
-    return [...this.#instances.values()].filter((i) => i.startedBy.userId === userId).length;
+    return [...this.#instances.values()].filter((i) => i.startedBy.userId === userId && !i.attached).length;
   }
 
   get limits(): { perUser: number; perTeam: number } {
@@ -167,7 +221,7 @@ export class TeamBrowsers extends EventEmitter<{
 
   #countFor(userId: string): number {
     let n = this.#starting.get(userId) ?? 0;
-    for (const i of this.#instances.values()) if (i.startedBy.userId === userId) n++;
+    for (const i of this.#instances.values()) if (i.startedBy.userId === userId && !i.attached) n++;
     return n;
   }
 
@@ -204,6 +258,7 @@ export class TeamBrowsers extends EventEmitter<{
       reason: chosen.reason,
       message: chosen.message,
       stoppedBy: chosen.by ?? null,
+      attached: instance.attached,
     };
     this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'team browser ended');
     this.emit('ended', record);

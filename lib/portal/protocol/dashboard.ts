@@ -19,6 +19,8 @@ export type BrowserRow = {
   url: string;
   viewers: { id: string; name: string; control: boolean; userId: string | null }[];
   canStop: boolean;
+  /** A script's browser the portal watches (`startedBy` is who opened it here); it is the script's. */
+  attached: boolean;
 };
 
 export type Usage = { used: number; limit: number };

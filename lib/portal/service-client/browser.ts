@@ -96,8 +96,37 @@ export async function holdBrowser(serviceUrl: string, apiKey: string, timeoutMs 
   }
 }
 
+/** How an attachment ends (never on the wire): the portal let go, or lost the browser's DevTools connection. */
+export const ATTACHMENT_ENDED = 4000;
+
+/**
+ * A browser someone else started with the key (a script), to watch from the portal: its DevTools
+ * address through /json/version, like any client's second connection (docs/api.md). The portal
+ * holds no /start socket for it, so `release` only lets go of it: the browser goes on for its
+ * owner. Null when the service has no such live browser for the key.
+ */
+export async function attachBrowser(serviceUrl: string, apiKey: string, id: string, timeoutMs = 10_000): Promise<HeldBrowser | null> {
+  const headers = { authorization: `Bearer ${apiKey}`, 'x-browser-id': id };
+  let res: Response;
+  try {
+    res = await fetch(`${serviceUrl}/json/version`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new StartRefused(502, `cannot reach the service: ${(err as Error).message}`);
+  }
+  if (res.status === 404 || res.status === 401) return null;
+  if (!res.ok) throw new StartRefused(res.status, `the service answered /json/version with ${res.status}`);
+  const { webSocketDebuggerUrl } = (await res.json().catch(() => ({}))) as { webSocketDebuggerUrl?: unknown };
+  if (typeof webSocketDebuggerUrl !== 'string') throw new StartRefused(502, 'no webSocketDebuggerUrl in /json/version');
+  let release!: () => void;
+  const ended = new Promise<StartEnd>((resolve) => {
+    release = () => resolve({ code: ATTACHMENT_ENDED, reason: 'the portal stopped watching it; it goes on for whoever started it' });
+  });
+  return { id, headers, debuggerUrl: webSocketDebuggerUrl, ended, release };
+}
+
 /** A human reading of why the service ended an instance. */
 export function describeEnd(end: StartEnd): { reason: string; message: string } {
+  if (end.code === ATTACHMENT_ENDED) return { reason: 'detached', message: end.reason };
   for (const [name, entry] of Object.entries(START_CLOSE)) {
     if (entry.code === end.code) return { reason: name, message: entry.reason };
   }

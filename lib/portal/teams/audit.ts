@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = {
     'browser.started': 'Started browser',
     'browser.stopped': 'Stopped browser',
     'browser.ended': 'Browser ended',
+    'browser.watched': "Watched a script's browser",
     'link.created': 'Shared a link to browser',
     'link.revoked': 'Revoked a link to browser',
   },
@@ -65,6 +66,7 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
     case 'key.used':
       return `for ${String(d.purpose)}`;
     case 'browser.started':
+    case 'browser.watched':
       return `with key ${String(d.key)}`;
     case 'browser.stopped':
     case 'browser.ended':

@@ -7,6 +7,7 @@ import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
 import { StartForm, type KeyChoice } from './start-form.tsx';
+import { WatchBrowserButton } from './watch-button.tsx';
 import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 
@@ -195,7 +196,8 @@ export function Dashboard({
                     <span className="muted">{i.url}</span>
                   </div>
                   <div className="muted dash-meta">
-                    by {i.startedBy.name}
+                    {i.attached ? "a script's, watched by " : 'by '}
+                    {i.startedBy.name}
                     {i.startedBy.id === me ? ' (you)' : ''} · key {i.keyName} · since {formatDate(i.startedAt)}
                   </div>
                   <div className="dash-meta" data-testid="viewers">
@@ -238,7 +240,7 @@ export function Dashboard({
             <h3 id="from-keys-title">Started with the team&apos;s keys</h3>
             <p className="muted">
               Browsers that scripts and other clients started with the team&apos;s API keys. Whoever started them holds them: they end when
-              that client lets go.
+              that client lets go. Watch one to see it live, take control or share it; it stays theirs.
             </p>
           </div>
           <Table label="Browsers started with the team's keys" columns={['Page', 'Key', 'Tabs', 'Up', { hidden: 'Actions' }]}>
@@ -251,7 +253,8 @@ export function Dashboard({
                 <td>{b.keyName}</td>
                 <td>{b.tabs}</td>
                 <td title={formatDate(b.startedAt)}>{duration(now - b.startedAt)}</td>
-                <td>
+                <td className="row">
+                  <WatchBrowserButton teamId={teamId} browserId={b.id} />
                   {b.canStop && (
                     <StopBrowserButton
                       teamId={teamId}

@@ -13,6 +13,7 @@ export function LiveBrowserPanel({
   me,
   mode,
   canStop,
+  attached,
   heading,
   rename,
 }: {
@@ -23,6 +24,8 @@ export function LiveBrowserPanel({
   me: string;
   mode: JoinMode;
   canStop: boolean;
+  /** A script's browser the portal watches: stopping it ends it for the script. */
+  attached: boolean;
   heading: ReactNode;
   rename: ReactNode;
 }) {
@@ -36,7 +39,17 @@ export function LiveBrowserPanel({
           {canStop && (
             <>
               {rename}
-              <StopBrowserButton teamId={teamId} instanceId={instanceId} name={name} others={others.filter((v) => v.userId !== me)} />
+              <StopBrowserButton
+                teamId={teamId}
+                instanceId={instanceId}
+                name={name}
+                others={others.filter((v) => v.userId !== me)}
+                warning={
+                  attached
+                    ? 'A script holds this browser: stopping it ends it for the script at once, and whatever the page held is gone. To stop only watching, leave this page.'
+                    : undefined
+                }
+              />
             </>
           )}
         </div>

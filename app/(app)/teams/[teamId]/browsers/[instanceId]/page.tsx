@@ -36,6 +36,7 @@ export default async function LiveBrowserPage({
         me={actor.userId}
         mode={mode}
         canStop={browser.canStop}
+        attached={browser.attached}
         rename={<RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />}
         heading={
           <div>
@@ -44,7 +45,9 @@ export default async function LiveBrowserPage({
             </p>
             <h2 id="live-title">{browser.name}</h2>
             <p>
-              Started by {browser.startedBy.name} with the key “{browser.keyName}”.
+              {browser.attached
+                ? `A browser a script started with the key “${browser.keyName}”, watched here since ${browser.startedBy.name} opened it. It stays the script's: leaving lets go of it, not of the browser.`
+                : `Started by ${browser.startedBy.name} with the key “${browser.keyName}”.`}
             </p>
           </div>
         }
