@@ -201,6 +201,36 @@ describe('session recordings', () => {
     }
   });
 
+  it('keeps the screen a page settles on, though it asks Chromium for only some of a fast page’s frames', async () => {
+    const held = await holdBrowser(service.url, recorded);
+    const cdp = await RawCdp.connect(held.debuggerUrl, held.headers);
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string; url: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page' && !t.url.startsWith('chrome://'))!.targetId;
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page, flatten: true });
+    // Forty quick changes, then one last, then nothing: the last may fall between the frames asked for.
+    const busy = `data:text/html,<body style="font-size:80px"><script>let n = 0; const t = setInterval(() => {
+      document.body.textContent = 'step ' + ++n; document.body.style.background = n % 2 ? '%23fdd' : '%23dfd';
+      if (n === 40) { clearInterval(t); document.body.textContent = 'settled'; document.body.style.background = '%23ddf'; console.log('settled'); }
+    }, 16);</script>`;
+    await cdp.send('Page.navigate', { url: busy }, sessionId);
+    const events = (
+      await eventually(
+        () => recording(recorded, held.id),
+        (r) => {
+          const settled = r.events.find((e) => e.type === 'console' && e.text === 'settled');
+          return Boolean(settled) && r.events.some((e) => e.type === 'frame' && e.t > settled!.t);
+        },
+        10_000,
+      )
+    ).events;
+    await cdp.close();
+    held.release();
+    const settled = events.find((e) => e.type === 'console' && e.text === 'settled')!;
+    const frames = events.filter((e) => e.type === 'frame');
+    assert.ok(frames.at(-1)!.t > settled.t, 'a frame of the settled page is kept');
+    assert.ok(frames.length < 40, `sampled, not every change: ${frames.length} frames`);
+  });
+
   it('records nothing for a key that does not turn it on, and from its next browser once it does', async () => {
     const held = await holdBrowser(service.url, plain);
     held.release();

@@ -15,6 +15,12 @@ type Params = Record<string, unknown>;
 
 /** Longest text of one console message or page error kept. */
 const MAX_TEXT = 2000;
+/** The rate Chromium's screencast runs at on a page that animates. */
+const SCREENCAST_RATE = 60;
+/** How long the screen must be still before its settled state is captured (when frames are skipped). */
+const SETTLE_MS = 400;
+/** A frame this soon after a capture is the capture's own redraw, not a change of the page. */
+const CAPTURE_ECHO_MS = 150;
 
 /**
  * What one browser did, as its owner will want to see it afterwards: every tab's navigations,
@@ -34,6 +40,16 @@ export class Recorder {
   /** The newest frame not yet kept, base64 as it came. */
   #pendingFrame: { data: string; fields: Record<string, unknown> } | null = null;
   #pendingTimer: NodeJS.Timeout | null = null;
+  /**
+   * Chromium is asked for one screencast frame in `#everyNth` (the recorder keeps `fps` a second,
+   * so parsing a page's every frame would cost the service for nothing). A change whose frame was
+   * skipped may be the page's last one, so once the screen has been still for SETTLE_MS its state
+   * is captured once.
+   */
+  readonly #everyNth: number;
+  #settleTimer: NodeJS.Timeout | null = null;
+  #capturedAt = -Infinity;
+  #capturing = false;
   #stopped = false;
   readonly #onRoot = (method: string, params: Params) => this.#root(method, params);
   readonly #onSession = (sessionId: string, method: string, params: Params) => this.#event(sessionId, method, params);
@@ -43,6 +59,7 @@ export class Recorder {
     this.#browser = browser;
     this.#out = out;
     this.#opts = opts;
+    this.#everyNth = Math.max(1, Math.floor(SCREENCAST_RATE / (opts.fps * 4)));
   }
 
   static async start(browser: Chromium, out: RecordingWriter, opts: RecorderOptions): Promise<Recorder> {
@@ -65,6 +82,7 @@ export class Recorder {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#pendingTimer) clearTimeout(this.#pendingTimer);
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
     this.#flushFrame();
     this.#browser.mux.rootEvents.off('event', this.#onRoot);
     this.#browser.mux.serviceEvents.off('event', this.#onSession);
@@ -105,8 +123,12 @@ export class Recorder {
       case 'Page.frameNavigated': {
         const frame = p.frame as { parentId?: string; url: string; urlFragment?: string };
         if (!frame.parentId) this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? '') });
+        if (!frame.parentId && sessionId === this.#screenSession) this.#settleSoon(sessionId);
         return;
       }
+      case 'Page.loadEventFired':
+        if (sessionId === this.#screenSession) this.#settleSoon(sessionId);
+        return;
       case 'Page.navigatedWithinDocument':
         if (p.frameId === tab) this.#out.event('navigation', { tab, url: p.url, sameDocument: true });
         return;
@@ -168,15 +190,23 @@ export class Recorder {
     this.#screenSession = session;
     if (!session) return;
     const { maxWidth, maxHeight, jpegQuality: quality } = this.#opts;
-    this.#call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: 1 }, session);
+    this.#call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: this.#everyNth }, session);
+    this.#settleSoon(session);
   }
 
   #frame(sessionId: string, tab: string, p: Params): void {
     this.#call('Page.screencastFrameAck', { sessionId: p.sessionId }, sessionId);
     if (sessionId !== this.#screenSession) return;
     const meta = p.metadata as { deviceWidth: number; deviceHeight: number };
-    // Kept as Chromium sent it: a frame that a newer one replaces before the interval passes is never decoded.
-    this.#pendingFrame = { data: String(p.data), fields: { tab, width: meta.deviceWidth, height: meta.deviceHeight } };
+    const fields = { tab, width: meta.deviceWidth, height: meta.deviceHeight };
+    if (this.#out.now() - this.#capturedAt > CAPTURE_ECHO_MS) this.#settleSoon(sessionId);
+    this.#offer(String(p.data), fields);
+  }
+
+  /** Keep a frame (base64, as it came): at most `fps` a second, the newest of a burst kept once the interval has passed. */
+  #offer(data: string, fields: Record<string, unknown>): void {
+    // A frame that a newer one replaces before the interval passes is never decoded.
+    this.#pendingFrame = { data, fields };
     const wait = this.#lastFrameAt + 1000 / this.#opts.fps - this.#out.now();
     if (wait <= 0) return this.#flushFrame();
     // A faster page is sampled; its last frame is kept once the interval has passed.
@@ -184,6 +214,38 @@ export class Recorder {
       this.#pendingTimer = null;
       this.#flushFrame();
     }, wait);
+  }
+
+  /** Capture the screen once it has been still for SETTLE_MS: the page's last change may be a skipped frame. */
+  /**
+   * Capture the screen once it has been still for SETTLE_MS: after a burst of frames (its last
+   * change may be a skipped frame), and after a page loads (a page that draws a few times and stops
+   * may send no frame at all when one in `#everyNth` is asked for).
+   */
+  #settleSoon(sessionId: string): void {
+    if (this.#everyNth === 1) return;
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = null;
+      const tab = this.#sessions.get(sessionId);
+      if (this.#stopped || this.#capturing || sessionId !== this.#screenSession || !tab) return;
+      const { jpegQuality: quality, maxWidth, maxHeight } = this.#opts;
+      this.#capturedAt = this.#out.now();
+      this.#capturing = true;
+      const call = <T>(method: string, params: Params = {}) => this.#browser.mux.call<T>(method, params, sessionId);
+      type Viewport = { pageX: number; pageY: number; clientWidth: number; clientHeight: number };
+      void call<{ cssVisualViewport: Viewport }>('Page.getLayoutMetrics')
+        .then(async ({ cssVisualViewport: v }) => {
+          // What is in view, scaled down to the screencast's own bound.
+          const scale = Math.min(1, maxWidth / v.clientWidth, maxHeight / v.clientHeight);
+          const clip = { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale };
+          const shot = await call<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality, clip, optimizeForSpeed: true });
+          const fields = { tab, width: v.clientWidth, height: v.clientHeight };
+          if (!this.#stopped && sessionId === this.#screenSession) this.#offer(shot.data, fields);
+        })
+        .catch(() => {})
+        .finally(() => (this.#capturing = false));
+    }, SETTLE_MS);
   }
 
   #flushFrame(): void {
