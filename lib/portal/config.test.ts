@@ -12,6 +12,36 @@ describe('portal configuration', () => {
     assert.equal(c.publicUrl, 'http://127.0.0.1:3000');
   });
 
+  it('keeps the data in DATA_DIR unless DATABASE_URL names a PostgreSQL database', () => {
+    assert.deepEqual(loadPortalConfig({}).database, { kind: 'sqlite' });
+    assert.deepEqual(loadPortalConfig({ DATABASE_URL: ' ' }).database, { kind: 'sqlite' });
+    for (const url of [
+      'postgres://periscope:s3cret@db.example.test:5432/periscope',
+      'postgresql://db.example.test/portal?sslmode=require',
+    ]) {
+      assert.deepEqual(loadPortalConfig({ DATABASE_URL: url }).database, { kind: 'postgres', url });
+    }
+  });
+
+  it('refuses a DATABASE_URL that is not a PostgreSQL database, without echoing its password', () => {
+    for (const [url, why] of [
+      ['mysql://u:hunter2hunter2@db/periscope', /postgres:\/\/ or postgresql:\/\//],
+      ['postgres://u:hunter2hunter2@db.example.test:5432/', /name one database/],
+      ['postgres://u:hunter2hunter2@db.example.test/a/b', /name one database/],
+      ['db.example.test/periscope', /must be a URL/],
+    ] as const) {
+      assert.throws(
+        () => loadPortalConfig({ DATABASE_URL: url }),
+        (err: ConfigError) =>
+          err.problems.length === 1 &&
+          err.problems[0]!.startsWith('DATABASE_URL: ') &&
+          why.test(err.message) &&
+          !err.message.includes('hunter2'),
+        url,
+      );
+    }
+  });
+
   it('switches OAuth providers on by configuration alone', () => {
     const c = loadPortalConfig({
       GITHUB_CLIENT_ID: 'gh',

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { baseUrlVar, ConfigError, intVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
+import { postgresUrlProblem } from '#shared/postgres.ts';
 
 const optionalText = z
   .string()
@@ -19,6 +20,17 @@ const secretVar = z
   .optional()
   .or(z.literal('').transform(() => undefined));
 
+/** DATABASE_URL: unset or empty keeps the portal's data in DATA_DIR (SQLite); a postgres:// address moves it there. */
+const databaseUrlVar = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .superRefine((v, ctx) => {
+    const problem = v === undefined ? null : postgresUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const schema = z.object({
   HOST: z
     .string()
@@ -36,6 +48,7 @@ const schema = z.object({
     .min(1)
     .optional()
     .transform((v) => v ?? './data'),
+  DATABASE_URL: databaseUrlVar,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional()
@@ -96,6 +109,8 @@ export type PortalConfig = {
   /** True when the service runs beside the portal on the same DATA_DIR, so the portal can issue keys. */
   embeddedService: boolean;
   dataDir: string;
+  /** Where the portal's data lives: PostgreSQL at DATABASE_URL, or SQLite in DATA_DIR (decision 0090). */
+  database: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
   logLevel: string;
   dev: boolean;
   /** The portal's own public address (NEXTAUTH_URL); sign-in redirects point here. */
@@ -161,6 +176,7 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     },
     embeddedService: v.EMBEDDED_SERVICE ?? v.SERVICE_URL === undefined,
     dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
+    database: v.DATABASE_URL ? { kind: 'postgres', url: v.DATABASE_URL } : { kind: 'sqlite' },
     logLevel: v.LOG_LEVEL,
     dev: v.NODE_ENV === 'development',
     publicUrl: v.NEXTAUTH_URL ?? `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${v.PORT}`,

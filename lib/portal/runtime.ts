@@ -1,7 +1,7 @@
 import type { PortalConfig } from './config.ts';
 import { SecretBox } from './crypto/secretbox.ts';
 import type { PortalData } from './data/portal-data.ts';
-import { SqlitePortalData } from './data/sqlite.ts';
+import { openPortalData } from './data/open.ts';
 import { createLogger, type Logger } from '#shared/log.ts';
 import { TeamBrowsers } from './live/team-browsers.ts';
 import { ServiceHealthReader } from './service-client/health.ts';
@@ -38,16 +38,16 @@ export type Portal = {
 
 /**
  * The composition root: configuration, secrets (generated into DATA_DIR on first start), the
- * database (migrated), the key vault, the sign-in throttle, the search proxy and the live browser
+ * database (SQLite in DATA_DIR or PostgreSQL at DATABASE_URL, migrated), the key vault, the sign-in throttle, the search proxy and the live browser
  * registry, wired once. The caller (server/portal/main.ts) publishes the result.
  */
-export function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = process.env): Portal {
+export async function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = process.env): Promise<Portal> {
   const secrets = resolvePortalSecrets(config);
   const log = createLogger('portal', config.logLevel);
   for (const file of secrets.generated) {
     log.warn({ file }, 'generated a secret on first start; set NEXTAUTH_SECRET and KEY_ENCRYPTION_SECRET in production (see README)');
   }
-  const data = SqlitePortalData.open(config.dataDir);
+  const data = await openPortalData(config);
   let issuer: KeyIssuer = new NoIssuer();
   if (config.embeddedService) {
     issuer = new EmbeddedIssuer(config.dataDir, defaultKeyLimits(env, config.dataDir));

@@ -4,7 +4,7 @@ import { loadPortalConfig } from '#portal/config.ts';
 import { ConfigError } from '#shared/config-schema.ts';
 import { writeSecret } from '#portal/crypto/secret-file.ts';
 import { SecretBox } from '#portal/crypto/secretbox.ts';
-import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { openPortalData } from '#portal/data/open.ts';
 import { resolvePortalSecrets, secretFiles } from '#portal/keys/secrets.ts';
 import { resealAll } from '#portal/keys/vault.ts';
 
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
 
   const from = new SecretBox(current.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const to = new SecretBox(next.trim());
-  const data = SqlitePortalData.open(config.dataDir);
+  const data = await openPortalData(config);
   try {
     // All rows or none: a key that fails to open (wrong secret, tampering) aborts the rotation.
     const count = await resealAll(data, from, to);
@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
       console.log(`re-encrypted ${count} key(s); now set KEY_ENCRYPTION_SECRET to the value of $${envName} and restart the portal`);
     }
   } finally {
-    data.close();
+    await data.close();
   }
 }
 

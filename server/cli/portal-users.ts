@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadPortalConfig } from '#portal/config.ts';
 import { ConfigError } from '#shared/config-schema.ts';
-import { SqlitePortalData } from '#portal/data/sqlite.ts';
+import { openPortalData } from '#portal/data/open.ts';
 import { issuePasswordReset } from '#portal/accounts/accounts.ts';
 import { SignInThrottle } from '#portal/accounts/throttle.ts';
 
@@ -11,7 +11,8 @@ const USAGE = `usage:
   npm run portal:users -- unlock EMAIL           lift the sign-in lock of an account now
   npm run portal:users -- unlock --address IP    lift the lock of a client address
   npm run portal:users -- sign-out EMAIL         end every session of an account ("sign out everywhere")
-The portal may keep running: these change DATA_DIR/portal.db, which it reads on every request.`;
+The portal may keep running: these change its data (DATA_DIR/portal.db, or PostgreSQL at DATABASE_URL),
+which it reads on every request.`;
 
 function fail(message: string, code = 2): never {
   console.error(`portal:users: ${message}\n${USAGE}`);
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, email, ...extra] = positionals;
   if (extra.length) fail(`unexpected arguments: ${extra.join(' ')}`);
   const config = loadPortalConfig();
-  const data = SqlitePortalData.open(config.dataDir);
+  const data = await openPortalData(config);
   try {
     const account = async () => {
       if (!email) fail(`${command} needs an email address`);
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
         fail(command ? `unknown command ${command}` : 'give a command');
     }
   } finally {
-    data.close();
+    await data.close();
   }
 }
 

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   const config = loadPortalConfig();
   // Everything the process holds is built here, once, before Next prepares (lib/portal/runtime.ts).
-  const p = createPortal(config);
+  const p = await createPortal(config);
   publishPortal(p);
   const log = p.log;
   // next-auth reads these from the environment in its own routes.

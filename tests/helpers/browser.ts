@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { processesOfUids } from '#service/browser/sandbox/uids.ts';
 import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
+import { eventually } from './eventually.ts';
+
+export { eventually };
 
 export type StartedBrowser = {
   id: string;
@@ -122,14 +125,5 @@ export function killAll(pids: readonly number[]): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
-  }
-}
-
-export async function eventually<T>(probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

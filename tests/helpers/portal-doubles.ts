@@ -8,9 +8,17 @@ import type { PortalData } from '#portal/data/portal-data.ts';
 import { signUp } from '#portal/accounts/accounts.ts';
 import type { KeyIssuer } from '#portal/keys/issuer.ts';
 import type { Vault } from '#portal/keys/vault.ts';
+import { postgresTestData, testDatabaseUrl } from './postgres-data.ts';
 
-/** For unit tests: the real SQLite data module on an in-memory database. */
-export function memoryData(): SqlitePortalData {
+/** The store the data and domain tests run on: SQLite, or PostgreSQL in the run of `npm run test:postgres`. */
+export const testStore: 'sqlite' | 'postgres' = testDatabaseUrl() ? 'postgres' : 'sqlite';
+
+/**
+ * For unit tests: the real data module on a fresh, empty store of its own: an in-memory SQLite
+ * database, or in the PostgreSQL run a new schema on the run's private server.
+ */
+export function memoryData(): PortalData {
+  if (testStore === 'postgres') return postgresTestData();
   const db = new DatabaseSync(':memory:');
   db.exec('PRAGMA foreign_keys = ON');
   migrate(db, portalMigrations);

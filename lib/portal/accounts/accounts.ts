@@ -53,7 +53,7 @@ export async function signUp(
     await createWithPersonalTeam(data, { email, name, passwordHash }, 'password');
   } catch (err) {
     // Two sign-ups of one address at once: the loser is answered like any taken address.
-    if (!/UNIQUE constraint failed: users\.email/.test((err as Error).message)) throw err;
+    if (!(err instanceof EmailTakenError)) throw err;
   }
   return { ok: true };
 }

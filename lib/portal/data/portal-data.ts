@@ -1,8 +1,8 @@
 /**
  * The portal's data-access interface. Everything the portal stores goes through one
- * implementation of it (SQLite today: portal-sqlite.ts); nothing else writes SQL. Methods are
- * asynchronous and each compound change is one method (one transaction inside), so a
- * PostgreSQL implementation can be added behind the same interface.
+ * implementation of it (SQLite in DATA_DIR: sqlite.ts; PostgreSQL at DATABASE_URL: postgres.ts);
+ * nothing else writes SQL. Methods are asynchronous and each compound change is one method (one
+ * transaction inside), with the same guarantees on both stores (decisions 0023 and 0090).
  */
 export type Role = 'owner' | 'admin' | 'member';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
@@ -86,6 +86,7 @@ export type InviteAcceptance = 'accepted' | 'already-member' | 'used' | 'expired
 
 export interface PortalData {
   // accounts
+  /** Throws EmailTakenError, changing nothing, when the address is already another account's. */
   createUser(user: User, personalTeam: Team, audit: Omit<AuditInput, 'teamId'>): Promise<void>;
   userById(id: string): Promise<User | undefined>;
   userByEmail(email: string): Promise<User | undefined>;
@@ -184,5 +185,6 @@ export interface PortalData {
   saveFailures(record: FailureRecord): Promise<void>;
   clearFailures(scope: string): Promise<void>;
 
-  close(): void;
+  /** Release the store (a connection pool, a file); pending changes are committed already. */
+  close(): Promise<void>;
 }

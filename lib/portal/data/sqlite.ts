@@ -5,41 +5,11 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './migrations.ts';
 import {
   EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type ControlEntry, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type LiveLink, type InviteAcceptance, type Member,
-  type Membership, type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
+  type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
 } from './portal-data.ts';
+import { type Row, toAuditEvent, toControl, toFailures, toInstance, toInvite, toKey, toLiveLink, toMembership, toRecentSearch, toTeam, toUser } from './rows.ts';
 import { openDatabase } from '#shared/sqlite.ts';
 
-type Row = Record<string, SQLInputValue>;
-
-const toUser = (r: Row): User => ({
-  id: r.id as string, email: r.email as string, name: r.name as string, passwordHash: (r.password_hash as string | null) ?? null,
-  currentTeamId: (r.current_team_id as string | null) ?? null, createdAt: Number(r.created_at), sessionVersion: Number(r.session_version ?? 0),
-});
-const toTeam = (r: Row): Team => ({
-  id: r.id as string,
-  name: r.name as string,
-  personal: Number(r.personal) === 1,
-  createdAt: Number(r.created_at),
-  recordSessions: Number(r.record_sessions) === 1,
-});
-const toMembership = (r: Row): Membership => ({ teamId: r.team_id as string, userId: r.user_id as string, role: r.role as Role, createdAt: Number(r.created_at) });
-const nullableNumber = (v: SQLInputValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-const toInvite = (r: Row): Invite => ({
-  id: r.id as string, teamId: r.team_id as string, tokenHash: r.token_hash as string, role: r.role as Invite['role'],
-  createdBy: r.created_by as string, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
-  usedAt: nullableNumber(r.used_at), usedBy: (r.used_by as string | null) ?? null, revokedAt: nullableNumber(r.revoked_at),
-});
-const toLiveLink = (r: Row): LiveLink => ({
-  id: r.id as string, teamId: r.team_id as string, instanceId: r.instance_id as string, tokenHash: r.token_hash as string,
-  mode: r.mode as LiveLink['mode'], label: r.label as string, createdBy: (r.created_by as string | null) ?? null,
-  createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), revokedAt: nullableNumber(r.revoked_at),
-});
-const toKey = (r: Row): TeamKey => ({
-  id: r.id as string, teamId: r.team_id as string, name: r.name as string, source: r.source as TeamKey['source'],
-  serviceKeyId: (r.service_key_id as string | null) ?? null, hintPrefix: r.hint_prefix as string, hintLast4: r.hint_last4 as string,
-  sealed: r.sealed as string, isDefault: Number(r.is_default) === 1, createdBy: (r.created_by as string | null) ?? null,
-  createdAt: Number(r.created_at), lastUsedAt: nullableNumber(r.last_used_at), revokedAt: nullableNumber(r.revoked_at),
-});
 
 export function openPortalDatabase(dataDir: string): DatabaseSync {
   return openDatabase(join(dataDir, 'portal.db'), portalMigrations);
@@ -97,6 +67,14 @@ export class SqlitePortalData implements PortalData {
   // accounts
 
   async createUser(user: User, team: Team, audit: Omit<AuditInput, 'teamId'>): Promise<void> {
+    try {
+      this.#createUser(user, team, audit);
+    } catch (err) {
+      if (/UNIQUE constraint failed: users\.email/.test((err as Error).message)) throw new EmailTakenError();
+      throw err;
+    }
+  }
+  #createUser(user: User, team: Team, audit: Omit<AuditInput, 'teamId'>): void {
     this.#tx(() => {
       this.#run('INSERT INTO users (id, email, name, password_hash, current_team_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         user.id, user.email, user.name, user.passwordHash, team.id, user.createdAt);
@@ -396,11 +374,7 @@ export class SqlitePortalData implements PortalData {
       params.push(q.actorId);
     }
     return this.#all(`SELECT e.* FROM audit_events e WHERE ${where.join(' AND ')} ORDER BY e.created_at DESC, e.id DESC LIMIT ?`, ...params, q.limit)
-      .map((r) => ({
-        id: r.id as string, teamId: r.team_id as string, actorId: (r.actor_id as string | null) ?? null,
-        actorLabel: (r.actor_label as string | null) ?? null, action: r.action as string, subject: r.subject as string,
-        detail: JSON.parse(r.detail as string) as Record<string, unknown>, createdAt: Number(r.created_at),
-      }));
+      .map(toAuditEvent);
   }
   async auditActors(teamId: string): Promise<AuditActor[]> {
     return this.#all(`SELECT actor_id, MAX(actor_label) AS label FROM audit_events WHERE team_id = ? AND actor_id IS NOT NULL
@@ -419,11 +393,7 @@ export class SqlitePortalData implements PortalData {
   }
   async instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]> {
     return this.#all('SELECT * FROM instance_history WHERE team_id = ? AND ended_at >= ? ORDER BY ended_at DESC, rowid DESC LIMIT ?', teamId, since, limit)
-      .map((r) => ({
-        id: r.id as string, teamId: r.team_id as string, name: r.name as string, startedBy: (r.started_by as string | null) ?? null,
-        startedByName: r.started_by_name as string, keyName: r.key_name as string, startedAt: Number(r.started_at),
-        endedAt: Number(r.ended_at), reason: r.reason as string, message: r.message as string,
-      }));
+      .map(toInstance);
   }
 
   // who had control of a browser
@@ -437,8 +407,7 @@ export class SqlitePortalData implements PortalData {
   }
   async controlHistory(teamId: string, browserId: string): Promise<ControlEntry[]> {
     return this.#all('SELECT * FROM control_history WHERE team_id = ? AND browser_id = ? ORDER BY at, rowid', teamId, browserId)
-      .map((r) => ({ browserId: r.browser_id as string, teamId: r.team_id as string, at: Number(r.at),
-        userId: (r.user_id as string | null) ?? null, name: (r.name as string | null) ?? null }));
+      .map(toControl);
   }
 
   // shared links to live browsers
@@ -485,7 +454,7 @@ export class SqlitePortalData implements PortalData {
   }
   async recentSearches(userId: string, limit: number): Promise<RecentSearch[]> {
     return this.#all('SELECT query, language, searched_at FROM recent_searches WHERE user_id = ? ORDER BY searched_at DESC, rowid DESC LIMIT ?', userId, limit)
-      .map((r) => ({ query: r.query as string, language: r.language as string, searchedAt: Number(r.searched_at) }));
+      .map(toRecentSearch);
   }
   async clearRecentSearches(userId: string) {
     this.#run('DELETE FROM recent_searches WHERE user_id = ?', userId);
@@ -495,7 +464,7 @@ export class SqlitePortalData implements PortalData {
 
   async failures(scope: string): Promise<FailureRecord | undefined> {
     const r = this.#get('SELECT * FROM sign_in_failures WHERE scope = ?', scope);
-    return r && { scope, failures: Number(r.failures), windowStartedAt: Number(r.window_started_at), lockedUntil: nullableNumber(r.locked_until) };
+    return r && toFailures(r);
   }
   async saveFailures(f: FailureRecord) {
     this.#run(`INSERT INTO sign_in_failures (scope, failures, window_started_at, locked_until) VALUES (?, ?, ?, ?)
@@ -506,7 +475,7 @@ export class SqlitePortalData implements PortalData {
     this.#run('DELETE FROM sign_in_failures WHERE scope = ?', scope);
   }
 
-  close() {
+  async close() {
     this.#stopWatching();
     this.#db.close();
   }

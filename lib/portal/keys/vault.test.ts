@@ -71,13 +71,14 @@ describe('key vault', () => {
     await acceptInvite(v.data, bob, token);
     assert.equal((await listKeys(v, bob, team.id)).length, 1);
     assert.equal(await withTeamKey(v, bob, team.id, null, 'search', async (t) => t), EXTERNAL, 'members use the default key');
-    for (const p of [
-      addKey(v, bob, team.id, { mode: 'create', name: 'x' }),
-      updateKey(v, bob, team.id, k.key.id, { name: 'y' }),
-      revokeKey(v, bob, team.id, k.key.id),
-      auditLog(v.data, bob, team.id),
+    // One at a time: a refusal must not arrive before anyone waits for it (an unhandled rejection).
+    for (const attempt of [
+      () => addKey(v, bob, team.id, { mode: 'create', name: 'x' }),
+      () => updateKey(v, bob, team.id, k.key.id, { name: 'y' }),
+      () => revokeKey(v, bob, team.id, k.key.id),
+      () => auditLog(v.data, bob, team.id),
     ]) {
-      assert.equal(await status(p), 403);
+      assert.equal(await status(attempt()), 403);
     }
     const other = await createTeam(v.data, ann, { name: 'Other' });
     assert.equal(await status(updateKey(v, ann, other.id, k.key.id, { name: 'z' })), 404, 'a key is found only in its own team');

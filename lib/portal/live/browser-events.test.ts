@@ -8,6 +8,7 @@ import { recordBrowserEvents } from './browsers.ts';
 import type { EndedTeamBrowser, TeamBrowser, TeamBrowsers } from './team-browsers.ts';
 import type { ControlHandover } from './live-browser.ts';
 import { account, memoryData } from '../../../tests/helpers/portal-doubles.ts';
+import { eventually } from '../../../tests/helpers/eventually.ts';
 
 /** The team browsers' events, as TeamBrowsers emits them, into the real audit log. */
 describe('recordBrowserEvents', () => {
@@ -31,10 +32,12 @@ describe('recordBrowserEvents', () => {
       attached: false,
       ...over,
     });
-    const log = async () => {
-      await new Promise((r) => setImmediate(r));
-      return (await auditLog(data, ann, team.id, {})).events;
-    };
+    // Events are recorded without waiting (a store may be a server away): read once the browser's event is in.
+    const log = async () =>
+      eventually(
+        async () => (await auditLog(data, ann, team.id, {})).events,
+        (events) => events.some((e) => e.action.startsWith('browser.') || e.action === 'control.handed'),
+      );
     return { data, ann, team, events, ended, log };
   }
 
@@ -77,8 +80,10 @@ describe('recordBrowserEvents', () => {
     const instance = { id: 'inst_1', teamId: team.id, name: 'Nightly', live: { held: { id: 'br_abc' } } } as unknown as TeamBrowser;
     events.emit('controller', instance, { name: 'Ann', userId: ann.userId });
     events.emit('controller', instance, null);
-    await new Promise((r) => setImmediate(r));
-    const history = await data.controlHistory(team.id, 'br_abc');
+    const history = await eventually(
+      () => data.controlHistory(team.id, 'br_abc'),
+      (h) => h.length === 2,
+    );
     assert.deepEqual(
       history.map((c) => [c.userId, c.name]),
       [
@@ -92,7 +97,10 @@ describe('recordBrowserEvents', () => {
     await data.recordControl({ browserId: 'br_old', teamId: team.id, at: 1, userId: null, name: 'Old' }, 0);
     assert.equal((await data.controlHistory(team.id, 'br_old')).length, 1);
     events.emit('controller', instance, { name: 'Ann', userId: ann.userId });
-    await new Promise((r) => setImmediate(r));
+    await eventually(
+      () => data.controlHistory(team.id, 'br_abc'),
+      (h) => h.length === 3,
+    );
     assert.deepEqual(await data.controlHistory(team.id, 'br_old'), []);
     assert.equal((await data.controlHistory(team.id, 'br_abc')).length, 3);
   });

@@ -66,14 +66,13 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
       )
       .catch(failed(i.id));
   });
+  // Changes of control are written one after another: on a store with several connections two
+  // writes at once could otherwise land in the other order (within one millisecond, order is all).
+  let controlWrites: Promise<void> = Promise.resolve();
   instances.on('controller', (i, holder) => {
     const at = Date.now();
-    data
-      .recordControl(
-        { browserId: i.live.held.id, teamId: i.teamId, at, userId: holder?.userId ?? null, name: holder?.name ?? null },
-        at - CONTROL_HISTORY_MS,
-      )
-      .catch(failed(i.id));
+    const entry = { browserId: i.live.held.id, teamId: i.teamId, at, userId: holder?.userId ?? null, name: holder?.name ?? null };
+    controlWrites = controlWrites.then(() => data.recordControl(entry, at - CONTROL_HISTORY_MS)).catch(failed(i.id));
   });
 }
 

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { TEST_DATABASE_ENV } from './helpers/postgres-data.ts';
+import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
+
+/**
+ * `npm run test:postgres`: the portal's data and domain tests again, on PostgreSQL (decision 0090).
+ * Starts a private server for the run (tests/helpers/postgres.ts), gives its address to every test
+ * file in PORTAL_TEST_DATABASE_URL (memoryData() then opens PostgreSQL), and stops it afterwards.
+ * In CI (CI=true) a server that cannot start fails the run; elsewhere the run is skipped, saying why.
+ */
+const FILES = [
+  // the data layer itself, and what only PostgreSQL has (locks, LISTEN/NOTIFY, its migrations)
+  'lib/portal/data/*.test.ts',
+  // every domain test that stores through PortalData
+  'lib/portal/accounts/*.test.ts',
+  'lib/portal/teams/*.test.ts',
+  'lib/portal/keys/*.test.ts',
+  'lib/portal/live/browser-events.test.ts',
+  'lib/portal/live/key-browsers.test.ts',
+  'lib/portal/search/search.test.ts',
+  'tests/unit/portal-users-cli.test.ts',
+];
+
+const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+let server: TestPostgres;
+try {
+  server = await startPostgres();
+} catch (err) {
+  const reason = (err as Error).message;
+  if (ci) {
+    console.error(`test:postgres: CI=true and PostgreSQL did not start, failing:\n${reason}`);
+    process.exit(1);
+  }
+  console.log(`test:postgres: skipped, PostgreSQL did not start (set CI=true to make this an error):\n${reason}`);
+  process.exit(0);
+}
+
+const stop = () => {
+  try {
+    server.stop();
+  } catch (err) {
+    console.error(`test:postgres: stopping the server: ${(err as Error).message}`);
+  }
+};
+console.log(`test:postgres: PostgreSQL at ${server.url} (${server.dir})`);
+const child = spawn(process.execPath, ['--test', ...process.argv.slice(2), ...FILES], {
+  stdio: 'inherit',
+  env: { ...process.env, [TEST_DATABASE_ENV]: server.url },
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    child.kill(signal);
+  });
+}
+child.on('exit', (code, signal) => {
+  stop();
+  process.exit(code ?? (signal ? 1 : 0));
+});
