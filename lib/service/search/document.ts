@@ -26,6 +26,8 @@ export type PageDocument = {
   links: { key: string; text: string }[];
   /** Terms the page marks as index targets (a subset of `terms`, plus headings; index-marks.ts). */
   indexed: string[];
+  /** The first words of the blocks index anchors open (extract.ts). */
+  anchored: string[];
   /** Manual › chapter › section, outermost first; [] when unknown (trail.ts). */
   section: string[];
   /** The icon the page declares for its site, resolved; null when none. */
@@ -90,6 +92,7 @@ export function buildDocument(page: FetchedPage): PageDocument {
     urlLang: fromUrl ? normalizeTag(fromUrl) : null,
     links: [...links.values()],
     indexed: x.indexed,
+    anchored: x.anchored,
     section: x.section,
     icon: x.icon,
   };

@@ -24,6 +24,9 @@ export type Extracted = {
   /** Terms the page marks as index targets (index-marks.ts): definition terms and headings an index
    * anchor sits in or right beside, the spot a back-of-book index entry points at. */
   indexed: string[];
+  /** The first words of each block an index anchor opens (an anchor right before a paragraph or a
+   * synopsis, no text between): where an index entry points at a passage rather than a name. */
+  anchored: string[];
   /** The page's place in its manual, outermost first (`PostgreSQL 15 Documentation`, `Chapter 9. …`,
    * `9.7. Pattern Matching`), from its breadcrumb or navigation links and its title; [] when
    * nothing says more than the title. */
@@ -106,6 +109,8 @@ const MAYBE_TAGS = new Set(['header', 'footer', 'aside']);
 const MAYBE_NAMES = /^(sidebar|aside|header|toc|share|social|widget)$/i;
 const NOISE_ID = /^(id[-._]?\d|index-\d|\d|ftn|footnote-ref|sec-\d|toc-|cite[_-]|fn\d|r\d+$)/i;
 const MAX_DEPTH = 400;
+/** Words of a block an index anchor opens that count as what the anchor points at. */
+const ANCHORED_WORDS = 16;
 const MAX_BLOCKS = 20_000;
 
 type Sink = {
@@ -115,11 +120,22 @@ type Sink = {
   terms: string[];
   links: { url: string; text: string }[];
   indexed: string[];
+  anchored: string[];
   textChars: number;
   linkChars: number;
 };
 
-const newSink = (): Sink => ({ blocks: [], cur: '', headings: [], terms: [], links: [], indexed: [], textChars: 0, linkChars: 0 });
+const newSink = (): Sink => ({
+  blocks: [],
+  cur: '',
+  headings: [],
+  terms: [],
+  links: [],
+  indexed: [],
+  anchored: [],
+  textChars: 0,
+  linkChars: 0,
+});
 
 function flush(s: Sink): void {
   const t = s.cur.replace(/\s+/g, ' ').trim();
@@ -135,6 +151,7 @@ function merge(into: Sink, from: Sink): void {
   into.terms.push(...from.terms);
   into.links.push(...from.links);
   into.indexed.push(...from.indexed);
+  into.anchored.push(...from.anchored);
   into.textChars += from.textChars;
   into.linkChars += from.linkChars;
 }
@@ -182,6 +199,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   const isLink = name === 'a' && typeof a.href === 'string';
   const before = target.cur.length;
   const marked = w.marks.open();
+  const opened = (block || name === 'pre') && w.marks.opensHere();
   for (const c of node.children) walk(c, target, w, depth + 1, inLink || isLink);
   if (isLink) {
     const href = (a.href as string).trim();
@@ -214,6 +232,10 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   if (name === 'tr') {
     const t = keyCell(node);
     if (t) define(target, t, w.marks.holds(marked));
+  }
+  if (opened) {
+    const first = words(textOf(node)).slice(0, ANCHORED_WORDS);
+    if (first.length) target.anchored.push(first.join(' '));
   }
   if (block) flush(target);
   if (maybe) {
@@ -310,6 +332,7 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     terms: [...new Set(sink.terms)].slice(0, 5000),
     links: sink.links.slice(0, 5000),
     indexed: [...new Set(sink.indexed)].slice(0, 5000),
+    anchored: sink.anchored.slice(0, 2000),
     section: sectionPath(w.trail, title),
     icon: w.head.icon,
   };

@@ -35,3 +35,20 @@ test('an anchor with text, or an ordinary empty anchor, is no index anchor', () 
   assert.deepEqual(marked('<h3>Title</h3><a id="x" class="indexterm">see here</a><p>Text.</p>'), []);
   assert.deepEqual(marked('<h3>Title</h3><a id="section-2"></a><p>Text.</p>'), []);
 });
+
+test('the first words of a block an index anchor opens are kept as what it points at', () => {
+  const anchored = (body: string) => extractHtml(page(body), 'https://docs.test/m.html').anchored;
+  assert.deepEqual(
+    anchored(`<p>Intro.</p><a id="i1" class="indexterm"></a><a id="i2" class="indexterm"></a><pre class="synopsis">
+soundex(text) returns text
+difference(text, text) returns int
+</pre><p>The soundex function converts a string.</p>`),
+    ['soundex text returns text difference text text returns int'],
+  );
+  assert.deepEqual(
+    anchored('<a id="i1" class="indexterm"></a><p>When a function is suffixed by <code>WITH ORDINALITY</code>, a column is appended.</p>'),
+    ['when a function is suffixed by with ordinality a column is appended'],
+  );
+  // Text between the anchor and the block: the anchor marks no block.
+  assert.deepEqual(anchored('<div><a id="i1" class="indexterm"></a>Some words.<p>A paragraph.</p></div>'), []);
+});

@@ -7,7 +7,8 @@ import { textOf, type HtmlNode } from './html-node.ts';
  * the anchor sits says which definition is the one the manual's authors point readers at: a
  * definition term or table row holding one, or a heading or definition it stands right beside
  * (no text between), or an inline name (code, an acronym) it stands right beside, is that page's
- * defining spot for the term.
+ * defining spot for the term. An anchor standing before a paragraph or a synopsis points at what
+ * that block says: its first words are kept, weaker, as what the anchor marks.
  */
 export function isIndexAnchor(name: string, attribs: Record<string, string>, names: readonly string[], node: HtmlNode): boolean {
   if (name !== 'a' && name !== 'span') return false;
@@ -34,6 +35,12 @@ export class IndexMarks {
     if (this.#lastHeading?.at === this.text) out.push(this.#lastHeading.text);
     if (this.#lastName?.at === this.text) out.push(this.#lastName.text);
     return out;
+  }
+
+  /** Whether an index anchor stands right here (no text since): a block opening here is what it
+   * points at. */
+  opensHere(): boolean {
+    return this.#anchors > 0 && this.#pending === this.text;
   }
 
   /** Before walking an element that may define something: where the walk stands. */

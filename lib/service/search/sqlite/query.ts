@@ -9,12 +9,14 @@ import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
-import { DEF_BESIDE, DEF_INDEXED, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
+/** A word of the block an index anchor opens, against a name the anchor marks (decision 0080). */
+const PASSAGE_WEIGHT = 0.5;
 /** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
 export const MIN_MATCHED = 0.5;
 /** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
@@ -107,7 +109,7 @@ export class IndexReader {
     // Headings and names kept only because an index anchor marks them come after real definitions.
     this.#definers = this.#db.prepare(
       `SELECT page_id AS id, weight, kind FROM defs WHERE head = ?
-       ORDER BY (kind & ${DEF_BESIDE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
+       ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
@@ -200,14 +202,15 @@ export class IndexReader {
 
   /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times
    * the head's: as a definition (a heading or a name an index anchor stands beside is none), and
-   * as one an index anchor marks (decision 0080). */
+   * as one an index anchor marks (decision 0080); a word of the block an anchor opens counts as
+   * marked, at PASSAGE_WEIGHT. */
   #definersOf(heads: readonly DefinitionHead[]): Map<number, Defined> {
     const best = new Map<number, Defined>();
     for (const h of heads) {
       let pages = this.#heads.get(h.head);
       if (!pages) this.#heads.set(h.head, (pages = this.#definers.all(h.head) as DefRow[]));
       for (const p of pages) {
-        const w = p.weight * h.weight;
+        const w = p.weight * h.weight * (p.kind & DEF_PASSAGE ? PASSAGE_WEIGHT : 1);
         let d = best.get(p.id);
         if (!d) best.set(p.id, (d = { defines: 0, indexed: 0 }));
         if (!(p.kind & DEF_BESIDE)) d.defines = Math.max(d.defines, w);

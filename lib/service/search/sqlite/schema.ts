@@ -21,7 +21,7 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
  *
- * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE); signals.section is the
+ * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE); signals.section is the
  * page's section path as JSON (trail.ts).
  */
 export const PASSAGE_SLOTS = 4096;
@@ -41,6 +41,8 @@ export const DEF_INDEXED = 1;
 /** defs.kind: only an index anchor says so: a heading or an inline name it stands beside (not a
  * definition term or a table key, which are definitions anyway). */
 export const DEF_BESIDE = 2;
+/** defs.kind (with both above): a word of the block an index anchor opens, not a name. */
+export const DEF_PASSAGE = 4;
 
 export const indexMigrations: readonly Migration[] = [
   {

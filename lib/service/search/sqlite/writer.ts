@@ -7,7 +7,7 @@ import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { DEF_BESIDE, DEF_INDEXED, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
 
@@ -139,7 +139,9 @@ export class SqliteIndexWriter implements IndexWriter {
 
   /** The page's definition heads, each with where it stands (schema.ts DEF_*): a whole name
    * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
-   * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway. */
+   * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway;
+   * each word of a block an index anchor opens is kept as marked too (DEF_PASSAGE), unless the page
+   * defines it as a name. */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
@@ -163,6 +165,10 @@ export class SqliteIndexWriter implements IndexWriter {
       const head = definitionHeads(entry)[0];
       if (head) add(head.head, heads.has(head.head) ? 0 : 1, DEF_INDEXED | DEF_BESIDE);
     }
+    // A word of a block an index anchor opens: marked, weaker, never over a name the page defines.
+    for (const block of doc.anchored ?? [])
+      for (const word of block.split(' '))
+        if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
     for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
   }
 
