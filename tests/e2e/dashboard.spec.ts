@@ -231,6 +231,14 @@ test("a script's browser is watched live from the dashboard, shared, and stopped
     .poll(() => page.getByRole('img', { name: /^Screen of/ }).evaluate((c: HTMLCanvasElement) => c.width), { timeout: 15_000 })
     .toBeGreaterThan(0);
 
+  // Nobody outside the team can watch it, whatever they know of it.
+  const outsider = await userSession(browser, 'peeker');
+  const theirTeam = await createTeam(outsider.page, 'Peekers');
+  for (const path of [`/api/teams/${teamId}/browsers/${id}/watch`, `/api/teams/${theirTeam}/browsers/${id}/watch`]) {
+    expect((await outsider.page.request.post(path)).status(), path).toBe(404);
+  }
+  await outsider.context.close();
+
   // Shared like any of the team's browsers.
   await page.getByRole('button', { name: 'Share' }).click();
   await page.getByRole('dialog', { name: 'Share this browser' }).getByRole('button', { name: 'Create link' }).click();

@@ -1,7 +1,7 @@
 import type { BrowserRow, DashboardSnapshot } from '../protocol/dashboard.ts';
 import type { PortalData, Role } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
-import type { TeamBrowsers, TeamBrowser } from './team-browsers.ts';
+import type { Starter, TeamBrowsers, TeamBrowser } from './team-browsers.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
 import { BadRequest, Forbidden, NotFound } from '../errors.ts';
@@ -76,6 +76,9 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
   });
 }
 
+/** A person as the team's browsers name them: their name, else their address. */
+const starterOf = (user: PublicUser): Starter => ({ userId: user.id, name: user.name || user.email });
+
 function view(i: TeamBrowser, canStop: boolean): BrowserRow {
   return {
     id: i.id,
@@ -103,7 +106,7 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
     p.live.start({
       teamId,
-      user: { userId: user.id, name: user.name || user.email },
+      user: starterOf(user),
       keyId: key.id,
       keyName: key.name,
       apiKey: token,
@@ -148,7 +151,7 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
   const instance = await withTeamKey(p.vault, actor, teamId, found.keyId, 'browser', (token) =>
     p.live.attach({
       teamId,
-      user: { userId: user.id, name: user.name || user.email },
+      user: starterOf(user),
       keyId: found.keyId,
       keyName: found.keyName,
       apiKey: token,
@@ -185,11 +188,7 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
   // A script's browser that the portal watches: stopping it ends the browser itself (its owner loses it).
   if (instance.attached) await stopKeyBrowser(p, actor, teamId, instance.live.held.id);
-  p.live.stop(
-    instance.id,
-    { reason: 'stopped', message: `stopped by ${user.name || user.email}` },
-    { userId: user.id, name: user.name || user.email },
-  );
+  p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${starterOf(user).name}` }, starterOf(user));
 }
 
 async function stopKeyBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<void> {

@@ -115,7 +115,7 @@ export class LiveSockets {
       this.#attach(ws, instance, {
         name: guestName(link),
         watchOnly: link.mode === 'watch',
-        guard: (open) => this.#guardLink(open, token),
+        guard: (open) => this.#guardLink(open, token, link.teamId),
       }),
     );
   }
@@ -127,7 +127,7 @@ export class LiveSockets {
   }
 
   /** A link's view lasts while the link opens the browser: it closes at the expiry, and at a revoke of its team's. */
-  #guardLink(ws: WebSocket, token: string): void {
+  #guardLink(ws: WebSocket, token: string, teamId: string): void {
     const check = async () => {
       const now = await this.#deps.resolveLink(token).catch(() => null);
       const end = LINK_CLOSE[now?.status === 'open' ? 'open' : (now?.status ?? 'revoked')];
@@ -135,7 +135,10 @@ export class LiveSockets {
       return now;
     };
     let timer: NodeJS.Timeout | null = null;
-    const unsubscribe = this.#deps.onAccessChange(() => void check());
+    // A revoke is an access change of the link's team; a change whose team is not known may be one.
+    const unsubscribe = this.#deps.onAccessChange((change) => {
+      if (change.teamId === null || change.teamId === teamId) void check();
+    });
     void check().then((now) => {
       if (now?.status !== 'open' || ws.readyState !== ws.OPEN) return;
       // setTimeout holds at most 2^31-1 ms (24.8 days); a link lasts 7 days at most.

@@ -73,6 +73,28 @@ describe('searching recordings', () => {
       const one = await searchRecordings(sessions, q('limit=1'), start + 2 * 3_600_000);
       assert.equal(one.matches.length, 1);
       assert.equal(one.truncated, true);
+      // A query that matches everything keeps only the newest: the same answer as reading all.
+      const all = await searchRecordings(sessions, q('limit=3'), start + 2 * 3_600_000);
+      assert.deepEqual(
+        all.matches.map((m) => [m.browser, m.event.seq]),
+        [
+          ['br_1', 2],
+          ['br_1', 1],
+          ['br_0', 2],
+        ],
+      );
+      // A search reads at most its budget of bytes, and says it stopped.
+      const budget = { bytes: 100 };
+      const cut = await searchRecordings(sessions, q('limit=10'), start + 2 * 3_600_000, budget);
+      assert.equal(cut.truncated, true);
+      assert.equal(cut.sessions, 2, 'the second session is where the budget ran out');
+      assert.ok(cut.matches.length < 4);
+      const missing = await searchRecordings(
+        [{ id: 'br_x', startedAt: start, endedAt: null, dir: join(root, 'none') }],
+        q(''),
+        start + 1000,
+      );
+      assert.deepEqual([missing.matches, missing.truncated], [[], false], 'a recording with no events file yet reads as empty');
     } finally {
       await rm(root, { recursive: true, force: true });
     }

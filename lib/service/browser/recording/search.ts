@@ -1,5 +1,5 @@
 import type { EventKind, EventQuery } from '#shared/protocol/recording-search.ts';
-import { readEvents } from './reader.ts';
+import { scanEvents } from './reader.ts';
 import type { RecordedEvent } from './writer.ts';
 
 /** A recorded session to search: its browser, when it ran, and its folder. */
@@ -9,34 +9,53 @@ export type EventMatch = { browser: string; browserStartedAt: number; at: number
 
 /** How many sessions one search reads at most, newest first; the answer says when it stopped there. */
 export const MAX_SESSIONS_SEARCHED = 2000;
+/** How many bytes of event files one search reads at most (a session's cap is 200 MB): the answer says when it stopped. */
+export const MAX_BYTES_SEARCHED = 256 * 1024 * 1024;
 
 /**
  * Search recordings for events (docs/api.md, "Session recordings"): sessions that overlap the
- * window, newest first, read from their append-only event files (nothing is indexed while
- * recording, so recording costs nothing more); the newest matches first.
+ * window, newest first, read a line at a time from their append-only event files (nothing is
+ * indexed while recording, so recording costs nothing more), at most MAX_BYTES_SEARCHED of them
+ * in one search; the newest matches first.
  */
 export async function searchRecordings(
   sessions: readonly SearchedSession[],
   q: EventQuery,
   now = Date.now(),
+  budget = { bytes: MAX_BYTES_SEARCHED },
 ): Promise<{ matches: EventMatch[]; sessions: number; truncated: boolean }> {
   const overlapping = sessions
     .filter((s) => s.startedAt < q.until && (s.endedAt ?? now) >= q.since)
     .sort((a, b) => b.startedAt - a.startedAt);
-  const searched = overlapping.slice(0, MAX_SESSIONS_SEARCHED);
-  const found: EventMatch[] = [];
-  for (const s of searched) {
-    for (const event of await readEvents(s.dir)) {
-      const at = s.startedAt + event.t;
-      if (at >= q.since && at < q.until && eventMatches(event, q)) found.push({ browser: s.id, browserStartedAt: s.startedAt, at, event });
+  const candidates = overlapping.slice(0, MAX_SESSIONS_SEARCHED);
+  // Only the newest `limit` are kept while reading: a query that matches everything holds no more.
+  let found: EventMatch[] = [];
+  let dropped = false;
+  const newestFirst = (a: EventMatch, b: EventMatch) => b.at - a.at || a.event.seq - b.event.seq;
+  let searched = 0;
+  let whole = overlapping.length === candidates.length;
+  for (const s of candidates) {
+    searched++;
+    const read = await scanEvents(
+      s.dir,
+      (event) => {
+        const at = s.startedAt + event.t;
+        if (at < q.since || at >= q.until || !eventMatches(event, q)) return;
+        found.push({ browser: s.id, browserStartedAt: s.startedAt, at, event });
+        if (found.length >= 4 * q.limit) {
+          found = found.sort(newestFirst).slice(0, q.limit);
+          dropped = true;
+        }
+      },
+      budget,
+    );
+    if (!read) {
+      whole = false;
+      break;
     }
   }
-  found.sort((a, b) => b.at - a.at || a.event.seq - b.event.seq);
-  return {
-    matches: found.slice(0, q.limit),
-    sessions: searched.length,
-    truncated: found.length > q.limit || overlapping.length > searched.length,
-  };
+  found.sort(newestFirst);
+  return { matches: found.slice(0, q.limit), sessions: searched, truncated: dropped || found.length > q.limit || !whole };
 }
 
 const KINDS: ReadonlySet<string> = new Set<EventKind>(['navigation', 'request', 'console', 'error', 'dialog']);
