@@ -1,7 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { baseUrlVar, ConfigError, intVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
-import { postgresUrlProblem } from '#shared/postgres.ts';
+import { baseUrlVar, ConfigError, databaseUrlVar, intVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
 
 const optionalText = z
   .string()
@@ -19,17 +18,6 @@ const secretVar = z
   .min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)')
   .optional()
   .or(z.literal('').transform(() => undefined));
-
-/** DATABASE_URL: unset or empty keeps the portal's data in DATA_DIR (SQLite); a postgres:// address moves it there. */
-const databaseUrlVar = z
-  .string()
-  .trim()
-  .optional()
-  .transform((v) => (v ? v : undefined))
-  .superRefine((v, ctx) => {
-    const problem = v === undefined ? null : postgresUrlProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 
 const schema = z.object({
   HOST: z

@@ -49,4 +49,39 @@ describe('loadServiceConfig', () => {
     );
     assert.throws(() => loadServiceConfig({ BROWSER_EGRESS_ALLOW: '127.0.0.1, nope' }), /BROWSER_EGRESS_ALLOW: "nope"/);
   });
+
+  it('runs as one node unless REDIS_URL names a Redis, and then needs a cluster secret', () => {
+    const single = loadServiceConfig({});
+    assert.equal(single.cluster, null);
+    assert.deepEqual(single.database, { kind: 'sqlite' });
+    assert.throws(
+      () => loadServiceConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }),
+      (err) => err instanceof ConfigError && err.problems[0]!.startsWith('CLUSTER_SECRET: must be set'),
+    );
+    const secret = 'x'.repeat(32);
+    const c = loadServiceConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CLUSTER_SECRET: secret,
+      NODE_ID: 'node-1',
+      NODE_URL: 'http://10.0.0.5:3100/',
+    });
+    assert.deepEqual(c.cluster, { redisUrl: 'redis://127.0.0.1:6379', nodeId: 'node-1', nodeUrl: 'http://10.0.0.5:3100', secret });
+    assert.deepEqual(loadServiceConfig({ DATABASE_URL: 'postgres://u@db/periscope' }).database, {
+      kind: 'postgres',
+      url: 'postgres://u@db/periscope',
+    });
+    for (const [name, value] of [
+      ['REDIS_URL', 'http://cache:6379'],
+      ['REDIS_URL', 'redis://cache:6379/x'],
+      ['DATABASE_URL', 'mysql://db/x'],
+      ['NODE_ID', 'a b'],
+      ['CLUSTER_SECRET', 'short'],
+    ] as const) {
+      assert.throws(
+        () => loadServiceConfig({ [name]: value, ...(name === 'REDIS_URL' ? { CLUSTER_SECRET: secret } : {}) }),
+        (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith(`${name}: `)),
+        `${name}=${value}`,
+      );
+    }
+  });
 });

@@ -1,8 +1,18 @@
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type CidrBlock } from './net/cidr.ts';
-import { baseUrlVar, intVar, listVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
+import {
+  baseUrlVar,
+  ConfigError,
+  databaseUrlVar,
+  intVar,
+  listVar,
+  parseEnv,
+  portVar,
+  redisUrlVar,
+  type Env,
+} from '#shared/config-schema.ts';
 
 const schema = z.object({
   HOST: z
@@ -18,6 +28,15 @@ const schema = z.object({
     .min(1)
     .optional()
     .transform((v) => v ?? './data'),
+  DATABASE_URL: databaseUrlVar,
+  REDIS_URL: redisUrlVar,
+  NODE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, dots, dashes or underscores')
+    .optional(),
+  NODE_URL: baseUrlVar(['http:']),
+  CLUSTER_SECRET: z.string().trim().min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)').optional(),
   PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
   PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
   HTTP_HEADERS_TIMEOUT_SECONDS: intVar(10, 1, 300),
@@ -68,6 +87,21 @@ export type ServiceConfig = {
   host: string;
   port: number;
   dataDir: string;
+  /** Where the keys and the browsers' history live: PostgreSQL at DATABASE_URL, or SQLite in DATA_DIR. */
+  database: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
+  /**
+   * Several service nodes (REDIS_URL set): what is shared and fast-changing lives in Redis, and
+   * each node says who it is and where the others reach it. Null: one node, all in memory.
+   */
+  cluster: {
+    redisUrl: string;
+    /** Stable across restarts, so that a restarted node ends what its predecessor left. */
+    nodeId: string;
+    /** The address other nodes reach this one at (never advertised to clients). */
+    nodeUrl: string | undefined;
+    /** Signs node-to-node requests; the same on every node. */
+    secret: string;
+  } | null;
   /** http(s) and ws(s) base addresses advertised to clients, no trailing slash; when unset, the listening address. */
   publicUrl: string | undefined;
   publicWsUrl: string | undefined;
@@ -168,10 +202,28 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
   const dataDir = isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR);
   const uidBase = v.BROWSER_UID_BASE || defaultUidBase(dataDir);
+  if (v.REDIS_URL && !v.CLUSTER_SECRET)
+    throw new ConfigError([
+      'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)',
+    ]);
   return {
     host: v.HOST,
     port: v.SERVICE_PORT,
     dataDir,
+    database: v.DATABASE_URL ? { kind: 'postgres', url: v.DATABASE_URL } : { kind: 'sqlite' },
+    cluster:
+      v.REDIS_URL && v.CLUSTER_SECRET
+        ? {
+            redisUrl: v.REDIS_URL,
+            nodeId:
+              v.NODE_ID ??
+              `${hostname()
+                .replace(/[^A-Za-z0-9._-]/g, '-')
+                .slice(0, 50)}-${v.SERVICE_PORT}`,
+            nodeUrl: v.NODE_URL,
+            secret: v.CLUSTER_SECRET,
+          }
+        : null,
     publicUrl,
     publicWsUrl,
     logLevel: v.LOG_LEVEL,

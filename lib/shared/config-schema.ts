@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { postgresUrlProblem } from './postgres.ts';
+import { redisUrlProblem } from './redis.ts';
 
 /** Thrown when the environment does not describe a runnable configuration. */
 export class ConfigError extends Error {
@@ -55,3 +57,25 @@ export function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.output<T> 
   if (result.success) return result.data;
   throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
 }
+
+/** DATABASE_URL: unset or empty keeps data in DATA_DIR (SQLite); a postgres:// address moves it there. */
+export const databaseUrlVar = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .superRefine((v, ctx) => {
+    const problem = v === undefined ? null : postgresUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** REDIS_URL: unset or empty keeps shared state in memory (one node); a redis:// address moves it there. */
+export const redisUrlVar = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .superRefine((v, ctx) => {
+    const problem = v === undefined ? null : redisUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
