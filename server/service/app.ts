@@ -1,5 +1,6 @@
 import { rmdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Chromium } from '#service/browser/chromium.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
@@ -16,7 +17,9 @@ import { probeIsolation } from '#service/browser/sandbox/probe.ts';
 import { killUids } from '#service/browser/sandbox/uids.ts';
 import { openKeyDatabase } from '#service/keys/key-database.ts';
 import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.ts';
+import { ClusterRegistry } from '#service/cluster/registry.ts';
 import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
+import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
 import { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
@@ -31,6 +34,7 @@ import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from '
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { search as searchRoute } from './routes/search.ts';
+import { ClusterGateway } from './cluster.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
 import { StartSockets } from './sockets/start.ts';
 
@@ -126,7 +130,26 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     maxEndedPerKey: HISTORY_PER_KEY,
   });
   const recordings = new Recordings({ ...config.recording, history, log: log.child({ part: 'recording' }) });
+  // Several nodes (REDIS_URL): the registry is made once this node listens (it says where it is
+  // reached); browsers start only after that, and their keys' limits are counted there.
+  let registry: ClusterRegistry | null = null;
+  let redis: RedisClient | null = null;
+  if (config.cluster) {
+    redis = openRedis(config.cluster.redisUrl, `periscope-service:${config.cluster.nodeId}`);
+    redis.on('error', (err: Error) => log.debug({ err }, 'redis connection error'));
+    await redisReady(redis);
+  }
+  const clustered = () => {
+    if (!registry) throw new ServiceUnavailable('this node is still joining its cluster; try again shortly', 1);
+    return registry;
+  };
   const fleet = new BrowserFleet({
+    admission: config.cluster
+      ? {
+          admit: (id, keyId, max) => sharedState(() => clustered().admit(id, keyId, max)),
+          release: (id) => sharedState(() => clustered().release(id)),
+        }
+      : undefined,
     pool,
     capacity: config.browser.capacity,
     lifetimeMs: config.browser.maxLifetimeMs,
@@ -194,19 +217,36 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
     .on('GET', '/v0/browser/downloads', getDownloads(ctx))
     .on('GET', '/v0/browser/downloads/:name', getDownload(ctx));
+  const gateway = config.cluster
+    ? new ClusterGateway({
+        registry: { get: clustered },
+        secret: config.cluster.secret,
+        nodeId: config.cluster.nodeId,
+        localLoad: () => fleet.load,
+      })
+    : null;
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 
-  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void router.handle(req, res));
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+    if (!gateway) return void router.handle(req, res);
+    void gateway.route(req, res, new URL(req.url ?? '/', 'http://localhost')).then((handled) => {
+      if (!handled) return router.handle(req, res);
+    });
+  });
   guardConnections(server, config.http, (address) =>
     log.warn({ address, limit: config.http.perAddress }, 'connection refused: too many from one address'),
   );
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/start') void starts.handleUpgrade(req, socket, head);
-    else if (url.pathname.startsWith('/devtools/')) void devtools.handleUpgrade(req, socket, head, url);
-    else rejectUpgrade(socket, new NotFound(`no WebSocket endpoint at ${url.pathname}`));
+    const local = () => {
+      if (url.pathname === '/start') void starts.handleUpgrade(req, socket, head);
+      else if (url.pathname.startsWith('/devtools/')) void devtools.handleUpgrade(req, socket, head, url);
+      else rejectUpgrade(socket, new NotFound(`no WebSocket endpoint at ${url.pathname}`));
+    };
+    if (!gateway) return local();
+    void gateway.routeUpgrade(req, socket, head, url).then((handled) => handled || local());
   });
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -222,6 +262,27 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   Object.assign(advertised, advertisedUrls(config, address));
+  if (config.cluster && redis) {
+    const { nodeId } = config.cluster;
+    const joining = new ClusterRegistry(redis, {
+      nodeId,
+      nodeUrl: config.cluster.nodeUrl ?? nodeAddress(address),
+      capacity: config.browser.capacity,
+      load: () => fleet.load,
+      log: log.child({ part: 'cluster' }),
+      // Another node was lost: its browsers went with it. Its clients through other nodes hear
+      // 4502 from those nodes; the history says so for every client.
+      onNodeLost: async (lostNode, ids) => {
+        const now = Date.now();
+        for (const id of ids) history.ended(id, 'nodeLost', now, { page: null, tabs: 0 });
+        log.warn({ node: lostNode, browsers: ids.length }, 'ended the browsers of a lost node');
+      },
+    });
+    const left = await joining.start();
+    if (left.length) log.warn({ browsers: left.length }, 'forgot the browsers an earlier run of this node left in the cluster');
+    registry = joining;
+    log.info({ node: nodeId, nodeUrl: config.cluster.nodeUrl ?? nodeAddress(address) }, 'joined the cluster');
+  }
   log.info({ url, publicUrl: advertised.http, publicWsUrl: advertised.ws, dataDir: config.dataDir }, 'service listening');
 
   let closing: Promise<void> | null = null;
@@ -232,6 +293,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       disk.stop();
       clearInterval(pruning);
       await fleet.shutdown();
+      await registry?.close();
+      redis?.disconnect();
       await starts.drain(1000);
       await pool.close();
       await egress.close();
@@ -245,4 +308,21 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     return closing;
   };
   return { ctx, server, url, close };
+}
+
+/** Where other nodes reach this one when NODE_URL does not say: the address it listens on. */
+function nodeAddress(address: AddressInfo): string {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? hostname() : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** A call to the cluster's shared state; Redis out of reach is a 503 the client may retry, not a 500. */
+async function sharedState<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ServiceUnavailable) throw err;
+    throw new ServiceUnavailable(`the cluster's shared state cannot be reached (${(err as Error).message}); try again shortly`, 2);
+  }
 }

@@ -46,3 +46,62 @@ describe('BrowserFleet launch failures', () => {
     assert.equal(fleet.countFor(key.id), 0);
   });
 });
+
+describe('BrowserFleet with a shared count of each key (several nodes)', () => {
+  /** An admission double: a set of admitted ids and a limit, as the cluster registry holds them. */
+  function sharedCount(heldElsewhere: number) {
+    const admitted = new Set<string>();
+    const released: string[] = [];
+    return {
+      admitted,
+      released,
+      admission: {
+        admit: async (id: string, _keyId: string, max: number) => {
+          if (admitted.size + heldElsewhere >= max) return false;
+          admitted.add(id);
+          return true;
+        },
+        release: async (id: string) => {
+          released.push(id);
+          admitted.delete(id);
+        },
+      },
+    };
+  }
+
+  it('refuses with 429 what the shared count refuses, though this node holds none of the key', async () => {
+    const { pool, takes } = flakyPool(0);
+    const shared = sharedCount(key.maxInstances);
+    const fleet = new BrowserFleet({ pool, capacity: 4, lifetimeMs: 60_000, log: pino({ level: 'silent' }), admission: shared.admission });
+    await assert.rejects(fleet.provision(key), (err: Error & { status?: number }) => err.status === 429);
+    assert.equal(takes(), 0);
+    assert.equal(fleet.load, 0);
+  });
+
+  it('admits under the same id the client gets, and releases it when the browser ends or fails to start', async () => {
+    const shared = sharedCount(0);
+    const ok = new BrowserFleet({
+      pool: flakyPool(0).pool,
+      capacity: 4,
+      lifetimeMs: 60_000,
+      log: pino({ level: 'silent' }),
+      admission: shared.admission,
+    });
+    const instance = await ok.provision(key);
+    assert.deepEqual([...shared.admitted], [instance.id]);
+    await ok.end(instance.id, 'client-closed');
+    assert.deepEqual(shared.released, [instance.id]);
+    assert.equal(shared.admitted.size, 0);
+
+    const failing = new BrowserFleet({
+      pool: flakyPool(5).pool,
+      capacity: 4,
+      lifetimeMs: 60_000,
+      log: pino({ level: 'silent' }),
+      admission: shared.admission,
+    });
+    await assert.rejects(failing.provision(key), (err: Error & { status?: number }) => err.status === 503);
+    assert.equal(shared.admitted.size, 0);
+    assert.equal(shared.released.length, 2);
+  });
+});

@@ -23,6 +23,16 @@ export type FleetOptions = {
   /** Done before the client gets the instance (its recording begins here); must not throw. */
   prepare?: (instance: Instance, key: ApiKey) => Promise<void>;
   onCountChange?: (live: number) => void;
+  /**
+   * Where a key's limit is counted when several nodes share it (the cluster registry): a browser
+   * is admitted there before it is started, and released when it ends or fails to start.
+   */
+  admission?: KeyAdmission;
+};
+
+export type KeyAdmission = {
+  admit(browserId: string, keyId: string, max: number): Promise<boolean>;
+  release(browserId: string): Promise<void>;
 };
 
 type Entry = { instance: Instance; lifetime: NodeJS.Timeout; ending: Promise<void> | null };
@@ -54,6 +64,11 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Browsers live or being started: what placement across nodes weighs. */
+  get load(): number {
+    return this.#entries.size + this.#reserved;
   }
 
   /** Instances of a key that count against its limit: live ones and ones being provisioned, not ones ending. */
@@ -95,17 +110,27 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     if (this.countFor(key.id) >= key.maxInstances) {
       throw new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
     }
+    const id = newBrowserId();
+    const { admission } = this.#opts;
     this.#reserve(key.id, +1);
     const t0 = performance.now();
     let taken: Awaited<ReturnType<BrowserPool['take']>>;
     try {
-      taken = await this.#takeWithRetry();
+      if (admission && !(await admission.admit(id, key.id, key.maxInstances)))
+        throw new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
+      try {
+        taken = await this.#takeWithRetry();
+      } catch (err) {
+        await admission?.release(id);
+        throw err;
+      }
     } finally {
       this.#reserve(key.id, -1);
     }
-    const instance: Instance = { id: newBrowserId(), keyId: key.id, browser: taken.browser, createdAt: new Date() };
+    const instance: Instance = { id, keyId: key.id, browser: taken.browser, createdAt: new Date() };
     if (this.#closing) {
       await taken.browser.close();
+      await admission?.release(id);
       throw new ServiceUnavailable('the service is shutting down');
     }
     const lifetime = setTimeout(() => void this.end(instance.id, 'lifetime'), this.#opts.lifetimeMs);
@@ -151,6 +176,9 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       clearTimeout(entry.lifetime);
       await entry.instance.browser.close();
       this.#entries.delete(id);
+      await this.#opts.admission
+        ?.release(id)
+        .catch((err: Error) => this.#opts.log.warn({ err, browserId: id }, 'could not release a browser'));
       this.#opts.onCountChange?.(this.#entries.size);
       this.#opts.log.info({ browserId: id, reason }, 'instance ended');
       this.emit('ended', entry.instance, reason);

@@ -24,6 +24,11 @@ export const START_CLOSE = {
   stopped: { code: 4410, reason: 'stopped through the API' },
   /** The instance's files (profile, downloads, uploads) passed the operator's limit (BROWSER_DISK_LIMIT_MB). */
   diskLimit: { code: 4413, reason: 'instance disk limit reached' },
+  /**
+   * The service node running the instance was lost (it stopped answering its heartbeat), and this
+   * socket reached it through another node; sent by that other node. The instance is gone with it.
+   */
+  nodeLost: { code: 4502, reason: 'the service node running this browser was lost' },
   /** Chromium exited or crashed on its own. */
   crashed: { code: 4500, reason: 'browser process exited' },
 } as const;

@@ -11,6 +11,12 @@ export class FrameBoundary {
   #header: Buffer | null = null;
   /** True once the stream is no longer WebSocket framing (it cannot be closed cleanly then). */
   #lost = false;
+  #closeSeen = false;
+
+  /** True once a close frame has gone by: the stream's own end was said. */
+  get closeSeen(): boolean {
+    return this.#closeSeen;
+  }
 
   /** True when everything seen so far is whole frames. */
   get atBoundary(): boolean {
@@ -39,6 +45,7 @@ export class FrameBoundary {
         this.#lost = true;
         return;
       }
+      if (((pending[0] as number) & 0x0f) === 0x8) this.#closeSeen = true;
       const consumedFromChunk = need - (this.#header?.length ?? 0);
       this.#header = null;
       i += consumedFromChunk;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closeFrame, FrameBoundary } from './frame-boundary.ts';
+import { closeFrame, FrameBoundary } from './ws-frames.ts';
 
 /** A frame as a server sends it (or masked, as a client does). */
 function frame(payload: Buffer, { opcode = 1, masked = false } = {}): Buffer {
@@ -59,6 +59,17 @@ describe('FrameBoundary', () => {
     const b = new FrameBoundary();
     b.push(Buffer.from([0x82, 127, 0xff, 0, 0, 0, 0, 0, 0, 0]));
     assert.equal(b.atBoundary, false);
+  });
+
+  it('notices a close frame going by', () => {
+    const b = new FrameBoundary();
+    b.push(frame(Buffer.from('hello')));
+    assert.equal(b.closeSeen, false);
+    b.push(closeFrame(4410, 'stopped through the API').subarray(0, 1));
+    assert.equal(b.closeSeen, false);
+    b.push(closeFrame(4410, 'stopped through the API').subarray(1));
+    assert.equal(b.closeSeen, true);
+    assert.equal(b.atBoundary, true);
   });
 
   it('writes a close frame with its code and a cut reason', () => {

@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ClusterRegistry } from '#service/cluster/registry.ts';
+import { placement } from '#service/cluster/registry.ts';
+import { NODE_HEADER, signNodeRequest, verifyNodeRequest } from '#service/cluster/node-signature.ts';
+import { ServiceUnavailable, Unauthorized } from '#shared/errors.ts';
+import { isBrowserId, START_CLOSE } from '#shared/protocol/start.ts';
+import { forwardRequest, spliceUpgrade, type Refusal } from '../http/forward.ts';
+import { rejectUpgrade, sendError } from '../http/respond.ts';
+
+/** `/v0/browsers/<id>` and what is under it. */
+const BROWSER_PATH = /^\/v0\/browsers\/(br_[A-Za-z0-9_-]{32})(?:\/|$)/;
+
+export type GatewayOptions = {
+  /** The registry, once this node has joined (throws a 503 before). */
+  registry: { get(): ClusterRegistry };
+  secret: string;
+  nodeId: string;
+  /** This node's load now (the registry's copy is up to a heartbeat old). */
+  localLoad: () => number;
+};
+
+/**
+ * Any node serves any browser (issue 15, decision 0091). In front of the handlers: a request about
+ * a browser another node runs goes to that node; a new browser (/start) goes to the least loaded
+ * node with room. Requests another node placed here (signed) are served here, whatever the
+ * registry says, so two nodes never pass a request back and forth; a request that claims to come
+ * from a node but is not signed by one is refused.
+ */
+export class ClusterGateway {
+  readonly #opts: GatewayOptions;
+
+  constructor(opts: GatewayOptions) {
+    this.#opts = opts;
+  }
+
+  /** True when the request was handled here (forwarded or refused); false: serve it locally. */
+  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    try {
+      if (this.#placedByNode(req)) return false;
+      const id = browserIdOf(req, url);
+      if (!id) return false;
+      const owner = await this.#opts.registry.get().ownerOf(id);
+      if (!owner || owner.id === this.#opts.nodeId) return false;
+      await forwardRequest(req, res, owner.url, this.#sign(req));
+      return true;
+    } catch (err) {
+      sendError(res, err);
+      return true;
+    }
+  }
+
+  /** The same for WebSocket handshakes: /start is placed, /devtools/* goes to the browser's node. */
+  async routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<boolean> {
+    try {
+      if (this.#placedByNode(req)) return false;
+      if (url.pathname === '/start') return await this.#place(req, socket, head);
+      const id = browserIdOf(req, url);
+      if (!id) return false;
+      const owner = await this.#opts.registry.get().ownerOf(id);
+      if (!owner || owner.id === this.#opts.nodeId) return false;
+      const result = await spliceUpgrade(req, socket, head, owner.url, this.#sign(req), { lostClose: START_CLOSE.nodeLost });
+      if (result !== 'spliced') socket.end(result.raw);
+      return true;
+    } catch (err) {
+      rejectUpgrade(socket, err);
+      return true;
+    }
+  }
+
+  /**
+   * Start the browser on the least loaded node with room. A node that refuses with 503 (it filled up
+   * since its last heartbeat, or cannot isolate) is passed over for the next; any other answer (401,
+   * 429, a handshake error) is the client's.
+   */
+  async #place(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean> {
+    const { nodeId, localLoad } = this.#opts;
+    const nodes = (await this.#opts.registry.get().nodes()).map((n) => (n.id === nodeId ? { ...n, load: localLoad() } : n));
+    const order = placement(nodes, nodeId);
+    if (order.length === 0) throw new ServiceUnavailable('every node of the service is at capacity; try again shortly', 5);
+    let last: Refusal | null = null;
+    for (const node of order) {
+      if (node.id === this.#opts.nodeId) return false;
+      if (socket.destroyed) return true;
+      const result = await spliceUpgrade(req, socket, head, node.url, this.#sign(req), { lostClose: START_CLOSE.nodeLost }).catch(
+        () => null,
+      );
+      if (result === 'spliced') return true;
+      if (result && result.status !== 503) {
+        socket.end(result.raw);
+        return true;
+      }
+      last = result ?? last;
+    }
+    if (last) socket.end(last.raw);
+    else throw new ServiceUnavailable('no node of the service could start a browser; try again shortly', 5);
+    return true;
+  }
+
+  /** True for a request another node signed; throws for one that claims to be and is not. */
+  #placedByNode(req: IncomingMessage): boolean {
+    const header = req.headers[NODE_HEADER];
+    if (header === undefined) return false;
+    const verdict = verifyNodeRequest(this.#opts.secret, header, req.method ?? 'GET', req.url ?? '/');
+    if (!verdict.ok) throw new Unauthorized(`node-to-node request refused: ${verdict.reason}`);
+    return true;
+  }
+
+  #sign(req: IncomingMessage): Record<string, string> {
+    return { [NODE_HEADER]: signNodeRequest(this.#opts.secret, this.#opts.nodeId, req.method ?? 'GET', req.url ?? '/') };
+  }
+}
+
+/** The browser a request is about: its X-Browser-ID, or the id in /v0/browsers/<id>. */
+function browserIdOf(req: IncomingMessage, url: URL): string | null {
+  const header = req.headers['x-browser-id'];
+  if (typeof header === 'string' && isBrowserId(header.trim())) return header.trim();
+  return BROWSER_PATH.exec(url.pathname)?.[1] ?? null;
+}
