@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
-import WebSocket from 'ws';
+import { openRedis, redisReady } from '#shared/redis.ts';
 import { closeStart, debuggerUrl, eventually, openStart, refusedStart, type StartedBrowser } from '../helpers/browser.ts';
 import { startServiceCluster, type ServiceCluster } from '../helpers/cluster.ts';
 import { startPageServer } from '../helpers/pages.ts';
@@ -10,7 +10,11 @@ import { startPageServer } from '../helpers/pages.ts';
  * Any node serves any browser (issue 15, items 2, 3 and 5): three real service nodes on one Redis,
  * each with real, sandboxed Chromium.
  */
-const cluster = await startServiceCluster(3, () => ({ BROWSER_POOL_SIZE: '0', BROWSER_CAPACITY: '2', BROWSER_EGRESS_ALLOW: '127.0.0.1/32' }));
+const cluster = await startServiceCluster(3, () => ({
+  BROWSER_POOL_SIZE: '0',
+  BROWSER_CAPACITY: '1',
+  BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+}));
 const skip = typeof cluster === 'string' ? cluster : false;
 
 describe('a cluster of service nodes', { skip }, () => {
@@ -50,7 +54,22 @@ describe('a cluster of service nodes', { skip }, () => {
     assert.equal(await debuggerUrl(node(2).url, started.headers), url.webSocketDebuggerUrl);
   });
 
-  it("holds a key's browser limit across nodes, and capacity across the cluster", async () => {
+  /** Which node runs a browser, as the cluster's registry says. */
+  async function runner(id: string): Promise<string | null> {
+    const client = openRedis(c.redis.url, 'test');
+    try {
+      await redisReady(client);
+      return await client.hget(`periscope:browser:${id}`, 'node');
+    } finally {
+      client.disconnect();
+    }
+  }
+  async function closeAll(): Promise<void> {
+    for (const s of open.splice(0)) await closeStart(node(1).url, s).catch(() => {});
+  }
+
+  it("holds a key's browser limit across nodes", async () => {
+    await closeAll();
     const { token } = node(2).createKey({ name: 'limited', maxInstances: 2 });
     const a = await openStart(node(1).wsUrl, token);
     const b = await openStart(node(2).wsUrl, token);
@@ -66,5 +85,86 @@ describe('a cluster of service nodes', { skip }, () => {
     );
     assert.notEqual(typeof again, 'number', `a browser after one was closed: ${String(again)}`);
     open.push(again as StartedBrowser);
+  });
+
+  it('places browsers on the nodes with room, and refuses when every node is full', async () => {
+    await closeAll();
+    const { token } = node(1).createKey({ name: 'filling', maxInstances: 10 });
+    // One browser a node (BROWSER_CAPACITY=1): three starts through node 1 land on three nodes.
+    for (let i = 0; i < 3; i++) {
+      open.push(
+        (await eventually(
+          () => openStart(node(1).wsUrl, token).catch(() => null),
+          (v) => v !== null,
+          15_000,
+        )) as StartedBrowser,
+      );
+    }
+    const runners = await Promise.all(open.map((s) => runner(s.id)));
+    assert.deepEqual([...runners].sort(), ['node-1', 'node-2', 'node-3']);
+    const full = await refusedStart(node(2).wsUrl, { authorization: `Bearer ${token}` });
+    assert.equal(full.status, 503);
+    assert.match(String(full.body.error), /at capacity/);
+    await closeAll();
+  });
+
+  it('refuses a request that claims to come from a node without its signature', async () => {
+    const { token } = node(1).createKey({ name: 'forger' });
+    for (const forged of ['node-2;t=0000000000000;sig=' + 'A'.repeat(43), 'node-2', `node-2;t=${Date.now()};sig=${'A'.repeat(43)}`]) {
+      const res = await fetch(`${node(1).url}/json/version`, {
+        headers: { authorization: `Bearer ${token}`, 'x-browser-id': `br_${'a'.repeat(32)}`, 'x-periscope-node': forged },
+      });
+      assert.equal(res.status, 401, forged);
+      assert.match(((await res.json()) as { error: string }).error, /node-to-node request refused/);
+      const start = await refusedStart(node(1).wsUrl, { authorization: `Bearer ${token}`, 'x-periscope-node': forged });
+      assert.equal(start.status, 401);
+    }
+  });
+
+  it("ends a killed node's browsers with a reason, tells its clients through other nodes, and leaves the rest alone", async () => {
+    await closeAll();
+    const { token } = node(1).createKey({ name: 'survivor', maxInstances: 10 });
+    for (let i = 0; i < 3; i++)
+      open.push(
+        (await eventually(
+          () => openStart(node(1).wsUrl, token).catch(() => null),
+          (v) => v !== null,
+          15_000,
+        )) as StartedBrowser,
+      );
+    const byRunner = new Map<string, StartedBrowser>();
+    for (const s of open) byRunner.set((await runner(s.id)) ?? '', s);
+    const onDying = byRunner.get('node-3')!;
+    const survivor = byRunner.get('node-2')!;
+    assert.ok(onDying && survivor);
+    node(3).child.kill('SIGKILL');
+    // Its /start socket went through node 1: node 1 closes it with 4502.
+    const closed = await onDying.closed;
+    assert.equal(closed.code, 4502);
+    // Within seconds another node reaps it: the browser is listed as ended, with the reason.
+    const listed = await eventually(
+      async () => {
+        const res = await fetch(`${node(1).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
+        const body = (await res.json()) as { browsers: { id: string; status: string; endReason: string | null }[] };
+        return body.browsers.find((b) => b.id === onDying.id);
+      },
+      (b) => b?.status === 'ended',
+      20_000,
+    );
+    assert.equal(listed?.endReason, 'nodeLost');
+    assert.equal(await runner(onDying.id), null);
+    // The browser on node 2 is untouched, and still driven through node 1.
+    const pw = await chromium.connectOverCDP(await debuggerUrl(node(1).url, survivor.headers), { headers: survivor.headers });
+    try {
+      const page = await (await pw.newContext()).newPage();
+      await page.goto(`${pages.url}?survivor`);
+      assert.equal(new URL(page.url()).search, '?survivor');
+    } finally {
+      await pw.close();
+    }
+    open.splice(open.indexOf(onDying), 1);
+    // Restarted under the same id, it takes its place again.
+    await c.restart(2);
+    await closeAll();
   });
 });
