@@ -200,6 +200,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     search,
     searchLimiter,
     isolation: isolationReport,
+    cluster: null,
   };
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
@@ -225,6 +226,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         localLoad: () => fleet.load,
       })
     : null;
+  ctx.cluster = gateway;
   const starts = new StartSockets(ctx);
   const devtools = new DevtoolsSockets(ctx);
 

@@ -8,6 +8,9 @@ import { isBrowserId, START_CLOSE } from '#shared/protocol/start.ts';
 import { forwardRequest, spliceUpgrade, type Refusal } from '../http/forward.ts';
 import { rejectUpgrade, sendError } from '../http/respond.ts';
 
+/** What another node says of a live browser it runs. */
+export type LiveElsewhere = { id: string; status: 'live'; page: { url: string; title: string } | null; tabs: number };
+
 /** `/v0/browsers/<id>` and what is under it. */
 const BROWSER_PATH = /^\/v0\/browsers\/(br_[A-Za-z0-9_-]{32})(?:\/|$)/;
 
@@ -95,6 +98,40 @@ export class ClusterGateway {
     if (last) socket.end(last.raw);
     else throw new ServiceUnavailable('no node of the service could start a browser; try again shortly', 5);
     return true;
+  }
+
+  /**
+   * The page state of a key's browsers that other nodes run, for `GET /v0/browsers`: each node
+   * that runs some of `ids` is asked for its own live list (signed, so it answers only its own),
+   * with the client's credentials. A node that does not answer in time leaves its browsers out.
+   */
+  async liveElsewhere(authorization: string | undefined, ids: readonly string[]): Promise<Map<string, LiveElsewhere>> {
+    const found = new Map<string, LiveElsewhere>();
+    if (ids.length === 0) return found;
+    const owners = await Promise.all(ids.map((id) => this.#opts.registry.get().ownerOf(id)));
+    const nodes = new Map<string, string>();
+    for (const owner of owners) if (owner && owner.id !== this.#opts.nodeId) nodes.set(owner.id, owner.url);
+    await Promise.all(
+      [...nodes.values()].map(async (base) => {
+        const path = '/v0/browsers?status=live';
+        const res = await fetch(new URL(path, base), {
+          headers: {
+            ...(authorization ? { authorization } : {}),
+            [NODE_HEADER]: signNodeRequest(this.#opts.secret, this.#opts.nodeId, 'GET', path),
+          },
+          signal: AbortSignal.timeout(2_000),
+        }).catch(() => null);
+        if (!res?.ok) return;
+        const body = (await res.json().catch(() => null)) as { browsers?: LiveElsewhere[] } | null;
+        for (const b of body?.browsers ?? []) if (typeof b?.id === 'string' && b.status === 'live') found.set(b.id, b);
+      }),
+    );
+    return found;
+  }
+
+  /** True for a request another node signed and this node already served as such. */
+  isFromNode(req: IncomingMessage): boolean {
+    return req.headers[NODE_HEADER] !== undefined;
   }
 
   /** True for a request another node signed; throws for one that claims to be and is not. */

@@ -9,6 +9,7 @@ import type { KeyStore } from '#service/keys/store.ts';
 import type { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import type { ServiceMetrics } from '#service/metrics.ts';
+import type { ClusterGateway } from './cluster.ts';
 
 /** What the service's handlers are given. */
 export type ServiceContext = {
@@ -29,4 +30,6 @@ export type ServiceContext = {
   searchLimiter: SlidingWindowLimiter;
   /** How browser instances are isolated on this host (probed at start). */
   isolation: IsolationReport;
+  /** Several nodes (REDIS_URL): how this node reaches the others; null on a single node. */
+  cluster: Pick<ClusterGateway, 'liveElsewhere' | 'isFromNode'> | null;
 };

@@ -47,6 +47,12 @@ describe('a cluster of service nodes', { skip }, () => {
       await page.goto(`${pages.url}?through-node-3`);
       assert.equal(new URL(page.url()).search, '?through-node-3');
       assert.equal(await page.evaluate(() => 6 * 7), 42);
+      // Node 2 lists it as live, with the page node 1 sees in it.
+      const res = await fetch(`${node(2).url}/v0/browsers?status=live`, { headers: { authorization: `Bearer ${token}` } });
+      const { browsers } = (await res.json()) as { browsers: { id: string; status: string; page: { url: string } | null }[] };
+      const listed = browsers.find((b) => b.id === started.id);
+      assert.equal(listed?.status, 'live');
+      assert.match(listed?.page?.url ?? '', /\?through-node-3$/);
     } finally {
       await browser.close();
     }

@@ -1,10 +1,11 @@
 import type { BrowserRecord } from '#service/browser/history.ts';
-import type { Instance } from '#service/browser/fleet.ts';
+import type { PageState } from '#service/browser/tab-watch.ts';
 import { authenticate } from '#service/keys/auth.ts';
 import { BadRequest } from '#shared/errors.ts';
 import { isBrowserId } from '#shared/protocol/start.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { Handler } from '../../http/router.ts';
+import type { LiveElsewhere } from '../cluster.ts';
 import type { ServiceContext } from '../context.ts';
 
 /** One browser as `GET /v0/browsers` lists it (docs/api.md, "Listing and stopping a key's browsers"). */
@@ -33,9 +34,15 @@ export const listBrowsers =
     for (const name of url.searchParams.keys()) if (name !== 'status') throw new BadRequest(`unknown query parameter ${name}`);
     const live = new Map(ctx.fleet.listFor(key.id).map((i) => [i.id, i]));
     await Promise.all([...live.values()].map((i) => i.browser.tabs.refresh()));
-    const browsers = ctx.history
-      .list(key.id, Date.now())
-      .map((r) => view(r, live.get(r.id)))
+    const rows = ctx.history.list(key.id, Date.now());
+    // Several nodes: the history is shared, and the page state of another node's browser is its own.
+    const unseen = rows.filter((r) => r.endedAt === null && !live.has(r.id)).map((r) => r.id);
+    const elsewhere =
+      ctx.cluster && !ctx.cluster.isFromNode(req)
+        ? await ctx.cluster.liveElsewhere(req.headers.authorization, unseen)
+        : new Map<string, LiveElsewhere>();
+    const browsers = rows
+      .map((r) => view(r, live.get(r.id)?.browser.tabs.state ?? elsewhere.get(r.id)))
       .filter((b) => wanted === null || (wanted === 'live' ? b.status !== 'ended' : b.status === 'ended'));
     sendJson(res, 200, { browsers });
   };
@@ -52,11 +59,12 @@ export const stopBrowser =
     res.writeHead(204).end();
   };
 
-function view(r: BrowserRecord, instance: Instance | undefined): BrowserView {
-  const state = instance ? instance.browser.tabs.state : r.state;
+/** A browser's row; `live` is its page state when it is live here or on another node. */
+function view(r: BrowserRecord, live: PageState | undefined): BrowserView {
+  const state = live ?? r.state;
   return {
     id: r.id,
-    status: instance ? 'live' : r.endedAt === null ? 'ending' : 'ended',
+    status: live ? 'live' : r.endedAt === null ? 'ending' : 'ended',
     startedAt: new Date(r.startedAt).toISOString(),
     endedAt: r.endedAt === null ? null : new Date(r.endedAt).toISOString(),
     endReason: r.endReason,
