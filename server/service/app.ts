@@ -19,7 +19,7 @@ import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.t
 import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
-import { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
+import { openSearchLimiter } from '#service/ratelimit/open.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
@@ -162,7 +162,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 
   const advertised = { http: '', ws: '' };
   const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
-  const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
+  const searchLimiter = openSearchLimiter(config, log.child({ part: 'ratelimit' }));
   await logIndexState(search, config.search.indexPath, log);
   const ctx: ServiceContext = {
     config,
@@ -240,6 +240,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       server.closeAllConnections();
       db.close();
       search.close();
+      await searchLimiter.close();
       log.info('shut down');
     })();
     return closing;
