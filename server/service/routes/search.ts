@@ -13,8 +13,8 @@ const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$
 
 /**
  * POST /v0/search. Order: key (401, no limit headers) -> limit (429; 503 when it cannot be checked) -> content type (400) ->
- * body size (413) -> schema (400) -> index (502). Every answer after the key check carries the
- * key's limit state; every authenticated request counts against the limit except one refused with 429.
+ * body size (413) -> schema (400) -> index (502). Every answer after the limit check carries the
+ * key's limit state; every authenticated request counts against the limit except one refused with 429 or 503.
  */
 export const search =
   (ctx: ServiceContext): Handler =>
