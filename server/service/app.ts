@@ -22,7 +22,7 @@ import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
 import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
-import { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
+import { openSearchLimiter } from '#service/ratelimit/open.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
@@ -185,7 +185,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 
   const advertised = { http: '', ws: '' };
   const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
-  const searchLimiter = new SlidingWindowLimiter({ windowMs: config.search.rateWindowMs });
+  const searchLimiter = openSearchLimiter(config, log.child({ part: 'ratelimit' }));
   await logIndexState(search, config.search.indexPath, log);
   const ctx: ServiceContext = {
     config,
@@ -305,6 +305,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       server.closeAllConnections();
       db.close();
       search.close();
+      await searchLimiter.close();
       log.info('shut down');
     })();
     return closing;

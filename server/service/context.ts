@@ -6,7 +6,7 @@ import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
 import type { KeyStore } from '#service/keys/store.ts';
-import type { SlidingWindowLimiter } from '#service/ratelimit/sliding-window.ts';
+import type { RateLimiter } from '#service/ratelimit/limiter.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import type { ServiceMetrics } from '#service/metrics.ts';
 import type { ClusterGateway } from './cluster.ts';
@@ -27,7 +27,7 @@ export type ServiceContext = {
   recordings: Recordings;
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
-  searchLimiter: SlidingWindowLimiter;
+  searchLimiter: RateLimiter;
   /** How browser instances are isolated on this host (probed at start). */
   isolation: IsolationReport;
   /** Several nodes (REDIS_URL): how this node reaches the others; null on a single node. */

@@ -87,3 +87,14 @@ export async function redisForTests(): Promise<{ redis: TestRedis; skip: false }
     return { redis: null, skip: `Redis is not available: ${(err as Error).message}` };
   }
 }
+
+/**
+ * For `describe(name, { skip: redisSkip() }, …)`: false when redis-server is here; otherwise the
+ * reason to skip, except in CI (CI=true), where a missing server fails the test file instead.
+ */
+export function redisSkip(): string | false {
+  if (redisServerPath()) return false;
+  const reason = 'redis-server is not installed (apt-get install redis-server), or set REDIS_SERVER to it';
+  if (/^(1|true|yes)$/i.test(process.env.CI ?? '')) throw new Error(`CI=true and ${reason}`);
+  return reason;
+}

@@ -5,25 +5,16 @@
  * count never lets more than `limit` through in any window: the 41st request inside a minute is refused, and capacity comes back
  * bucket by bucket as old requests age out, not all at once at a fixed minute boundary.
  *
- * Memory is O(buckets) per active key, whatever the limit; idle keys are forgotten.
+ * Memory is O(buckets) per active key, whatever the limit; idle keys are forgotten. One process's
+ * memory: for several service nodes, redis-window.ts keeps the same window in Redis.
  */
-export type Clock = () => number;
+import { rateDecision, type RateDecision, type RateLimiter } from './limiter.ts';
 
-export type RateDecision = {
-  allowed: boolean;
-  limit: number;
-  /** Requests still allowed right now (after this one, if it was allowed). */
-  remaining: number;
-  /** Seconds until one more request would be allowed (0 if one is allowed now). */
-  retryAfterSeconds: number;
-  /** Seconds until every request counted now has left the window. */
-  resetSeconds: number;
-  windowSeconds: number;
-};
+export type Clock = () => number;
 
 type State = { start: number; counts: Int32Array; total: number; lastSeen: number };
 
-export class SlidingWindowLimiter {
+export class SlidingWindowLimiter implements RateLimiter {
   readonly #windowMs: number;
   readonly #buckets: number;
   /** Ring size: the buckets of one window plus the one being filled. */
@@ -44,7 +35,7 @@ export class SlidingWindowLimiter {
   }
 
   /** Count a request for `key` against `limit` if it fits; say how things stand either way. */
-  take(key: string, limit: number): RateDecision {
+  async take(key: string, limit: number): Promise<RateDecision> {
     const now = this.#clock();
     this.#sweep(now);
     const s = this.#advance(key, now);
@@ -62,7 +53,7 @@ export class SlidingWindowLimiter {
   peek(key: string, limit: number): RateDecision {
     const now = this.#clock();
     const s = this.#keys.get(key) ? this.#advance(key, now) : null;
-    if (!s) return { allowed: true, limit, remaining: limit, retryAfterSeconds: 0, resetSeconds: 0, windowSeconds: this.#windowMs / 1000 };
+    if (!s) return rateDecision({ allowed: true, limit, total: 0, retryAfterMs: 0, resetMs: 0, windowMs: this.#windowMs, atMs: now });
     return this.#decision(s, now, limit, s.total < limit);
   }
 
@@ -111,31 +102,14 @@ export class SlidingWindowLimiter {
       freed += n;
       if (excess > 0 && !retryAfterMs && freed >= excess) retryAfterMs = leavesAt - now;
     }
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - s.total),
-      retryAfterSeconds: excess > 0 ? Math.max(1, Math.ceil(retryAfterMs / 1000)) : 0,
-      resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)),
-      windowSeconds: this.#windowMs / 1000,
-    };
+    return rateDecision({ allowed, limit, total: s.total, retryAfterMs, resetMs, windowMs: this.#windowMs, atMs: now });
   }
+
+  async close(): Promise<void> {}
 
   #sweep(now: number): void {
     if (now < this.#sweepAt) return;
     this.#sweepAt = now + this.#windowMs;
     for (const [key, s] of this.#keys) if (now - s.lastSeen > this.#windowMs) this.#keys.delete(key);
   }
-}
-
-/** The limit state as response headers: the IETF httpapi RateLimit draft (RateLimit-Policy and
- * RateLimit) and the common X-RateLimit-* set. */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'ratelimit-policy': `"per-key";q=${d.limit};w=${d.windowSeconds}`,
-    ratelimit: `"per-key";r=${d.remaining};t=${d.remaining > 0 ? d.resetSeconds : d.retryAfterSeconds}`,
-    'x-ratelimit-limit': String(d.limit),
-    'x-ratelimit-remaining': String(d.remaining),
-    'x-ratelimit-reset': String(d.remaining > 0 ? d.resetSeconds : d.retryAfterSeconds),
-  };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadGateway, TooManyRequests, ValidationFailed } from '#shared/errors.ts';
 import { authenticate } from '#service/keys/auth.ts';
-import { rateLimitHeaders } from '#service/ratelimit/sliding-window.ts';
+import { rateLimitHeaders } from '#service/ratelimit/limiter.ts';
 import { BackendUnavailable } from '#service/search/backend.ts';
 import { parseSearchBody } from '#shared/protocol/search.ts';
 import { readBody } from '../../http/body.ts';
@@ -12,15 +12,22 @@ import type { ServiceContext } from '../context.ts';
 const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
 
 /**
- * POST /v0/search. Order: key (401, no limit headers) -> limit (429) -> content type (400) ->
- * body size (413) -> schema (400) -> index (502). Every answer after the key check carries the
- * key's limit state; every authenticated request counts against the limit except one refused with 429.
+ * POST /v0/search. Order: key (401, no limit headers) -> limit (429; 503 when it cannot be checked) -> content type (400) ->
+ * body size (413) -> schema (400) -> index (502). Every answer after the limit check carries the
+ * key's limit state; every authenticated request counts against the limit except one refused with 429 or 503.
  */
 export const search =
   (ctx: ServiceContext): Handler =>
   async (req: IncomingMessage, res: ServerResponse) => {
     const key = authenticate(ctx.keys, req.headers.authorization);
-    const decision = ctx.searchLimiter.take(key.id, key.ratePerMinute);
+    let decision;
+    try {
+      decision = await ctx.searchLimiter.take(key.id, key.ratePerMinute);
+    } catch (err) {
+      // The limit's store is away (503, Retry-After): refused, body unread, connection closed.
+      sendError(res, err, req.readableEnded ? {} : { connection: 'close' });
+      return;
+    }
     const limitHeaders = rateLimitHeaders(decision);
     let bodyRead = false;
     try {
