@@ -129,6 +129,15 @@ export class ClusterGateway {
     return found;
   }
 
+  /** What /healthz says of the cluster: this node, and every live node's load (never their addresses). */
+  async health(): Promise<{ node: string; nodes: { id: string; load: number; capacity: number }[] }> {
+    const nodes = await this.#opts.registry.get().nodes();
+    return {
+      node: this.#opts.nodeId,
+      nodes: nodes.map(({ id, load, capacity }) => ({ id, load, capacity })).sort((a, b) => a.id.localeCompare(b.id)),
+    };
+  }
+
   /** True for a request another node signed and this node already served as such. */
   isFromNode(req: IncomingMessage): boolean {
     return req.headers[NODE_HEADER] !== undefined;

@@ -114,6 +114,22 @@ describe('a cluster of service nodes', { skip }, () => {
     await closeAll();
   });
 
+  it('says on /healthz which node answers and how full each live node is, without their addresses', async () => {
+    const res = await fetch(`${node(2).url}/healthz`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { cluster: { node: string; nodes: { id: string; capacity: number }[] } };
+    assert.equal(body.cluster.node, 'node-2');
+    assert.deepEqual(
+      body.cluster.nodes.map((n) => [n.id, n.capacity]),
+      [
+        ['node-1', 1],
+        ['node-2', 1],
+        ['node-3', 1],
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(body), /127\.0\.0\.1/);
+  });
+
   it('refuses a request that claims to come from a node without its signature', async () => {
     const { token } = node(1).createKey({ name: 'forger' });
     for (const forged of ['node-2;t=0000000000000;sig=' + 'A'.repeat(43), 'node-2', `node-2;t=${Date.now()};sig=${'A'.repeat(43)}`]) {

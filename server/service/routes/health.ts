@@ -12,7 +12,13 @@ export const healthz =
       () => ({ error: 'the search index cannot be opened' }),
     );
     const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
-    sendJson(res, 200, { status: 'ok', browsers, search });
+    if (!ctx.cluster) return sendJson(res, 200, { status: 'ok', browsers, search });
+    // Several nodes: a node that cannot reach the shared state cannot serve browsers or searches,
+    // and answers 503 so that the load balancer passes it over.
+    const cluster = await ctx.cluster
+      .health()
+      .catch((err: Error) => ({ error: `the cluster's shared state cannot be reached: ${err.message}` }));
+    sendJson(res, 'error' in cluster ? 503 : 200, { status: 'error' in cluster ? 'unavailable' : 'ok', browsers, search, cluster });
   };
 
 export const metrics =
