@@ -7,14 +7,14 @@ import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { DiskGuard } from '#service/browser/disk-guard.ts';
 import { BrowserFleet } from '#service/browser/fleet.ts';
-import { BrowserHistory } from '#service/browser/history.ts';
+import { SINGLE_NODE } from '#service/browser/history.ts';
 import { Recordings } from '#service/browser/recording/recordings.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
 import { BrowserPool } from '#service/browser/pool.ts';
 import { removeServiceCgroups } from '#service/browser/sandbox/cgroups.ts';
 import { probeIsolation } from '#service/browser/sandbox/probe.ts';
 import { killUids } from '#service/browser/sandbox/uids.ts';
-import { openKeyDatabase } from '#service/keys/key-database.ts';
+import { openServiceDatabase } from '#service/database.ts';
 import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.ts';
 import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
 import { createLogger } from '#shared/log.ts';
@@ -64,10 +64,13 @@ async function logIndexState(search: SqliteSearchBackend, file: string, log: Ret
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger('service', config.logLevel);
   const metricsRegistry = new ServiceMetrics();
-  const { db, keys } = openKeyDatabase(config.dataDir, {
+  // SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL shared by every node (decision 0093).
+  const database = await openServiceDatabase(config, {
     ratePerMinute: config.search.defaultRatePerMinute,
     maxInstances: config.browser.maxInstancesPerKey,
   });
+  const { keys } = database;
+  const nodeId = config.cluster?.nodeId ?? SINGLE_NODE;
 
   const executable = await resolveChromium(config.chromePath);
   log.info({ chromium: executable }, 'using Chromium');
@@ -120,7 +123,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
     metricsRegistry.poolSize.set(n),
   );
-  const history = new BrowserHistory(db, {
+  const history = database.history({
     retentionMs: config.browser.historyMs,
     recordingRetentionMs: config.recording.retentionMs,
     maxEndedPerKey: HISTORY_PER_KEY,
@@ -134,22 +137,33 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     onProvisioned: (s, warm) => metricsRegistry.provisionSeconds.observe({ pool: warm ? 'warm' : 'cold' }, s),
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
     prepare: async (instance, key) => {
-      if (!key.record) return;
-      await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));
+      if (key.record)
+        await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));
+      // Written before the client gets the id, so its browser is listed (on every node) from the start.
+      await history
+        .started({
+          id: instance.id,
+          keyId: key.id,
+          nodeId,
+          at: instance.createdAt.getTime(),
+          recorded: recordings.isRecording(instance.id),
+        })
+        .catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not record a browser in the history'));
     },
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
-  history.endLeftovers(Date.now());
+  await history.endLeftovers(nodeId, Date.now());
   const prune = async () => {
     await recordings.prune(Date.now()).catch((err: Error) => log.error({ err }, 'could not remove expired recordings'));
-    history.prune(Date.now());
+    await history.prune(Date.now()).catch((err: Error) => log.error({ err }, 'could not prune the browser history'));
   };
   await prune();
   const pruning = setInterval(() => void prune(), config.recording.pruneMs);
   pruning.unref();
-  fleet.on('started', (i) => history.started(i.id, i.keyId, i.createdAt.getTime(), recordings.isRecording(i.id)));
   fleet.on('ended', (i, reason) => {
-    history.ended(i.id, reason, Date.now(), i.browser.tabs.state);
+    void history
+      .ended(i.id, reason, Date.now(), i.browser.tabs.state)
+      .catch((err: Error) => log.error({ err, browserId: i.id }, 'could not record the end of a browser'));
     void recordings.finish(i.id).catch((err: Error) => log.error({ err, browserId: i.id }, 'could not finish a recording'));
   });
   const disk = new DiskGuard({
@@ -238,7 +252,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       if (isolation?.mode === 'sandbox' && isolation.cgroups) await removeServiceCgroups(isolation.cgroups);
       await rmdir(instancesDir).catch(() => {});
       server.closeAllConnections();
-      db.close();
+      await database.close();
       search.close();
       log.info('shut down');
     })();
