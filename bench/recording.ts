@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { holdBrowser } from '#portal/service-client/browser.ts';
-import { BrowserHistory } from '#service/browser/history.ts';
+import { SINGLE_NODE } from '#service/browser/history.ts';
+import { SqliteBrowserHistory } from '#service/browser/history-sqlite.ts';
 import { RecordingWriter } from '#service/browser/recording/writer.ts';
 import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
@@ -70,12 +71,13 @@ async function tenMinutes(service: ServiceProcess, token: string, sampleId: stri
   const startedAt = Date.now() - 600_000;
   const db = new DatabaseSync(join(service.dataDir, 'service.db'));
   db.exec('PRAGMA busy_timeout = 5000');
-  new BrowserHistory(db, { retentionMs: 3_600_000, recordingRetentionMs: 3_600_000, maxEndedPerKey: 100 }).started(
+  await new SqliteBrowserHistory(db, { retentionMs: 3_600_000, recordingRetentionMs: 3_600_000, maxEndedPerKey: 100 }).started({
     id,
-    token.split('_')[1]!,
-    startedAt,
-    true,
-  );
+    keyId: token.split('_')[1]!,
+    nodeId: SINGLE_NODE,
+    at: startedAt,
+    recorded: true,
+  });
   db.prepare('UPDATE browsers SET ended_at = ?, end_reason = ? WHERE id = ?').run(Date.now(), 'client-closed', id);
   db.close();
   const writer = await RecordingWriter.open(join(service.dataDir, 'recordings', id), 1e12, startedAt);

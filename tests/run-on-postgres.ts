@@ -3,7 +3,8 @@ import { TEST_DATABASE_ENV } from './helpers/postgres-data.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
 /**
- * `npm run test:postgres`: the portal's data and domain tests again, on PostgreSQL (decision 0090).
+ * `npm run test:postgres`: the portal's and the service's data and domain tests again, on PostgreSQL
+ * (decisions 0090, 0093).
  * Starts a private server for the run (tests/helpers/postgres.ts), gives its address to every test
  * file in PORTAL_TEST_DATABASE_URL (memoryData() then opens PostgreSQL), and stops it afterwards.
  * In CI (CI=true) a server that cannot start fails the run; elsewhere the run is skipped, saying why.
@@ -19,6 +20,14 @@ const FILES = [
   'lib/portal/live/key-browsers.test.ts',
   'lib/portal/search/search.test.ts',
   'tests/unit/portal-users-cli.test.ts',
+  // the service's own data (decision 0093): its store, what only PostgreSQL has, the domain tests
+  // that store keys or history, the `keys` command, and both owners in one database
+  'lib/service/database.test.ts',
+  'lib/service/keys/*.test.ts',
+  'lib/service/browser/history.test.ts',
+  'lib/service/browser/recording/recordings.test.ts',
+  'tests/unit/keys-cli.test.ts',
+  'tests/unit/one-database.test.ts',
 ];
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');

@@ -50,7 +50,7 @@ export async function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv 
   const data = await openPortalData(config);
   let issuer: KeyIssuer = new NoIssuer();
   if (config.embeddedService) {
-    issuer = new EmbeddedIssuer(config.dataDir, defaultKeyLimits(env, config.dataDir));
+    issuer = new EmbeddedIssuer(config, defaultKeyLimits(env, config.dataDir));
   }
   const box = new SecretBox(secrets.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const { idleMs, maxPerUser, maxPerTeam } = config.live;

@@ -1,6 +1,9 @@
 import type { Migration } from '#shared/sqlite.ts';
 
-/** Schema of the service's own database (DATA_DIR/service.db). Append only. */
+/**
+ * Schema of the service's own database (DATA_DIR/service.db). Append only; a change here is made
+ * in postgres-migrations.ts too, with the same tables and columns (a test compares them).
+ */
 export const serviceMigrations: readonly Migration[] = [
   {
     version: 1,
@@ -41,5 +44,14 @@ export const serviceMigrations: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN record INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE browsers ADD COLUMN recorded INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE browsers ADD COLUMN recording_bytes INTEGER NOT NULL DEFAULT 0;`,
+  },
+  {
+    version: 4,
+    name: 'browser nodes',
+    // The node that runs each browser ('' for a service that runs alone): a node's leftovers, or a
+    // dead node's browsers, are ended by node (decision 0093).
+    up: `
+      ALTER TABLE browsers ADD COLUMN node_id TEXT NOT NULL DEFAULT '';
+      CREATE INDEX browsers_live_by_node ON browsers (node_id) WHERE ended_at IS NULL;`,
   },
 ];

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Migration } from './sqlite.ts';
 
 /**
- * PostgreSQL plumbing both owners can use (the portal's data now, the service's keys later):
+ * PostgreSQL plumbing both owners use (the portal's data, the service's keys and browser history):
  * checking a DATABASE_URL, and applying numbered migrations once even when several nodes start
  * at the same moment (decision 0090).
  */
@@ -49,8 +49,17 @@ export const RETRYABLE = new Set(['40001', '40P01']);
  * Apply every migration newer than the recorded version, all in one transaction (PostgreSQL's DDL
  * is transactional: all or none). A transaction advisory lock (`lockKey`, one per schema owner)
  * makes nodes starting together take turns: the first applies, the others find nothing left to do.
+ * Each owner records its versions in a table of its own (`table`: the portal keeps
+ * `schema_migrations`, the service has `service_schema_migrations`), so both can share one
+ * database and migrate in either order (decision 0093).
  */
-export async function migratePostgres(pool: Pool, migrations: readonly Migration[], lockKey: number): Promise<number> {
+export async function migratePostgres(
+  pool: Pool,
+  migrations: readonly Migration[],
+  lockKey: number,
+  table = 'schema_migrations',
+): Promise<number> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) throw new Error(`not a table name: ${table}`);
   const versions = migrations.map((m) => m.version);
   if (versions.some((v, i) => i > 0 && v <= (versions[i - 1] as number))) {
     throw new Error('migrations must be listed in strictly increasing version order');
@@ -61,16 +70,16 @@ export async function migratePostgres(pool: Pool, migrations: readonly Migration
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-      const current = Number((await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
+      const current = Number((await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0);
       if (current > newest) {
         throw new Error(`database schema version ${current} is newer than this code knows (${newest}); upgrade Periscope`);
       }
       let applied = 0;
       for (const m of migrations) {
         if (m.version <= current) continue;
-        await apply(client, m);
+        await apply(client, m, table);
         applied++;
       }
       await client.query('COMMIT');
@@ -84,12 +93,12 @@ export async function migratePostgres(pool: Pool, migrations: readonly Migration
   }
 }
 
-async function apply(client: PoolClient, m: Migration): Promise<void> {
+async function apply(client: PoolClient, m: Migration, table: string): Promise<void> {
   // A savepoint per migration names the one that failed; the outer transaction keeps all or none.
   await client.query('SAVEPOINT migration');
   try {
     await client.query(m.up);
-    await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+    await client.query(`INSERT INTO ${table} (version, name, applied_at) VALUES ($1, $2, $3)`, [m.version, m.name, Date.now()]);
     await client.query('RELEASE SAVEPOINT migration');
   } catch (err) {
     throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, { cause: err });

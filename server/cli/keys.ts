@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '#shared/config-schema.ts';
+import { asDomainError } from '#shared/errors.ts';
 import { loadServiceConfig } from '#service/config.ts';
 import { openKeyDatabase } from '#service/keys/key-database.ts';
 
@@ -20,7 +21,7 @@ function wholeNumber(text: string | undefined, flag: string): number | undefined
   return Number(text);
 }
 
-function main(argv: string[]): void {
+async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -44,7 +45,8 @@ function main(argv: string[]): void {
     return;
   }
   const config = loadServiceConfig();
-  const { keys, close } = openKeyDatabase(config.dataDir, {
+  // SQLite in DATA_DIR, or PostgreSQL when DATABASE_URL is set: where the service keeps its keys.
+  const { keys, close } = await openKeyDatabase(config, {
     ratePerMinute: config.search.defaultRatePerMinute,
     maxInstances: config.browser.maxInstancesPerKey,
   });
@@ -57,9 +59,13 @@ function main(argv: string[]): void {
           ratePerMinute: wholeNumber(values['rate-per-minute'], '--rate-per-minute'),
           maxInstances: wholeNumber(values['max-instances'], '--max-instances'),
         };
-        const { key, token } = keys.create(values.name, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)), {
-          record: values.record ?? false,
-        });
+        const { key, token } = await keys.create(
+          values.name,
+          Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
+          {
+            record: values.record ?? false,
+          },
+        );
         console.log(
           `created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers${key.record ? ', recorded' : ''}`,
         );
@@ -68,7 +74,7 @@ function main(argv: string[]): void {
         return;
       }
       case 'list': {
-        const all = keys.list();
+        const all = await keys.list();
         if (!all.length) return void console.log('no keys yet; create one with: npm run keys -- create --name NAME');
         console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'RECORD', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
         for (const k of all) {
@@ -90,7 +96,7 @@ function main(argv: string[]): void {
       case 'record': {
         const [id, setting, ...extra] = rest;
         if (!id || (setting !== 'on' && setting !== 'off') || extra.length) fail('record takes a key id and on or off');
-        if (!keys.setRecord(id, setting === 'on')) fail(`no key with id ${id}`);
+        if (!(await keys.setRecord(id, setting === 'on'))) fail(`no key with id ${id}`);
         console.log(
           `browsers of ${id} are ${setting === 'on' ? 'recorded from their next start' : 'no longer recorded from their next start'}`,
         );
@@ -99,23 +105,24 @@ function main(argv: string[]): void {
       case 'revoke': {
         const [id, ...extra] = rest;
         if (!id || extra.length) fail('revoke takes exactly one key id');
-        if (!keys.get(id)) fail(`no key with id ${id}`);
-        console.log(keys.revoke(id) ? `revoked ${id}` : `${id} was already revoked`);
+        if (!(await keys.get(id))) fail(`no key with id ${id}`);
+        console.log((await keys.revoke(id)) ? `revoked ${id}` : `${id} was already revoked`);
         return;
       }
       default:
         fail(`unknown command ${command}`);
     }
   } finally {
-    close();
+    await close();
   }
 }
 
 try {
-  main(process.argv.slice(2));
+  await main(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof RangeError) {
-    console.error(`keys: ${err.message}`);
+  const domain = asDomainError(err);
+  if (err instanceof ConfigError || (domain && domain.status < 500)) {
+    console.error(`keys: ${(err as Error).message}`);
     process.exit(2);
   }
   throw err;

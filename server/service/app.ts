@@ -8,14 +8,14 @@ import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { DiskGuard } from '#service/browser/disk-guard.ts';
 import { BrowserFleet } from '#service/browser/fleet.ts';
-import { BrowserHistory } from '#service/browser/history.ts';
+import { SINGLE_NODE } from '#service/browser/history.ts';
 import { Recordings } from '#service/browser/recording/recordings.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
 import { BrowserPool } from '#service/browser/pool.ts';
 import { removeServiceCgroups } from '#service/browser/sandbox/cgroups.ts';
 import { probeIsolation } from '#service/browser/sandbox/probe.ts';
 import { killUids } from '#service/browser/sandbox/uids.ts';
-import { openKeyDatabase } from '#service/keys/key-database.ts';
+import { openServiceDatabase } from '#service/database.ts';
 import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.ts';
 import { ClusterRegistry } from '#service/cluster/registry.ts';
 import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
@@ -68,10 +68,13 @@ async function logIndexState(search: SqliteSearchBackend, file: string, log: Ret
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger('service', config.logLevel);
   const metricsRegistry = new ServiceMetrics();
-  const { db, keys } = openKeyDatabase(config.dataDir, {
+  // SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL shared by every node (decision 0093).
+  const database = await openServiceDatabase(config, {
     ratePerMinute: config.search.defaultRatePerMinute,
     maxInstances: config.browser.maxInstancesPerKey,
   });
+  const { keys } = database;
+  const nodeId = config.cluster?.nodeId ?? SINGLE_NODE;
 
   const executable = await resolveChromium(config.chromePath);
   log.info({ chromium: executable }, 'using Chromium');
@@ -124,7 +127,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
     metricsRegistry.poolSize.set(n),
   );
-  const history = new BrowserHistory(db, {
+  const history = database.history({
     retentionMs: config.browser.historyMs,
     recordingRetentionMs: config.recording.retentionMs,
     maxEndedPerKey: HISTORY_PER_KEY,
@@ -157,22 +160,33 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     onProvisioned: (s, warm) => metricsRegistry.provisionSeconds.observe({ pool: warm ? 'warm' : 'cold' }, s),
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
     prepare: async (instance, key) => {
-      if (!key.record) return;
-      await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));
+      if (key.record)
+        await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));
+      // Written before the client gets the id, so its browser is listed (on every node) from the start.
+      await history
+        .started({
+          id: instance.id,
+          keyId: key.id,
+          nodeId,
+          at: instance.createdAt.getTime(),
+          recorded: recordings.isRecording(instance.id),
+        })
+        .catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not record a browser in the history'));
     },
   });
   fleet.on('ended', (_instance, reason) => metricsRegistry.instancesEnded.inc({ reason }));
-  history.endLeftovers(Date.now());
+  await history.endLeftovers(nodeId, Date.now());
   const prune = async () => {
     await recordings.prune(Date.now()).catch((err: Error) => log.error({ err }, 'could not remove expired recordings'));
-    history.prune(Date.now());
+    await history.prune(Date.now()).catch((err: Error) => log.error({ err }, 'could not prune the browser history'));
   };
   await prune();
   const pruning = setInterval(() => void prune(), config.recording.pruneMs);
   pruning.unref();
-  fleet.on('started', (i) => history.started(i.id, i.keyId, i.createdAt.getTime(), recordings.isRecording(i.id)));
   fleet.on('ended', (i, reason) => {
-    history.ended(i.id, reason, Date.now(), i.browser.tabs.state);
+    void history
+      .ended(i.id, reason, Date.now(), i.browser.tabs.state)
+      .catch((err: Error) => log.error({ err, browserId: i.id }, 'could not record the end of a browser'));
     void recordings.finish(i.id).catch((err: Error) => log.error({ err, browserId: i.id }, 'could not finish a recording'));
   });
   const disk = new DiskGuard({
@@ -265,7 +279,6 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const url = `http://${host}:${address.port}`;
   Object.assign(advertised, advertisedUrls(config, address));
   if (config.cluster && redis) {
-    const { nodeId } = config.cluster;
     const joining = new ClusterRegistry(redis, {
       nodeId,
       nodeUrl: config.cluster.nodeUrl ?? nodeAddress(address),
@@ -275,9 +288,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       // Another node was lost: its browsers went with it. Its clients through other nodes hear
       // 4502 from those nodes; the history says so for every client.
       onNodeLost: async (lostNode, ids) => {
-        const now = Date.now();
-        for (const id of ids) history.ended(id, 'nodeLost', now, { page: null, tabs: 0 });
-        log.warn({ node: lostNode, browsers: ids.length }, 'ended the browsers of a lost node');
+        const ended = await history.endNode(lostNode, 'nodeLost', Date.now());
+        log.warn({ node: lostNode, browsers: ids.length, history: ended.length }, 'ended the browsers of a lost node');
       },
     });
     const left = await joining.start();
@@ -303,7 +315,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       if (isolation?.mode === 'sandbox' && isolation.cgroups) await removeServiceCgroups(isolation.cgroups);
       await rmdir(instancesDir).catch(() => {});
       server.closeAllConnections();
-      db.close();
+      await database.close();
       search.close();
       await searchLimiter.close();
       log.info('shut down');

@@ -8,7 +8,7 @@ import type { ServiceContext } from './context.ts';
  * The live instance a request names with `Authorization` and `X-Browser-ID` (docs/api.md, section 2): 401 for a
  * bad key, 400 for a malformed id, 404 for an id that is not this key's live browser.
  */
-export function requireInstance(ctx: ServiceContext, headers: IncomingHttpHeaders): Instance {
-  const key = authenticate(ctx.keys, headers.authorization);
+export async function requireInstance(ctx: ServiceContext, headers: IncomingHttpHeaders): Promise<Instance> {
+  const key = await authenticate(ctx.keys, headers.authorization);
   return ctx.fleet.get(requireBrowserId(headers['x-browser-id']), key.id);
 }

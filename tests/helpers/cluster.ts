@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startPostgres, type TestPostgres } from './postgres.ts';
 import { redisForTests, freePort, type TestRedis } from './redis.ts';
 import { startService, type ServiceProcess } from './service.ts';
 
@@ -8,6 +9,7 @@ export const CLUSTER_SECRET = 'cluster-secret-for-tests-only-0123456789';
 
 export type ServiceCluster = {
   redis: TestRedis;
+  postgres: TestPostgres;
   nodes: ServiceProcess[];
   /** Start node `i` again (after it was stopped or killed), under the same id and port. */
   restart(i: number): Promise<ServiceProcess>;
@@ -15,9 +17,10 @@ export type ServiceCluster = {
 };
 
 /**
- * Several real service processes sharing one Redis (and one key store): node i is `node-i` on a
- * loopback port of its own, with its own uid block and instance folder. `env(i)` adds to a node's
- * environment. Null with the reason when Redis is not available here (see redisForTests).
+ * Several real service processes sharing one Redis and one PostgreSQL (keys and history), as on
+ * several machines: node i is `node-i` on a loopback port and a DATA_DIR of its own. `env(i)` adds
+ * to a node's environment. The reason to skip instead when Redis or PostgreSQL is not available
+ * here (never in CI: see redisForTests).
  */
 export async function startServiceCluster(
   count: number,
@@ -26,23 +29,30 @@ export async function startServiceCluster(
   const got = await redisForTests();
   if (got.skip !== false) return got.skip;
   const redis = got.redis;
-  const dataDir = mkdtempSync(join(tmpdir(), 'periscope-cluster-'));
+  let postgres: TestPostgres;
+  try {
+    postgres = await startPostgres();
+  } catch (err) {
+    await redis.stop();
+    if (/^(1|true|yes)$/i.test(process.env.CI ?? '')) throw err;
+    return `PostgreSQL is not available: ${(err as Error).message}`;
+  }
+  const dataDirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), 'periscope-cluster-')));
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const envOf = (i: number): Record<string, string> => ({
-    DATA_DIR: dataDir,
+    DATA_DIR: dataDirs[i] as string,
     SERVICE_PORT: String(ports[i]),
+    DATABASE_URL: postgres.url,
     REDIS_URL: redis.url,
     CLUSTER_SECRET,
     NODE_ID: `node-${i + 1}`,
-    BROWSER_UID_BASE: String(1_900_000_000 + i * 2048),
-    // Outside DATA_DIR, which instance uids must not be able to walk (decision 0050).
-    BROWSER_INSTANCES_DIR: join(tmpdir(), `periscope-browsers-${1_900_000_000 + i * 2048}`),
     ...env(i, ports),
   });
   const nodes: ServiceProcess[] = [];
   for (let i = 0; i < count; i++) nodes.push(await startService(envOf(i)));
   return {
     redis,
+    postgres,
     nodes,
     async restart(i) {
       nodes[i] = await startService(envOf(i));
@@ -51,7 +61,8 @@ export async function startServiceCluster(
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));
       await redis.stop();
-      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+      postgres.stop();
+      for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
 }

@@ -32,20 +32,20 @@ export class RecordingIssuer implements KeyIssuer {
   /** Service key id → whether its browsers are recorded. */
   readonly recording = new Map<string, boolean>();
   #n = 0;
-  issue(_name: string, { record = false }: { record?: boolean } = {}) {
+  async issue(_name: string, { record = false }: { record?: boolean } = {}) {
     this.#n++;
     this.recording.set(`svc${this.#n}`, record);
     return { serviceKeyId: `svc${this.#n}`, token: `psk_${String(this.#n).padStart(16, '0')}_${'s'.repeat(39)}${String(1000 + this.#n)}` };
   }
-  revoke(id: string) {
+  async revoke(id: string) {
     this.revoked.push(id);
   }
-  setRecord(id: string, record: boolean) {
+  async setRecord(id: string, record: boolean) {
     if (!this.recording.has(id)) return false;
     this.recording.set(id, record);
     return true;
   }
-  lastUsed() {
+  async lastUsed() {
     return null;
   }
 }

@@ -5,8 +5,8 @@ import { portalPostgresMigrations } from '#portal/data/postgres-migrations.ts';
 import { migratePostgres } from '#shared/postgres.ts';
 
 /**
- * The portal's data on the test run's PostgreSQL (tests/run-on-postgres.ts sets
- * PORTAL_TEST_DATABASE_URL to its cluster). Each test file (one process) gets a database of its
+ * The portal's data (and, through freshSchema, the service's: tests/helpers/service-data.ts) on
+ * the test run's PostgreSQL (tests/run-on-postgres.ts sets PORTAL_TEST_DATABASE_URL to its cluster). Each test file (one process) gets a database of its
  * own; each store a test opens gets a fresh schema in it, and its own NOTIFY channel, so stores
  * are as separate as SQLite's `:memory:` databases.
  */
@@ -46,8 +46,12 @@ export const freshDatabase = (): Promise<string> => createDatabase(databaseName(
 /** This test file's database: its name is known at once, it is created on first use. */
 const fileDatabase = { name: databaseName(), created: null as Promise<string> | null };
 
-/** A store in a new schema of this test file's database, usable at once (every call waits for the schema). */
-export function postgresTestData(): PostgresPortalData {
+/**
+ * A pool on a new schema of this test file's database (every connection's search_path), and a
+ * promise that settles once the schema exists. Stores opened on it are as separate as SQLite's
+ * `:memory:` databases.
+ */
+export function freshSchema(): { url: string; schema: string; pool: pg.Pool; created: Promise<void> } {
   fileDatabase.created ??= createDatabase(fileDatabase.name);
   const url = withDatabase(adminUrl(), fileDatabase.name);
   const schema = `s_${randomBytes(6).toString('hex')}`;
@@ -58,7 +62,7 @@ export function postgresTestData(): PostgresPortalData {
     idleTimeoutMillis: 1000,
     allowExitOnIdle: true,
   });
-  const ready = fileDatabase.created.then(async () => {
+  const created = fileDatabase.created.then(async () => {
     const setup = new pg.Client({ connectionString: url });
     await setup.connect();
     try {
@@ -66,6 +70,14 @@ export function postgresTestData(): PostgresPortalData {
     } finally {
       await setup.end();
     }
+  });
+  return { url, schema, pool, created };
+}
+
+/** A store in a new schema of this test file's database, usable at once (every call waits for the schema). */
+export function postgresTestData(): PostgresPortalData {
+  const { url, schema, pool, created } = freshSchema();
+  const ready = created.then(async () => {
     await migratePostgres(pool, portalPostgresMigrations, PORTAL_MIGRATION_LOCK);
   });
   return new PostgresPortalData(pool, { connectionString: url }, { ready, channel: `access_${schema}` });

@@ -211,7 +211,7 @@ export async function deleteAccount(
     if (err instanceof LastOwnerError || (err as Error).name === 'LastOwnerError') throw refuse((err as LastOwnerError).teams);
     throw err;
   }
-  if (deps.issuer.available) for (const id of serviceKeys) deps.issuer.revoke(id);
+  if (deps.issuer.available) for (const id of serviceKeys) await deps.issuer.revoke(id);
   deps.stopBrowsers(alone);
   return { deletedTeams: alone.length, leftTeams: teams.length - alone.length };
 }

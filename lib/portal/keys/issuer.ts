@@ -1,70 +1,80 @@
-import { openKeyDatabase, type KeyLimits, type KeyStore } from '#service/keys/key-database.ts';
+import { openKeyDatabase, type DatabasePlace, type KeyLimits, type KeyStore } from '#service/keys/key-database.ts';
 
 /** Issues and revokes service API keys, when the portal runs beside the service. */
 export interface KeyIssuer {
   readonly available: boolean;
-  issue(name: string, options?: { record?: boolean }): { serviceKeyId: string; token: string };
+  issue(name: string, options?: { record?: boolean }): Promise<{ serviceKeyId: string; token: string }>;
   /** Record the key's browsers from their next start, or stop; false when this issuer cannot. */
-  setRecord(serviceKeyId: string, record: boolean): boolean;
-  revoke(serviceKeyId: string): void;
+  setRecord(serviceKeyId: string, record: boolean): Promise<boolean>;
+  revoke(serviceKeyId: string): Promise<void>;
   /** When the service last saw the key, or null. */
-  lastUsed(serviceKeyId: string): number | null;
+  lastUsed(serviceKeyId: string): Promise<number | null>;
 }
 
 /**
- * Embedded mode: the service's own key store on DATA_DIR/service.db, through the one module of the
- * service the portal may use (docs/decisions/0060-code-sorted-by-owner.md).
+ * Embedded mode: the service's own key store where the service keeps it (DATA_DIR/service.db, or
+ * PostgreSQL at the DATABASE_URL both processes are given), through the one module of the service
+ * the portal may use (docs/decisions/0060-code-sorted-by-owner.md).
  */
 export class EmbeddedIssuer implements KeyIssuer {
   readonly available = true;
-  readonly #dataDir: string;
+  readonly #where: DatabasePlace;
   readonly #limits: KeyLimits;
   #opened: ReturnType<typeof openKeyDatabase> | undefined;
 
-  constructor(dataDir: string, limits: KeyLimits) {
-    this.#dataDir = dataDir;
+  constructor(where: DatabasePlace, limits: KeyLimits) {
+    this.#where = where;
     this.#limits = limits;
   }
 
-  // Opened on first use, by when the service process has created and migrated the file.
-  get #keys(): KeyStore {
-    this.#opened ??= openKeyDatabase(this.#dataDir, this.#limits);
-    return this.#opened.keys;
+  // Opened on first use, by when the service process has created and migrated its tables; a
+  // failed open is tried again on the next use.
+  async #keys(): Promise<KeyStore> {
+    this.#opened ??= openKeyDatabase(this.#where, this.#limits, { max: 2 });
+    const opened = this.#opened;
+    try {
+      return (await opened).keys;
+    } catch (err) {
+      if (this.#opened === opened) this.#opened = undefined;
+      throw err;
+    }
   }
 
-  issue(name: string, { record = false }: { record?: boolean } = {}) {
-    const { key, token } = this.#keys.create(name, {}, { record });
+  async issue(name: string, { record = false }: { record?: boolean } = {}) {
+    const { key, token } = await (await this.#keys()).create(name, {}, { record });
     return { serviceKeyId: key.id, token };
   }
 
-  revoke(serviceKeyId: string) {
-    this.#keys.revoke(serviceKeyId);
+  async revoke(serviceKeyId: string) {
+    await (await this.#keys()).revoke(serviceKeyId);
   }
 
-  setRecord(serviceKeyId: string, record: boolean) {
-    return this.#keys.setRecord(serviceKeyId, record);
+  async setRecord(serviceKeyId: string, record: boolean) {
+    return (await this.#keys()).setRecord(serviceKeyId, record);
   }
 
-  lastUsed(serviceKeyId: string) {
-    return this.#keys.get(serviceKeyId)?.lastUsedAt?.getTime() ?? null;
+  async lastUsed(serviceKeyId: string) {
+    return (await (await this.#keys()).get(serviceKeyId))?.lastUsedAt?.getTime() ?? null;
   }
 
-  close() {
-    this.#opened?.close();
+  async close() {
+    const opened = this.#opened;
+    this.#opened = undefined;
+    await (await opened?.catch(() => null))?.close();
   }
 }
 
 /** Remote mode: the portal cannot issue keys; teams add keys the remote deployment gave them. */
 export class NoIssuer implements KeyIssuer {
   readonly available = false;
-  issue(): never {
+  async issue(): Promise<never> {
     throw new Error('no embedded service');
   }
-  revoke() {}
-  setRecord() {
+  async revoke() {}
+  async setRecord() {
     return false;
   }
-  lastUsed() {
+  async lastUsed() {
     return null;
   }
 }

@@ -29,8 +29,8 @@ export function maskKey(token: string): { prefix: string; last4: string } {
   return { prefix: token.slice(0, Math.min(8, Math.floor(token.length / 4))), last4: token.slice(-4) };
 }
 
-function view(v: Vault, k: TeamKey): KeyView {
-  const serviceSeen = k.serviceKeyId && !k.revokedAt ? v.issuer.lastUsed(k.serviceKeyId) : null;
+async function view(v: Vault, k: TeamKey): Promise<KeyView> {
+  const serviceSeen = k.serviceKeyId && !k.revokedAt ? await v.issuer.lastUsed(k.serviceKeyId) : null;
   const lastUsedAt = Math.max(k.lastUsedAt ?? 0, serviceSeen ?? 0) || null;
   return {
     id: k.id,
@@ -46,7 +46,7 @@ function view(v: Vault, k: TeamKey): KeyView {
 
 export async function listKeys(v: Vault, actor: Actor, teamId: string): Promise<KeyView[]> {
   await requireRole(v.data, actor, teamId, 'member');
-  return (await v.data.keys(teamId)).map((k) => view(v, k));
+  return Promise.all((await v.data.keys(teamId)).map((k) => view(v, k)));
 }
 
 /**
@@ -61,7 +61,8 @@ export async function addKey(v: Vault, actor: Actor, teamId: string, input: unkn
   }
   const id = newId('key');
   const recording = Boolean((await v.data.team(teamId))?.recordSessions);
-  const issued = parsed.mode === 'create' ? v.issuer.issue(`${parsed.name} (team ${teamId})`.slice(0, 100), { record: recording }) : null;
+  const issued =
+    parsed.mode === 'create' ? await v.issuer.issue(`${parsed.name} (team ${teamId})`.slice(0, 100), { record: recording }) : null;
   const token = issued ? issued.token : (parsed as { key: string }).key;
   const { prefix, last4 } = maskKey(token);
   const key: TeamKey = {
@@ -88,11 +89,11 @@ export async function addKey(v: Vault, actor: Actor, teamId: string, input: unkn
       detail: { key: id, hint: `${prefix}…${last4}` },
     });
   } catch (err) {
-    if (issued) v.issuer.revoke(issued.serviceKeyId);
+    if (issued) await v.issuer.revoke(issued.serviceKeyId).catch(() => {}); // the vault's error is the one to report
     throw err;
   }
   const stored = await v.data.key(teamId, id);
-  return { key: view(v, stored ?? key), token };
+  return { key: await view(v, stored ?? key), token };
 }
 
 async function keyOf(v: Vault, teamId: string, keyId: string): Promise<TeamKey> {
@@ -124,7 +125,7 @@ export async function updateKey(v: Vault, actor: Actor, teamId: string, keyId: s
       detail: { key: keyId },
     });
   }
-  return view(v, await keyOf(v, teamId, keyId));
+  return await view(v, await keyOf(v, teamId, keyId));
 }
 
 /** Revoke in the vault and, for a key the embedded service issued, at the service too. */
@@ -132,7 +133,7 @@ export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: s
   await requireRole(v.data, actor, teamId, 'admin');
   const key = await keyOf(v, teamId, keyId);
   if (key.revokedAt === null) {
-    if (key.serviceKeyId && v.issuer.available) v.issuer.revoke(key.serviceKeyId);
+    if (key.serviceKeyId && v.issuer.available) await v.issuer.revoke(key.serviceKeyId);
     await v.data.revokeKey(teamId, keyId, Date.now(), {
       teamId,
       actorId: actor.userId,
@@ -141,7 +142,7 @@ export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: s
       detail: { key: keyId, atService: Boolean(key.serviceKeyId && v.issuer.available) },
     });
   }
-  return view(v, await keyOf(v, teamId, keyId));
+  return await view(v, await keyOf(v, teamId, keyId));
 }
 
 /**

@@ -131,7 +131,7 @@ export async function setTeamRecording(
   let elsewhere = 0;
   for (const key of await v.data.keys(teamId)) {
     if (key.revokedAt !== null) continue;
-    if (key.serviceKeyId && v.issuer.available && v.issuer.setRecord(key.serviceKeyId, record)) changed++;
+    if (key.serviceKeyId && v.issuer.available && (await v.issuer.setRecord(key.serviceKeyId, record))) changed++;
     else elsewhere++;
   }
   await v.data.setTeamRecording(teamId, record, {

@@ -1,29 +1,33 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { PageState } from './tab-watch.ts';
 
 /** One browser of a key, live or ended, as `GET /v0/browsers` lists it. */
 export type BrowserRecord = {
   id: string;
+  /**
+   * The service node that runs (or ran) it: the cluster's NODE_ID, or SINGLE_NODE. A live record of
+   * another node has no instance here; its state is the last one that node observed.
+   */
+  nodeId: string;
   startedAt: number;
   endedAt: number | null;
-  /** Why it ended (an EndReason, or `service-restarted`); null while it lives. */
+  /** Why it ended (an EndReason, `service-restarted`, or what the cluster layer gave endNode); null while it lives. */
   endReason: string | null;
-  /** The last page and tab count seen; for a live browser the caller puts the current ones in. */
+  /** The last page and tab count seen (at the end, or by `observed`); for a local live browser the caller puts the current ones in. */
   state: PageState;
   /** Recorded: what the recording holds so far (0 while live), or null when not recorded. */
   recordingBytes: number | null;
 };
 
-type Row = {
+/** The node id of a service that runs alone (no REDIS_URL): every browser of its history. */
+export const SINGLE_NODE = '';
+
+export type BrowserStart = {
   id: string;
-  started_at: number;
-  ended_at: number | null;
-  end_reason: string | null;
-  url: string;
-  title: string;
-  tabs: number;
-  recorded: number;
-  recording_bytes: number;
+  keyId: string;
+  /** The node that runs it (SINGLE_NODE when the service runs alone). */
+  nodeId: string;
+  at: number;
+  recorded?: boolean;
 };
 
 export type HistoryOptions = {
@@ -36,103 +40,66 @@ export type HistoryOptions = {
 };
 
 /**
- * Every key's browsers, live and recently ended, in the service's database (DATA_DIR/service.db),
- * so the list survives a restart and a restarted service can say how its predecessor's ended.
+ * Every key's browsers, live and recently ended, in the service's database (SQLite in
+ * DATA_DIR/service.db, or PostgreSQL at DATABASE_URL, shared by every node), so the list survives a
+ * restart, covers every node, and a restarted node can say how its predecessor's browsers ended.
+ * Writes about one browser are applied in the order they were called.
  */
-export class BrowserHistory {
-  readonly #db: DatabaseSync;
-  readonly #opts: HistoryOptions;
-
-  constructor(db: DatabaseSync, opts: HistoryOptions) {
-    this.#db = db;
-    this.#opts = opts;
-  }
-
-  started(id: string, keyId: string, at: number, recorded = false): void {
-    this.#db.prepare('INSERT INTO browsers (id, key_id, started_at, recorded) VALUES (?, ?, ?, ?)').run(id, keyId, at, recorded ? 1 : 0);
-  }
-
-  ended(id: string, reason: string, at: number, last: PageState): void {
-    this.#db
-      .prepare('UPDATE browsers SET ended_at = ?, end_reason = ?, url = ?, title = ?, tabs = ? WHERE id = ? AND ended_at IS NULL')
-      .run(at, reason, last.page?.url ?? '', last.page?.title ?? '', last.tabs, id);
-  }
-
-  recordingSize(id: string, bytes: number): void {
-    this.#db.prepare('UPDATE browsers SET recording_bytes = ? WHERE id = ?').run(bytes, id);
-  }
-
+export interface BrowserHistory {
+  started(start: BrowserStart): Promise<void>;
+  /** Record its end, once: a second end of the same browser changes nothing. */
+  ended(id: string, reason: string, at: number, last: PageState): Promise<void>;
+  /** The page and tabs a live browser shows now, so that other nodes can list it (ignored once ended). */
+  observed(id: string, state: PageState): Promise<void>;
+  recordingSize(id: string, bytes: number): Promise<void>;
   /** One of the key's browsers, live or kept, or undefined. */
-  get(id: string, keyId: string): BrowserRecord | undefined {
-    const row = this.#db
-      .prepare(
-        'SELECT id, started_at, ended_at, end_reason, url, title, tabs, recorded, recording_bytes FROM browsers WHERE id = ? AND key_id = ?',
-      )
-      .get(id, keyId) as Row | undefined;
-    return row && record(row);
-  }
-
+  get(id: string, keyId: string): Promise<BrowserRecord | undefined>;
   /** Recorded browsers that ended longer than the recording retention ago: their recordings go. */
-  expiredRecordings(now: number): string[] {
-    const rows = this.#db
-      .prepare('SELECT id FROM browsers WHERE recorded = 1 AND ended_at IS NOT NULL AND ended_at < ?')
-      .all(now - this.#opts.recordingRetentionMs) as { id: string }[];
-    return rows.map((r) => r.id);
-  }
-
-  forgetRecording(id: string): void {
-    this.#db.prepare('UPDATE browsers SET recorded = 0, recording_bytes = 0 WHERE id = ?').run(id);
-  }
-
-  /** Browsers a previous run of the service left without an end: they ended with it. */
-  endLeftovers(at: number): number {
-    return Number(
-      this.#db.prepare("UPDATE browsers SET ended_at = ?, end_reason = 'service-restarted' WHERE ended_at IS NULL").run(at).changes,
-    );
-  }
-
-  /** The key's browsers, newest first: every live one and the ended ones still kept. */
-  list(keyId: string, now: number): BrowserRecord[] {
-    const rows = this.#db
-      .prepare(
-        `SELECT id, started_at, ended_at, end_reason, url, title, tabs, recorded, recording_bytes FROM browsers
-         WHERE key_id = ? AND (ended_at IS NULL OR ended_at >= ? OR (recorded = 1 AND ended_at >= ?))
-         ORDER BY started_at DESC, id`,
-      )
-      .all(keyId, now - this.#opts.retentionMs, now - this.#opts.recordingRetentionMs) as Row[];
-    let ended = 0;
-    return rows.filter((r) => r.ended_at === null || r.recorded === 1 || ++ended <= this.#opts.maxEndedPerKey).map(record);
-  }
-
+  expiredRecordings(now: number): Promise<string[]>;
+  forgetRecording(id: string): Promise<void>;
+  /** Mark every still-live browser of `nodeId` ended with `reason` (a dead node's); returns their ids. */
+  endNode(nodeId: string, reason: string, at: number): Promise<string[]>;
+  /** This node's browsers a previous run of it left without an end: they ended with it (`service-restarted`). */
+  endLeftovers(nodeId: string, at: number): Promise<number>;
+  /** The key's browsers of every node, newest first: every live one and the ended ones still kept. */
+  list(keyId: string, now: number): Promise<BrowserRecord[]>;
   /**
    * Forget what is past keeping: older than the retention, or beyond the newest ended ones of each
    * key. A recorded one stays as long as its recording (Recordings.prune removes that first).
    */
-  prune(now: number): number {
-    const old = this.#db
-      .prepare('DELETE FROM browsers WHERE recorded = 0 AND ended_at IS NOT NULL AND ended_at < ?')
-      .run(now - this.#opts.retentionMs).changes;
-    const surplus = this.#db
-      .prepare(
-        `DELETE FROM browsers WHERE id IN (
-           SELECT id FROM (
-             SELECT id, ROW_NUMBER() OVER (PARTITION BY key_id ORDER BY started_at DESC, id) AS n
-             FROM browsers WHERE ended_at IS NOT NULL AND recorded = 0
-           ) WHERE n > ?
-         )`,
-      )
-      .run(this.#opts.maxEndedPerKey).changes;
-    return Number(old) + Number(surplus);
-  }
+  prune(now: number): Promise<number>;
 }
 
-function record(r: Row): BrowserRecord {
+/** A row of `browsers` as both stores read it (PostgreSQL's BIGINT and BOOLEAN already converted). */
+export type HistoryRow = {
+  id: string;
+  node_id: string;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+  url: string;
+  title: string;
+  tabs: number;
+  recorded: boolean;
+  recording_bytes: number;
+};
+
+export const HISTORY_COLUMNS = 'id, node_id, started_at, ended_at, end_reason, url, title, tabs, recorded, recording_bytes';
+
+export function toRecord(r: HistoryRow): BrowserRecord {
   return {
     id: r.id,
+    nodeId: r.node_id,
     startedAt: r.started_at,
     endedAt: r.ended_at,
     endReason: r.end_reason,
     state: { tabs: r.tabs, page: r.url || r.title ? { url: r.url, title: r.title } : null },
-    recordingBytes: r.recorded === 1 ? r.recording_bytes : null,
+    recordingBytes: r.recorded ? r.recording_bytes : null,
   };
+}
+
+/** What `list` keeps of a key's rows (newest first): every live and recorded one, and the newest `maxEnded` others. */
+export function listed(rows: readonly HistoryRow[], maxEnded: number): BrowserRecord[] {
+  let ended = 0;
+  return rows.filter((r) => r.ended_at === null || r.recorded || ++ended <= maxEnded).map(toRecord);
 }

@@ -13,6 +13,23 @@ export type ApiKeyRow = {
   revokedAt: number | null;
 };
 
+/**
+ * Every statement about API keys, on either store (decision 0093): SQLite (below) or PostgreSQL
+ * (records-postgres.ts). The rules (validation, hashing, verification, touch throttling) are
+ * KeyStore's, the same for both.
+ */
+export interface ApiKeysTable {
+  insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void>;
+  get(id: string): Promise<ApiKeyRow | undefined>;
+  /** Oldest first. */
+  list(): Promise<ApiKeyRow[]>;
+  /** True when the key existed and was live. */
+  revoke(id: string, at: number): Promise<boolean>;
+  /** True when the key exists. */
+  setRecord(id: string, record: boolean): Promise<boolean>;
+  touch(id: string, at: number): Promise<void>;
+}
+
 type RawRow = {
   id: string;
   name: string;
@@ -37,8 +54,8 @@ const fromRaw = (r: RawRow): ApiKeyRow => ({
   revokedAt: r.revoked_at,
 });
 
-/** Every SQL statement about API keys. */
-export class ApiKeysTable {
+/** API keys in DATA_DIR/service.db. Each statement runs at once (synchronously) inside its promise. */
+export class SqliteApiKeys implements ApiKeysTable {
   readonly #insert: StatementSync;
   readonly #byId: StatementSync;
   readonly #all: StatementSync;
@@ -56,30 +73,28 @@ export class ApiKeysTable {
     this.#record = db.prepare('UPDATE api_keys SET record = ? WHERE id = ?');
   }
 
-  insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): void {
+  async insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void> {
     this.#insert.run(row.id, row.name, row.secretHash, row.ratePerMinute, row.maxInstances, row.record ? 1 : 0, row.createdAt);
   }
 
-  get(id: string): ApiKeyRow | undefined {
+  async get(id: string): Promise<ApiKeyRow | undefined> {
     const raw = this.#byId.get(id) as RawRow | undefined;
     return raw && fromRaw(raw);
   }
 
-  list(): ApiKeyRow[] {
+  async list(): Promise<ApiKeyRow[]> {
     return (this.#all.all() as RawRow[]).map(fromRaw);
   }
 
-  /** True when the key existed and was live. */
-  revoke(id: string, at: number): boolean {
+  async revoke(id: string, at: number): Promise<boolean> {
     return Number(this.#revoke.run(at, id).changes) > 0;
   }
 
-  /** True when the key exists. */
-  setRecord(id: string, record: boolean): boolean {
+  async setRecord(id: string, record: boolean): Promise<boolean> {
     return Number(this.#record.run(record ? 1 : 0, id).changes) > 0;
   }
 
-  touch(id: string, at: number): void {
+  async touch(id: string, at: number): Promise<void> {
     this.#touch.run(at, id);
   }
 }

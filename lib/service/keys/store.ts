@@ -1,5 +1,5 @@
-import type { DatabaseSync } from 'node:sqlite';
-import { ApiKeysTable, type ApiKeyRow } from './records.ts';
+import { BadRequest } from '#shared/errors.ts';
+import type { ApiKeyRow, ApiKeysTable } from './records.ts';
 import { generateKey, hashSecret, parseKey, secretMatches } from './token.ts';
 
 export type ApiKey = {
@@ -29,21 +29,30 @@ const toKey = (r: ApiKeyRow): ApiKey => ({
 
 const TOUCH_EVERY_MS = 60_000;
 
-/** Issues, lists, revokes and verifies API keys. Reads go to the database every time, so a key
- * revoked by another process (the `keys` command, the portal) stops working at once. */
+/**
+ * Issues, lists, revokes and verifies API keys, on either store (SQLite or PostgreSQL: the table
+ * given). Reads go to the database every time, so a key revoked by another process (the `keys`
+ * command, the portal, another service node) stops working at once. Bad input is a BadRequest (400).
+ */
 export class KeyStore {
   readonly #table: ApiKeysTable;
   readonly #defaults: KeyLimits;
   readonly #touched = new Map<string, number>();
 
-  constructor(db: DatabaseSync, defaults: KeyLimits) {
-    this.#table = new ApiKeysTable(db);
+  constructor(table: ApiKeysTable, defaults: KeyLimits) {
+    this.#table = table;
     this.#defaults = defaults;
   }
 
-  create(name: string, limits: Partial<KeyLimits> = {}, { record = false }: { record?: boolean } = {}): { key: ApiKey; token: string } {
+  async create(
+    name: string,
+    limits: Partial<KeyLimits> = {},
+    { record = false }: { record?: boolean } = {},
+  ): Promise<{ key: ApiKey; token: string }> {
     const trimmed = name.trim();
-    if (!trimmed || trimmed.length > 100) throw new RangeError('a key name is 1 to 100 characters');
+    if (!trimmed || trimmed.length > 100) throw new BadRequest('a key name is 1 to 100 characters');
+    // PostgreSQL cannot hold NUL in text; refused on both stores alike.
+    if (trimmed.includes('\u0000')) throw new BadRequest('a key name must not contain NUL characters');
     const { id, secret, token } = generateKey();
     const row = {
       id,
@@ -58,44 +67,45 @@ export class KeyStore {
       ['rate per minute', row.ratePerMinute],
       ['max instances', row.maxInstances],
     ] as const) {
-      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new RangeError(`${what} must be a whole number from 1 to 1000000`);
+      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new BadRequest(`${what} must be a whole number from 1 to 1000000`);
     }
-    this.#table.insert(row);
+    await this.#table.insert(row);
     return { key: toKey({ ...row, lastUsedAt: null, revokedAt: null }), token };
   }
 
-  list(): ApiKey[] {
-    return this.#table.list().map(toKey);
+  async list(): Promise<ApiKey[]> {
+    return (await this.#table.list()).map(toKey);
   }
 
-  get(id: string): ApiKey | undefined {
-    const row = this.#table.get(id);
+  async get(id: string): Promise<ApiKey | undefined> {
+    const row = await this.#table.get(id);
     return row && toKey(row);
   }
 
   /** Record the key's browsers from their next start on, or stop. False when there is no such key. */
-  setRecord(id: string, record: boolean): boolean {
+  setRecord(id: string, record: boolean): Promise<boolean> {
     return this.#table.setRecord(id, record);
   }
 
-  revoke(id: string): boolean {
+  revoke(id: string): Promise<boolean> {
     return this.#table.revoke(id, Date.now());
   }
 
   /** The live key a bearer token names, or null. Constant-time in the secret. */
-  verify(token: string): ApiKey | null {
+  async verify(token: string): Promise<ApiKey | null> {
     const parsed = parseKey(token);
     if (!parsed) return null;
-    const row = this.#table.get(parsed.id);
+    const row = await this.#table.get(parsed.id);
     if (!row || row.revokedAt !== null || !secretMatches(parsed.secret, row.secretHash)) return null;
-    this.#touch(row.id);
+    await this.#touch(row.id);
     return toKey(row);
   }
 
-  #touch(id: string): void {
+  /** Note the key's use, at most once a minute per key and process (a write per request would cost every request). */
+  async #touch(id: string): Promise<void> {
     const now = Date.now();
     if (now - (this.#touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
     this.#touched.set(id, now);
-    this.#table.touch(id, now);
+    await this.#table.touch(id, now);
   }
 }

@@ -24,7 +24,7 @@ export const putUpload =
   (ctx: ServiceContext): Handler =>
   async (req: IncomingMessage, res: ServerResponse, _url, params) => {
     try {
-      const instance = instanceOf(ctx, req);
+      const instance = await instanceOf(ctx, req);
       const file = await storeUpload(instance.browser, nameOf(params), req, ctx.config.browser, declaredLength(req));
       sendJson(res, 201, file);
     } catch (err) {
@@ -38,14 +38,14 @@ export const putUpload =
 export const getUploads =
   (ctx: ServiceContext): Handler =>
   async (req, res) => {
-    sendJson(res, 200, { files: await listUploads(instanceOf(ctx, req).browser) });
+    sendJson(res, 200, { files: await listUploads((await instanceOf(ctx, req)).browser) });
   };
 
 /** DELETE /v0/browser/uploads/{name}: 204, or 404 when there is no such upload. */
 export const removeUpload =
   (ctx: ServiceContext): Handler =>
   async (req, res, _url, params) => {
-    await deleteUpload(instanceOf(ctx, req).browser, nameOf(params));
+    await deleteUpload((await instanceOf(ctx, req)).browser, nameOf(params));
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   };
@@ -54,14 +54,14 @@ export const removeUpload =
 export const getDownloads =
   (ctx: ServiceContext): Handler =>
   async (req, res) => {
-    sendJson(res, 200, { files: await listDownloads(instanceOf(ctx, req).browser) });
+    sendJson(res, 200, { files: await listDownloads((await instanceOf(ctx, req)).browser) });
   };
 
 /** GET /v0/browser/downloads/{name}: the file's bytes, as an attachment. */
 export const getDownload =
   (ctx: ServiceContext): Handler =>
   async (req, res, _url, params) => {
-    const file = await openDownload(instanceOf(ctx, req).browser, nameOf(params));
+    const file = await openDownload((await instanceOf(ctx, req)).browser, nameOf(params));
     try {
       res.writeHead(200, {
         'content-type': 'application/octet-stream',

@@ -28,13 +28,13 @@ const STATUSES = new Set(['live', 'ended']);
 export const listBrowsers =
   (ctx: ServiceContext): Handler =>
   async (req, res, url) => {
-    const key = authenticate(ctx.keys, req.headers.authorization);
+    const key = await authenticate(ctx.keys, req.headers.authorization);
     const wanted = url.searchParams.get('status');
     if (wanted !== null && !STATUSES.has(wanted)) throw new BadRequest('status must be live or ended');
     for (const name of url.searchParams.keys()) if (name !== 'status') throw new BadRequest(`unknown query parameter ${name}`);
     const live = new Map(ctx.fleet.listFor(key.id).map((i) => [i.id, i]));
     await Promise.all([...live.values()].map((i) => i.browser.tabs.refresh()));
-    const rows = ctx.history.list(key.id, Date.now());
+    const rows = await ctx.history.list(key.id, Date.now());
     // Several nodes: the history is shared, and the page state of another node's browser is its own.
     const unseen = rows.filter((r) => r.endedAt === null && !live.has(r.id)).map((r) => r.id);
     const elsewhere =
@@ -51,7 +51,7 @@ export const listBrowsers =
 export const stopBrowser =
   (ctx: ServiceContext): Handler =>
   async (req, res, _url, params) => {
-    const key = authenticate(ctx.keys, req.headers.authorization);
+    const key = await authenticate(ctx.keys, req.headers.authorization);
     const id = params.id ?? '';
     if (!isBrowserId(id)) throw new BadRequest('malformed browser id: expected the br_... id sent on /start');
     const instance = ctx.fleet.get(id, key.id);

@@ -7,6 +7,6 @@ import { requireInstance } from '../instance.ts';
 /** GET /json/version (docs/api.md, section 2): the instance's DevTools address, rewritten to the public one. */
 export const jsonVersion =
   (ctx: ServiceContext): Handler =>
-  (req, res) => {
-    sendJson(res, 200, publicVersion(requireInstance(ctx, req.headers), ctx.advertised.ws));
+  async (req, res) => {
+    sendJson(res, 200, publicVersion(await requireInstance(ctx, req.headers), ctx.advertised.ws));
   };

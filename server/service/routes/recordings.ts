@@ -10,11 +10,11 @@ import type { Handler, RouteParams } from '../../http/router.ts';
 import type { ServiceContext } from '../context.ts';
 
 /** The key's recorded browser that `params.id` names: 400 malformed, 404 not this key's or not recorded. */
-function recordedBrowser(ctx: ServiceContext, authorization: string | undefined, params: RouteParams) {
-  const key = authenticate(ctx.keys, authorization);
+async function recordedBrowser(ctx: ServiceContext, authorization: string | undefined, params: RouteParams) {
+  const key = await authenticate(ctx.keys, authorization);
   const id = params.id ?? '';
   if (!isBrowserId(id)) throw new BadRequest('malformed browser id: expected the br_... id sent on /start');
-  const record = ctx.history.get(id, key.id);
+  const record = await ctx.history.get(id, key.id);
   if (!record || record.recordingBytes === null) throw new NotFound('no recording of that browser for this API key');
   return { record, dir: ctx.recordings.folder(id), live: ctx.recordings.isRecording(id) };
 }
@@ -23,7 +23,7 @@ function recordedBrowser(ctx: ServiceContext, authorization: string | undefined,
 export const getRecording =
   (ctx: ServiceContext): Handler =>
   async (req, res, url, params) => {
-    const { record, dir, live } = recordedBrowser(ctx, req.headers.authorization, params);
+    const { record, dir, live } = await recordedBrowser(ctx, req.headers.authorization, params);
     const afterText = url.searchParams.get('after') ?? '0';
     if (!/^\d{1,15}$/.test(afterText)) throw new BadRequest('after must be the seq of an event already read (a whole number)');
     for (const name of url.searchParams.keys()) if (name !== 'after') throw new BadRequest(`unknown query parameter ${name}`);
@@ -42,7 +42,7 @@ export const getRecording =
 export const getRecordingScreen =
   (ctx: ServiceContext): Handler =>
   async (req, res, _url, params) => {
-    const { dir } = recordedBrowser(ctx, req.headers.authorization, params);
+    const { dir } = await recordedBrowser(ctx, req.headers.authorization, params);
     const size = await screenSize(dir);
     const range = req.headers.range;
     let [start, end] = [0, size - 1];
@@ -70,11 +70,10 @@ export const getRecordingScreen =
 export const searchRecordedEvents =
   (ctx: ServiceContext): Handler =>
   async (req, res, url) => {
-    const key = authenticate(ctx.keys, req.headers.authorization);
+    const key = await authenticate(ctx.keys, req.headers.authorization);
     const query = parseEventQuery(url.searchParams);
     const now = Date.now();
-    const sessions = ctx.history
-      .list(key.id, now)
+    const sessions = (await ctx.history.list(key.id, now))
       .filter((b) => b.recordingBytes !== null)
       .map((b) => ({ id: b.id, startedAt: b.startedAt, endedAt: b.endedAt, dir: ctx.recordings.folder(b.id) }));
     const { matches, sessions: searched, truncated } = await searchRecordings(sessions, query, now);

@@ -19,7 +19,7 @@ const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$
 export const search =
   (ctx: ServiceContext): Handler =>
   async (req: IncomingMessage, res: ServerResponse) => {
-    const key = authenticate(ctx.keys, req.headers.authorization);
+    const key = await authenticate(ctx.keys, req.headers.authorization);
     let decision;
     try {
       decision = await ctx.searchLimiter.take(key.id, key.ratePerMinute);

@@ -52,7 +52,7 @@ export class DevtoolsSockets {
     try {
       const path = parseDevtoolsPath(url.pathname);
       if (!path) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
-      instance = requireInstance(this.#ctx, req.headers);
+      instance = await requireInstance(this.#ctx, req.headers);
       if (path.kind === 'browser' && path.id !== instance.browser.guid)
         throw new NotFound('that DevTools address does not belong to this browser');
       target = path.kind === 'browser' ? { kind: 'browser' } : { kind: 'page', targetId: path.id };

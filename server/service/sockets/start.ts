@@ -22,7 +22,7 @@ export class StartSockets {
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
     ctx.fleet.on('ended', (instance, reason) => this.#onEnded(instance, reason));
-    this.#pinger = setInterval(() => this.#heartbeat(), ctx.config.browser.pingIntervalMs);
+    this.#pinger = setInterval(() => void this.#heartbeat(), ctx.config.browser.pingIntervalMs);
     this.#pinger.unref();
   }
 
@@ -30,7 +30,7 @@ export class StartSockets {
     let instance: Instance;
     try {
       assertWebSocketHandshake(req);
-      const key = authenticate(this.#ctx.keys, req.headers.authorization);
+      const key = await authenticate(this.#ctx.keys, req.headers.authorization);
       instance = await this.#ctx.fleet.provision(key);
     } catch (err) {
       const status = rejectUpgrade(socket, err);
@@ -85,12 +85,17 @@ export class StartSockets {
   }
 
   /** Ping every holder; end instances whose peer went quiet or whose key was revoked meanwhile. */
-  #heartbeat(): void {
+  async #heartbeat(): Promise<void> {
     const revoked = new Set<string>();
-    for (const keyId of this.#ctx.fleet.keysInUse()) {
-      const key = this.#ctx.keys.get(keyId);
-      if (!key || key.revokedAt) revoked.add(keyId);
-    }
+    await Promise.all(
+      [...this.#ctx.fleet.keysInUse()].map(async (keyId) => {
+        const key = await this.#ctx.keys.get(keyId).catch((err: Error) => {
+          this.#ctx.log.error({ err, keyId }, 'could not check whether a key was revoked');
+          return null; // unknown this time: not revoked
+        });
+        if (key === undefined || key?.revokedAt) revoked.add(keyId);
+      }),
+    );
     for (const [id, { ws, instance }] of this.#open) {
       if (revoked.has(instance.keyId)) {
         void this.#ctx.fleet.end(id, 'keyRevoked');

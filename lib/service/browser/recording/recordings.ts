@@ -60,15 +60,15 @@ export class Recordings {
     await live.recorder.stop();
     await live.downloads.stop();
     await live.writer.close();
-    this.#opts.history.recordingSize(id, live.writer.bytes);
+    await this.#opts.history.recordingSize(id, live.writer.bytes);
   }
 
   /** Remove what is past its retention: the files, then the mark on the browser's row. */
   async prune(now: number): Promise<number> {
-    const expired = this.#opts.history.expiredRecordings(now);
+    const expired = await this.#opts.history.expiredRecordings(now);
     for (const id of expired) {
       await rm(this.folder(id), { recursive: true, force: true });
-      this.#opts.history.forgetRecording(id);
+      await this.#opts.history.forgetRecording(id);
     }
     if (expired.length) this.#opts.log.info({ removed: expired.length }, 'expired recordings removed');
     return expired.length;
