@@ -100,6 +100,11 @@ export class ClusterGateway {
     return true;
   }
 
+  /** This node's id, which the history names each browser's node by. */
+  get nodeId(): string {
+    return this.#opts.nodeId;
+  }
+
   /**
    * The page state of a key's browsers that other nodes run, for `GET /v0/browsers`: each node
    * that runs some of `ids` is asked for its own live list (signed, so it answers only its own),
@@ -109,24 +114,45 @@ export class ClusterGateway {
     const found = new Map<string, LiveElsewhere>();
     if (ids.length === 0) return found;
     const owners = await Promise.all(ids.map((id) => this.#opts.registry.get().ownerOf(id)));
-    const nodes = new Map<string, string>();
-    for (const owner of owners) if (owner && owner.id !== this.#opts.nodeId) nodes.set(owner.id, owner.url);
-    await Promise.all(
-      [...nodes.values()].map(async (base) => {
-        const path = '/v0/browsers?status=live';
+    const nodes = new Set<string>();
+    for (const owner of owners) if (owner && owner.id !== this.#opts.nodeId) nodes.add(owner.id);
+    const answers = await this.ask([...nodes], '/v0/browsers?status=live', authorization);
+    for (const { body } of answers) {
+      const browsers = (body as { browsers?: LiveElsewhere[] } | null)?.browsers;
+      for (const b of Array.isArray(browsers) ? browsers : []) if (typeof b?.id === 'string' && b.status === 'live') found.set(b.id, b);
+    }
+    return found;
+  }
+
+  /**
+   * GET `path` from each of `nodeIds` (signed, so each answers for itself only), with the client's
+   * credentials; `body` is null for a node that is not alive, fails, or does not answer in time.
+   */
+  async ask(nodeIds: readonly string[], path: string, authorization: string | undefined): Promise<{ nodeId: string; body: unknown }[]> {
+    if (nodeIds.length === 0) return [];
+    const alive = new Map((await this.#opts.registry.get().nodes()).map((n) => [n.id, n.url]));
+    return Promise.all(
+      nodeIds.map(async (nodeId) => {
+        const base = alive.get(nodeId);
+        if (!base || nodeId === this.#opts.nodeId) return { nodeId, body: null };
         const res = await fetch(new URL(path, base), {
           headers: {
             ...(authorization ? { authorization } : {}),
             [NODE_HEADER]: signNodeRequest(this.#opts.secret, this.#opts.nodeId, 'GET', path),
           },
-          signal: AbortSignal.timeout(2_000),
+          signal: AbortSignal.timeout(5_000),
         }).catch(() => null);
-        if (!res?.ok) return;
-        const body = (await res.json().catch(() => null)) as { browsers?: LiveElsewhere[] } | null;
-        for (const b of body?.browsers ?? []) if (typeof b?.id === 'string' && b.status === 'live') found.set(b.id, b);
+        return { nodeId, body: res?.ok ? await res.json().catch(() => null) : null };
       }),
     );
-    return found;
+  }
+
+  /** Serve a request about something kept on `nodeId`'s disk (a recording) from that node. */
+  async forwardTo(nodeId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const node = (await this.#opts.registry.get().nodes()).find((n) => n.id === nodeId);
+    if (!node)
+      throw new ServiceUnavailable(`this is kept on service node ${nodeId}, which is not running now; try again once it is back`, 30);
+    await forwardRequest(req, res, node.url, this.#sign(req));
   }
 
   /** What /healthz says of the cluster: this node, and every live node's load (never their addresses). */

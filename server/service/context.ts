@@ -31,5 +31,5 @@ export type ServiceContext = {
   /** How browser instances are isolated on this host (probed at start). */
   isolation: IsolationReport;
   /** Several nodes (REDIS_URL): how this node reaches the others; null on a single node. */
-  cluster: Pick<ClusterGateway, 'liveElsewhere' | 'isFromNode' | 'health'> | null;
+  cluster: Pick<ClusterGateway, 'nodeId' | 'liveElsewhere' | 'isFromNode' | 'health' | 'ask' | 'forwardTo'> | null;
 };

@@ -114,6 +114,51 @@ describe('a cluster of service nodes', { skip }, () => {
     await closeAll();
   });
 
+  it("reads a recording, and searches a key's recordings, on whichever node answers", async () => {
+    await closeAll();
+    const made = node(1).keysCli(['create', '--name', 'recorded-across', '--record']);
+    assert.equal(made.status, 0, made.stderr);
+    const token = made.stdout.trim().split('\n').pop() as string;
+    const headers = { authorization: `Bearer ${token}` };
+    // Two recorded sessions, on node 2 and node 3 (each started through the node it runs on).
+    const ids: string[] = [];
+    for (const i of [2, 3]) {
+      const started = await openStart(node(i).wsUrl, token);
+      assert.equal(await runner(started.id), `node-${i}`);
+      const pw = await chromium.connectOverCDP(await debuggerUrl(node(i).url, started.headers), { headers: started.headers });
+      const page = await (await pw.newContext()).newPage();
+      await page.goto(`${pages.url}?recorded-on-${i}`);
+      await pw.close();
+      await closeStart(node(i).url, started);
+      ids.push(started.id);
+    }
+    // Node 1 holds neither: it reads each from the node that recorded it.
+    for (const [n, id] of ids.entries()) {
+      const res = await eventually(
+        () => fetch(`${node(1).url}/v0/browsers/${id}/recording`, { headers }),
+        (r) => r.status === 200,
+        10_000,
+      );
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { events: { type: string; url?: string }[] };
+      assert.ok(
+        body.events.some((e) => e.type === 'request' && e.url?.endsWith(`?recorded-on-${n + 2}`)),
+        `events of ${id}`,
+      );
+    }
+    // One search on node 1 finds the matches of both, newest first.
+    const found = (await (await fetch(`${node(1).url}/v0/recordings/events?q=recorded-on&type=request`, { headers })).json()) as {
+      matches: { browser: string; at: string }[];
+      sessions: number;
+      truncated: boolean;
+    };
+    assert.deepEqual([...new Set(found.matches.map((m) => m.browser))].sort(), [...ids].sort());
+    assert.equal(found.sessions, 2);
+    assert.equal(found.truncated, false);
+    const times = found.matches.map((m) => m.at);
+    assert.deepEqual(times, [...times].sort().reverse());
+  });
+
   it('says on /healthz which node answers and how full each live node is, without their addresses', async () => {
     const res = await fetch(`${node(2).url}/healthz`);
     assert.equal(res.status, 200);
