@@ -58,6 +58,24 @@ describe('a cluster of service nodes', { skip }, () => {
     }
     // The same browser, seen from node 2 (its debugger address), is the same instance.
     assert.equal(await debuggerUrl(node(2).url, started.headers), url.webSocketDebuggerUrl);
+    // A file put through node 3 (streamed on to node 1) is listed through node 2, and goes with a stop through node 2.
+    const bytes = Buffer.alloc(3 * 1024 * 1024, 7);
+    const put = await fetch(`${node(3).url}/v0/browser/uploads/big.bin`, { method: 'PUT', headers: started.headers, body: bytes });
+    assert.equal(put.status, 201);
+    const listed = (await (await fetch(`${node(2).url}/v0/browser/uploads`, { headers: started.headers })).json()) as {
+      files: { name: string; size: number }[];
+    };
+    assert.deepEqual(
+      listed.files.map((f) => [f.name, f.size]),
+      [['big.bin', bytes.length]],
+    );
+    const stop = await fetch(`${node(2).url}/v0/browsers/${started.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(stop.status, 204);
+    assert.equal((await started.closed).code, 4410);
+    open.splice(open.indexOf(started), 1);
   });
 
   /** Which node runs a browser, as the cluster's registry says. */
