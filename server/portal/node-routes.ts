@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequest, MethodNotAllowed, NotFound } from '#shared/errors.ts';
+import type { PortalCluster } from '#portal/cluster/join.ts';
+import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
+import { NODE_ACTION_PATH, NODE_MAX_BODY_BYTES, nodeRenameSchema, nodeStopSchema } from '#portal/protocol/node.ts';
+import { parseOrThrow } from '#portal/validation.ts';
+import { readBody } from '../http/body.ts';
+import { sendError, sendJson } from '../http/respond.ts';
+
+/** Whether a request is node-to-node (lib/portal/protocol/node.ts); those never reach Next. */
+export const isNodePath = (url: string | undefined): boolean => (url ?? '').startsWith('/_node/');
+
+/**
+ * `POST /_node/browsers/<instanceId>/stop|rename`: another portal node asks this one, which holds
+ * the browser, to act on it for a user it has checked. Signed, once, within the clock window.
+ */
+export async function handleNodeRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: { cluster: Pick<PortalCluster, 'auth'> | null; local: TeamBrowsers },
+): Promise<void> {
+  try {
+    const path = req.url ?? '';
+    const match = NODE_ACTION_PATH.exec(new URL(path, 'http://node').pathname);
+    if (!deps.cluster || !match) throw new NotFound('no such node endpoint');
+    if (req.method !== 'POST') throw new MethodNotAllowed(['POST']);
+    const body = await readBody(req, NODE_MAX_BODY_BYTES);
+    await deps.cluster.auth.verify(req.headers, { method: 'POST', path, body });
+    const input = parseJson(body);
+    const [, instanceId, action] = match as unknown as [string, string, 'stop' | 'rename'];
+    if (!deps.local.get(instanceId)) throw new NotFound('this node holds no such browser');
+    if (action === 'stop') {
+      const { reason, message, by } = parseOrThrow(nodeStopSchema, input);
+      deps.local.stop(instanceId, { reason, message }, by);
+    } else {
+      deps.local.rename(instanceId, parseOrThrow(nodeRenameSchema, input).name);
+    }
+    sendJson(res, 200, { ok: true });
+  } catch (err) {
+    sendError(res, err);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequest('the body is not JSON');
+  }
+}
