@@ -49,7 +49,7 @@ export function createEdge(p: Portal, opts: { dev: boolean; nextUpgrade: NextUpg
     dashboard,
     request(req, res) {
       if (!isNodePath(req.url)) return false;
-      void handleNodeRequest(req, res, { cluster: p.cluster, local: p.live });
+      void handleNodeRequest(req, res, { cluster: p.cluster, browsers: p.browsers });
       return true;
     },
     upgrade: (req, socket, head) => routeUpgrade(req, socket, head, { dev: opts.dev, nextUpgrade: opts.nextUpgrade, live, dashboard }),

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequest, MethodNotAllowed, NotFound } from '#shared/errors.ts';
 import type { PortalCluster } from '#portal/cluster/join.ts';
-import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
+import type { BrowserDirectory } from '#portal/live/directory.ts';
 import { NODE_ACTION_PATH, NODE_MAX_BODY_BYTES, nodeRenameSchema, nodeStopSchema } from '#portal/protocol/node.ts';
 import { parseOrThrow } from '#portal/validation.ts';
 import { readBody } from '../http/body.ts';
@@ -17,7 +17,7 @@ export const isNodePath = (url: string | undefined): boolean => (url ?? '').star
 export async function handleNodeRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  deps: { cluster: Pick<PortalCluster, 'auth'> | null; local: TeamBrowsers },
+  deps: { cluster: Pick<PortalCluster, 'auth'> | null; browsers: BrowserDirectory },
 ): Promise<void> {
   try {
     const path = req.url ?? '';
@@ -28,12 +28,15 @@ export async function handleNodeRequest(
     await deps.cluster.auth.verify(req.headers, { method: 'POST', path, body });
     const input = parseJson(body);
     const [, instanceId, action] = match as unknown as [string, string, 'stop' | 'rename'];
-    if (!deps.local.get(instanceId)) throw new NotFound('this node holds no such browser');
+    const local = deps.browsers.local;
+    if (!local.get(instanceId)) throw new NotFound('this node holds no such browser');
     if (action === 'stop') {
       const { reason, message, by } = parseOrThrow(nodeStopSchema, input);
-      deps.local.stop(instanceId, { reason, message }, by);
+      local.stop(instanceId, { reason, message }, by);
     } else {
-      deps.local.rename(instanceId, parseOrThrow(nodeRenameSchema, input).name);
+      local.rename(instanceId, parseOrThrow(nodeRenameSchema, input).name);
+      // The asking node reads the new name back: it is in the registry before the answer.
+      await deps.browsers.settle();
     }
     sendJson(res, 200, { ok: true });
   } catch (err) {

@@ -124,16 +124,20 @@ export class ClusterDirectory implements BrowserDirectory {
     this.#opts.bus.publish(teamId);
   }
 
-  /** Leave cleanly: call after the local browsers have ended (their rows go with them). */
-  async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer) clearInterval(this.#timer);
+  async settle(): Promise<void> {
     if (this.#flush) {
       clearTimeout(this.#flush);
       this.#flush = null;
       this.#writeDirty();
     }
     await this.#writes;
+  }
+
+  /** Leave cleanly: call after the local browsers have ended (their rows go with them). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.settle();
     await this.#opts.registry.leave().catch((err: Error) => this.#opts.log.warn({ err }, 'could not leave the registry'));
   }
 

@@ -124,6 +124,8 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
       name,
     }),
   );
+  // Another node may be asked for it next (the page it opens, through the load balancer).
+  await p.browsers.settle();
   await p.data.audit(
     { teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } },
     instance.startedAt,
@@ -174,6 +176,7 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
     }),
   );
   if (!instance) throw new NotFound('that browser has ended');
+  await p.browsers.settle();
   await p.data.audit(
     {
       teamId,
@@ -233,6 +236,7 @@ export async function renameBrowser(p: Portal, actor: Actor, teamId: string, ins
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
   const { name } = parseOrThrow(renameBrowserSchema, input);
   await p.browsers.rename(at, name);
+  await p.browsers.settle();
   return view({ ...at.row, name }, canStop);
 }
 

@@ -39,6 +39,8 @@ export interface BrowserDirectory {
   onChange(listener: (teamId: string) => void): () => void;
   /** Tell every node's dashboards that the team's browsers changed (e.g. a script's browser was stopped). */
   changed(teamId: string): void;
+  /** Wait until what this node changed so far can be read on every node (a browser just started, renamed). */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,8 @@ export class LocalDirectory implements BrowserDirectory {
   changed(teamId: string): void {
     this.#events.emit('change', teamId);
   }
+
+  async settle(): Promise<void> {}
 
   async close(): Promise<void> {}
 }
