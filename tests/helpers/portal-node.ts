@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadPortalConfig } from '#portal/config.ts';
 import { publicUser } from '#portal/accounts/accounts.ts';
 import { dashboardSnapshot, renameBrowser, startBrowser, stopBrowser } from '#portal/live/browsers.ts';
+import { createLiveLink } from '#portal/live/links.ts';
 import { createPortal } from '#portal/runtime.ts';
 import { createEdge } from '../../server/portal/edge.ts';
 
@@ -16,7 +17,8 @@ export type NodeCall =
   | { id: number; op: 'start'; userId: string; teamId: string; keyId: string }
   | { id: number; op: 'snapshot'; userId: string; teamId: string }
   | { id: number; op: 'rename'; userId: string; teamId: string; instanceId: string; name: string }
-  | { id: number; op: 'stop'; userId: string; teamId: string; instanceId: string };
+  | { id: number; op: 'stop'; userId: string; teamId: string; instanceId: string }
+  | { id: number; op: 'link'; userId: string; teamId: string; instanceId: string; mode: 'watch' | 'control' };
 export type NodeAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
 const config = loadPortalConfig(process.env);
@@ -42,6 +44,8 @@ async function run(call: NodeCall): Promise<unknown> {
       return renameBrowser(p, actor, call.teamId, call.instanceId, { name: call.name });
     case 'stop':
       return stopBrowser(p, actor, publicUser(user), call.teamId, call.instanceId);
+    case 'link':
+      return createLiveLink(p, actor, call.teamId, call.instanceId, { mode: call.mode });
   }
 }
 

@@ -115,9 +115,11 @@ describe('portal nodes', { skip: redisSkip() }, () => {
     return node;
   }
 
-  /** A socket of `node` opened as a signed-in person's page of that node would open it. */
-  function socket(node: PortalNode, path: string, userId: string) {
-    const ws = new WebSocket(`${node.url.replace('http', 'ws')}${path}`, { headers: { origin: node.url, cookie: cookies.get(userId)! } });
+  /** A socket of `node` opened as a signed-in person's page of that node would open it (no one: a shared link's page). */
+  function socket(node: PortalNode, path: string, userId: string | null) {
+    const headers: Record<string, string> = { origin: node.url };
+    if (userId) headers.cookie = cookies.get(userId)!;
+    const ws = new WebSocket(`${node.url.replace('http', 'ws')}${path}`, { headers });
     const messages: (ServerMessage | ({ type: 'snapshot' } & DashboardSnapshot))[] = [];
     let frames = 0;
     ws.on('message', (d, binary) => (binary ? frames++ : messages.push(JSON.parse(d.toString()))));
@@ -238,6 +240,28 @@ describe('portal nodes', { skip: redisSkip() }, () => {
     );
     viewer.ws.close();
     assert.equal(await viewer.closed, 1005);
+  });
+
+  it('relays a shared link’s guest on node 2 to node 1: it watches, and a watch link gives no control there either', async () => {
+    const { token } = await nodes[0]!.call<{ token: string }>({ op: 'link', userId: ann.userId, teamId, instanceId: held.id, mode: 'watch' });
+    const guest = socket(nodes[1]!, `/embed/${token}/socket`, null);
+    await guest.opened;
+    guest.ws.send(JSON.stringify({ type: 'hello', v: 1 }));
+    await eventually(guest.frames, (n) => n > 0, 10_000);
+    const state = (await eventually(
+      () => guest.messages.find((m) => m.type === 'state'),
+      Boolean,
+    )) as Extract<ServerMessage, { type: 'state' }>;
+    assert.ok(
+      state.viewers.every((v) => v.userId === null),
+      'a guest sees the others by name only',
+    );
+    guest.ws.send(JSON.stringify({ type: 'mouse', action: 'down', x: 200, y: 125, button: 'left', buttons: 1, clickCount: 1 }));
+    await eventually(
+      () => guest.messages.find((m) => m.type === 'error'),
+      (m) => m !== undefined && m.type === 'error' && m.code === 'not-in-control',
+    );
+    guest.ws.close();
   });
 
   it('refuses node-to-node requests that are not signed, signed with another secret, too old, or replayed', async () => {

@@ -70,7 +70,12 @@ export class ClusterDirectory implements BrowserDirectory {
 
   async listForTeam(teamId: string): Promise<HeldRow[]> {
     const mine = this.local.listForTeam(teamId).map((i) => rowOf(i, this.nodeId));
-    const others = (await this.#opts.registry.teamRows(teamId)).map((r) => r.row).filter((r) => r.nodeId !== this.nodeId);
+    // With Redis away, a dashboard still shows what this node holds.
+    const found = await this.#opts.registry.teamRows(teamId).catch((err: Error) => {
+      this.#opts.log.warn({ err, teamId }, 'could not read the other nodes’ browsers');
+      return [];
+    });
+    const others = found.map((r) => r.row).filter((r) => r.nodeId !== this.nodeId);
     return [...mine, ...others].sort(byStart);
   }
 
@@ -192,7 +197,14 @@ export class ClusterDirectory implements BrowserDirectory {
   }
 
   async #beat(): Promise<void> {
-    if ((await this.#opts.registry.beat(this.#counts())) !== 'reaped') return;
+    const beat = await this.#opts.registry.beat(this.#counts());
+    if (beat === 'ok') return;
+    if (beat === 'lost') {
+      // Redis forgot this node (restarted empty): write every row again.
+      this.#opts.log.warn('the registry no longer knew this node; writing its browsers again');
+      for (const i of this.local.all()) this.#markDirty(i.teamId);
+      return;
+    }
     // This node's heartbeat lapsed and another node recorded its browsers as ended: let go of
     // them, so that nothing runs that the others think ended.
     this.#opts.log.error('this node’s heartbeat lapsed and its browsers were taken as lost; ending them');

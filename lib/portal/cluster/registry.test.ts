@@ -106,6 +106,16 @@ describe('the portal nodes’ registry', { skip: redisSkip() }, () => {
     assert.equal(await slow.beat(none), 'ok');
   });
 
+  it('tells a node that Redis forgot (restarted empty) to write its rows again, without taking it as dead', async () => {
+    const a = await node('f1');
+    await a.register(none);
+    await a.put([row('team_f')]);
+    const raw = await client();
+    await raw.flushdb();
+    assert.equal(await a.beat(none), 'lost');
+    assert.equal(await a.beat(none), 'ok');
+  });
+
   it('a restarted node takes away what its predecessor left at once, before its heartbeat expired', async () => {
     const before = await node('r1', 60_000, 'boot-1');
     await before.register(none);

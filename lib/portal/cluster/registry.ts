@@ -22,6 +22,8 @@ export const PORTAL_KEYS = {
   held: (id: string) => `${P}held:${id}`,
   team: (id: string) => `${P}team:${id}`,
   nonce: (n: string) => `${P}nonce:${n}`,
+  /** Left by the node that took a node's rows away, for that node to find if it was only late. */
+  reaped: (id: string) => `${P}reaped:${id}`,
   teamPrefix: `${P}team:`,
 };
 
@@ -51,6 +53,7 @@ function parseNode(text: string | null): NodeInfo | null {
 /** Take away a node's rows, unless it is alive (ARGV[2] = '1': even so, for its own successor). */
 const REAP = `
 if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[1]) == 1 then return false end
+if ARGV[2] == '1' then redis.call('DEL', KEYS[5]) else redis.call('SET', KEYS[5], '1', 'PX', 3600000) end
 local held = redis.call('HGETALL', KEYS[2])
 local rows = {}
 for i = 1, #held, 2 do
@@ -66,10 +69,16 @@ if ARGV[2] == '1' then redis.call('DEL', KEYS[1]) end
 return rows
 `;
 
-/** Refresh the heartbeat; 1 when the node was no longer a member, i.e. another node took its rows. */
+/**
+ * Refresh the heartbeat. 0: as before; 2: the node was no longer a member because another node took
+ * its rows; 1: it was no longer a member and nobody took them (Redis lost its data: a restart
+ * without persistence), so its rows must be written again.
+ */
 const BEAT = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return redis.call('SADD', KEYS[2], ARGV[3])
+if redis.call('SADD', KEYS[2], ARGV[3]) == 0 then return 0 end
+if redis.call('DEL', KEYS[3]) == 1 then return 2 end
+return 1
 `;
 
 export type RegistryOptions = { nodeId: string; nodeUrl: string; boot: string; ttlMs: number };
@@ -98,12 +107,24 @@ export class NodeRegistry {
     return left;
   }
 
-  /** Refresh this node's heartbeat. 'reaped': it had expired and another node took this node's rows. */
-  async beat(counts: NodeCounts, now = Date.now()): Promise<'ok' | 'reaped'> {
+  /**
+   * Refresh this node's heartbeat. 'reaped': it had expired and another node took this node's rows;
+   * 'lost': Redis no longer knew this node (it lost its data), so the rows must be written again.
+   */
+  async beat(counts: NodeCounts, now = Date.now()): Promise<'ok' | 'reaped' | 'lost'> {
     const { nodeId, nodeUrl, boot, ttlMs } = this.#opts;
     const info: NodeInfo = { url: nodeUrl, boot, at: now, counts };
-    const added = await this.#redis.eval(BEAT, 2, PORTAL_KEYS.node(nodeId), PORTAL_KEYS.nodes, JSON.stringify(info), String(ttlMs), nodeId);
-    return added === 1 ? 'reaped' : 'ok';
+    const answer = await this.#redis.eval(
+      BEAT,
+      3,
+      PORTAL_KEYS.node(nodeId),
+      PORTAL_KEYS.nodes,
+      PORTAL_KEYS.reaped(nodeId),
+      JSON.stringify(info),
+      String(ttlMs),
+      nodeId,
+    );
+    return answer === 2 ? 'reaped' : answer === 1 ? 'lost' : 'ok';
   }
 
   /** Write (or rewrite) rows of browsers this node holds. */
@@ -196,11 +217,12 @@ export class NodeRegistry {
   async #reap(nodeId: string, force: boolean): Promise<HeldRow[]> {
     const rows = (await this.#redis.eval(
       REAP,
-      4,
+      5,
       PORTAL_KEYS.node(nodeId),
       PORTAL_KEYS.held(nodeId),
       PORTAL_KEYS.nodes,
       PORTAL_KEYS.where,
+      PORTAL_KEYS.reaped(nodeId),
       nodeId,
       force ? '1' : '0',
       PORTAL_KEYS.teamPrefix,
