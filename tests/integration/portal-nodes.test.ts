@@ -243,15 +243,21 @@ describe('portal nodes', { skip: redisSkip() }, () => {
   });
 
   it('relays a shared link’s guest on node 2 to node 1: it watches, and a watch link gives no control there either', async () => {
-    const { token } = await nodes[0]!.call<{ token: string }>({ op: 'link', userId: ann.userId, teamId, instanceId: held.id, mode: 'watch' });
+    const { token } = await nodes[0]!.call<{ token: string }>({
+      op: 'link',
+      userId: ann.userId,
+      teamId,
+      instanceId: held.id,
+      mode: 'watch',
+    });
     const guest = socket(nodes[1]!, `/embed/${token}/socket`, null);
     await guest.opened;
     guest.ws.send(JSON.stringify({ type: 'hello', v: 1 }));
     await eventually(guest.frames, (n) => n > 0, 10_000);
-    const state = (await eventually(
-      () => guest.messages.find((m) => m.type === 'state'),
-      Boolean,
-    )) as Extract<ServerMessage, { type: 'state' }>;
+    const state = (await eventually(() => guest.messages.find((m) => m.type === 'state'), Boolean)) as Extract<
+      ServerMessage,
+      { type: 'state' }
+    >;
     assert.ok(
       state.viewers.every((v) => v.userId === null),
       'a guest sees the others by name only',
