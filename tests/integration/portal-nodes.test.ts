@@ -14,7 +14,7 @@ import type { PortalData } from '#portal/data/portal-data.ts';
 import { NoIssuer } from '#portal/keys/issuer.ts';
 import { signNodeRequest } from '#portal/cluster/node-signature.ts';
 import { LIVE_CLOSE, type ServerMessage } from '#portal/protocol/live.ts';
-import type { DashboardSnapshot } from '#portal/protocol/dashboard.ts';
+import { decodeThumbnail, type DashboardSnapshot } from '#portal/protocol/dashboard.ts';
 import { nodeLivePath } from '#portal/protocol/node.ts';
 import type { BrowserRow } from '#portal/protocol/dashboard.ts';
 import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
@@ -122,14 +122,19 @@ describe('portal nodes', { skip: redisSkip() }, () => {
     const ws = new WebSocket(`${node.url.replace('http', 'ws')}${path}`, { headers });
     const messages: (ServerMessage | ({ type: 'snapshot' } & DashboardSnapshot))[] = [];
     let frames = 0;
-    ws.on('message', (d, binary) => (binary ? frames++ : messages.push(JSON.parse(d.toString()))));
+    const thumbnails: string[] = [];
+    ws.on('message', (d, binary) => {
+      if (!binary) return messages.push(JSON.parse(d.toString()));
+      frames++;
+      if (path.startsWith('/events/')) thumbnails.push(decodeThumbnail(new Uint8Array(d as Buffer)).meta.instanceId);
+    });
     const opened = new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
     });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.on('error', () => {});
-    return { ws, messages, opened, closed, frames: () => frames };
+    return { ws, messages, opened, closed, frames: () => frames, thumbnails };
   }
 
   const lastSnapshot = (messages: unknown[]) =>
@@ -197,6 +202,12 @@ describe('portal nodes', { skip: redisSkip() }, () => {
       () => lastSnapshot(dashboard.messages)?.instances.find((i) => i.id === held.id)?.name,
       (name) => name === 'Renamed on node 2',
       3000,
+    );
+    // Pictures too: node 2 asks node 1 for its browser's.
+    await eventually(
+      () => dashboard.thumbnails,
+      (t) => t.includes(held.id),
+      10_000,
     );
     // Stopping node 2's browser from node 1: node 2 ends it, and both dashboards' history says who.
     await one.call({ op: 'stop', userId: bob.userId, teamId, instanceId: other.id });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '#shared/log.ts';
-import { byStart, type BrowserDirectory, type Located, type Usage } from '../live/directory.ts';
+import { byStart, localThumbnails, type BrowserDirectory, type Located, type Thumbnail, type Usage } from '../live/directory.ts';
 import { rowOf, type HeldRow } from '../live/held-row.ts';
 import type { LiveEnd } from '../live/live-browser.ts';
 import type { EndedTeamBrowser, Starter, TeamBrowsers } from '../live/team-browsers.ts';
@@ -127,6 +127,15 @@ export class ClusterDirectory implements BrowserDirectory {
   changed(teamId: string): void {
     this.#events.emit('change', teamId);
     this.#opts.bus.publish(teamId);
+  }
+
+  async thumbnails(teamId: string): Promise<Thumbnail[]> {
+    const remote = (await this.#opts.registry.teamRows(teamId).catch(() => [])).filter((r) => r.row.nodeId !== this.nodeId);
+    const [mine, theirs] = await Promise.all([
+      localThumbnails(this.local, teamId),
+      Promise.all(remote.map((r) => this.#opts.client.thumbnail(r.nodeUrl, r.row.id))),
+    ]);
+    return [...mine, ...theirs.filter((t): t is Thumbnail => t !== null)];
   }
 
   async settle(): Promise<void> {

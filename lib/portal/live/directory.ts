@@ -10,6 +10,9 @@ import type { Starter, TeamBrowser, TeamBrowsers } from './team-browsers.ts';
  */
 export type Located = { row: HeldRow; local: TeamBrowser; holderUrl: null } | { row: HeldRow; local: null; holderUrl: string };
 
+/** A small picture of a team browser, for dashboards. */
+export type Thumbnail = { instanceId: string; jpeg: Uint8Array; source: 'screencast' | 'capture' };
+
 /** Browsers of the team on other nodes (none in a single process), for the portal's own limits. */
 export type Usage = { team: number; user: number };
 
@@ -39,6 +42,8 @@ export interface BrowserDirectory {
   onChange(listener: (teamId: string) => void): () => void;
   /** Tell every node's dashboards that the team's browsers changed (e.g. a script's browser was stopped). */
   changed(teamId: string): void;
+  /** A picture of each of the team's browsers, from whichever node holds it (those that have one). */
+  thumbnails(teamId: string): Promise<Thumbnail[]>;
   /** Wait until what this node changed so far can be read on every node (a browser just started, renamed). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -100,9 +105,23 @@ export class LocalDirectory implements BrowserDirectory {
     this.#events.emit('change', teamId);
   }
 
+  thumbnails(teamId: string): Promise<Thumbnail[]> {
+    return localThumbnails(this.local, teamId);
+  }
+
   async settle(): Promise<void> {}
 
   async close(): Promise<void> {}
 }
 
 export { byStart };
+
+/** Pictures of the team's browsers this process holds. */
+export async function localThumbnails(local: TeamBrowsers, teamId: string): Promise<Thumbnail[]> {
+  const out: Thumbnail[] = [];
+  for (const instance of local.listForTeam(teamId)) {
+    const shot = await instance.live.thumbnail();
+    if (shot) out.push({ instanceId: instance.id, ...shot });
+  }
+  return out;
+}

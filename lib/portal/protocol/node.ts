@@ -9,9 +9,16 @@ import { z } from 'zod';
  *   the viewer's session or link, and says who they are in `viewer` (inside the signature).
  * - `POST /_node/browsers/<instanceId>/stop` `{reason, message, by?}` and `/rename` `{name}`: the
  *   asking node has checked that its user may.
+ * - `GET /_node/browsers/<instanceId>/thumbnail`: the dashboard's small picture of it (JPEG, its
+ *   source in `x-periscope-thumbnail-source`; 204 when there is none).
  */
 export const NODE_LIVE_PATH = /^\/_node\/live\/(inst_[A-Za-z0-9_-]{16})$/;
-export const NODE_ACTION_PATH = /^\/_node\/browsers\/(inst_[A-Za-z0-9_-]{16})\/(stop|rename)$/;
+export const NODE_ACTION_PATH = /^\/_node\/browsers\/(inst_[A-Za-z0-9_-]{16})\/(stop|rename|thumbnail)$/;
+export type NodeAction = 'stop' | 'rename' | 'thumbnail';
+export const NODE_ACTION_METHOD: Record<NodeAction, 'GET' | 'POST'> = { stop: 'POST', rename: 'POST', thumbnail: 'GET' };
+export const THUMBNAIL_SOURCE_HEADER = 'x-periscope-thumbnail-source';
+/** The largest thumbnail a node takes from another (a quarter-size JPEG is tens of KB). */
+export const NODE_MAX_THUMBNAIL_BYTES = 1024 * 1024;
 export const NODE_MAX_BODY_BYTES = 4096;
 
 export const relayedViewerSchema = z

@@ -143,19 +143,14 @@ export class DashboardSockets {
     }
   }
 
-  /**
-   * One thumbnail per instance of each watched team (or of one team, for a newcomer): of the
-   * browsers this node holds (another node's browsers show without one here).
-   */
+  /** One thumbnail per instance of each watched team (or of one team, for a newcomer), from whichever node holds it. */
   async #sendThumbnails(onlyTeam?: string): Promise<void> {
     const teams = onlyTeam ? [onlyTeam] : [...this.#byTeam.keys()];
     for (const teamId of teams) {
       const subs = this.#byTeam.get(teamId);
       if (!subs?.size) continue;
-      for (const instance of this.#deps.browsers.local.listForTeam(teamId)) {
-        const shot = await instance.live.thumbnail();
-        if (!shot) continue;
-        const bytes = encodeThumbnail({ instanceId: instance.id, at: Date.now(), source: shot.source }, shot.jpeg);
+      for (const shot of await this.#deps.browsers.thumbnails(teamId)) {
+        const bytes = encodeThumbnail({ instanceId: shot.instanceId, at: Date.now(), source: shot.source }, shot.jpeg);
         // A dashboard that has not taken the last thumbnail yet skips this one.
         for (const sub of subs)
           if (sub.ws.readyState === sub.ws.OPEN && sub.ws.bufferedAmount < 256 * 1024) sub.ws.send(bytes, { binary: true });
