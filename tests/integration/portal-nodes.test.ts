@@ -313,6 +313,41 @@ describe('portal nodes', { skip: redisSkip() }, () => {
     assert.ok(ids(s).includes(held.id), 'the browser still runs');
   });
 
+  it('answers signed node requests that do not hold up with clear errors', async () => {
+    const one = nodes[0]!;
+    const signedPost = async (path: string, body: string, method = 'POST') => {
+      const headers = { 'content-type': 'application/json', ...signNodeRequest(CLUSTER_SECRET, 'portal-2', { method, path, body }) };
+      const res = await fetch(`${one.url}${path}`, { method, headers, ...(method === 'POST' ? { body } : {}) });
+      return { status: res.status, body: (await res.json()) as { error: string } };
+    };
+    const stop = `/_node/browsers/${held.id}/stop`;
+    assert.equal((await signedPost(stop, 'not json')).status, 400);
+    assert.equal((await signedPost(stop, JSON.stringify({ reason: 'stopped', message: 'x', extra: 1 }))).status, 400);
+    assert.equal((await signedPost(`/_node/browsers/${held.id}/rename`, JSON.stringify({ name: '' }))).status, 400);
+    assert.equal((await signedPost(stop, '', 'GET')).status, 405);
+    const unknown = await signedPost('/_node/browsers/inst_AAAAAAAAAAAAAAAA/stop', JSON.stringify({ reason: 'stopped', message: 'x' }));
+    assert.equal(unknown.status, 404);
+    // A relayed viewer whose description does not hold up is refused before the handshake.
+    for (const viewer of [
+      '',
+      'not-base64-json',
+      Buffer.from(JSON.stringify({ name: 'M', userId: 1, watchOnly: false })).toString('base64url'),
+    ]) {
+      const path = `/_node/live/${held.id}?viewer=${viewer}`;
+      const status = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${one.url.replace('http', 'ws')}${path}`, {
+          headers: signNodeRequest(CLUSTER_SECRET, 'portal-2', { method: 'GET', path }),
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('open', () => resolve(101));
+        ws.once('error', () => {});
+      });
+      assert.equal(status, 400, viewer);
+    }
+    const s = await one.call<DashboardSnapshot>({ op: 'snapshot', userId: ann.userId, teamId });
+    assert.equal(s.instances.find((i) => i.id === held.id)?.name, 'Renamed on node 2', 'nothing changed');
+  });
+
   it('takes a killed node’s browsers off the other node’s dashboard, ended with a reason, and closes their relayed viewers', async () => {
     const [one, two] = nodes as [PortalNode, PortalNode];
     const survivor = await two.call<BrowserRow>({ op: 'start', userId: bob.userId, teamId, keyId });

@@ -5,7 +5,7 @@ import type { Logger } from '#shared/log.ts';
 /** The channel every portal node publishes its teams' browser changes on (decision 0095). */
 export const CHANGES_CHANNEL = `${REDIS_PREFIX}portal:changes`;
 
-const changeSchema = z.object({ origin: z.string().min(1).max(100), teamId: z.string().min(1).max(100) }).strict();
+const changeSchema = z.object({ origin: z.string().min(1).max(100), teamId: z.string().min(1).max(100) });
 
 /**
  * "The team's browsers changed", from every portal node to every other, over Redis pub/sub. A

@@ -30,14 +30,12 @@ export const PORTAL_KEYS = {
 const countsSchema = z.record(z.string().max(200), z.number().int().nonnegative());
 /** What a node holds for the portal's limits (browsers it only watches are not counted): per team and per person. */
 export type NodeCounts = { teams: Record<string, number>; users: Record<string, number> };
-const nodeInfoSchema = z
-  .object({
-    url: z.string().url().max(2000),
-    boot: z.string().max(100),
-    at: z.number(),
-    counts: z.object({ teams: countsSchema, users: countsSchema }).strict(),
-  })
-  .strict();
+const nodeInfoSchema = z.object({
+  url: z.string().url().max(2000),
+  boot: z.string().max(100),
+  at: z.number(),
+  counts: z.object({ teams: countsSchema, users: countsSchema }),
+});
 export type NodeInfo = z.infer<typeof nodeInfoSchema>;
 
 function parseNode(text: string | null): NodeInfo | null {

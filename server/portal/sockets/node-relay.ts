@@ -49,7 +49,8 @@ export function relayToHolder(client: WebSocket, upstream: WebSocket, log: Logge
     log.error({ status: res.statusCode }, 'the holding portal node refused a relayed viewer');
     closeClient(1011, 'the portal node holding this browser refused the relay');
   });
-  upstream.on('error', (err) => log.warn({ err }, 'relay to the holding portal node failed'));
+  // What the viewer sees of it is the close that follows.
+  upstream.on('error', (err) => log.debug({ err }, 'relay to the holding portal node failed'));
   upstream.once('close', (code, reason) => {
     if (sendable(code)) closeClient(code, reason.toString());
     else closeClient(LIVE_CLOSE.ended.code, LIVE_CLOSE.ended.reason);
