@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadPortalConfig } from './config.ts';
-import type { ConfigError } from '#shared/config-schema.ts';
+import { ConfigError } from '#shared/config-schema.ts';
 
 describe('portal configuration', () => {
   it('has working defaults: embedded service, no OAuth, secrets left to DATA_DIR', () => {
@@ -71,5 +71,42 @@ describe('portal configuration', () => {
     const c = loadPortalConfig({ SERVICE_URL: 'https://api.example.test' });
     assert.equal(c.embeddedService, false);
     assert.equal(loadPortalConfig({ SERVICE_URL: 'https://api.example.test', EMBEDDED_SERVICE: 'true' }).embeddedService, true);
+  });
+
+  it('runs as one process unless REDIS_URL names a Redis, and then needs a cluster secret', () => {
+    assert.equal(loadPortalConfig({}).cluster, null);
+    assert.throws(
+      () => loadPortalConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }),
+      (err) => err instanceof ConfigError && err.problems[0]!.startsWith('CLUSTER_SECRET: must be set'),
+    );
+    const secret = 'x'.repeat(32);
+    const c = loadPortalConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CLUSTER_SECRET: secret,
+      PORTAL_NODE_ID: 'portal-1',
+      PORTAL_NODE_URL: 'http://10.0.0.7:3000/',
+    });
+    assert.deepEqual(c.cluster, { redisUrl: 'redis://127.0.0.1:6379', nodeId: 'portal-1', nodeUrl: 'http://10.0.0.7:3000', secret });
+    // Without PORTAL_NODE_URL, the listening address; none can be derived from a wildcard address.
+    assert.equal(
+      loadPortalConfig({ REDIS_URL: 'redis://r', CLUSTER_SECRET: secret, PORT: '3005' }).cluster?.nodeUrl,
+      'http://127.0.0.1:3005',
+    );
+    assert.throws(
+      () => loadPortalConfig({ REDIS_URL: 'redis://r', CLUSTER_SECRET: secret, HOST: '0.0.0.0' }),
+      (err) => err instanceof ConfigError && err.problems[0]!.startsWith('PORTAL_NODE_URL: must be set'),
+    );
+    for (const [name, value] of [
+      ['REDIS_URL', 'http://cache:6379'],
+      ['PORTAL_NODE_ID', 'a b'],
+      ['PORTAL_NODE_URL', 'ftp://x'],
+      ['CLUSTER_SECRET', 'short'],
+    ] as const) {
+      assert.throws(
+        () => loadPortalConfig({ REDIS_URL: 'redis://r', CLUSTER_SECRET: secret, [name]: value }),
+        (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith(`${name}: `)),
+        `${name}=${value}`,
+      );
+    }
   });
 });

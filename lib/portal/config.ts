@@ -1,6 +1,7 @@
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { baseUrlVar, ConfigError, databaseUrlVar, intVar, parseEnv, portVar, type Env } from '#shared/config-schema.ts';
+import { baseUrlVar, ConfigError, databaseUrlVar, intVar, parseEnv, portVar, redisUrlVar, type Env } from '#shared/config-schema.ts';
 
 const optionalText = z
   .string()
@@ -37,6 +38,14 @@ const schema = z.object({
     .optional()
     .transform((v) => v ?? './data'),
   DATABASE_URL: databaseUrlVar,
+  REDIS_URL: redisUrlVar,
+  PORTAL_NODE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, dots, dashes or underscores')
+    .optional(),
+  PORTAL_NODE_URL: baseUrlVar(['http:', 'https:']),
+  CLUSTER_SECRET: z.string().trim().min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)').optional(),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional()
@@ -79,6 +88,16 @@ const schema = z.object({
   LIVE_MAX_INSTANCES_PER_TEAM: intVar(10, 1, 1000),
 });
 
+export type PortalClusterConfig = {
+  redisUrl: string;
+  /** Stable across restarts, so that a restarted node ends what its predecessor left; unique per node. */
+  nodeId: string;
+  /** The address the other portal nodes reach this one at (node-to-node only, never shown to users). */
+  nodeUrl: string;
+  /** Signs node-to-node requests; the same on every node. */
+  secret: string;
+};
+
 export type OAuthProviderConfig =
   | { kind: 'github'; clientId: string; clientSecret: string }
   | { kind: 'google'; clientId: string; clientSecret: string }
@@ -99,6 +118,12 @@ export type PortalConfig = {
   dataDir: string;
   /** Where the portal's data lives: PostgreSQL at DATABASE_URL, or SQLite in DATA_DIR (decision 0090). */
   database: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
+  /**
+   * Several portal nodes (REDIS_URL set, decision 0095): which node holds which team browser and
+   * the dashboards' pushes go through Redis, and viewers are relayed to the holding node. Null: one
+   * process, all in memory.
+   */
+  cluster: PortalClusterConfig | null;
   logLevel: string;
   dev: boolean;
   /** The portal's own public address (NEXTAUTH_URL); sign-in redirects point here. */
@@ -151,6 +176,13 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
       problems.push('OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three to enable OpenID Connect sign-in');
     }
   }
+  const wildcard = v.HOST === '0.0.0.0' || v.HOST === '::';
+  if (v.REDIS_URL && !v.CLUSTER_SECRET)
+    problems.push(
+      'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)',
+    );
+  if (v.REDIS_URL && !v.PORTAL_NODE_URL && wildcard)
+    problems.push(`PORTAL_NODE_URL: must be set when REDIS_URL is and HOST is ${v.HOST}: the address other portal nodes reach this one at`);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = v.HOST === '0.0.0.0' || v.HOST === '::' ? 'localhost' : v.HOST;
   return {
@@ -165,6 +197,19 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     embeddedService: v.EMBEDDED_SERVICE ?? v.SERVICE_URL === undefined,
     dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
     database: v.DATABASE_URL ? { kind: 'postgres', url: v.DATABASE_URL } : { kind: 'sqlite' },
+    cluster:
+      v.REDIS_URL && v.CLUSTER_SECRET
+        ? {
+            redisUrl: v.REDIS_URL,
+            nodeId:
+              v.PORTAL_NODE_ID ??
+              `${hostname()
+                .replace(/[^A-Za-z0-9._-]/g, '-')
+                .slice(0, 50)}-${v.PORT}`,
+            nodeUrl: v.PORTAL_NODE_URL ?? `http://${v.HOST.includes(':') ? `[${v.HOST}]` : v.HOST}:${v.PORT}`,
+            secret: v.CLUSTER_SECRET,
+          }
+        : null,
     logLevel: v.LOG_LEVEL,
     dev: v.NODE_ENV === 'development',
     publicUrl: v.NEXTAUTH_URL ?? `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${v.PORT}`,

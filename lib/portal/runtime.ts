@@ -6,7 +6,9 @@ import { createLogger, type Logger } from '#shared/log.ts';
 import { TeamBrowsers } from './live/team-browsers.ts';
 import { ServiceHealthReader } from './service-client/health.ts';
 import { KeyUseLog } from './teams/audit.ts';
-import { recordBrowserEvents } from './live/browsers.ts';
+import { recordBrowserEvents, recordEnded } from './live/browsers.ts';
+import { LocalDirectory, type BrowserDirectory } from './live/directory.ts';
+import { joinCluster, type PortalCluster } from './cluster/join.ts';
 import { publishedPortal } from './handle.ts';
 import { defaultKeyLimits } from '#service/keys/key-database.ts';
 import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './keys/issuer.ts';
@@ -29,8 +31,12 @@ export type Portal = {
   log: Logger;
   /** The hosted search page's upstream, answer cache and last-seen limits (decision 0040). */
   search: SearchProxy;
-  /** The browsers the portal holds open for its users (their /start sockets), and the service's health. */
+  /** The browsers this process holds open for its users (their /start sockets). */
   live: TeamBrowsers;
+  /** The team browsers of every portal node (this process's own in a single process; decision 0095). */
+  browsers: BrowserDirectory;
+  /** Node-to-node trust and requests when the portal runs as several nodes; null in a single process. */
+  cluster: PortalCluster | null;
   /** Every live browser of the team's keys, whoever started it (the service's list). */
   keyBrowsers: KeyBrowsers;
   serviceHealth: ServiceHealthReader;
@@ -54,8 +60,20 @@ export async function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv 
   }
   const box = new SecretBox(secrets.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const { idleMs, maxPerUser, maxPerTeam } = config.live;
-  const live = new TeamBrowsers({ serviceUrl: config.serviceUrl, idleMs, maxPerUser, maxPerTeam, log: log.child({ part: 'live' }) });
+  let browsers: BrowserDirectory | null = null;
+  const live = new TeamBrowsers({
+    serviceUrl: config.serviceUrl,
+    idleMs,
+    maxPerUser,
+    maxPerTeam,
+    log: log.child({ part: 'live' }),
+    elsewhere: (teamId, userId) => browsers?.elsewhere(teamId, userId) ?? Promise.resolve({ team: 0, user: 0 }),
+  });
   recordBrowserEvents(live, data, log);
+  const cluster = config.cluster
+    ? await joinCluster(config.cluster, live, (ended) => recordEnded(data, ended, log), log.child({ part: 'cluster' }))
+    : null;
+  browsers = cluster?.directory ?? new LocalDirectory(live);
   const vault: Vault = { data, box, issuer, keyUse: new KeyUseLog(data) };
   return {
     config,
@@ -66,6 +84,8 @@ export async function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv 
     log,
     search: new SearchProxy(config.search),
     live,
+    browsers,
+    cluster,
     keyBrowsers: new KeyBrowsers({ serviceUrl: config.serviceUrl, vault, log: log.child({ part: 'key-browsers' }) }),
     serviceHealth: new ServiceHealthReader(config.serviceUrl),
   };

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nextModule from 'next';
@@ -6,15 +6,9 @@ import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ConfigError } from '#shared/config-schema.ts';
 import { loadPortalConfig } from '#portal/config.ts';
 import { CLIENT_ADDRESS_HEADER } from '#portal/accounts/auth.ts';
-import { dashboardSnapshot } from '#portal/live/browsers.ts';
-import { resolveLiveLink } from '#portal/live/links.ts';
 import { publishPortal } from '#portal/handle.ts';
 import { createPortal } from '#portal/runtime.ts';
-import { recheckAccess, sameOrigins, sessionUser } from './live-auth.ts';
-import type { SocketAuth } from './sockets/authorize.ts';
-import { DashboardSockets } from './sockets/dashboard.ts';
-import { LiveSockets } from './sockets/live.ts';
-import { routeUpgrade } from './upgrade.ts';
+import { createEdge } from './edge.ts';
 
 // At run time the CommonJS module itself is the factory; its typings only describe `.default`.
 const next = nextModule as unknown as (options: NextServerOptions) => NextServer;
@@ -37,7 +31,10 @@ async function main(): Promise<void> {
   // Only valid after prepare(); a custom server must route upgrades itself (docs/decisions/0003-two-processes-and-socket-routing.md).
   const nextUpgrade = app.getUpgradeHandler();
 
+  const edge = createEdge(p, { dev: config.dev, nextUpgrade });
   const server = createServer((req, res) => {
+    // Node-to-node requests (several portal nodes, decision 0095) never reach Next.
+    if (edge.request(req, res)) return;
     // The client's address, for sign-in throttling; never taken from the request unless TRUST_PROXY.
     const forwarded = config.trustProxy
       ? String(req.headers['x-forwarded-for'] ?? '')
@@ -47,25 +44,7 @@ async function main(): Promise<void> {
     req.headers[CLIENT_ADDRESS_HEADER] = forwarded || req.socket.remoteAddress || 'unknown';
     void handle(req, res);
   });
-  const auth: SocketAuth = {
-    authenticate: (req: IncomingMessage) => sessionUser(p, req),
-    allowedOrigins: (req: IncomingMessage) => sameOrigins(p, req),
-    recheck: (user, teamId) => recheckAccess(p, user, teamId),
-    onAccessChange: (listener) => p.data.onAccessChange(listener),
-  };
-  const live = new LiveSockets({
-    ...auth,
-    instances: p.live,
-    resolveLink: (token) => resolveLiveLink(p.data, p.live, token),
-    log: log.child({ part: 'live' }),
-  });
-  const dashboard = new DashboardSockets({
-    ...auth,
-    instances: p.live,
-    snapshot: (userId, teamId) => dashboardSnapshot(p, { userId }, teamId),
-    log: log.child({ part: 'dashboard' }),
-  });
-  server.on('upgrade', (req, socket, head) => routeUpgrade(req, socket, head, { dev: config.dev, nextUpgrade, live, dashboard }));
+  server.on('upgrade', (req, socket, head) => edge.upgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -78,13 +57,16 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     server.close();
-    live.closeAll();
-    dashboard.closeAll();
-    // Close every /start socket cleanly: the service then ends those instances.
-    void p.live.shutdown().finally(() => {
-      server.closeAllConnections();
-      void app.close().finally(() => process.exit(0));
-    });
+    edge.closeAll();
+    // Close every /start socket cleanly: the service then ends those instances; then leave the other nodes.
+    void p.live
+      .shutdown()
+      .then(() => p.cluster?.close())
+      .catch((err: unknown) => log.warn({ err }, 'could not leave the other portal nodes cleanly'))
+      .finally(() => {
+        server.closeAllConnections();
+        void app.close().finally(() => process.exit(0));
+      });
   };
   // `on`, not `once`: a signal to the process group and the one `npm start` forwards both arrive.
   process.on('SIGTERM', () => stop('SIGTERM'));

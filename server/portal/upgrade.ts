@@ -4,6 +4,7 @@ import { NotFound } from '#shared/errors.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { DASHBOARD_PATH, type DashboardSockets } from './sockets/dashboard.ts';
 import { LINK_PATH, LIVE_PATH, type LiveSockets } from './sockets/live.ts';
+import { NODE_LIVE_PATH } from '#portal/protocol/node.ts';
 
 type NextUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> | void;
 
@@ -28,6 +29,11 @@ export function routeUpgrade(
   const link = LINK_PATH.exec(path);
   if (link?.[1]) {
     void opts.live.handleLinkUpgrade(req, socket, head, link[1]);
+    return;
+  }
+  const relayed = NODE_LIVE_PATH.exec(path);
+  if (relayed?.[1]) {
+    void opts.live.handleNodeUpgrade(req, socket, head, relayed[1]);
     return;
   }
   const dashboard = DASHBOARD_PATH.exec(path);

@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { hashToken, newToken } from '#portal/data/ids.ts';
 import { createLiveLink, listLiveLinks, resolveLiveLink, revokeLiveLink } from '#portal/live/links.ts';
 import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
+import { LocalDirectory } from '#portal/live/directory.ts';
 import { LIVE_CLOSE, type ServerMessage } from '#portal/protocol/live.ts';
 import type { Portal } from '#portal/runtime.ts';
 import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
@@ -54,14 +55,16 @@ describe('shared links to a live browser', () => {
       keyName: 'k',
       apiKey: service.createKey().token,
     });
-    p = { data, live: instances } as unknown as Portal;
+    const browsers = new LocalDirectory(instances);
+    p = { data, live: instances, browsers } as unknown as Portal;
     const sockets = new LiveSockets({
-      instances,
+      browsers,
+      cluster: null,
       authenticate: async (req) => (req.headers.cookie === 'session=ann' ? { userId: ann.userId, name: 'Ann', sessionVersion: 0 } : null),
       recheck: async () => 'ok',
       onAccessChange: (listener) => data.onAccessChange(listener),
       allowedOrigins: () => [ORIGIN],
-      resolveLink: (token) => resolveLiveLink(data, instances, token),
+      resolveLink: (token) => resolveLiveLink(data, browsers, token),
       log,
     });
     http = createServer((_req, res) => res.end('ok'));
@@ -175,7 +178,7 @@ describe('shared links to a live browser', () => {
     await revokeLiveLink(p, bob, teamId, instance.id, link.id);
     assert.equal(await guest.closed, LIVE_CLOSE.linkRevoked.code);
     assert.equal(await refusal(`/embed/${token}/socket`), 'refused with 404');
-    assert.equal((await resolveLiveLink(data, instances, token)).status, 'revoked');
+    assert.equal((await resolveLiveLink(data, p.browsers, token)).status, 'revoked');
     assert.ok(!(await listLiveLinks(p, ann, teamId, instance.id)).some((l) => l.id === link.id));
   });
 
@@ -199,7 +202,7 @@ describe('shared links to a live browser', () => {
     const guest = await connect(`/embed/${token}/socket`);
     await eventually(() => state(guest), Boolean);
     assert.equal(await guest.closed, LIVE_CLOSE.linkExpired.code);
-    assert.equal((await resolveLiveLink(data, instances, token)).status, 'expired');
+    assert.equal((await resolveLiveLink(data, p.browsers, token)).status, 'expired');
     assert.equal(await refusal(`/embed/${token}/socket`), 'refused with 404');
     assert.equal(hashToken(token), hash);
   });
@@ -209,7 +212,7 @@ describe('shared links to a live browser', () => {
     assert.equal(await refusal(`/embed/${token}/socket`, { origin: 'http://evil.test' }), 'refused with 403');
     assert.equal(await refusal(`/embed/${token}/socket`, {}), 'refused with 403');
     assert.equal(await refusal(`/embed/${'A'.repeat(43)}/socket`), 'refused with 404');
-    assert.equal((await resolveLiveLink(data, instances, 'short')).status, 'invalid');
+    assert.equal((await resolveLiveLink(data, p.browsers, 'short')).status, 'invalid');
   });
 
   it('checks what a link may be and who may make and revoke it', async () => {
@@ -240,6 +243,6 @@ describe('shared links to a live browser', () => {
     await eventually(() => state(guest), Boolean);
     instances.stop(instance.id);
     assert.equal(await guest.closed, LIVE_CLOSE.ended.code);
-    assert.equal((await resolveLiveLink(data, instances, token)).status, 'ended');
+    assert.equal((await resolveLiveLink(data, p.browsers, token)).status, 'ended');
   });
 });

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { decodeFrame, type ServerMessage } from '#portal/protocol/live.ts';
 import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
+import { LocalDirectory } from '#portal/live/directory.ts';
 import { LiveSockets } from '../../server/portal/sockets/live.ts';
 import { eventually } from '../helpers/browser.ts';
 import { startPageServer } from '../helpers/pages.ts';
@@ -37,7 +38,8 @@ describe('live relay with a slow viewer', () => {
       apiKey: service.createKey().token,
     });
     const sockets = new LiveSockets({
-      instances,
+      browsers: new LocalDirectory(instances),
+      cluster: null,
       authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
       onAccessChange: () => () => {},

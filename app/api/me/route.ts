@@ -1,6 +1,7 @@
 import { deleteAccount, updateProfile } from '#portal/accounts/accounts.ts';
 import { currentTeam, listTeams } from '#portal/teams/teams.ts';
 import { route } from '#app/_lib/api.ts';
+import { stopTeamBrowsers } from '#portal/live/browsers.ts';
 
 export const GET = route(async ({ portal, user, actor }) => ({
   user,
@@ -20,11 +21,7 @@ export const DELETE = route(async ({ portal, actor, body, address }) =>
       data: portal.data,
       throttle: portal.throttle,
       issuer: portal.vault.issuer,
-      stopBrowsers: (teamIds) => {
-        const live = portal.live;
-        for (const teamId of teamIds)
-          for (const i of live.listForTeam(teamId)) live.stop(i.id, { reason: 'stopped', message: 'the team was deleted' });
-      },
+      stopBrowsers: (teamIds) => void stopTeamBrowsers(portal, teamIds, { reason: 'stopped', message: 'the team was deleted' }),
     },
     actor,
     await body(),

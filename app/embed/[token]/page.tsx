@@ -15,7 +15,7 @@ export const metadata: Metadata = { title: 'Shared browser', robots: { index: fa
  */
 export default async function EmbedPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const state = await resolveLiveLink(portal().data, portal().live, token);
+  const state = await resolveLiveLink(portal().data, portal().browsers, token);
   if (state.status !== 'open') {
     const { title, detail } = LINK_STATUS_TEXT[state.status];
     return (
@@ -26,7 +26,7 @@ export default async function EmbedPage({ params }: { params: Promise<{ token: s
   }
   return (
     <main id="main" className="embed">
-      <EmbeddedBrowser token={token} name={state.instance.name} mode={state.link.mode} />
+      <EmbeddedBrowser token={token} name={state.at.row.name} mode={state.link.mode} />
     </main>
   );
 }

@@ -30,6 +30,7 @@ describe('recordBrowserEvents', () => {
       message: 'nobody watched it for 10 minutes',
       stoppedBy: null,
       attached: false,
+      recordedElsewhere: false,
       ...over,
     });
     // Events are recorded without waiting (a store may be a server away): read once the browser's event is in.

@@ -1,7 +1,8 @@
 import type { BrowserRow, DashboardSnapshot } from '../protocol/dashboard.ts';
 import type { PortalData, Role } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
-import type { Starter, TeamBrowsers, TeamBrowser } from './team-browsers.ts';
+import type { EndedTeamBrowser, Starter, TeamBrowsers } from './team-browsers.ts';
+import { rowOf, type HeldRow } from './held-row.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
 import { BadRequest, Forbidden, NotFound } from '../errors.ts';
@@ -9,6 +10,8 @@ import type { Portal } from '../runtime.ts';
 import { renameBrowserSchema, startBrowserSchema } from '../schemas.ts';
 import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
+import type { Located } from './directory.ts';
+import type { LiveEnd } from './live-browser.ts';
 
 const HISTORY_MS = 24 * 3_600_000;
 /** How long the record of who had control is kept: as long as the longest recording retention worth having. */
@@ -21,37 +24,7 @@ const CONTROL_HISTORY_MS = 31 * 24 * 3_600_000;
  */
 export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, log: Logger): void {
   const failed = (instanceId: string) => (err: Error) => log.error({ err, instanceId }, 'could not record a browser event');
-  instances.on('ended', (e) => {
-    // A script's browser the portal only watched did not end: the portal let go of it.
-    if (e.attached) return;
-    data
-      .recordInstance({
-        id: e.id,
-        teamId: e.teamId,
-        name: e.name,
-        startedBy: e.startedBy.userId,
-        startedByName: e.startedBy.name,
-        keyName: e.keyName,
-        startedAt: e.startedAt,
-        endedAt: e.endedAt,
-        reason: e.reason,
-        message: e.message,
-      })
-      .catch(failed(e.id));
-    // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
-    data
-      .audit(
-        {
-          teamId: e.teamId,
-          actorId: e.stoppedBy?.userId ?? null,
-          action: e.stoppedBy ? 'browser.stopped' : 'browser.ended',
-          subject: e.name,
-          detail: { instance: e.id, reason: e.reason, message: e.message },
-        },
-        e.endedAt,
-      )
-      .catch(failed(e.id));
-  });
+  instances.on('ended', (e) => recordEnded(data, e, log));
   instances.on('handover', (i, h) => {
     data
       .audit(
@@ -76,18 +49,56 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
   });
 }
 
+/**
+ * Record one end in the team's history and audit log. A script's browser the portal only watched
+ * did not end (the portal let go of it), and an end another node recorded already is not recorded twice.
+ */
+export function recordEnded(data: PortalData, e: EndedTeamBrowser, log: Logger): void {
+  if (e.attached || e.recordedElsewhere) return;
+  const failed = (err: Error) => log.error({ err, instanceId: e.id }, 'could not record a browser event');
+  data
+    .recordInstance({
+      id: e.id,
+      teamId: e.teamId,
+      name: e.name,
+      startedBy: e.startedBy.userId,
+      startedByName: e.startedBy.name,
+      keyName: e.keyName,
+      startedAt: e.startedAt,
+      endedAt: e.endedAt,
+      reason: e.reason,
+      message: e.message,
+    })
+    .catch(failed);
+  // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
+  data
+    .audit(
+      {
+        teamId: e.teamId,
+        actorId: e.stoppedBy?.userId ?? null,
+        action: e.stoppedBy ? 'browser.stopped' : 'browser.ended',
+        subject: e.name,
+        detail: { instance: e.id, reason: e.reason, message: e.message },
+      },
+      e.endedAt,
+    )
+    .catch(failed);
+}
+
 /** A person as the team's browsers name them: their name, else their address. */
 const starterOf = (user: PublicUser): Starter => ({ userId: user.id, name: user.name || user.email });
 
-function view(i: TeamBrowser, canStop: boolean): BrowserRow {
+/** What a person sees of a team browser held by any node. */
+function view(i: HeldRow, canStop: boolean): BrowserRow {
   return {
     id: i.id,
     name: i.name,
     startedBy: { id: i.startedBy.userId, name: i.startedBy.name },
     keyName: i.keyName,
     startedAt: i.startedAt,
-    ...i.live.page,
-    viewers: i.live.control.list().map(({ id, name, control, userId }) => ({ id, name, control, userId })),
+    title: i.title,
+    url: i.url,
+    viewers: i.viewers,
     canStop,
     attached: i.attached,
   };
@@ -113,31 +124,33 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
       name,
     }),
   );
+  // Another node may be asked for it next (the page it opens, through the load balancer).
+  await p.browsers.settle();
   await p.data.audit(
     { teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } },
     instance.startedAt,
   );
-  return view(instance, true);
+  return view(rowOf(instance, p.browsers.nodeId), true);
 }
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserRow[]> {
   const membership = await requireRole(p.data, actor, teamId, 'member');
-  return p.live.listForTeam(teamId).map((i) => view(i, mayStop(i, actor, membership.role)));
+  return (await p.browsers.listForTeam(teamId)).map((i) => view(i, mayStop(i, actor, membership.role)));
 }
 
 /**
- * One of the team's portal-held browsers, for a member; `canStop`: they started it, or they are an
- * owner or admin (a script's browser the portal watches: owners and admins only, as for any of them).
+ * One of the team's portal-held browsers, on whichever node holds it, for a member; `canStop`: they
+ * started it, or they are an owner or admin (a script's browser the portal watches: owners and
+ * admins only, as for any of them).
  */
-export async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string) {
+export async function mine(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<{ at: Located; canStop: boolean }> {
   const membership = await requireRole(p.data, actor, teamId, 'member');
-  const instance = p.live.get(instanceId);
-  if (!instance || instance.teamId !== teamId) throw new NotFound('no such browser');
-  return { instance, canStop: mayStop(instance, actor, membership.role) };
+  const at = await p.browsers.find(instanceId);
+  if (!at || at.row.teamId !== teamId) throw new NotFound('no such browser');
+  return { at, canStop: mayStop(at.row, actor, membership.role) };
 }
 
-const mayStop = (i: TeamBrowser, actor: Actor, role: Role) =>
-  atLeast(role, 'admin') || (!i.attached && i.startedBy.userId === actor.userId);
+const mayStop = (i: HeldRow, actor: Actor, role: Role) => atLeast(role, 'admin') || (!i.attached && i.startedBy.userId === actor.userId);
 
 /**
  * Watch a browser a script started with one of the team's keys (one the dashboard lists beside the
@@ -148,6 +161,9 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
   const membership = await requireRole(p.data, actor, teamId, 'member');
   const found = (await p.keyBrowsers.list(actor, teamId, { fresh: true })).find((b) => b.id === browserId);
   if (!found) throw new NotFound('no such live browser among the team keys’ browsers');
+  // Watched already, through this node or another: the same one.
+  const watched = await p.browsers.findByBrowserId(teamId, browserId);
+  if (watched) return view(watched.row, mayStop(watched.row, actor, membership.role));
   const instance = await withTeamKey(p.vault, actor, teamId, found.keyId, 'browser', (token) =>
     p.live.attach({
       teamId,
@@ -160,6 +176,7 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
     }),
   );
   if (!instance) throw new NotFound('that browser has ended');
+  await p.browsers.settle();
   await p.data.audit(
     {
       teamId,
@@ -170,12 +187,13 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
     },
     Date.now(),
   );
-  return view(instance, mayStop(instance, actor, membership.role));
+  const row = rowOf(instance, p.browsers.nodeId);
+  return view(row, mayStop(row, actor, membership.role));
 }
 
 export async function getBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<BrowserRow> {
-  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
-  return view(instance, canStop);
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
+  return view(at.row, canStop);
 }
 
 /**
@@ -183,12 +201,12 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
  * of the team's keys elsewhere (a script) only owners and admins may stop: its holder loses it.
  */
 export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
-  if (!p.live.get(instanceId)) return stopKeyBrowser(p, actor, teamId, instanceId);
-  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  if (!(await p.browsers.find(instanceId))) return stopKeyBrowser(p, actor, teamId, instanceId);
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
   // A script's browser that the portal watches: stopping it ends the browser itself (its owner loses it).
-  if (instance.attached) await stopKeyBrowser(p, actor, teamId, instance.live.held.id);
-  p.live.stop(instance.id, { reason: 'stopped', message: `stopped by ${starterOf(user).name}` }, starterOf(user));
+  if (at.row.attached) await stopKeyBrowser(p, actor, teamId, at.row.browserId);
+  await p.browsers.stop(at, { reason: 'stopped', message: `stopped by ${starterOf(user).name}` }, starterOf(user));
 }
 
 async function stopKeyBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<void> {
@@ -210,37 +228,51 @@ async function stopKeyBrowser(p: Portal, actor: Actor, teamId: string, instanceI
     },
     Date.now(),
   );
-  p.live.emit('change', teamId);
+  p.browsers.changed(teamId);
 }
 
 export async function renameBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string, input: unknown): Promise<BrowserRow> {
-  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can rename it');
-  p.live.rename(instance.id, parseOrThrow(renameBrowserSchema, input).name);
-  return view(instance, canStop);
+  const { name } = parseOrThrow(renameBrowserSchema, input);
+  await p.browsers.rename(at, name);
+  await p.browsers.settle();
+  return view({ ...at.row, name }, canStop);
+}
+
+/** End every portal browser of the teams (a deleted team's), on whichever node holds each. */
+export async function stopTeamBrowsers(p: Portal, teamIds: readonly string[], end: LiveEnd): Promise<void> {
+  for (const teamId of teamIds) {
+    const rows = await p.browsers.listForTeam(teamId).catch(() => []);
+    for (const row of rows) {
+      const at = await p.browsers.find(row.id).catch(() => null);
+      if (at) await p.browsers.stop(at, end).catch((err: unknown) => p.log.warn({ err, instanceId: row.id }, 'could not stop a browser'));
+    }
+  }
 }
 
 /** Everything the team dashboard shows: the team's browsers, usage against the limits, the last day's ended ones. */
 export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string): Promise<DashboardSnapshot> {
-  const instances = await listBrowsers(p, actor, teamId);
-  const live = p.live;
-  const admin = atLeast((await requireRole(p.data, actor, teamId, 'member')).role, 'admin');
-  // The service's own ids (br_…) of the browsers the portal holds: those are listed above already.
-  const held = new Set(live.listForTeam(teamId).map((i) => i.live.held.id));
-  const [service, history, fromKeys] = await Promise.all([
+  const { role } = await requireRole(p.data, actor, teamId, 'member');
+  const admin = atLeast(role, 'admin');
+  const rows = await p.browsers.listForTeam(teamId);
+  // The service's own ids (br_…) of the browsers the portal holds, on any node: those are listed above already.
+  const held = new Set(rows.map((i) => i.browserId));
+  const [service, history, fromKeys, usage] = await Promise.all([
     p.serviceHealth.read(),
     p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100),
     p.keyBrowsers.list(actor, teamId),
+    p.browsers.usage(teamId, actor.userId),
   ]);
   return {
-    instances,
+    instances: rows.map((i) => view(i, mayStop(i, actor, role))),
     // What the portal holds is listed above, with more to do; the rest of the team's keys' browsers here.
     fromKeys: fromKeys
       .filter((b) => !held.has(b.id))
       .map((b) => ({ id: b.id, keyName: b.keyName, startedAt: b.startedAt, title: b.title, url: b.url, tabs: b.tabs, canStop: admin })),
     capacity: {
-      team: { used: live.countForTeam(teamId), limit: live.limits.perTeam },
-      mine: { used: live.countForUser(actor.userId), limit: live.limits.perUser },
+      team: { used: usage.team, limit: p.live.limits.perTeam },
+      mine: { used: usage.user, limit: p.live.limits.perUser },
       service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
     },
     history: history.map((h) => ({

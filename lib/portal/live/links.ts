@@ -6,7 +6,7 @@ import { createLiveLinkSchema } from '../schemas.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
 import { parseOrThrow } from '../validation.ts';
 import { mine } from './browsers.ts';
-import type { TeamBrowser, TeamBrowsers } from './team-browsers.ts';
+import type { BrowserDirectory, Located } from './directory.ts';
 
 /**
  * Shared links to a live browser (issue #14, decision 0071): a team member makes an address that
@@ -25,8 +25,7 @@ export type LiveLinkView = {
 
 /** What a link opens now, or why it opens nothing. */
 export type LinkState =
-  | { status: 'open'; link: LiveLink; instance: TeamBrowser }
-  | { status: 'invalid' | 'revoked' | 'expired' | 'ended'; link: LiveLink | null };
+  { status: 'open'; link: LiveLink; at: Located } | { status: 'invalid' | 'revoked' | 'expired' | 'ended'; link: LiveLink | null };
 
 const view = (l: LiveLink, canRevoke: boolean): LiveLinkView => ({
   id: l.id,
@@ -52,7 +51,8 @@ export async function createLiveLink(
   instanceId: string,
   input: unknown,
 ): Promise<{ link: LiveLinkView; token: string }> {
-  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
+  const instance = at.row;
   const { mode, minutes, label } = parseOrThrow(createLiveLinkSchema, input);
   if (mode === 'control' && !canStop)
     throw new Forbidden('only the person who started this browser, owners and admins can share control of it');
@@ -82,8 +82,8 @@ export async function createLiveLink(
 
 /** The browser's links that still open it, newest first. */
 export async function listLiveLinks(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<LiveLinkView[]> {
-  const { instance, canStop } = await mine(p, actor, teamId, instanceId);
-  return (await p.data.liveLinks(teamId, instance.id, Date.now())).map((l) => view(l, canStop || l.createdBy === actor.userId));
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
+  return (await p.data.liveLinks(teamId, at.row.id, Date.now())).map((l) => view(l, canStop || l.createdBy === actor.userId));
 }
 
 /** Revoke a link: whoever made it, owners and admins. Views open through it close at once. */
@@ -91,11 +91,12 @@ export async function revokeLiveLink(p: Portal, actor: Actor, teamId: string, in
   const membership = await requireRole(p.data, actor, teamId, 'member');
   const link = await p.data.liveLink(teamId, linkId);
   if (!link || link.instanceId !== instanceId) throw new NotFound('no such link');
-  const starter = p.live.get(instanceId)?.startedBy.userId;
+  const browser = (await p.browsers.find(instanceId))?.row;
+  const starter = browser?.teamId === teamId ? browser.startedBy.userId : undefined;
   if (link.createdBy !== actor.userId && starter !== actor.userId && !atLeast(membership.role, 'admin')) {
     throw new Forbidden('only the person who made this link, owners and admins can revoke it');
   }
-  const name = p.live.get(instanceId)?.name ?? instanceId;
+  const name = (browser?.teamId === teamId ? browser.name : undefined) ?? instanceId;
   const revoked = await p.data.revokeLiveLink(teamId, linkId, Date.now(), {
     teamId,
     actorId: actor.userId,
@@ -110,15 +111,15 @@ export async function revokeLiveLink(p: Portal, actor: Actor, teamId: string, in
 export const linkTokenOf = (value: string): string | null => (/^[A-Za-z0-9_-]{43}$/.test(value) ? value : null);
 
 /** What a link's token opens now. Holding the token is all it takes: no session, no team. */
-export async function resolveLiveLink(data: PortalData, instances: TeamBrowsers, token: string, now = Date.now()): Promise<LinkState> {
+export async function resolveLiveLink(data: PortalData, browsers: BrowserDirectory, token: string, now = Date.now()): Promise<LinkState> {
   if (!linkTokenOf(token)) return { status: 'invalid', link: null };
   const link = await data.liveLinkByTokenHash(hashToken(token));
   if (!link) return { status: 'invalid', link: null };
   if (link.revokedAt !== null) return { status: 'revoked', link };
   if (link.expiresAt <= now) return { status: 'expired', link };
-  const instance = instances.get(link.instanceId);
-  if (!instance || instance.teamId !== link.teamId || instance.live.ended) return { status: 'ended', link };
-  return { status: 'open', link, instance };
+  const at = await browsers.find(link.instanceId);
+  if (!at || at.row.teamId !== link.teamId || at.local?.live.ended) return { status: 'ended', link };
+  return { status: 'open', link, at };
 }
 
 /** What a link's page says when it opens nothing. */

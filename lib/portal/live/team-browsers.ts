@@ -38,7 +38,12 @@ export type EndedTeamBrowser = {
   stoppedBy: Starter | null;
   /** The portal only watched it (TeamBrowser.attached): its end is the portal letting go. */
   attached: boolean;
+  /** Another portal node already recorded this end (it took the browser as lost, decision 0095). */
+  recordedElsewhere: boolean;
 };
+
+/** Why a browser is stopped on purpose: what the record says, who asked, and whether it is recorded already. */
+export type StopReason = LiveEnd & { by?: Starter; recordedElsewhere?: boolean };
 
 export type TeamBrowsersOptions = {
   serviceUrl: string;
@@ -46,6 +51,8 @@ export type TeamBrowsersOptions = {
   maxPerUser: number;
   maxPerTeam: number;
   log: Logger;
+  /** The portal's browsers of the team and of the person on other portal nodes, counted into the limits. */
+  elsewhere?: (teamId: string, userId: string) => Promise<{ team: number; user: number }>;
 };
 
 export const newInstanceId = (): string => `inst_${randomBytes(12).toString('base64url')}`;
@@ -68,7 +75,7 @@ export class TeamBrowsers extends EventEmitter<{
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #starting = new Map<string, number>();
   readonly #startingForTeam = new Map<string, number>();
-  readonly #stopReasons = new Map<string, LiveEnd & { by?: Starter }>();
+  readonly #stopReasons = new Map<string, StopReason>();
 
   constructor(opts: TeamBrowsersOptions) {
     super();
@@ -83,11 +90,12 @@ export class TeamBrowsers extends EventEmitter<{
     apiKey: string;
     name?: string;
   }): Promise<TeamBrowser> {
-    const mine = this.#countFor(input.user.userId);
+    const others = (await this.#opts.elsewhere?.(input.teamId, input.user.userId)) ?? { team: 0, user: 0 };
+    const mine = this.#countFor(input.user.userId) + others.user;
     if (mine >= this.#opts.maxPerUser) {
       throw new TooManyRequests(`you already run ${mine} browser${mine === 1 ? '' : 's'}, your limit; stop one first`, 5);
     }
-    const team = this.countForTeam(input.teamId) + (this.#startingForTeam.get(input.teamId) ?? 0);
+    const team = this.countForTeam(input.teamId) + (this.#startingForTeam.get(input.teamId) ?? 0) + others.team;
     if (team >= this.#opts.maxPerTeam) {
       throw new TooManyRequests(`this team already runs ${team} browsers, its limit; stop one first`, 5);
     }
@@ -179,6 +187,11 @@ export class TeamBrowsers extends EventEmitter<{
     return this.#instances.get(id);
   }
 
+  /** Every browser this process holds. */
+  all(): TeamBrowser[] {
+    return [...this.#instances.values()];
+  }
+
   listForTeam(teamId: string): TeamBrowser[] {
     return [...this.#instances.values()].filter((i) => i.teamId === teamId).sort((a, b) => a.startedAt - b.startedAt);
   }
@@ -204,7 +217,7 @@ export class TeamBrowsers extends EventEmitter<{
   }
 
   /** End an instance on purpose; `reason` is what the record says, `by` who asked. */
-  stop(id: string, reason: LiveEnd = { reason: 'stopped', message: 'stopped' }, by?: Starter): void {
+  stop(id: string, reason: LiveEnd & { recordedElsewhere?: boolean } = { reason: 'stopped', message: 'stopped' }, by?: Starter): void {
     const instance = this.#instances.get(id);
     if (!instance) return;
     this.#stopReasons.set(id, { ...reason, by });
@@ -245,7 +258,7 @@ export class TeamBrowsers extends EventEmitter<{
     clearTimeout(this.#idle.get(instance.id));
     this.#idle.delete(instance.id);
     this.#instances.delete(instance.id);
-    const chosen: LiveEnd & { by?: Starter } = this.#stopReasons.get(instance.id) ?? end;
+    const chosen: StopReason = this.#stopReasons.get(instance.id) ?? end;
     this.#stopReasons.delete(instance.id);
     const record: EndedTeamBrowser = {
       id: instance.id,
@@ -259,6 +272,7 @@ export class TeamBrowsers extends EventEmitter<{
       message: chosen.message,
       stoppedBy: chosen.by ?? null,
       attached: instance.attached,
+      recordedElsewhere: chosen.recordedElsewhere ?? false,
     };
     this.#opts.log.info({ instanceId: instance.id, reason: record.reason }, 'team browser ended');
     this.emit('ended', record);

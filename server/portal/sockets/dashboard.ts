@@ -12,7 +12,7 @@ import {
   type DashboardServerMessage,
   type DashboardSnapshot,
 } from '#portal/protocol/dashboard.ts';
-import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
+import type { BrowserDirectory } from '#portal/live/directory.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
@@ -21,7 +21,8 @@ import { Heartbeat } from './heartbeat.ts';
 export const DASHBOARD_PATH = /^\/events\/(team_[A-Za-z0-9_-]{16})$/;
 
 export type DashboardSocketDeps = SocketAuth & {
-  instances: TeamBrowsers;
+  /** The team browsers of every portal node, and their changes (decision 0095). */
+  browsers: BrowserDirectory;
   /** The snapshot as `userId` may see it; throws NotFound when they are not a member of the team. */
   snapshot: (userId: string, teamId: string) => Promise<DashboardSnapshot>;
   log: Logger;
@@ -54,11 +55,12 @@ export class DashboardSockets {
   readonly #thumbnails: NodeJS.Timeout;
   readonly #refresh: NodeJS.Timeout;
   readonly #access: AccessWatch;
+  readonly #unsubscribe: () => void;
 
   constructor(deps: DashboardSocketDeps) {
     this.#deps = deps;
     this.#access = new AccessWatch(deps);
-    deps.instances.on('change', (teamId) => this.#schedule(teamId));
+    this.#unsubscribe = deps.browsers.onChange((teamId) => this.#schedule(teamId));
     this.#thumbnails = setInterval(() => void this.#sendThumbnails(), deps.thumbnailMs ?? 3000);
     this.#thumbnails.unref();
     this.#refresh = setInterval(() => {
@@ -106,6 +108,7 @@ export class DashboardSockets {
   }
 
   closeAll(): void {
+    this.#unsubscribe();
     this.#access.stop();
     clearInterval(this.#thumbnails);
     clearInterval(this.#refresh);
@@ -140,16 +143,14 @@ export class DashboardSockets {
     }
   }
 
-  /** One thumbnail per instance of each watched team (or of one team, for a newcomer). */
+  /** One thumbnail per instance of each watched team (or of one team, for a newcomer), from whichever node holds it. */
   async #sendThumbnails(onlyTeam?: string): Promise<void> {
     const teams = onlyTeam ? [onlyTeam] : [...this.#byTeam.keys()];
     for (const teamId of teams) {
       const subs = this.#byTeam.get(teamId);
       if (!subs?.size) continue;
-      for (const instance of this.#deps.instances.listForTeam(teamId)) {
-        const shot = await instance.live.thumbnail();
-        if (!shot) continue;
-        const bytes = encodeThumbnail({ instanceId: instance.id, at: Date.now(), source: shot.source }, shot.jpeg);
+      for (const shot of await this.#deps.browsers.thumbnails(teamId)) {
+        const bytes = encodeThumbnail({ instanceId: shot.instanceId, at: Date.now(), source: shot.source }, shot.jpeg);
         // A dashboard that has not taken the last thumbnail yet skips this one.
         for (const sub of subs)
           if (sub.ws.readyState === sub.ws.OPEN && sub.ws.bufferedAmount < 256 * 1024) sub.ws.send(bytes, { binary: true });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { Forbidden, NotFound } from '#portal/errors.ts';
+import { BadRequest, Forbidden, NotFound } from '#portal/errors.ts';
 import {
   LIVE_CLOSE,
   LIVE_MAX_MESSAGE_BYTES,
@@ -11,7 +11,10 @@ import {
   type ServerMessage,
 } from '#portal/protocol/live.ts';
 import { FrameSlot } from '#portal/live/frame-slot.ts';
-import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
+import type { TeamBrowser } from '#portal/live/team-browsers.ts';
+import type { BrowserDirectory, Located } from '#portal/live/directory.ts';
+import type { PortalCluster } from '#portal/cluster/join.ts';
+import { decodeViewer } from '#portal/protocol/node.ts';
 import { guestName, type LinkState } from '#portal/live/links.ts';
 import type { Viewer } from '#portal/live/live-browser.ts';
 import type { Logger } from '#shared/log.ts';
@@ -19,13 +22,17 @@ import { rejectUpgrade } from '../../http/respond.ts';
 import { AccessWatch } from './access-watch.ts';
 import { authorizeUpgrade, type SignedInUser, type SocketAuth } from './authorize.ts';
 import { Heartbeat } from './heartbeat.ts';
+import { relayToHolder } from './node-relay.ts';
 
 export const LIVE_PATH = /^\/live\/(inst_[A-Za-z0-9_-]{16})$/;
 /** A shared link's socket: `/embed/<token>/socket`, beside the link's page `/embed/<token>`. */
 export const LINK_PATH = /^\/embed\/([A-Za-z0-9_-]{43})\/socket$/;
 
 export type LiveSocketDeps = SocketAuth & {
-  instances: TeamBrowsers;
+  /** The team browsers of every portal node (decision 0095). */
+  browsers: BrowserDirectory;
+  /** Trust between portal nodes and the way to reach them; null in a single process. */
+  cluster: Pick<PortalCluster, 'auth' | 'client'> | null;
   /** What a shared link's token opens now (lib/portal/live/links.ts). */
   resolveLink: (token: string) => Promise<LinkState>;
   log: Logger;
@@ -72,26 +79,27 @@ export class LiveSockets {
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, instanceId: string): Promise<void> {
     let user: SignedInUser;
-    let instance: TeamBrowser;
+    let at: Located;
     try {
       const signed = await authorizeUpgrade(req, this.#deps);
-      const found = this.#deps.instances.get(instanceId);
+      const found = await this.#deps.browsers.find(instanceId);
       // Another team's instance is "not found" too: nothing about it leaks.
-      if (!found || (await this.#deps.recheck(signed, found.teamId)) !== 'ok') throw new NotFound('no such browser');
+      if (!found || (await this.#deps.recheck(signed, found.row.teamId)) !== 'ok') throw new NotFound('no such browser');
       user = signed;
-      instance = found;
+      at = found;
     } catch (err) {
       rejectUpgrade(socket, err);
       return;
     }
+    const teamId = at.row.teamId;
     this.#wss.handleUpgrade(req, socket, head, (ws) =>
-      this.#attach(ws, instance, {
+      this.#open(ws, at, {
         name: user.name,
         userId: user.userId,
         watchOnly: false,
         // Signed out or removed from the team: the socket closes at once, and with it any control it had.
         guard: (open) =>
-          this.#access.watch(open, user, instance.teamId, (access) => {
+          this.#access.watch(open, user, teamId, (access) => {
             if (access === 'signed-out') open.close(LIVE_CLOSE.unauthenticated.code, LIVE_CLOSE.unauthenticated.reason);
             else if (access === 'not-member') open.close(LIVE_CLOSE.forbidden.code, LIVE_CLOSE.forbidden.reason);
           }),
@@ -110,13 +118,42 @@ export class LiveSockets {
       rejectUpgrade(socket, err);
       return;
     }
-    const { link, instance } = state;
+    const { link, at } = state;
     this.#wss.handleUpgrade(req, socket, head, (ws) =>
-      this.#attach(ws, instance, {
+      this.#open(ws, at, {
         name: guestName(link),
         watchOnly: link.mode === 'watch',
         guard: (open) => this.#guardLink(open, token, link.teamId),
       }),
+    );
+  }
+
+  /**
+   * `/_node/live/<instanceId>`: a viewer another portal node relays to this one, which holds the
+   * browser. Only a request signed by a node of the cluster, once and within the clock window, is
+   * taken; the viewer's session or link was checked there, and that node closes the relay when it
+   * ends. Who the viewer is comes from the signed path.
+   */
+  async handleNodeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, instanceId: string): Promise<void> {
+    let instance: TeamBrowser;
+    let viewer: NonNullable<ReturnType<typeof decodeViewer>>;
+    try {
+      const cluster = this.#deps.cluster;
+      if (!cluster) throw new NotFound('this portal runs as one node');
+      const path = req.url ?? '';
+      await cluster.auth.verify(req.headers, { method: req.method ?? 'GET', path });
+      const decoded = decodeViewer(new URL(path, 'http://node').searchParams.get('viewer'));
+      if (!decoded) throw new BadRequest('the relayed viewer is missing or malformed');
+      const found = this.#deps.browsers.local.get(instanceId);
+      if (!found) throw new NotFound('this node holds no such browser');
+      instance = found;
+      viewer = decoded;
+    } catch (err) {
+      rejectUpgrade(socket, err);
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) =>
+      this.#attach(ws, instance, { name: viewer.name, userId: viewer.userId ?? undefined, watchOnly: viewer.watchOnly, guard: () => {} }),
     );
   }
 
@@ -148,6 +185,22 @@ export class LiveSockets {
       unsubscribe();
       if (timer) clearTimeout(timer);
     });
+  }
+
+  /** The browser is here: attach the viewer. It is on another node: relay the viewer there. */
+  #open(ws: WebSocket, at: Located, guest: Guest): void {
+    if (at.local) return this.#attach(ws, at.local, guest);
+    this.#heartbeat.add(ws);
+    guest.guard(ws);
+    const cluster = this.#deps.cluster;
+    if (!cluster) return ws.close(LIVE_CLOSE.ended.code, LIVE_CLOSE.ended.reason);
+    const upstream = cluster.client.openViewer(at.holderUrl, at.row.id, {
+      name: guest.name,
+      userId: guest.userId ?? null,
+      watchOnly: guest.watchOnly,
+    });
+    upstream.once('open', () => this.#heartbeat.add(upstream));
+    relayToHolder(ws, upstream, this.#deps.log.child({ instanceId: at.row.id, holder: at.row.nodeId }));
   }
 
   #attach(ws: WebSocket, instance: TeamBrowser, guest: Guest): void {

@@ -7,8 +7,8 @@ import { publicRoute } from '#app/_lib/api.ts';
  * allows; 410 once it is revoked, expired or its browser ended, 404 for no such link.
  */
 export const GET = publicRoute<{ token: string }>(async ({ portal, params }) => {
-  const state = await resolveLiveLink(portal.data, portal.live, params.token);
+  const state = await resolveLiveLink(portal.data, portal.browsers, params.token);
   if (state.status === 'invalid') throw new NotFound(LINK_STATUS_TEXT.invalid.title);
   if (state.status !== 'open') throw new Gone(LINK_STATUS_TEXT[state.status].title);
-  return { name: state.instance.name, mode: state.link.mode, expiresAt: state.link.expiresAt };
+  return { name: state.at.row.name, mode: state.link.mode, expiresAt: state.link.expiresAt };
 });
