@@ -1,0 +1,134 @@
+import { BackendUnavailable, type IndexStats, type SearchAnswer, type SearchBackend, type SearchRequest } from '../backend.ts';
+import { SqliteSearchBackend } from './backend.ts';
+import { currentGeneration } from './generations.ts';
+
+/** One generation in use: its engine (connections, query workers, answer cache) and the searches on it. */
+type Live = { name: string; backend: SqliteSearchBackend; searches: number; retired: boolean };
+
+/**
+ * A node's search over a folder of index generations (generations.ts, decision 0094). Each search
+ * runs whole on the generation that was current when it began; `refresh()` reads CURRENT and,
+ * when it names another generation, opens that one (its own connections, query workers and an
+ * empty answer cache), then switches to it between two searches. The old one is closed once its
+ * last search has answered. Who calls `refresh()` (a timer, news through Redis) is the caller's
+ * business; a search that fails also checks, and runs once more on a newer generation if there is one.
+ *
+ * Before anything is published the node answers like a fresh install: no pages, no results.
+ */
+export class GenerationalSearchBackend implements SearchBackend {
+  readonly #dir: string;
+  readonly #opts: { cacheSize?: number; workers?: number };
+  #live: Live | null = null;
+  #refreshing: Promise<boolean> | null = null;
+  #again = false;
+  #closed = false;
+
+  constructor(dir: string, opts: { cacheSize?: number; workers?: number } = {}) {
+    this.#dir = dir;
+    this.#opts = opts;
+  }
+
+  /** The generation searches start on now, or null before the first is published (or opened). */
+  get generation(): string | null {
+    return this.#live?.name ?? null;
+  }
+
+  /**
+   * Switch to the generation CURRENT names if it is not the one in use; true when it switched.
+   * Calls while one runs share it, and one more check follows it (CURRENT may have moved meanwhile).
+   * Rejects when the named generation cannot be opened; searches then stay on the one in use.
+   */
+  refresh(): Promise<boolean> {
+    if (this.#refreshing) {
+      this.#again = true;
+      return this.#refreshing;
+    }
+    this.#refreshing = (async () => {
+      let switched = false;
+      try {
+        do {
+          this.#again = false;
+          switched = (await this.#switch()) || switched;
+        } while (this.#again);
+      } finally {
+        this.#refreshing = null;
+      }
+      return switched;
+    })();
+    return this.#refreshing;
+  }
+
+  async #switch(): Promise<boolean> {
+    const current = currentGeneration(this.#dir);
+    if (this.#closed || !current || current.name === this.#live?.name) return false;
+    const backend = new SqliteSearchBackend(current.file, { ...this.#opts, immutable: true });
+    try {
+      // Opens the file, checks its schema and starts the query workers before any search goes there.
+      await backend.stats();
+    } catch (err) {
+      backend.close();
+      throw new BackendUnavailable(`search index generation ${current.name} cannot be opened: ${(err as Error).message}`, { cause: err });
+    }
+    if (this.#closed) {
+      backend.close();
+      return false;
+    }
+    const old = this.#live;
+    this.#live = { name: current.name, backend, searches: 0, retired: false };
+    if (old) this.#retire(old);
+    return true;
+  }
+
+  #retire(live: Live): void {
+    live.retired = true;
+    if (live.searches === 0) live.backend.close();
+  }
+
+  async #ready(): Promise<Live | null> {
+    if (!this.#live) await this.refresh();
+    return this.#live;
+  }
+
+  async #on<T>(work: (b: SqliteSearchBackend) => Promise<T>, none: T): Promise<T> {
+    if (this.#closed) throw new BackendUnavailable('search is closed');
+    let live: Live | null;
+    try {
+      live = await this.#ready();
+    } catch (err) {
+      throw err instanceof BackendUnavailable
+        ? err
+        : new BackendUnavailable(`search index generations cannot be read: ${(err as Error).message}`);
+    }
+    if (!live) return none;
+    for (let attempt = 0; ; attempt++) {
+      const on: Live = live;
+      on.searches++;
+      try {
+        return await work(on.backend);
+      } catch (err) {
+        // A generation removed under a node that missed the switch (or a broken file): a newer one may answer.
+        if (attempt > 0 || !(err instanceof BackendUnavailable)) throw err;
+        await this.refresh().catch(() => false);
+        if (!this.#live || this.#live === on) throw err;
+        live = this.#live;
+      } finally {
+        on.searches--;
+        if (on.retired && on.searches === 0) on.backend.close();
+      }
+    }
+  }
+
+  search(req: SearchRequest): Promise<SearchAnswer> {
+    return this.#on((b) => b.search(req), { results: [] });
+  }
+
+  stats(): Promise<IndexStats> {
+    return this.#on((b) => b.stats(), { pages: 0 });
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#live) this.#retire(this.#live);
+    this.#live = null;
+  }
+}
