@@ -41,7 +41,10 @@ export async function openServiceSearch(config: ServiceConfig, log: Logger): Pro
     news = listenForGenerations(
       config.cluster.redisUrl,
       config.cluster.nodeId,
-      (name) => void look(name ? `announced ${name}` : 'subscribed'),
+      (name) => {
+        if (!name) log.info({ index: dir }, 'listening for new search index generations through Redis');
+        void look(name ? `announced ${name}` : 'subscribed to news');
+      },
       (err) => log.warn({ err: err.message }, 'search generation news: Redis is away; checking every SEARCH_INDEX_CHECK_SECONDS meanwhile'),
     );
   return {

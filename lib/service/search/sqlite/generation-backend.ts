@@ -84,22 +84,21 @@ export class GenerationalSearchBackend implements SearchBackend {
     if (live.searches === 0) live.backend.close();
   }
 
-  async #ready(): Promise<Live | null> {
-    if (!this.#live) await this.refresh();
-    return this.#live;
-  }
-
+  /** Runs `work` on the generation in use when called (taken before the first await), `none` before any is published. */
   async #on<T>(work: (b: SqliteSearchBackend) => Promise<T>, none: T): Promise<T> {
     if (this.#closed) throw new BackendUnavailable('search is closed');
-    let live: Live | null;
-    try {
-      live = await this.#ready();
-    } catch (err) {
-      throw err instanceof BackendUnavailable
-        ? err
-        : new BackendUnavailable(`search index generations cannot be read: ${(err as Error).message}`);
+    let live = this.#live;
+    if (!live) {
+      try {
+        await this.refresh();
+      } catch (err) {
+        throw err instanceof BackendUnavailable
+          ? err
+          : new BackendUnavailable(`search index generations cannot be read: ${(err as Error).message}`);
+      }
+      live = this.#live;
+      if (!live) return none;
     }
-    if (!live) return none;
     for (let attempt = 0; ; attempt++) {
       const on: Live = live;
       on.searches++;
