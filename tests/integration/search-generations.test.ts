@@ -50,7 +50,8 @@ describe('index generations on one node', () => {
   it('a search running during the swap answers whole from one generation; after it, every search answers from the new one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
     assert.match(publish(dir, 1), /published generation gen-000001\.db in /);
-    const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2 });
+    // No warm-up: the switch happens while the searches below are still running.
+    const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2, warmSearches: 0 });
     try {
       assert.equal(await node.refresh(), true);
       assert.equal(node.generation, 'gen-000001.db');
@@ -93,7 +94,7 @@ describe('index generations on one node', () => {
     }
   });
 
-  it('before any generation is published a node answers like a fresh install, and finds the first one when it looks', async () => {
+  it('before any generation is published a node answers like a fresh install, finds the first one when it looks, and warms it first', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
     const node = new GenerationalSearchBackend(dir, { cacheSize: 10 });
     try {
@@ -101,6 +102,7 @@ describe('index generations on one node', () => {
       assert.deepEqual(await node.stats(), { pages: 0 });
       publish(dir, 1);
       assert.equal(await node.refresh(), true);
+      assert.equal(node.warmed, 1, 'the search it answered before ran on the new generation before the switch');
       assert.deepEqual(await node.stats(), { pages: TOPICS.length });
     } finally {
       node.close();
@@ -154,7 +156,11 @@ describe('several service nodes over one folder of index generations', () => {
     for (const n of nodes)
       assert.ok(
         n.logs.some(
-          (l) => l.msg === 'search index generation switched' && l.why === 'announced gen-000002.db' && l.generation === 'gen-000002.db',
+          (l) =>
+            l.msg === 'search index generation switched' &&
+            l.why === 'announced gen-000002.db' &&
+            l.generation === 'gen-000002.db' &&
+            l.warmed === 1,
         ),
       );
     // Nothing superseded is removed while nodes may still answer from it (the grace period).

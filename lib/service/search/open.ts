@@ -29,7 +29,9 @@ export async function openServiceSearch(config: ServiceConfig, log: Logger): Pro
   const backend = new GenerationalSearchBackend(dir, engine);
   const look = (why: string) =>
     backend.refresh().then(
-      (switched) => switched && log.info({ generation: backend.generation, index: dir, why }, 'search index generation switched'),
+      (switched) =>
+        switched &&
+        log.info({ generation: backend.generation, index: dir, why, warmed: backend.warmed }, 'search index generation switched'),
       (err: Error) =>
         log.error({ index: dir, why, err: err.message }, 'search index generation cannot be opened: searches stay on the one in use'),
     );

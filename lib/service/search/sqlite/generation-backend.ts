@@ -2,6 +2,13 @@ import { BackendUnavailable, type IndexStats, type SearchAnswer, type SearchBack
 import { SqliteSearchBackend } from './backend.ts';
 import { currentGeneration } from './generations.ts';
 
+/** Recent distinct searches a node replays on a new generation before switching to it. */
+const WARM_SEARCHES = 200;
+/** Longest a switch waits for them: past it, the switch goes on and they finish on their own. */
+const WARM_MS = 2_000;
+
+const requestKey = (r: SearchRequest) => `${r.language}\n${r.limit}\n${r.exact ? 'exact' : ''}\n${r.query}`;
+
 /** One generation in use: its engine (connections, query workers, answer cache) and the searches on it. */
 type Live = { name: string; backend: SqliteSearchBackend; searches: number; retired: boolean };
 
@@ -9,7 +16,9 @@ type Live = { name: string; backend: SqliteSearchBackend; searches: number; reti
  * A node's search over a folder of index generations (generations.ts, decision 0094). Each search
  * runs whole on the generation that was current when it began; `refresh()` reads CURRENT and,
  * when it names another generation, opens that one (its own connections, query workers and an
- * empty answer cache), then switches to it between two searches. The old one is closed once its
+ * empty answer cache), replays the node's recent searches on it (up to WARM_SEARCHES, so that its
+ * query workers, their postings and its answer cache are warm: a fresh worker's first pass is
+ * several times slower, 0018), then switches to it between two searches. The old one is closed once its
  * last search has answered. Who calls `refresh()` (a timer, news through Redis) is the caller's
  * business; a search that fails also checks, and runs once more on a newer generation if there is one.
  *
@@ -18,14 +27,21 @@ type Live = { name: string; backend: SqliteSearchBackend; searches: number; reti
 export class GenerationalSearchBackend implements SearchBackend {
   readonly #dir: string;
   readonly #opts: { cacheSize?: number; workers?: number };
+  readonly #warmSearches: number;
+  /** The latest distinct searches, oldest first. */
+  readonly #recent = new Map<string, SearchRequest>();
   #live: Live | null = null;
+  /** How many recent searches the last switch replayed on the new generation before it. */
+  warmed = 0;
   #refreshing: Promise<boolean> | null = null;
   #again = false;
   #closed = false;
 
-  constructor(dir: string, opts: { cacheSize?: number; workers?: number } = {}) {
+  /** `warmSearches`: recent searches replayed on a new generation before the switch (0: none). */
+  constructor(dir: string, opts: { cacheSize?: number; workers?: number; warmSearches?: number } = {}) {
     this.#dir = dir;
-    this.#opts = opts;
+    this.#opts = { cacheSize: opts.cacheSize, workers: opts.workers };
+    this.#warmSearches = opts.warmSearches ?? WARM_SEARCHES;
   }
 
   /** The generation searches start on now, or null before the first is published (or opened). */
@@ -69,6 +85,7 @@ export class GenerationalSearchBackend implements SearchBackend {
       backend.close();
       throw new BackendUnavailable(`search index generation ${current.name} cannot be opened: ${(err as Error).message}`, { cause: err });
     }
+    this.warmed = await this.#warm(backend);
     if (this.#closed) {
       backend.close();
       return false;
@@ -77,6 +94,31 @@ export class GenerationalSearchBackend implements SearchBackend {
     this.#live = { name: current.name, backend, searches: 0, retired: false };
     if (old) this.#retire(old);
     return true;
+  }
+
+  /** Replay the recent searches on `backend`, waiting WARM_MS at most; resolves with how many answered. */
+  async #warm(backend: SqliteSearchBackend): Promise<number> {
+    let answered = 0;
+    const all = Promise.all(
+      [...this.#recent.values()].map((r) =>
+        backend.search(r).then(
+          () => answered++,
+          () => {},
+        ),
+      ),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, WARM_MS)))]);
+    clearTimeout(timer);
+    return answered;
+  }
+
+  #remember(req: SearchRequest): void {
+    if (this.#warmSearches === 0) return;
+    const key = requestKey(req);
+    this.#recent.delete(key);
+    this.#recent.set(key, req);
+    if (this.#recent.size > this.#warmSearches) this.#recent.delete(this.#recent.keys().next().value as string);
   }
 
   #retire(live: Live): void {
@@ -118,6 +160,7 @@ export class GenerationalSearchBackend implements SearchBackend {
   }
 
   search(req: SearchRequest): Promise<SearchAnswer> {
+    this.#remember(req);
     return this.#on((b) => b.search(req), { results: [] });
   }
 
