@@ -11,7 +11,7 @@ import { PhaseBar } from '#service/search/phase-bar.ts';
 import { CRAWL_DEFAULTS } from '#service/search/sources/crawler.ts';
 import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
-import { GenerationBuilder } from '#service/search/sqlite/generations.ts';
+import { currentGeneration, GenerationBuilder } from '#service/search/sqlite/generations.ts';
 
 /** Threads that parse pages: the main thread reads, decompresses and stores them, a core's work,
  * and each document thread costs about 250 MB; on two cores a second one would save a tenth of the
@@ -135,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
 async function run(
   config: ReturnType<typeof loadServiceConfig>,
   sources: string[],
-  v: { 'base-url'?: string; threads?: string; quiet?: boolean },
+  v: { 'base-url'?: string; threads?: string; quiet?: boolean; from?: string },
   crawl: Record<string, unknown>,
   builder: GenerationBuilder | null,
 ): Promise<number> {
@@ -171,8 +171,14 @@ async function run(
   writer.close();
   bar.done();
   let published = '';
-  let indexFile = config.search.indexPath;
-  if (builder) {
+  let indexFile: string | null = config.search.indexPath;
+  if (builder && pages === 0 && v.from === undefined) {
+    // Nothing read (every source failed, or none had pages): the current generation stays.
+    builder.abandon();
+    const current = currentGeneration(builder.dir);
+    indexFile = current?.file ?? null;
+    published = `nothing new to publish in ${builder.dir}: ${current ? `${current.name} stays current` : 'no generation yet'}`;
+  } else if (builder) {
     const { generation, removed } = builder.publish();
     indexFile = generation.file;
     published = `published generation ${generation.name} in ${builder.dir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}`;
@@ -185,9 +191,12 @@ async function run(
     }
   }
   const finishSeconds = (performance.now() - t1) / 1000;
-  const backend = new SqliteSearchBackend(indexFile, { immutable: builder !== null });
-  const total = (await backend.stats()).pages;
-  backend.close();
+  let total = 0;
+  if (indexFile) {
+    const backend = new SqliteSearchBackend(indexFile, { immutable: builder !== null });
+    total = (await backend.stats()).pages;
+    backend.close();
+  }
   const seconds = summary.seconds + finishSeconds;
   console.log(
     `indexed ${pages} pages (${summary.added} new, ${summary.replaced} replaced, ${summary.merged} duplicate addresses merged), ` +
@@ -195,7 +204,7 @@ async function run(
       `(${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory)`,
   );
   if (published) console.log(published);
-  console.log(`index ${indexFile} now holds ${total} pages`);
+  if (indexFile) console.log(`index ${indexFile} now holds ${total} pages`);
   return summary.failedSources ? 1 : 0;
 }
 

@@ -110,6 +110,21 @@ describe('index generations on one node', () => {
   });
 });
 
+describe('npm run index with SEARCH_INDEX_DIR', () => {
+  it('a run that reads no page publishes nothing and leaves the current generation; --from needs the folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
+    publish(dir, 1);
+    const dataDir = mkdtempSync(join(tmpdir(), 'periscope-indexer-'));
+    const r = runIndex(dataDir, [join(dataDir, 'no-such.warc.gz'), '--quiet'], { SEARCH_INDEX_DIR: dir });
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /nothing new to publish in .*: gen-000001\.db stays current/);
+    assert.deepEqual(readdirSync(dir).sort(), ['CURRENT', 'gen-000001.db']);
+    const from = runIndex(dataDir, ['--from', join(dir, 'gen-000001.db')]);
+    assert.equal(from.status, 2);
+    assert.match(from.stderr, /--from needs SEARCH_INDEX_DIR/);
+  });
+});
+
 describe('several service nodes over one folder of index generations', () => {
   let redis: TestRedis;
   let dir: string;
