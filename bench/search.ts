@@ -20,8 +20,12 @@ import { BenchConnection } from './_http.ts';
  * own first stage (postings, decision 0018), and through the whole query path. The clients are closed-loop (each sends its next query when the last
  * answer is in), each on one kept-alive connection of a minimal HTTP client (_http.ts): client and
  * service share the machine's cores, so a heavy client would be measured as service latency.
+ * Then the throughput of one and of two query nodes (service processes over one folder of index
+ * generations, decision 0094) under the same 16 clients, beside the straight path's.
  * Targets: corpus indexed in under 60 s and 1 GB of memory; p50 < 5 ms and p99 < 25 ms at 16 clients.
  */
+/** Passes over the queries for each throughput row: long enough for a steady rate. */
+const THROUGHPUT_ROUNDS = 4;
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 const node = process.execPath;
@@ -40,7 +44,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
 };
 
-async function startService(dataDir: string, cacheSize: number): Promise<{ url: string; child: ChildProcess }> {
+async function startService(
+  dataDir: string,
+  cacheSize: number,
+  extra: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess }> {
   const env = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -49,6 +57,7 @@ async function startService(dataDir: string, cacheSize: number): Promise<{ url: 
     BROWSER_POOL_SIZE: '0',
     LOG_LEVEL: 'warn',
     SEARCH_CACHE_SIZE: String(cacheSize),
+    ...extra,
   };
   const child = spawn(node, [join(ROOT, 'server/service/main.ts')], {
     env: { ...env, LOG_LEVEL: 'info' },
@@ -66,12 +75,15 @@ async function startService(dataDir: string, cacheSize: number): Promise<{ url: 
   return { url, child };
 }
 
-async function timeApi(url: string, token: string, clients: number, rounds: number): Promise<number[]> {
+/** The queries `rounds` times over by `clients` closed-loop clients, spread over `urls` as a
+ * round-robin balancer spreads kept-alive connections; each answer's time, and the whole run's. */
+async function timeLoad(urls: string[], token: string, clients: number, rounds: number): Promise<{ times: number[]; seconds: number }> {
   const times: number[] = [];
   const work = Array.from({ length: rounds }, () => queries).flat();
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let next = 0;
-  const connections = await Promise.all(Array.from({ length: clients }, () => BenchConnection.open(url)));
+  const connections = await Promise.all(Array.from({ length: clients }, (_, i) => BenchConnection.open(urls[i % urls.length] as string)));
+  const t0 = performance.now();
   try {
     await Promise.all(
       connections.map(async (c) => {
@@ -87,8 +99,11 @@ async function timeApi(url: string, token: string, clients: number, rounds: numb
   } finally {
     for (const c of connections) c.close();
   }
-  return times;
+  return { times, seconds: (performance.now() - t0) / 1000 };
 }
+
+const timeApi = async (url: string, token: string, clients: number, rounds: number) =>
+  (await timeLoad([url], token, clients, rounds)).times;
 
 /** Our first stage and the whole query path, straight in this process (warmed by one round). */
 function timeStraight(file: string): { postings: number[]; reader: number[] } {
@@ -180,6 +195,30 @@ try {
   rows.push(['our postings straight, 1 client', straight.postings]);
   rows.push(['whole query straight, 1 client', straight.reader]);
 
+  // Query nodes (decision 0094): the index published once as a generation, read by one service
+  // process and then by two, each with its default query workers, under the same closed-loop load.
+  const generations = join(dataDir, 'generations');
+  const p0 = performance.now();
+  const published = spawnSync(node, [join(ROOT, 'server/cli/index.ts'), '--from', join(dataDir, 'index.db'), '--quiet'], {
+    env: { ...process.env, DATA_DIR: dataDir, SEARCH_INDEX_DIR: generations },
+    encoding: 'utf8',
+  });
+  const publishSeconds = (performance.now() - p0) / 1000;
+  if (published.status !== 0) throw new Error(`publishing a generation failed: ${published.stderr}`);
+  const throughput: { label: string; nodes: number; run: { times: number[]; seconds: number } }[] = [];
+  const node1 = await startService(dataDir, 0, { SEARCH_INDEX_DIR: generations });
+  services.push(node1.child);
+  await timeLoad([node1.url], token, 16, 1); // warms the node's worker
+  throughput.push({ label: 'one query node', nodes: 1, run: await timeLoad([node1.url], token, 16, THROUGHPUT_ROUNDS) });
+  node1.child.kill('SIGTERM');
+  const pair = await Promise.all([0, 1].map(() => startService(dataDir, 0, { SEARCH_INDEX_DIR: generations })));
+  services.push(...pair.map((n) => n.child));
+  const urls = pair.map((n) => n.url);
+  await timeLoad(urls, token, 16, 1);
+  throughput.push({ label: 'two query nodes', nodes: 2, run: await timeLoad(urls, token, 16, THROUGHPUT_ROUNDS) });
+  for (const n of pair) n.child.kill('SIGTERM');
+  const direct = straight.reader.reduce((a, b) => a + b, 0) / 1000;
+
   const ftsP50 = pct(fts, 0.5);
   const ftsP99 = pct(fts, 0.99);
   console.log(
@@ -203,6 +242,34 @@ try {
       .join(' ')}`,
   );
   console.log('targets at 16 clients: p50 < 5 ms, p99 < 25 ms');
+
+  console.log(
+    `\nthroughput over one folder of index generations (SEARCH_INDEX_DIR; publishing this index as a generation took ${publishSeconds.toFixed(1)} s), ` +
+      `16 closed-loop clients, no answer cache, ${THROUGHPUT_ROUNDS} passes over the queries, clients spread round-robin over the nodes:`,
+  );
+  console.log(`${'what'.padEnd(36)} ${'n'.padStart(5)} ${'q/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+  const line = (label: string, n: number, qps: number, p50: number, p99: number) =>
+    console.log(
+      `${label.padEnd(36)} ${String(n).padStart(5)} ${qps.toFixed(0).padStart(8)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)}`,
+    );
+  line(
+    'whole query straight, one thread',
+    straight.reader.length,
+    straight.reader.length / direct,
+    pct(straight.reader, 0.5),
+    pct(straight.reader, 0.99),
+  );
+  for (const { label, nodes, run } of throughput)
+    line(
+      `API, ${label} (${nodes} process${nodes > 1 ? 'es' : ''})`,
+      run.times.length,
+      run.times.length / run.seconds,
+      pct(run.times, 0.5),
+      pct(run.times, 0.99),
+    );
+  console.log(
+    `each node: ${process.env.SEARCH_WORKERS ?? 'the default'} query workers; the clients, every node's event loop and its workers share the ${availableParallelism()} cores`,
+  );
 } finally {
   for (const s of services) if (s.exitCode === null) s.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));

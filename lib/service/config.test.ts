@@ -84,4 +84,21 @@ describe('loadServiceConfig', () => {
       );
     }
   });
+
+  it('reads one index file unless SEARCH_INDEX_DIR names a folder of generations, never both', () => {
+    const single = loadServiceConfig({ DATA_DIR: '/srv/p' });
+    assert.equal(single.search.indexPath, '/srv/p/index.db');
+    assert.equal(single.search.generations, null);
+    const shared = loadServiceConfig({ DATA_DIR: '/srv/p', SEARCH_INDEX_DIR: 'index', SEARCH_INDEX_CHECK_SECONDS: '5' });
+    assert.deepEqual(shared.search.generations, { dir: '/srv/p/index', checkMs: 5000 });
+    assert.deepEqual(loadServiceConfig({ SEARCH_INDEX_DIR: '/mnt/index' }).search.generations, { dir: '/mnt/index', checkMs: 10_000 });
+    assert.throws(
+      () => loadServiceConfig({ SEARCH_INDEX_DIR: '/mnt/index', SEARCH_INDEX_PATH: '/srv/index.db' }),
+      (err) => err instanceof ConfigError && err.problems[0]!.startsWith('SEARCH_INDEX_DIR: set either it'),
+    );
+    assert.throws(
+      () => loadServiceConfig({ SEARCH_INDEX_DIR: '/mnt/index', SEARCH_INDEX_CHECK_SECONDS: '0' }),
+      (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('SEARCH_INDEX_CHECK_SECONDS: ')),
+    );
+  });
 });

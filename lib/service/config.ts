@@ -77,6 +77,8 @@ const schema = z.object({
   SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
   SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
+  SEARCH_INDEX_DIR: z.string().trim().min(1).optional(),
+  SEARCH_INDEX_CHECK_SECONDS: intVar(10, 1, 300),
   SEARCH_RESULTS: intVar(10, 1, 50),
   SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
   // One core is left to the event loop (HTTP, the CDP relay): decision 0018.
@@ -156,8 +158,12 @@ export type ServiceConfig = {
     maxBodyBytes: number;
     /** Length of the sliding rate-limit window; a key's limit counts requests per window. */
     rateWindowMs: number;
-    /** The SQLite index file (default DATA_DIR/index.db). */
+    /** The SQLite index file (default DATA_DIR/index.db); unused when `generations` is set. */
     indexPath: string;
+    /** SEARCH_INDEX_DIR: a folder of immutable index generations that several nodes share (decision
+     * 0094), checked for a newer one every `checkMs` (and at once on news through Redis); null: the
+     * one live file at `indexPath`. */
+    generations: { dir: string; checkMs: number } | null;
     /** Results per answer. */
     results: number;
     /** Answers remembered until the index changes (0: none). */
@@ -202,6 +208,10 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const publicWsUrl = v.PUBLIC_BROWSER_WS_URL ?? publicUrl?.replace(/^http/, 'ws');
   const dataDir = isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR);
   const uidBase = v.BROWSER_UID_BASE || defaultUidBase(dataDir);
+  if (v.SEARCH_INDEX_PATH && v.SEARCH_INDEX_DIR)
+    throw new ConfigError([
+      'SEARCH_INDEX_DIR: set either it (a folder of index generations several nodes share) or SEARCH_INDEX_PATH (one index file), not both',
+    ]);
   if (v.REDIS_URL && !v.CLUSTER_SECRET)
     throw new ConfigError([
       'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)',
@@ -266,6 +276,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       maxBodyBytes: v.SEARCH_MAX_BODY_BYTES,
       rateWindowMs: v.SEARCH_RATE_WINDOW_SECONDS * 1000,
       indexPath: resolve(dataDir, v.SEARCH_INDEX_PATH ?? 'index.db'),
+      generations: v.SEARCH_INDEX_DIR ? { dir: resolve(dataDir, v.SEARCH_INDEX_DIR), checkMs: v.SEARCH_INDEX_CHECK_SECONDS * 1000 } : null,
       results: v.SEARCH_RESULTS,
       cacheSize: v.SEARCH_CACHE_SIZE,
       workers: v.SEARCH_WORKERS,

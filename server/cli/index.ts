@@ -1,14 +1,17 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '#shared/config-schema.ts';
 import { loadServiceConfig } from '#service/config.ts';
 import type { FinishStep } from '#service/search/backend.ts';
+import { announceGeneration } from '#service/search/generation-news.ts';
 import { ingest } from '#service/search/ingest.ts';
 import { PhaseBar } from '#service/search/phase-bar.ts';
 import { CRAWL_DEFAULTS } from '#service/search/sources/crawler.ts';
 import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
+import { currentGeneration, GenerationBuilder } from '#service/search/sqlite/generations.ts';
 
 /** Threads that parse pages: the main thread reads, decompresses and stores them, a core's work,
  * and each document thread costs about 250 MB; on two cores a second one would save a tenth of the
@@ -19,6 +22,8 @@ const DEFAULT_THREADS = Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParal
 const USAGE = `usage: npm run index -- SOURCE... [options]
 
 Adds pages to the search index (DATA_DIR/index.db, or SEARCH_INDEX_PATH). Re-indexing a page replaces it.
+With SEARCH_INDEX_DIR set, builds a new generation of the index there from the current one and
+publishes it: every service node switches to it (at once through Redis when REDIS_URL is set).
 SOURCE is any of:
   FILE.warc | FILE.warc.gz      the HTML responses of a web archive (WARC 1.0/1.1)
   FOLDER --base-url URL         the .html files under FOLDER, served at URL + their path
@@ -34,6 +39,9 @@ crawl options:
   --user-agent TEXT    (default "${CRAWL_DEFAULTS.userAgent}")
 
 other options:
+  --from FILE          with SEARCH_INDEX_DIR: start the new generation from the index FILE (for
+                       instance an existing DATA_DIR/index.db) instead of the current generation;
+                       no SOURCE is then needed
   --threads N          threads parsing pages, ~250 MB each (default ${DEFAULT_THREADS}: cores less one, at most ${MAX_DEFAULT_THREADS})
   --quiet              no progress bar`;
 
@@ -77,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
         'all-sites': { type: 'boolean' },
         'user-agent': { type: 'string' },
         threads: { type: 'string' },
+        from: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -89,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!sources.length) fail('name at least one SOURCE');
+  if (!sources.length && v.from === undefined) fail('name at least one SOURCE');
   if (v['base-url'] !== undefined && !/^https?:\/\/[^/]/i.test(v['base-url'])) fail('--base-url must be an absolute http(s) address');
   const crawl = Object.fromEntries(
     Object.entries({
@@ -103,7 +112,34 @@ async function main(argv: string[]): Promise<number> {
     }).filter(([, x]) => x !== undefined),
   );
   const config = loadServiceConfig();
-  const writer = new SqliteIndexWriter(config.search.indexPath);
+  const generations = config.search.generations;
+  if (v.from !== undefined && !generations) fail('--from needs SEARCH_INDEX_DIR (it starts a new index generation from FILE)');
+  if (v.from !== undefined && !existsSync(v.from)) fail(`--from: no such file (${resolve(v.from)})`);
+  let builder: GenerationBuilder | null = null;
+  if (generations) {
+    try {
+      builder = GenerationBuilder.begin(generations.dir, { from: v.from });
+    } catch (err) {
+      console.error(`index: ${(err as Error).message}`);
+      return 1;
+    }
+  }
+  try {
+    return await run(config, sources, v, crawl, builder);
+  } catch (err) {
+    builder?.abandon();
+    throw err;
+  }
+}
+
+async function run(
+  config: ReturnType<typeof loadServiceConfig>,
+  sources: string[],
+  v: { 'base-url'?: string; threads?: string; quiet?: boolean; from?: string },
+  crawl: Record<string, unknown>,
+  builder: GenerationBuilder | null,
+): Promise<number> {
+  const writer = new SqliteIndexWriter(builder?.file ?? config.search.indexPath);
   const bar = new PhaseBar(process.stderr, PHASES, { quiet: v.quiet });
   let skipped = 0;
   const summary = await ingest(
@@ -134,17 +170,41 @@ async function main(argv: string[]): Promise<number> {
   });
   writer.close();
   bar.done();
+  let published = '';
+  let indexFile: string | null = config.search.indexPath;
+  if (builder && pages === 0 && v.from === undefined) {
+    // Nothing read (every source failed, or none had pages): the current generation stays.
+    builder.abandon();
+    const current = currentGeneration(builder.dir);
+    indexFile = current?.file ?? null;
+    published = `nothing new to publish in ${builder.dir}: ${current ? `${current.name} stays current` : 'no generation yet'}`;
+  } else if (builder) {
+    const { generation, removed } = builder.publish();
+    indexFile = generation.file;
+    published = `published generation ${generation.name} in ${builder.dir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}`;
+    if (config.cluster) {
+      const heard = await announceGeneration(config.cluster.redisUrl, generation.name).catch((err: Error) => err);
+      published +=
+        typeof heard === 'number'
+          ? `; ${heard} node${heard === 1 ? '' : 's'} told through Redis`
+          : `; Redis could not be told (${heard.message}): nodes find it within SEARCH_INDEX_CHECK_SECONDS`;
+    }
+  }
   const finishSeconds = (performance.now() - t1) / 1000;
-  const backend = new SqliteSearchBackend(config.search.indexPath);
-  const total = (await backend.stats()).pages;
-  backend.close();
+  let total = 0;
+  if (indexFile) {
+    const backend = new SqliteSearchBackend(indexFile, { immutable: builder !== null });
+    total = (await backend.stats()).pages;
+    backend.close();
+  }
   const seconds = summary.seconds + finishSeconds;
   console.log(
     `indexed ${pages} pages (${summary.added} new, ${summary.replaced} replaced, ${summary.merged} duplicate addresses merged), ` +
       `${skipped} skipped, ${summary.failedSources} of ${sources.length} sources failed, in ${seconds.toFixed(1)} s ` +
       `(${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory)`,
   );
-  console.log(`index ${config.search.indexPath} now holds ${total} pages`);
+  if (published) console.log(published);
+  if (indexFile) console.log(`index ${indexFile} now holds ${total} pages`);
   return summary.failedSources ? 1 : 0;
 }
 

@@ -23,7 +23,8 @@ import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
 import { openSearchLimiter } from '#service/ratelimit/open.ts';
-import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
+import type { SearchBackend } from '#service/search/backend.ts';
+import { openServiceSearch } from '#service/search/open.ts';
 import type { ServiceContext } from './context.ts';
 import { rejectUpgrade } from '../http/respond.ts';
 import { guardConnections } from '../http/connection-guard.ts';
@@ -50,7 +51,7 @@ export type RunningService = {
 };
 
 /** Say at start-up what the search index holds, and how to fill an empty one. */
-async function logIndexState(search: SqliteSearchBackend, file: string, log: ReturnType<typeof createLogger>): Promise<void> {
+async function logIndexState(search: SearchBackend, file: string, log: ReturnType<typeof createLogger>): Promise<void> {
   try {
     const { pages } = await search.stats();
     if (pages === 0)
@@ -198,9 +199,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   disk.start();
 
   const advertised = { http: '', ws: '' };
-  const search = new SqliteSearchBackend(config.search.indexPath, { cacheSize: config.search.cacheSize, workers: config.search.workers });
+  const searchIndex = await openServiceSearch(config, log.child({ part: 'search' }));
+  const search = searchIndex.backend;
   const searchLimiter = openSearchLimiter(config, log.child({ part: 'ratelimit' }));
-  await logIndexState(search, config.search.indexPath, log);
+  await logIndexState(search, searchIndex.where, log);
   const ctx: ServiceContext = {
     config,
     advertised,
@@ -316,7 +318,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       await rmdir(instancesDir).catch(() => {});
       server.closeAllConnections();
       await database.close();
-      search.close();
+      searchIndex.close();
       await searchLimiter.close();
       log.info('shut down');
     })();

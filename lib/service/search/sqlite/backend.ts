@@ -1,11 +1,31 @@
 import { existsSync } from 'node:fs';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { BackendUnavailable, type IndexStats, type SearchBackend, type SearchAnswer, type SearchRequest } from '../backend.ts';
+import { immutableUri } from './generations.ts';
 import { QueryPool } from './pool.ts';
 import { IndexReader } from './query.ts';
-import { openIndexDatabase } from './schema.ts';
+import { indexMigrations, openIndexDatabase } from './schema.ts';
 
 export { FIELD_WEIGHTS } from './schema.ts';
+
+/** A published generation, read-only and immutable, after checking that it has this code's schema. */
+function openGeneration(file: string): DatabaseSync {
+  const db = new DatabaseSync(immutableUri(file), { readOnly: true });
+  try {
+    const built = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+    const known = indexMigrations.at(-1)?.version ?? 0;
+    if (built !== known)
+      throw new Error(
+        built < known
+          ? `the generation was built by an older Periscope (index schema ${built}, this one reads ${known}): run npm run index again to build a new one`
+          : `the generation was built by a newer Periscope (index schema ${built}, this one reads ${known}): upgrade this node`,
+      );
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
 
 /** A copy of an answer, so that a caller changing it does not change the cached one. */
 const copy = (a: SearchAnswer): SearchAnswer => ({
@@ -23,10 +43,15 @@ type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; ru
  * This thread keeps one connection (schema migrations, the index's data_version, stats) and the
  * answer cache; the searches themselves run on `workers` worker threads (pool.ts), each with its
  * own read-only connection, or in this thread when `workers` is 0.
+ *
+ * `immutable`: the file is a published index generation (generations.ts), which nothing writes:
+ * every connection opens it as immutable SQLite, and no migration runs (a generation built by
+ * another schema version is refused with the reason).
  */
 export class SqliteSearchBackend implements SearchBackend {
   readonly #file: string;
   readonly #workers: number;
+  readonly #immutable: boolean;
   #open: Open | null = null;
   #pool: QueryPool | null = null;
   #reader: IndexReader | null = null;
@@ -37,21 +62,23 @@ export class SqliteSearchBackend implements SearchBackend {
 
   /** `cacheSize`: how many answers to remember (least recently used go first); 0 turns it off.
    * `workers`: query threads (0: search in the calling thread). */
-  constructor(file: string, opts: { cacheSize?: number; workers?: number } = {}) {
+  constructor(file: string, opts: { cacheSize?: number; workers?: number; immutable?: boolean } = {}) {
     this.#file = file;
     this.#cacheSize = opts.cacheSize ?? 2000;
     this.#workers = opts.workers ?? 0;
+    this.#immutable = opts.immutable ?? false;
   }
 
   #connect(): Open {
     if (this.#open) return this.#open;
-    const db = openIndexDatabase(this.#file);
+    const db = this.#immutable ? openGeneration(this.#file) : openIndexDatabase(this.#file);
+    const address = this.#immutable ? immutableUri(this.#file) : this.#file;
     let run: Open['run'];
     if (this.#workers > 0) {
-      const pool = (this.#pool = new QueryPool(this.#file, this.#workers));
+      const pool = (this.#pool = new QueryPool(address, this.#workers));
       run = (req) => pool.search(req);
     } else {
-      const reader = (this.#reader = new IndexReader(this.#file));
+      const reader = (this.#reader = new IndexReader(address));
       run = async (req) => reader.search(req);
     }
     this.#open = { db, version: db.prepare('PRAGMA data_version'), count: db.prepare('SELECT COUNT(*) AS n FROM pages'), run };
