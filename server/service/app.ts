@@ -19,6 +19,7 @@ import { openServiceDatabase } from '#service/database.ts';
 import { advertisedUrls, UID_BLOCK, type ServiceConfig } from '#service/config.ts';
 import { ClusterRegistry } from '#service/cluster/registry.ts';
 import { NotFound, ServiceUnavailable } from '#shared/errors.ts';
+import { NodeAuth } from '#shared/node-auth.ts';
 import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
@@ -237,7 +238,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const gateway = config.cluster
     ? new ClusterGateway({
         registry: { get: clustered },
-        secret: config.cluster.secret,
+        auth: new NodeAuth({
+          scope: 'service',
+          nodeId: config.cluster.nodeId,
+          secret: config.cluster.secret,
+          claimNonce: (nonce, ttlMs) => clustered().claimNonce(nonce, ttlMs),
+        }),
         nodeId: config.cluster.nodeId,
         localLoad: () => fleet.load,
       })

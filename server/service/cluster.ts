@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ClusterRegistry } from '#service/cluster/registry.ts';
 import { placement } from '#service/cluster/registry.ts';
-import { NODE_HEADER, signNodeRequest, verifyNodeRequest } from '#service/cluster/node-signature.ts';
-import { ServiceUnavailable, Unauthorized } from '#shared/errors.ts';
+import type { NodeAuth } from '#shared/node-auth.ts';
+import { NODE_HEADERS } from '#shared/node-signature.ts';
+import { ServiceUnavailable } from '#shared/errors.ts';
 import { isBrowserId, START_CLOSE } from '#shared/protocol/start.ts';
 import { forwardRequest, spliceUpgrade, type Refusal } from '../http/forward.ts';
 import { rejectUpgrade, sendError } from '../http/respond.ts';
@@ -17,7 +18,8 @@ const BROWSER_PATH = /^\/v0\/browsers\/(br_[A-Za-z0-9_-]{32})(?:\/|$)/;
 export type GatewayOptions = {
   /** The registry, once this node has joined (throws a 503 before). */
   registry: { get(): ClusterRegistry };
-  secret: string;
+  /** Signs this node's requests to others and checks theirs (once each, within 30 s). */
+  auth: NodeAuth;
   nodeId: string;
   /** This node's load now (the registry's copy is up to a heartbeat old). */
   localLoad: () => number;
@@ -40,7 +42,7 @@ export class ClusterGateway {
   /** True when the request was handled here (forwarded or refused); false: serve it locally. */
   async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     try {
-      if (this.#placedByNode(req)) return false;
+      if (await this.#placedByNode(req)) return false;
       const id = browserIdOf(req, url);
       if (!id) return false;
       const owner = await this.#opts.registry.get().ownerOf(id);
@@ -56,7 +58,7 @@ export class ClusterGateway {
   /** The same for WebSocket handshakes: /start is placed, /devtools/* goes to the browser's node. */
   async routeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<boolean> {
     try {
-      if (this.#placedByNode(req)) return false;
+      if (await this.#placedByNode(req)) return false;
       if (url.pathname === '/start') return await this.#place(req, socket, head);
       const id = browserIdOf(req, url);
       if (!id) return false;
@@ -136,10 +138,7 @@ export class ClusterGateway {
         const base = alive.get(nodeId);
         if (!base || nodeId === this.#opts.nodeId) return { nodeId, body: null };
         const res = await fetch(new URL(path, base), {
-          headers: {
-            ...(authorization ? { authorization } : {}),
-            [NODE_HEADER]: signNodeRequest(this.#opts.secret, this.#opts.nodeId, 'GET', path),
-          },
+          headers: { ...(authorization ? { authorization } : {}), ...this.#opts.auth.sign({ method: 'GET', path }) },
           signal: AbortSignal.timeout(5_000),
         }).catch(() => null);
         return { nodeId, body: res?.ok ? await res.json().catch(() => null) : null };
@@ -166,20 +165,19 @@ export class ClusterGateway {
 
   /** True for a request another node signed and this node already served as such. */
   isFromNode(req: IncomingMessage): boolean {
-    return req.headers[NODE_HEADER] !== undefined;
+    return req.headers[NODE_HEADERS.node] !== undefined;
   }
 
   /** True for a request another node signed; throws for one that claims to be and is not. */
-  #placedByNode(req: IncomingMessage): boolean {
-    const header = req.headers[NODE_HEADER];
-    if (header === undefined) return false;
-    const verdict = verifyNodeRequest(this.#opts.secret, header, req.method ?? 'GET', req.url ?? '/');
-    if (!verdict.ok) throw new Unauthorized(`node-to-node request refused: ${verdict.reason}`);
+  async #placedByNode(req: IncomingMessage): Promise<boolean> {
+    if (req.headers[NODE_HEADERS.node] === undefined) return false;
+    await this.#opts.auth.verify(req.headers, { method: req.method ?? 'GET', path: req.url ?? '/' });
     return true;
   }
 
+  /** A forwarded request's signature: its method and path (a body is streamed on unsigned, and trusted for nothing). */
   #sign(req: IncomingMessage): Record<string, string> {
-    return { [NODE_HEADER]: signNodeRequest(this.#opts.secret, this.#opts.nodeId, req.method ?? 'GET', req.url ?? '/') };
+    return this.#opts.auth.sign({ method: req.method ?? 'GET', path: req.url ?? '/' });
   }
 }
 

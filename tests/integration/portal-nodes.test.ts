@@ -12,7 +12,7 @@ import { SecretBox } from '#portal/crypto/secretbox.ts';
 import { openPortalData } from '#portal/data/open.ts';
 import type { PortalData } from '#portal/data/portal-data.ts';
 import { NoIssuer } from '#portal/keys/issuer.ts';
-import { signNodeRequest } from '#portal/cluster/node-signature.ts';
+import { signNodeRequest } from '#shared/node-signature.ts';
 import { LIVE_CLOSE, type ServerMessage } from '#portal/protocol/live.ts';
 import { decodeThumbnail, type DashboardSnapshot } from '#portal/protocol/dashboard.ts';
 import { nodeLivePath } from '#portal/protocol/node.ts';
@@ -294,7 +294,7 @@ describe('portal nodes', { skip: redisSkip() }, () => {
         });
         ws.once('error', () => {});
       });
-    const sign = (secret: string, at = Date.now()) => signNodeRequest(secret, 'portal-2', { method: 'GET', path }, at);
+    const sign = (secret: string, at = Date.now()) => signNodeRequest('portal', secret, 'portal-2', { method: 'GET', path }, at);
     assert.equal(await attempt({}), 401, 'unsigned');
     assert.equal(await attempt({ cookie: cookies.get(ann.userId)!, origin: one.url }), 401, 'a user’s cookie is no node');
     assert.equal(await attempt(sign('another-secret-that-is-long-enough-0123456789')), 401, 'another secret');
@@ -316,7 +316,10 @@ describe('portal nodes', { skip: redisSkip() }, () => {
   it('answers signed node requests that do not hold up with clear errors', async () => {
     const one = nodes[0]!;
     const signedPost = async (path: string, body: string, method = 'POST') => {
-      const headers = { 'content-type': 'application/json', ...signNodeRequest(CLUSTER_SECRET, 'portal-2', { method, path, body }) };
+      const headers = {
+        'content-type': 'application/json',
+        ...signNodeRequest('portal', CLUSTER_SECRET, 'portal-2', { method, path, body }),
+      };
       const res = await fetch(`${one.url}${path}`, { method, headers, ...(method === 'POST' ? { body } : {}) });
       return { status: res.status, body: (await res.json()) as { error: string } };
     };
@@ -336,7 +339,7 @@ describe('portal nodes', { skip: redisSkip() }, () => {
       const path = `/_node/live/${held.id}?viewer=${viewer}`;
       const status = await new Promise<number>((resolve) => {
         const ws = new WebSocket(`${one.url.replace('http', 'ws')}${path}`, {
-          headers: signNodeRequest(CLUSTER_SECRET, 'portal-2', { method: 'GET', path }),
+          headers: signNodeRequest('portal', CLUSTER_SECRET, 'portal-2', { method: 'GET', path }),
         });
         ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
         ws.once('open', () => resolve(101));

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { openRedis, redisReady } from '#shared/redis.ts';
 import { closeStart, debuggerUrl, eventually, openStart, refusedStart, type StartedBrowser } from '../helpers/browser.ts';
-import { startServiceCluster, type ServiceCluster } from '../helpers/cluster.ts';
+import { signNodeRequest } from '#shared/node-signature.ts';
+import { CLUSTER_SECRET, startServiceCluster, type ServiceCluster } from '../helpers/cluster.ts';
 import { startPageServer } from '../helpers/pages.ts';
 
 /**
@@ -193,17 +194,28 @@ describe('a cluster of service nodes', { skip }, () => {
     assert.doesNotMatch(JSON.stringify(body), /127\.0\.0\.1/);
   });
 
-  it('refuses a request that claims to come from a node without its signature', async () => {
+  it('refuses a request that claims to come from a node without a good signature, or a replayed one', async () => {
     const { token } = node(1).createKey({ name: 'forger' });
-    for (const forged of ['node-2;t=0000000000000;sig=' + 'A'.repeat(43), 'node-2', `node-2;t=${Date.now()};sig=${'A'.repeat(43)}`]) {
-      const res = await fetch(`${node(1).url}/json/version`, {
-        headers: { authorization: `Bearer ${token}`, 'x-browser-id': `br_${'a'.repeat(32)}`, 'x-periscope-node': forged },
-      });
-      assert.equal(res.status, 401, forged);
-      assert.match(((await res.json()) as { error: string }).error, /node-to-node request refused/);
-      const start = await refusedStart(node(1).wsUrl, { authorization: `Bearer ${token}`, 'x-periscope-node': forged });
-      assert.equal(start.status, 401);
+    const path = '/json/version';
+    const good = signNodeRequest('service', CLUSTER_SECRET, 'node-2', { method: 'GET', path });
+    const forgeries: [string, Record<string, string>][] = [
+      ['no signature', { 'x-periscope-node': 'node-2' }],
+      ['another secret', signNodeRequest('service', 'x'.repeat(40), 'node-2', { method: 'GET', path })],
+      ["a portal node's", signNodeRequest('portal', CLUSTER_SECRET, 'node-2', { method: 'GET', path })],
+      ['another path', signNodeRequest('service', CLUSTER_SECRET, 'node-2', { method: 'GET', path: '/v0/browsers' })],
+      ['a minute old', signNodeRequest('service', CLUSTER_SECRET, 'node-2', { method: 'GET', path }, Date.now() - 60_000)],
+    ];
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${node(1).url}${path}`, { headers: { authorization: `Bearer ${token}`, 'x-browser-id': `br_${'a'.repeat(32)}`, ...headers } });
+    // The signed request itself is taken (404: no such browser here), once.
+    assert.equal((await ask(good)).status, 404);
+    for (const [label, headers] of [...forgeries, ['replayed', good] as [string, Record<string, string>]]) {
+      const res = await ask(headers);
+      assert.equal(res.status, 401, label);
+      assert.match(((await res.json()) as { error: string }).error, /node-to-node request refused/, label);
     }
+    const start = await refusedStart(node(1).wsUrl, { authorization: `Bearer ${token}`, ...forgeries[1]![1] });
+    assert.equal(start.status, 401);
   });
 
   it("ends a killed node's browsers with a reason, tells its clients through other nodes, and leaves the rest alone", async () => {

@@ -5,7 +5,7 @@ import type { PortalClusterConfig } from '../config.ts';
 import type { EndedTeamBrowser, TeamBrowsers } from '../live/team-browsers.ts';
 import { ChangeBus } from './changes.ts';
 import { ClusterDirectory } from './directory.ts';
-import { NodeAuth } from './node-auth.ts';
+import { NodeAuth } from '#shared/node-auth.ts';
 import { NodeClient } from './node-client.ts';
 import { NodeRegistry } from './registry.ts';
 
@@ -47,7 +47,12 @@ export async function joinCluster(
   }
   const boot = randomBytes(9).toString('base64url');
   const registry = new NodeRegistry(redis, { nodeId: config.nodeId, nodeUrl: config.nodeUrl, boot, ttlMs: timing.ttlMs });
-  const auth = new NodeAuth({ nodeId: config.nodeId, secret: config.secret, claimNonce: (n, ttl) => registry.claimNonce(n, ttl) });
+  const auth = new NodeAuth({
+    scope: 'portal',
+    nodeId: config.nodeId,
+    secret: config.secret,
+    claimNonce: (n, ttl) => registry.claimNonce(n, ttl),
+  });
   const client = new NodeClient(auth);
   const bus = new ChangeBus({ pub: redis, sub, origin: boot, log });
   const directory = new ClusterDirectory({ local, registry, bus, client, log, beatMs: timing.beatMs, onLost });

@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { BadGateway, NotFound, ServiceUnavailable } from '#shared/errors.ts';
 import { NODE_MAX_THUMBNAIL_BYTES, nodeLivePath, THUMBNAIL_SOURCE_HEADER, type RelayedViewer } from '../protocol/node.ts';
 import type { Thumbnail } from '../live/directory.ts';
-import type { NodeAuth } from './node-auth.ts';
+import type { NodeAuth } from '#shared/node-auth.ts';
 
 const TIMEOUT_MS = 5000;
 /** A picture is worth less than a stalled dashboard: the next one comes in 3 s. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What one portal node asks of another (decision 0095), every request signed
- * (lib/portal/cluster/node-signature.ts):
+ * (lib/shared/node-signature.ts):
  * - `GET /_node/live/<instanceId>?viewer=<base64url JSON>` upgraded to a WebSocket: a viewer who
  *   landed on the asking node, relayed to the node that holds the browser. The socket then speaks
  *   the live view's own protocol (lib/portal/protocol/live.ts) unchanged; the asking node has checked

@@ -185,6 +185,11 @@ export class ClusterRegistry {
     await this.#redis.periscopeRelease(k.browser(id), id, REDIS_PREFIX);
   }
 
+  /** Claim a node-to-node request's nonce: true the first time, false for a replay (kept `ttlMs`). */
+  async claimNonce(nonce: string, ttlMs: number): Promise<boolean> {
+    return (await this.#redis.set(`${REDIS_PREFIX}service-nonce:${nonce}`, this.#opts.nodeId, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
   /** How many browsers `keyId` holds on all nodes. */
   async countFor(keyId: string): Promise<number> {
     return this.#redis.scard(k.keyBrowsers(keyId));

@@ -1,5 +1,5 @@
 import { Unauthorized } from '#shared/errors.ts';
-import { checkNodeSignature, NODE_CLOCK_WINDOW_MS, signNodeRequest, type NodeRequest } from './node-signature.ts';
+import { checkNodeSignature, NODE_CLOCK_WINDOW_MS, signNodeRequest, type NodeRequest, type NodeScope } from './node-signature.ts';
 
 /**
  * This node's side of node-to-node trust: signing what it asks of others, and checking what others
@@ -8,22 +8,24 @@ import { checkNodeSignature, NODE_CLOCK_WINDOW_MS, signNodeRequest, type NodeReq
  */
 export class NodeAuth {
   readonly nodeId: string;
+  readonly #scope: NodeScope;
   readonly #secret: string;
   readonly #claimNonce: (nonce: string, ttlMs: number) => Promise<boolean>;
 
-  constructor(opts: { nodeId: string; secret: string; claimNonce: (nonce: string, ttlMs: number) => Promise<boolean> }) {
+  constructor(opts: { scope: NodeScope; nodeId: string; secret: string; claimNonce: (nonce: string, ttlMs: number) => Promise<boolean> }) {
+    this.#scope = opts.scope;
     this.nodeId = opts.nodeId;
     this.#secret = opts.secret;
     this.#claimNonce = opts.claimNonce;
   }
 
   sign(req: NodeRequest): Record<string, string> {
-    return signNodeRequest(this.#secret, this.nodeId, req);
+    return signNodeRequest(this.#scope, this.#secret, this.nodeId, req);
   }
 
   /** The asking node's id; throws Unauthorized (401) for anything else. */
   async verify(headers: Record<string, string | string[] | undefined>, req: NodeRequest): Promise<string> {
-    const check = checkNodeSignature(this.#secret, headers, req);
+    const check = checkNodeSignature(this.#scope, this.#secret, headers, req);
     if (!check.ok) throw new Unauthorized(`node-to-node request refused: ${check.problem}`);
     if (!(await this.#claimNonce(check.nonce, 2 * NODE_CLOCK_WINDOW_MS)))
       throw new Unauthorized('node-to-node request refused: already used');
