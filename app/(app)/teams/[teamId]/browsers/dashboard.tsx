@@ -24,6 +24,9 @@ const REASONS: Record<string, string> = {
   internal: 'Service error',
   'service-gone': 'Service unreachable',
   'portal-shutdown': 'Portal shut down',
+  nodeLost: 'Service node lost',
+  'portal-node-lost': 'Portal node lost',
+  'portal-restarted': 'Portal restarted',
 };
 
 function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
