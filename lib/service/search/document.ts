@@ -28,6 +28,8 @@ export type PageDocument = {
   indexed: string[];
   /** The first words of the blocks index anchors open (extract.ts). */
   anchored: string[];
+  /** The words near index anchors (extract.ts). */
+  nearAnchors: string[];
   /** Manual › chapter › section, outermost first; [] when unknown (trail.ts). */
   section: string[];
   /** The icon the page declares for its site, resolved; null when none. */
@@ -93,6 +95,7 @@ export function buildDocument(page: FetchedPage): PageDocument {
     links: [...links.values()],
     indexed: x.indexed,
     anchored: x.anchored,
+    nearAnchors: x.nearAnchors,
     section: x.section,
     icon: x.icon,
   };

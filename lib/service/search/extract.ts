@@ -27,6 +27,9 @@ export type Extracted = {
   /** The first words of each block an index anchor opens (an anchor right before a paragraph or a
    * synopsis, no text between): where an index entry points at a passage rather than a name. */
   anchored: string[];
+  /** The distinct words (stop words aside) within NEAR_WORDS words after any index anchor, whatever
+   * the markup between (index-marks.ts): what the manual's index entries pointing here are about. */
+  nearAnchors: string[];
   /** The page's place in its manual, outermost first (`PostgreSQL 15 Documentation`, `Chapter 9. …`,
    * `9.7. Pattern Matching`), from its breadcrumb or navigation links and its title; [] when
    * nothing says more than the title. */
@@ -170,7 +173,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     sink.cur += t;
     const n = t.trim().length;
     sink.textChars += n;
-    w.marks.text += n;
+    w.marks.read(t);
     if (inLink) sink.linkChars += n;
     return;
   }
@@ -333,6 +336,7 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     links: sink.links.slice(0, 5000),
     indexed: [...new Set(sink.indexed)].slice(0, 5000),
     anchored: sink.anchored.slice(0, 2000),
+    nearAnchors: w.marks.near().slice(0, 20_000),
     section: sectionPath(w.trail, title),
     icon: w.head.icon,
   };

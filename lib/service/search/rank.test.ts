@@ -17,6 +17,7 @@ const base: Candidate = {
   inlinks: 0,
   defines: 0,
   definesIndexed: 0,
+  nearAnchors: 0,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 

@@ -32,6 +32,9 @@ export type Candidate = {
   defines: number;
   /** As `defines`, for definitions (headings included) an index anchor marks (index-marks.ts). */
   definesIndexed: number;
+  /** 1 when every word of the query stands within a few words after one of the page's index anchors
+   * (index-marks.ts, decision 0081), else 0. */
+  nearAnchors: number;
 
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
@@ -98,6 +101,8 @@ export const WEIGHTS = {
   defines: 1,
   /** Chosen on the dev set's whole (decision 0080), not fitted with the others. */
   definesIndexed: 0.8,
+  /** Chosen on one half of the dev set and confirmed on the other (decision 0081). */
+  nearAnchors: 0.6,
   languageText: 0.9,
   languageDeclared: 0.35,
   likelyRegion: 0.05,
@@ -204,6 +209,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     w.url * url +
     w.defines * c.defines +
     w.definesIndexed * c.definesIndexed +
+    w.nearAnchors * c.nearAnchors +
     w.languageText * lang.text +
     w.languageDeclared * lang.declared +
     (lang.likely ? w.likelyRegion : 0) +

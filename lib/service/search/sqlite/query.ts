@@ -9,7 +9,7 @@ import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
@@ -76,6 +76,7 @@ export class IndexReader {
   readonly #fts: FtsStage;
   readonly #speller: Speller;
   readonly #definers: StatementSync;
+  readonly #near: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -108,9 +109,11 @@ export class IndexReader {
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
     // Headings and names kept only because an index anchor marks them come after real definitions.
     this.#definers = this.#db.prepare(
-      `SELECT page_id AS id, weight, kind FROM defs WHERE head = ?
+      `SELECT page_id AS id, weight, kind FROM defs WHERE head = ? AND (kind != ${DEF_NEAR} OR weight > 0)
        ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
+    // Which candidates have a word near an index anchor (decision 0081), for each of the query's words.
+    this.#near = this.#db.prepare(`SELECT page_id AS id, head FROM defs WHERE head ${among} AND page_id ${among} AND kind & ${DEF_NEAR}`);
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
@@ -163,6 +166,7 @@ export class IndexReader {
     // Coverage counts for the head of the list and for definers.
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
+    const near = this.#nearAnchors(concepts, rows);
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
@@ -181,6 +185,7 @@ export class IndexReader {
         inlinks: p.inlinks,
         defines: defines.get(r.id)?.defines ?? 0,
         definesIndexed: defines.get(r.id)?.indexed ?? 0,
+        nearAnchors: near.has(r.id) ? 1 : 0,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
@@ -220,6 +225,18 @@ export class IndexReader {
     if (best.size <= MAX_DEFINERS) return best;
     const strength = (d: Defined) => Math.max(d.defines, d.indexed);
     return new Map([...best].sort((a, b) => strength(b[1]) - strength(a[1]) || a[0] - b[0]).slice(0, MAX_DEFINERS));
+  }
+
+  /** The candidates that have every word of the query within a few words after one of their index
+   * anchors (not necessarily the same one; decision 0081). */
+  #nearAnchors(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
+    const wanted = [...new Set(concepts.flatMap((c) => c.parts))];
+    const found = new Map<number, number>();
+    for (const r of this.#near.all(ids(wanted), ids(rows.map((x) => x.id))) as { id: number; head: string }[])
+      found.set(r.id, (found.get(r.id) ?? 0) + 1);
+    const all = new Set<number>();
+    for (const [id, n] of found) if (n === wanted.length) all.add(id);
+    return all;
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */

@@ -21,7 +21,7 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
  *
- * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE); signals.section is the
+ * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
  * page's section path as JSON (trail.ts).
  */
 export const PASSAGE_SLOTS = 4096;
@@ -43,6 +43,9 @@ export const DEF_INDEXED = 1;
 export const DEF_BESIDE = 2;
 /** defs.kind (with both above): a word of the block an index anchor opens, not a name. */
 export const DEF_PASSAGE = 4;
+/** defs.kind: a word found within a few words after an index anchor (index-marks.ts NEAR_WORDS).
+ * Alone (weight 0) it is no definition at all, only what the `nearAnchors` ranking feature reads. */
+export const DEF_NEAR = 8;
 
 export const indexMigrations: readonly Migration[] = [
   {

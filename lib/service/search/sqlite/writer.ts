@@ -7,7 +7,7 @@ import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
 
@@ -141,7 +141,8 @@ export class SqliteIndexWriter implements IndexWriter {
    * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
    * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway;
    * each word of a block an index anchor opens is kept as marked too (DEF_PASSAGE), unless the page
-   * defines it as a name. */
+   * defines it as a name; each word near an index anchor adds DEF_NEAR (a row of weight 0 of its own
+   * when the page has no other). */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
@@ -169,6 +170,7 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const block of doc.anchored ?? [])
       for (const word of block.split(' '))
         if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
+    for (const word of doc.nearAnchors ?? []) add(word, 0, DEF_NEAR);
     for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
   }
 
