@@ -91,3 +91,14 @@ test('titles and headings match plurals by their singular', () => {
   const f = rankFields('Kettle', 'https://h.test/teapot.html', 'Descaling');
   assert.deepEqual(decodeRankFields(encodeRankFields(f)), f);
 });
+
+test('headings that hold the query in one heading count more than headings holding its words apart', () => {
+  const concepts = parseQuery('sysconfig module').concepts;
+  const page = (id: number, headings: string) => ({ ...base, id, headings, fields: rankFields(base.title, base.url, headings) });
+  const one = page(1, 'Overview\nThe sysconfig module\nExamples');
+  const apart = page(2, 'Overview\nsysconfig\nAnother module');
+  assert.ok(score(one, concepts, 'en', 10) > score(apart, concepts, 'en', 10));
+  // One word: any heading that holds it is one heading.
+  const word = parseQuery('sysconfig').concepts;
+  assert.equal(score(apart, word, 'en', 10), score(page(3, 'sysconfig'), word, 'en', 10));
+});
