@@ -220,15 +220,35 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
   );
 }
 
-/** The words of each of a page's headings, worked out when a query first needs them (by the
- * page's prepared fields, which a reader keeps while the index stays the same). */
-const headingWords = new WeakMap<RankFields, Set<string>[]>();
+/** For each word of a page's headings, the headings (by number, ascending) that hold it; worked
+ * out when a query first needs them (by the page's prepared fields, which a reader keeps while the
+ * index stays the same). */
+const headingIndex = new WeakMap<RankFields, Map<string, number[]>>();
 
 /** Whether one of the page's headings holds every concept of the query (as coverage() counts). */
 function oneHeadingHolds(n: Needs, c: Pick<Candidate, 'headings' | 'fields'>): boolean {
-  let list = headingWords.get(c.fields);
-  if (!list) headingWords.set(c.fields, (list = c.headings.split('\n').map((h) => new Set(wordList(h)))));
-  return list.some((h) => n.each.every((x) => (x.compound !== null ? h.has(x.compound) : x.stems.every((t) => h.has(t)))));
+  let index = headingIndex.get(c.fields);
+  if (!index) {
+    index = new Map();
+    const list = c.headings.split('\n');
+    for (let i = 0; i < list.length; i++)
+      for (const w of wordList(list[i] as string)) {
+        const at = index.get(w);
+        if (at) at.push(i);
+        else index.set(w, [i]);
+      }
+    headingIndex.set(c.fields, index);
+  }
+  // The headings holding every word so far, narrowed word by word.
+  let holding: number[] | null = null;
+  for (const x of n.each)
+    for (const w of x.compound !== null ? [x.compound] : x.stems) {
+      const at = index.get(w);
+      if (!at) return false;
+      holding = holding === null ? at : holding.filter((i) => at.includes(i));
+      if (!holding.length) return false;
+    }
+  return true;
 }
 
 /** The title says little more than the query (`53.32. pg_namespace`, `DROP MATERIALIZED VIEW`). */

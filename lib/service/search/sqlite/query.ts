@@ -87,6 +87,8 @@ export class IndexReader {
   readonly #kept = new Map<number, Signals>();
   /** Pages defining each head looked up, valid as #kept. */
   readonly #heads = new Map<string, DefRow[]>();
+  /** Pages that have each word looked up near an index anchor, valid as #kept. */
+  readonly #nearPages = new Map<string, Set<number>>();
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
   readonly #sites: StatementSync;
@@ -112,8 +114,8 @@ export class IndexReader {
       `SELECT page_id AS id, weight, kind FROM defs WHERE head = ? AND (kind != ${DEF_NEAR} OR weight > 0)
        ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
-    // Which candidates have a word near an index anchor (decision 0081), for each of the query's words.
-    this.#near = this.#db.prepare(`SELECT page_id AS id, head FROM defs WHERE head ${among} AND page_id ${among} AND kind & ${DEF_NEAR}`);
+    // The pages that have a word near an index anchor (decision 0081).
+    this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
@@ -147,9 +149,10 @@ export class IndexReader {
   /** What is kept between queries is dropped when the index changed (another process committed). */
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
-    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size <= HEADS_KEPT) return;
+    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size + this.#nearPages.size <= HEADS_KEPT) return;
     this.#kept.clear();
     this.#heads.clear();
+    this.#nearPages.clear();
     this.#icons = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
@@ -230,12 +233,15 @@ export class IndexReader {
   /** The candidates that have every word of the query within a few words after one of their index
    * anchors (not necessarily the same one; decision 0081). */
   #nearAnchors(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const wanted = [...new Set(concepts.flatMap((c) => c.parts))];
-    const found = new Map<number, number>();
-    for (const r of this.#near.all(ids(wanted), ids(rows.map((x) => x.id))) as { id: number; head: string }[])
-      found.set(r.id, (found.get(r.id) ?? 0) + 1);
+    const sets: Set<number>[] = [];
+    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
+      let pages = this.#nearPages.get(word);
+      if (!pages) this.#nearPages.set(word, (pages = new Set((this.#near.all(word) as { id: number }[]).map((r) => r.id))));
+      if (!pages.size) return new Set();
+      sets.push(pages);
+    }
     const all = new Set<number>();
-    for (const [id, n] of found) if (n === wanted.length) all.add(id);
+    for (const r of rows) if (sets.every((s) => s.has(r.id))) all.add(r.id);
     return all;
   }
 
