@@ -4,7 +4,7 @@ import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
-import { encodeRankFields, rankFields } from '../rank.ts';
+import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
@@ -41,6 +41,7 @@ function prepare(db: DatabaseSync) {
       `SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`,
     ),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
+    outlinks: db.prepare('SELECT COUNT(*) AS n FROM links WHERE source_id = ?'),
     signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words,
       section) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
@@ -216,7 +217,8 @@ export class SqliteIndexWriter implements IndexWriter {
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
-    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings)), id);
+    const density = linkDensity((q.outlinks.get(id) as { n: number }).n, p.body);
+    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings, density)), id);
     const fields = {
       title: indexText(p.title),
       headings: indexText(p.headings),
