@@ -18,6 +18,7 @@ const base: Candidate = {
   defines: 0,
   definesIndexed: 0,
   nearAnchors: 0,
+  linkContext: 0,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 

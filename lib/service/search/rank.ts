@@ -35,6 +35,9 @@ export type Candidate = {
   /** 1 when every word of the query stands within a few words after one of the page's index anchors
    * (index-marks.ts, decision 0081), else 0. */
   nearAnchors: number;
+  /** 1 when a link to the page stands in a block of text (a paragraph, an item, a cell) that holds
+   * every word of the query (decision 0081), else 0. */
+  linkContext: number;
 
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
@@ -131,6 +134,8 @@ export const WEIGHTS = {
   definesIndexed: 0.8,
   /** Chosen on one half of the dev set and confirmed on the other (decision 0081). */
   nearAnchors: 0.6,
+  /** Chosen on one half of the dev set and confirmed on the other (decision 0081). */
+  linkContext: 0.3,
   languageText: 0.9,
   languageDeclared: 0.35,
   likelyRegion: 0.05,
@@ -241,6 +246,7 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     w.defines * c.defines +
     w.definesIndexed * c.definesIndexed +
     w.nearAnchors * c.nearAnchors +
+    w.linkContext * c.linkContext +
     w.languageText * lang.text +
     w.languageDeclared * lang.declared +
     (lang.likely ? w.likelyRegion : 0) +

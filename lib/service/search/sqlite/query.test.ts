@@ -93,3 +93,39 @@ describe('the words an index anchor stands before', () => {
     assert.deepEqual(urls('teapot'), ['teapot-defined.html', 'teapot-mentioned.html']);
   });
 });
+
+describe('the words around the links to a page', () => {
+  const file = join(dir, 'linked.db');
+  const writer = new SqliteIndexWriter(file);
+  const page = (title: string, body: string) =>
+    `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+  // Two pages alike; a third links to both, to one from a paragraph about what was asked. The
+  // other comes first in the index, so it wins a tie.
+  const text = '<p>Computes the median of a sample, or of a whole population.</p>';
+  writer.upsert(buildDocument({ url: 'https://docs.test/a.html', html: page('Functions', text) }));
+  writer.upsert(buildDocument({ url: 'https://docs.test/b.html', html: page('Functions', text) }));
+  writer.upsert(
+    buildDocument({
+      url: 'https://docs.test/guide.html',
+      html: page(
+        'Guide',
+        '<p>For the median of a sample, see <a href="b.html">here</a>.</p><p>Other functions are <a href="a.html">here</a>.</p>',
+      ),
+    }),
+  );
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+
+  it('a page linked from a block holding every word of the query comes first', () => {
+    const found = urls('median sample').filter((u) => u !== 'guide.html');
+    assert.deepEqual(found, ['b.html', 'a.html']);
+    assert.deepEqual(
+      urls('population').filter((u) => u !== 'guide.html'),
+      ['a.html', 'b.html'],
+      'no link stands among these words',
+    );
+  });
+});

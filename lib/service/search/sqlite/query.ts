@@ -77,6 +77,7 @@ export class IndexReader {
   readonly #speller: Speller;
   readonly #definers: StatementSync;
   readonly #near: StatementSync;
+  readonly #linkWords: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -89,6 +90,8 @@ export class IndexReader {
   readonly #heads = new Map<string, DefRow[]>();
   /** Pages that have each word looked up near an index anchor, valid as #kept. */
   readonly #nearPages = new Map<string, Set<number>>();
+  /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
+  readonly #linkedPages = new Map<string, Map<number, number>>();
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
   readonly #sites: StatementSync;
@@ -116,6 +119,8 @@ export class IndexReader {
     );
     // The pages that have a word near an index anchor (decision 0081).
     this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
+    // The pages with a word in the block of text a link to them stands in (decision 0081).
+    this.#linkWords = this.#db.prepare('SELECT page_id AS id, mask FROM link_words WHERE head = ?');
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
@@ -149,10 +154,16 @@ export class IndexReader {
   /** What is kept between queries is dropped when the index changed (another process committed). */
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
-    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size + this.#nearPages.size <= HEADS_KEPT) return;
+    if (
+      version === this.#keptVersion &&
+      this.#kept.size <= SIGNALS_KEPT &&
+      this.#heads.size + this.#nearPages.size + this.#linkedPages.size <= HEADS_KEPT
+    )
+      return;
     this.#kept.clear();
     this.#heads.clear();
     this.#nearPages.clear();
+    this.#linkedPages.clear();
     this.#icons = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
@@ -170,6 +181,7 @@ export class IndexReader {
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
     const near = this.#nearAnchors(concepts, rows);
+    const linked = this.#linkedContext(concepts, rows);
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
@@ -189,6 +201,7 @@ export class IndexReader {
         defines: defines.get(r.id)?.defines ?? 0,
         definesIndexed: defines.get(r.id)?.indexed ?? 0,
         nearAnchors: near.has(r.id) ? 1 : 0,
+        linkContext: linked.has(r.id) ? 1 : 0,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
@@ -242,6 +255,29 @@ export class IndexReader {
     }
     const all = new Set<number>();
     for (const r of rows) if (sets.every((s) => s.has(r.id))) all.add(r.id);
+    return all;
+  }
+
+  /** The candidates that a link points at from a block of text holding every word of the query
+   * (the same block; decision 0081). */
+  #linkedContext(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
+    const maps: Map<number, number>[] = [];
+    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
+      let pages = this.#linkedPages.get(word);
+      if (!pages)
+        this.#linkedPages.set(
+          word,
+          (pages = new Map((this.#linkWords.all(word) as { id: number; mask: number }[]).map((r) => [r.id, r.mask]))),
+        );
+      if (!pages.size) return new Set();
+      maps.push(pages);
+    }
+    const all = new Set<number>();
+    for (const r of rows) {
+      let mask = -1;
+      for (const m of maps) if (!(mask &= m.get(r.id) ?? 0)) break;
+      if (mask) all.add(r.id);
+    }
     return all;
   }
 
