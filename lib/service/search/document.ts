@@ -23,11 +23,14 @@ export type PageDocument = {
   /** Language tags (`pt-BR`) declared by the markup and by the address. */
   markupLang: string | null;
   urlLang: string | null;
-  links: { key: string; text: string }[];
+  /** `context`: the words around the link (extract.ts linkContext), of every place it stands. */
+  links: { key: string; text: string; context: string }[];
   /** Terms the page marks as index targets (a subset of `terms`, plus headings; index-marks.ts). */
   indexed: string[];
   /** The first words of the blocks index anchors open (extract.ts). */
   anchored: string[];
+  /** The words near index anchors (extract.ts). */
+  nearAnchors: string[];
   /** Manual › chapter › section, outermost first; [] when unknown (trail.ts). */
   section: string[];
   /** The icon the page declares for its site, resolved; null when none. */
@@ -71,11 +74,14 @@ export function buildDocument(page: FetchedPage): PageDocument {
   const langShares = detectLanguages(x.title ? [x.title, ...x.blocks] : x.blocks);
   const markupLang = x.markupLang ? normalizeTag(x.markupLang) : null;
   const fromUrl = urlLanguage(canonical);
-  const links = new Map<string, { key: string; text: string }>();
+  const links = new Map<string, { key: string; text: string; context: string }>();
   for (const l of x.links) {
     const k = urlKey(l.url);
     if (k === key || k === urlKey(fetched)) continue;
-    links.set(`${k}\n${l.text}`, { key: k, text: l.text });
+    const id = `${k}\n${l.text}`;
+    const same = links.get(id);
+    if (!same) links.set(id, { key: k, text: l.text, context: l.context });
+    else if (l.context && same.context.length < 2000) same.context = same.context ? `${same.context}\n${l.context}` : l.context;
   }
   return {
     url: canonical,
@@ -93,6 +99,7 @@ export function buildDocument(page: FetchedPage): PageDocument {
     links: [...links.values()],
     indexed: x.indexed,
     anchored: x.anchored,
+    nearAnchors: x.nearAnchors,
     section: x.section,
     icon: x.icon,
   };

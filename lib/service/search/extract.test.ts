@@ -31,7 +31,7 @@ test('main text without navigation, with headings, definitions, links and metada
   assert.ok(x.terms.includes('kettle.boil'));
   assert.ok(x.terms.includes('kettle.boil(temperature)'));
   assert.ok(x.terms.includes('descale ( acid )'));
-  assert.deepEqual(x.links, [{ url: 'https://shop.test/tea.html', text: 'green tea' }]);
+  assert.deepEqual(x.links, [{ url: 'https://shop.test/tea.html', text: 'green tea', context: 'see green tea' }]);
 });
 
 test('documents: canonical on the same site only, never across languages; language from the text', () => {
@@ -66,4 +66,15 @@ test('a member defined under its class is known by its qualified name; dfn and f
   assert.ok(x.terms.includes('math.sqrt(x)'));
   assert.ok(x.terms.includes('kettle'));
   assert.ok(x.terms.includes('hot standby'));
+});
+
+test('each link carries the words of the block of text it stands in', () => {
+  const x = extractHtml(
+    `<html><body><main><p>The median of a sample is computed by the <a href="agg.html">aggregate functions</a>.</p>
+    <ul><li>See <a href="other.html">Section 9.11</a></li></ul></main></body></html>`,
+    'https://docs.test/m.html',
+  );
+  const context = (url: string) => x.links.find((l) => l.url.endsWith(url))?.context;
+  assert.equal(context('/agg.html'), 'median sample computed aggregate functions');
+  assert.equal(context('/other.html'), 'see section 9 11');
 });

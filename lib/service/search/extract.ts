@@ -3,7 +3,7 @@ import { definitionHeads } from './definitions.ts';
 import { classNames, clean, textOf as anyTextOf, type HtmlNode } from './html-node.ts';
 import { IndexMarks, isIndexAnchor } from './index-marks.ts';
 import { sectionPath, Trail } from './trail.ts';
-import { words } from './tokenize.ts';
+import { STOPWORDS, words } from './tokenize.ts';
 import { normalizeUrl } from './url.ts';
 
 /** What the index keeps of one HTML page. */
@@ -19,14 +19,18 @@ export type Extracted = {
   blocks: string[];
   /** Terms the page defines: definition-list terms and the ids of its anchors (`asyncio.gather`). */
   terms: string[];
-  /** Outgoing links (normalised absolute addresses) with their anchor text. */
-  links: { url: string; text: string }[];
+  /** Outgoing links (normalised absolute addresses) with their anchor text, and the words of the
+   * block of text they stand in (linkContext()). */
+  links: { url: string; text: string; context: string }[];
   /** Terms the page marks as index targets (index-marks.ts): definition terms and headings an index
    * anchor sits in or right beside, the spot a back-of-book index entry points at. */
   indexed: string[];
   /** The first words of each block an index anchor opens (an anchor right before a paragraph or a
    * synopsis, no text between): where an index entry points at a passage rather than a name. */
   anchored: string[];
+  /** The distinct words (stop words aside) within NEAR_WORDS words after any index anchor, whatever
+   * the markup between (index-marks.ts): what the manual's index entries pointing here are about. */
+  nearAnchors: string[];
   /** The page's place in its manual, outermost first (`PostgreSQL 15 Documentation`, `Chapter 9. …`,
    * `9.7. Pattern Matching`), from its breadcrumb or navigation links and its title; [] when
    * nothing says more than the title. */
@@ -113,12 +117,16 @@ const MAX_DEPTH = 400;
 const ANCHORED_WORDS = 16;
 const MAX_BLOCKS = 20_000;
 
+type Link = { url: string; text: string; context: string };
+
 type Sink = {
   blocks: string[];
   cur: string;
   headings: string[];
   terms: string[];
-  links: { url: string; text: string }[];
+  links: Link[];
+  /** Links of the block being read, given its text as their context when it ends. */
+  open: Link[];
   indexed: string[];
   anchored: string[];
   textChars: number;
@@ -131,6 +139,7 @@ const newSink = (): Sink => ({
   headings: [],
   terms: [],
   links: [],
+  open: [],
   indexed: [],
   anchored: [],
   textChars: 0,
@@ -141,6 +150,25 @@ function flush(s: Sink): void {
   const t = s.cur.replace(/\s+/g, ' ').trim();
   if (t && s.blocks.length < MAX_BLOCKS) s.blocks.push(t);
   s.cur = '';
+  if (s.open.length) {
+    const context = linkContext(t);
+    for (const l of s.open) l.context = context;
+    s.open = [];
+  }
+}
+
+/** Words of a block that says what the links in it point at. */
+const CONTEXT_WORDS = 64;
+
+/** The distinct words of the block a link stands in, stop words aside (at most CONTEXT_WORDS): the
+ * sentence around `see Section 9.11` says what the section is about when its text does not. */
+export function linkContext(block: string): string {
+  const out = new Set<string>();
+  for (const w of words(block)) {
+    if (out.size >= CONTEXT_WORDS) break;
+    if (w.length <= 40 && !STOPWORDS.has(w)) out.add(w);
+  }
+  return [...out].join(' ');
 }
 
 function merge(into: Sink, from: Sink): void {
@@ -170,7 +198,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     sink.cur += t;
     const n = t.trim().length;
     sink.textChars += n;
-    w.marks.text += n;
+    w.marks.read(t);
     if (inLink) sink.linkChars += n;
     return;
   }
@@ -205,7 +233,11 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     const href = (a.href as string).trim();
     const url = href.startsWith('#') ? null : normalizeUrl(href, w.base);
     const text = clean(target.cur.slice(before)) || clean(a.title ?? '');
-    if (url && text) target.links.push({ url, text: text.slice(0, 200) });
+    if (url && text) {
+      const link = { url, text: text.slice(0, 200), context: '' };
+      target.links.push(link);
+      target.open.push(link);
+    }
   }
   if (HEADING.test(name)) {
     const h = clean(textOf(node));
@@ -333,6 +365,7 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     links: sink.links.slice(0, 5000),
     indexed: [...new Set(sink.indexed)].slice(0, 5000),
     anchored: sink.anchored.slice(0, 2000),
+    nearAnchors: w.marks.near().slice(0, 20_000),
     section: sectionPath(w.trail, title),
     icon: w.head.icon,
   };

@@ -52,3 +52,32 @@ difference(text, text) returns int
   // Text between the anchor and the block: the anchor marks no block.
   assert.deepEqual(anchored('<div><a id="i1" class="indexterm"></a>Some words.<p>A paragraph.</p></div>'), []);
 });
+
+test('the words within a few words after an index anchor, whatever the markup, are near it', () => {
+  const near = (body: string) => extractHtml(page(body), 'https://docs.test/m.html').nearAnchors.sort();
+  assert.deepEqual(
+    near(`<p>Before the anchor.</p><p><a id="i1" class="indexterm"></a>An example of an ordered-set aggregate call:</p>
+      <pre>SELECT percentile_cont(0.5)</pre><p>which obtains the median value.</p>`),
+    [
+      'aggregate',
+      'call',
+      'cont',
+      'example',
+      'median',
+      'obtains',
+      'ordered',
+      'percentile',
+      'select',
+      'set',
+      'value',
+      'which',
+      '0',
+      '5',
+    ].sort(),
+  );
+  const far = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+  const words = near(`<p><span class="target" id="index-3"></span>${far}</p>`);
+  assert.equal(words.length, 32, 'the first 32 words only');
+  assert.ok(words.includes('w31') && !words.includes('w32'));
+  assert.deepEqual(near('<p>No anchor here at all.</p>'), []);
+});

@@ -1,4 +1,8 @@
 import { textOf, type HtmlNode } from './html-node.ts';
+import { STOPWORDS, words } from './tokenize.ts';
+
+/** How many words after an index anchor count as near it (decision 0081). */
+export const NEAR_WORDS = 32;
 
 /**
  * Index anchors: the empty targets a manual's back-of-book index links to, which documentation
@@ -8,7 +12,10 @@ import { textOf, type HtmlNode } from './html-node.ts';
  * definition term or table row holding one, or a heading or definition it stands right beside
  * (no text between), or an inline name (code, an acronym) it stands right beside, is that page's
  * defining spot for the term. An anchor standing before a paragraph or a synopsis points at what
- * that block says: its first words are kept, weaker, as what the anchor marks.
+ * that block says: its first words are kept, weaker, as what the anchor marks. And whatever the
+ * markup, the words that follow an anchor (NEAR_WORDS of them) are what its entry is about: a page
+ * whose anchors are followed by every word of a query is where the manual's index sends a reader
+ * looking for them.
  */
 export function isIndexAnchor(name: string, attribs: Record<string, string>, names: readonly string[], node: HtmlNode): boolean {
   if (name !== 'a' && name !== 'span') return false;
@@ -25,12 +32,31 @@ export class IndexMarks {
   #pending = -1;
   #lastHeading: { text: string; at: number } | null = null;
   #lastName: { text: string; at: number } | null = null;
+  /** Words still to take after the last index anchor, and the distinct words taken after any. */
+  #nearLeft = 0;
+  readonly #near = new Set<string>();
+
+  /** Text the walk reads: counted, and its first words after an index anchor taken as near it. */
+  read(text: string): void {
+    this.text += text.trim().length;
+    if (this.#nearLeft <= 0) return;
+    for (const w of words(text)) {
+      if (this.#nearLeft-- <= 0) break;
+      if (w.length <= 40 && !STOPWORDS.has(w)) this.#near.add(w);
+    }
+  }
+
+  /** The distinct words (stop words aside) found within NEAR_WORDS words after an index anchor. */
+  near(): string[] {
+    return [...this.#near];
+  }
 
   /** An index anchor: the heading or inline name (`<code>lo_import</code>`) it directly follows
    * (no text between), if any. */
   anchor(): string[] {
     this.#anchors++;
     this.#pending = this.text;
+    this.#nearLeft = NEAR_WORDS;
     const out: string[] = [];
     if (this.#lastHeading?.at === this.text) out.push(this.#lastHeading.text);
     if (this.#lastName?.at === this.text) out.push(this.#lastName.text);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definitionHeads, queryHeads } from './definitions.ts';
-import { decodeRankFields, encodeRankFields, languageMatch, rankFields, score, type Candidate } from './rank.ts';
+import { decodeRankFields, encodeRankFields, languageMatch, linkDensity, rankFields, score, type Candidate } from './rank.ts';
 import { parseQuery } from './tokenize.ts';
 
 const base: Candidate = {
@@ -17,6 +17,8 @@ const base: Candidate = {
   inlinks: 0,
   defines: 0,
   definesIndexed: 0,
+  nearAnchors: 0,
+  linkContext: 0,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 
@@ -89,4 +91,28 @@ test('titles and headings match plurals by their singular', () => {
   assert.ok(rankFields('Status analysis', 'https://h.test/x.html', '').words.has('status'));
   const f = rankFields('Kettle', 'https://h.test/teapot.html', 'Descaling');
   assert.deepEqual(decodeRankFields(encodeRankFields(f)), f);
+});
+
+test('headings that hold the query in one heading count more than headings holding its words apart', () => {
+  const concepts = parseQuery('sysconfig module').concepts;
+  const page = (id: number, headings: string) => ({ ...base, id, headings, fields: rankFields(base.title, base.url, headings) });
+  const one = page(1, 'Overview\nThe sysconfig module\nExamples');
+  const apart = page(2, 'Overview\nsysconfig\nAnother module');
+  assert.ok(score(one, concepts, 'en', 10) > score(apart, concepts, 'en', 10));
+  // One word: any heading that holds it is one heading.
+  const word = parseQuery('sysconfig').concepts;
+  assert.equal(score(apart, word, 'en', 10), score(page(3, 'sysconfig'), word, 'en', 10));
+});
+
+test('a page that is mostly links to other pages ranks below one that explains', () => {
+  const concepts = parseQuery('sysconfig').concepts;
+  assert.equal(linkDensity(0, 'some words here'), 0);
+  assert.equal(linkDensity(3, 'one two three four five six seven eight nine ten '.repeat(6)), 0.5);
+  assert.equal(linkDensity(40, 'a short list of links'), 1);
+  const fields = (density: number) => rankFields(base.title, base.url, '', density);
+  const explains = { ...base, id: 2, fields: fields(0.05) };
+  const lists = { ...base, id: 1, fields: fields(1) };
+  assert.ok(score(explains, concepts, 'en', 10) > score(lists, concepts, 'en', 10));
+  assert.equal(decodeRankFields(encodeRankFields(fields(0.25))).linkDensity, 0.25);
+  assert.equal(decodeRankFields('title\nurl\n\ntitle').linkDensity, 0, 'a page indexed before has none');
 });

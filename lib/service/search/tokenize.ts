@@ -72,7 +72,7 @@ export type Concept = {
   stop: boolean;
 };
 
-const STOPWORDS = new Set(
+export const STOPWORDS = new Set(
   'a an and are as at be by for from in into is it of on or that the this to with was were will not no its than then'.split(' '),
 );
 

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
 import { IndexReader, MIN_MATCHED } from './query.ts';
+import { DEF_NEAR } from './schema.ts';
 import { SqliteIndexWriter } from './writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-query-'));
@@ -40,5 +42,90 @@ describe('results hold at least half of the query', () => {
     assert.deepEqual(urls('kettle zzyzx').sort(), ['both.html', 'kettle.html']);
     assert.equal(urls('the kettle of a zzyzx').length, 2, 'stop words are not counted');
     assert.equal(urls('kettle router').length, 3);
+  });
+});
+
+describe('the words an index anchor stands before', () => {
+  const file = join(dir, 'near.db');
+  const writer = new SqliteIndexWriter(file);
+  const text = 'An example of an ordered-set aggregate call obtains the median value of a column.';
+  const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
+  const page = (body: string, title = 'Aggregates') =>
+    `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+  // The same words on both pages; only where the manual's index anchors stand differs. The page
+  // without them comes first in the index, so it wins a tie.
+  writer.upsert(
+    buildDocument({ url: 'https://docs.test/plain.html', html: page(`<p><a id="i1" class="indexterm"></a>${filler}</p><p>${text}</p>`) }),
+  );
+  writer.upsert(
+    buildDocument({ url: 'https://docs.test/indexed.html', html: page(`<p>${filler}</p><p><a id="i1" class="indexterm"></a>${text}</p>`) }),
+  );
+  writer.upsert(
+    buildDocument({
+      url: 'https://docs.test/teapot-mentioned.html',
+      html: page('<p><a id="i1" class="indexterm"></a>A teapot, a teapot, the teapot again: teapot.</p>', 'Kitchen'),
+    }),
+  );
+  writer.upsert(
+    buildDocument({
+      url: 'https://docs.test/teapot-defined.html',
+      html: page('<p><a id="i1" class="indexterm"></a>See below.</p><dl><dt>teapot</dt><dd>A pot for tea.</dd></dl>', 'Kitchen'),
+    }),
+  );
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+
+  it('a page whose index anchors stand before every word of the query comes first', () => {
+    assert.deepEqual(urls('median'), ['indexed.html', 'plain.html']);
+    assert.deepEqual(urls('median aggregate'), ['indexed.html', 'plain.html']);
+  });
+
+  it('a definition near an anchor is still a definition; a word near one only is none', () => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const row = (head: string, page: string) =>
+      db.prepare('SELECT weight, kind FROM defs d JOIN pages p ON p.id = d.page_id WHERE head = ? AND p.url LIKE ?').get(head, `%/${page}`);
+    assert.deepEqual({ ...row('teapot', 'teapot-defined.html') }, { weight: 1, kind: DEF_NEAR });
+    assert.deepEqual({ ...row('teapot', 'teapot-mentioned.html') }, { weight: 0, kind: DEF_NEAR });
+    db.close();
+    assert.deepEqual(urls('teapot'), ['teapot-defined.html', 'teapot-mentioned.html']);
+  });
+});
+
+describe('the words around the links to a page', () => {
+  const file = join(dir, 'linked.db');
+  const writer = new SqliteIndexWriter(file);
+  const page = (title: string, body: string) =>
+    `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+  // Two pages alike; a third links to both, to one from a paragraph about what was asked. The
+  // other comes first in the index, so it wins a tie.
+  const text = '<p>Computes the median of a sample, or of a whole population.</p>';
+  writer.upsert(buildDocument({ url: 'https://docs.test/a.html', html: page('Functions', text) }));
+  writer.upsert(buildDocument({ url: 'https://docs.test/b.html', html: page('Functions', text) }));
+  writer.upsert(
+    buildDocument({
+      url: 'https://docs.test/guide.html',
+      html: page(
+        'Guide',
+        '<p>For the median of a sample, see <a href="b.html">here</a>.</p><p>Other functions are <a href="a.html">here</a>.</p>',
+      ),
+    }),
+  );
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+
+  it('a page linked from a block holding every word of the query comes first', () => {
+    const found = urls('median sample').filter((u) => u !== 'guide.html');
+    assert.deepEqual(found, ['b.html', 'a.html']);
+    assert.deepEqual(
+      urls('population').filter((u) => u !== 'guide.html'),
+      ['a.html', 'b.html'],
+      'no link stands among these words',
+    );
   });
 });

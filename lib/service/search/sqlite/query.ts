@@ -9,7 +9,7 @@ import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
@@ -76,6 +76,8 @@ export class IndexReader {
   readonly #fts: FtsStage;
   readonly #speller: Speller;
   readonly #definers: StatementSync;
+  readonly #near: StatementSync;
+  readonly #linkWords: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -86,6 +88,10 @@ export class IndexReader {
   readonly #kept = new Map<number, Signals>();
   /** Pages defining each head looked up, valid as #kept. */
   readonly #heads = new Map<string, DefRow[]>();
+  /** Pages that have each word looked up near an index anchor, valid as #kept. */
+  readonly #nearPages = new Map<string, Set<number>>();
+  /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
+  readonly #linkedPages = new Map<string, Map<number, number>>();
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
   readonly #sites: StatementSync;
@@ -108,9 +114,13 @@ export class IndexReader {
     // The pages defining a head, best first: enough for the best MAX_DEFINERS over several heads.
     // Headings and names kept only because an index anchor marks them come after real definitions.
     this.#definers = this.#db.prepare(
-      `SELECT page_id AS id, weight, kind FROM defs WHERE head = ?
+      `SELECT page_id AS id, weight, kind FROM defs WHERE head = ? AND (kind != ${DEF_NEAR} OR weight > 0)
        ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
+    // The pages that have a word near an index anchor (decision 0081).
+    this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
+    // The pages with a word in the block of text a link to them stands in (decision 0081).
+    this.#linkWords = this.#db.prepare('SELECT page_id AS id, mask FROM link_words WHERE head = ?');
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
@@ -144,9 +154,16 @@ export class IndexReader {
   /** What is kept between queries is dropped when the index changed (another process committed). */
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
-    if (version === this.#keptVersion && this.#kept.size <= SIGNALS_KEPT && this.#heads.size <= HEADS_KEPT) return;
+    if (
+      version === this.#keptVersion &&
+      this.#kept.size <= SIGNALS_KEPT &&
+      this.#heads.size + this.#nearPages.size + this.#linkedPages.size <= HEADS_KEPT
+    )
+      return;
     this.#kept.clear();
     this.#heads.clear();
+    this.#nearPages.clear();
+    this.#linkedPages.clear();
     this.#icons = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
@@ -163,6 +180,8 @@ export class IndexReader {
     // Coverage counts for the head of the list and for definers.
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
+    const near = this.#nearAnchors(concepts, rows);
+    const linked = this.#linkedContext(concepts, rows);
     const max = rows[0]?.s ?? 0;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
@@ -181,6 +200,8 @@ export class IndexReader {
         inlinks: p.inlinks,
         defines: defines.get(r.id)?.defines ?? 0,
         definesIndexed: defines.get(r.id)?.indexed ?? 0,
+        nearAnchors: near.has(r.id) ? 1 : 0,
+        linkContext: linked.has(r.id) ? 1 : 0,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
@@ -220,6 +241,44 @@ export class IndexReader {
     if (best.size <= MAX_DEFINERS) return best;
     const strength = (d: Defined) => Math.max(d.defines, d.indexed);
     return new Map([...best].sort((a, b) => strength(b[1]) - strength(a[1]) || a[0] - b[0]).slice(0, MAX_DEFINERS));
+  }
+
+  /** The candidates that have every word of the query within a few words after one of their index
+   * anchors (not necessarily the same one; decision 0081). */
+  #nearAnchors(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
+    const sets: Set<number>[] = [];
+    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
+      let pages = this.#nearPages.get(word);
+      if (!pages) this.#nearPages.set(word, (pages = new Set((this.#near.all(word) as { id: number }[]).map((r) => r.id))));
+      if (!pages.size) return new Set();
+      sets.push(pages);
+    }
+    const all = new Set<number>();
+    for (const r of rows) if (sets.every((s) => s.has(r.id))) all.add(r.id);
+    return all;
+  }
+
+  /** The candidates that a link points at from a block of text holding every word of the query
+   * (the same block; decision 0081). */
+  #linkedContext(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
+    const maps: Map<number, number>[] = [];
+    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
+      let pages = this.#linkedPages.get(word);
+      if (!pages)
+        this.#linkedPages.set(
+          word,
+          (pages = new Map((this.#linkWords.all(word) as { id: number; mask: number }[]).map((r) => [r.id, r.mask]))),
+        );
+      if (!pages.size) return new Set();
+      maps.push(pages);
+    }
+    const all = new Set<number>();
+    for (const r of rows) {
+      let mask = -1;
+      for (const m of maps) if (!(mask &= m.get(r.id) ?? 0)) break;
+      if (mask) all.add(r.id);
+    }
+    return all;
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */

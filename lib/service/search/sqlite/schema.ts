@@ -20,8 +20,10 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
+ * link_words  per word and page, which of the blocks of text the page's inbound links stand in hold
+ *          the word (bit i % 31 for the i-th block; links.context has each link's block)
  *
- * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE); signals.section is the
+ * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
  * page's section path as JSON (trail.ts).
  */
 export const PASSAGE_SLOTS = 4096;
@@ -43,6 +45,9 @@ export const DEF_INDEXED = 1;
 export const DEF_BESIDE = 2;
 /** defs.kind (with both above): a word of the block an index anchor opens, not a name. */
 export const DEF_PASSAGE = 4;
+/** defs.kind: a word found within a few words after an index anchor (index-marks.ts NEAR_WORDS).
+ * Alone (weight 0) it is no definition at all, only what the `nearAnchors` ranking feature reads. */
+export const DEF_NEAR = 8;
 
 export const indexMigrations: readonly Migration[] = [
   {
@@ -177,7 +182,28 @@ export const indexMigrations: readonly Migration[] = [
         icon TEXT NOT NULL
       ) WITHOUT ROWID;`,
   },
+  {
+    version: 6,
+    name: 'search inbound link contexts',
+    // The words around each link (decision 0081), and for each page the words around the links
+    // pointing at it. Existing links have no context: such an index answers as before until the
+    // next `npm run index` of its sources fills them.
+    up: `
+      ALTER TABLE links ADD COLUMN context TEXT NOT NULL DEFAULT '';
+      CREATE TABLE link_words (
+        head TEXT NOT NULL,
+        page_id INTEGER NOT NULL,
+        mask INTEGER NOT NULL,
+        PRIMARY KEY (head, page_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX link_words_page ON link_words(page_id);`,
+  },
 ];
+
+/** The blocks of inbound link context a page keeps (link_words.mask has a bit for each, modulo). */
+export const CONTEXT_BITS = 31;
+/** The distinct blocks of inbound link context read for a page, most linked first. */
+export const MAX_CONTEXTS = 200;
 
 export function openIndexDatabase(file: string): DatabaseSync {
   return openDatabase(file, indexMigrations);

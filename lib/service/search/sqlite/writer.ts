@@ -4,10 +4,10 @@ import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
-import { encodeRankFields, rankFields } from '../rank.ts';
+import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import { CONTEXT_BITS, DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, MAX_CONTEXTS, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
 
@@ -26,7 +26,11 @@ function prepare(db: DatabaseSync) {
     alias: db.prepare('INSERT INTO aliases (key, page_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET page_id = excluded.page_id'),
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
-    link: db.prepare('INSERT INTO links (source_id, target_key, text) VALUES (?, ?, ?)'),
+    link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
+    contexts: db.prepare(`SELECT l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
+      WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_CONTEXTS}`),
+    dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
+    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
     def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
@@ -41,6 +45,7 @@ function prepare(db: DatabaseSync) {
       `SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`,
     ),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
+    outlinks: db.prepare('SELECT COUNT(*) AS n FROM links WHERE source_id = ?'),
     signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words,
       section) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
@@ -128,7 +133,7 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#seen.add(id);
     for (const k of doc.aliasKeys) q.alias.run(k, id);
     for (const l of doc.links) {
-      q.link.run(id, l.key, l.text);
+      q.link.run(id, l.key, l.text, l.context ?? '');
       this.#touchedTargets.add(l.key);
     }
     this.#storeDefinitions(id, doc);
@@ -141,7 +146,8 @@ export class SqliteIndexWriter implements IndexWriter {
    * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
    * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway;
    * each word of a block an index anchor opens is kept as marked too (DEF_PASSAGE), unless the page
-   * defines it as a name. */
+   * defines it as a name; each word near an index anchor adds DEF_NEAR (a row of weight 0 of its own
+   * when the page has no other). */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
@@ -169,6 +175,7 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const block of doc.anchored ?? [])
       for (const word of block.split(' '))
         if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
+    for (const word of doc.nearAnchors ?? []) add(word, 0, DEF_NEAR);
     for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
   }
 
@@ -207,6 +214,7 @@ export class SqliteIndexWriter implements IndexWriter {
     q.clean.run(id);
     q.ftsDelete.run(id);
     const passages = this.#rebuildPassages(id, p);
+    this.#rebuildLinkWords(id, p !== undefined);
     if (!p) {
       this.#postings.page(id, null);
       return;
@@ -214,7 +222,8 @@ export class SqliteIndexWriter implements IndexWriter {
     const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
     const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
     q.setInlinks.run(inlinks, id);
-    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings)), id);
+    const density = linkDensity((q.outlinks.get(id) as { n: number }).n, p.body);
+    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings, density)), id);
     const fields = {
       title: indexText(p.title),
       headings: indexText(p.headings),
@@ -226,6 +235,22 @@ export class SqliteIndexWriter implements IndexWriter {
     const bodyBlocks = p.body.split('\n').map(indexText);
     q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
     this.#postings.page(id, { fields, bodyBlocks, passages });
+  }
+
+  /** The words of the blocks the links pointing at the page stand in (decision 0081), each with the
+   * blocks that hold it: bit i % CONTEXT_BITS for the i-th distinct block. */
+  #rebuildLinkWords(id: number, exists: boolean): void {
+    const q = this.#q;
+    q.dropLinkWords.run(id);
+    if (!exists) return;
+    const masks = new Map<string, number>();
+    let i = 0;
+    for (const row of q.contexts.all(id, id) as { context: string }[])
+      for (const context of row.context.split('\n')) {
+        const bit = 1 << (i++ % CONTEXT_BITS);
+        for (const word of context.split(' ')) if (word) masks.set(word, (masks.get(word) ?? 0) | bit);
+      }
+    for (const [word, mask] of masks) q.linkWord.run(word, id, mask);
   }
 
   /** The page's snippet passages (decision 0017): dropped and prepared again from its text. */
