@@ -45,7 +45,7 @@ describe('deploy/', () => {
     const ok = spawnSync('haproxy', ['-c', '-f', join(ROOT, 'deploy/haproxy.cfg')], { env, encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr + ok.stdout);
     const missing = spawnSync('haproxy', ['-c', '-f', join(ROOT, 'deploy/haproxy.cfg')], {
-      env: { PATH: process.env.PATH } as NodeJS.ProcessEnv,
+      env: { NODE_ENV: 'test', PATH: process.env.PATH },
       encoding: 'utf8',
     });
     assert.notEqual(missing.status, 0, 'without the addresses it is refused');
