@@ -3,6 +3,7 @@ import type { PublicUser } from '#portal/accounts/accounts.ts';
 import type { Actor } from '#portal/teams/access.ts';
 import { CLIENT_ADDRESS_HEADER } from '#portal/accounts/auth.ts';
 import { asDomainError, BadRequest, Forbidden, SignInRequired, toDomainError } from '#portal/errors.ts';
+import { allowedOrigins } from '#portal/origins.ts';
 import { portal, type Portal } from '#portal/runtime.ts';
 import { signedIn } from './session.ts';
 
@@ -43,7 +44,7 @@ async function readJson(req: Request): Promise<unknown> {
 function checkOrigin(req: Request, p: Portal): void {
   if (req.method === 'GET' || req.method === 'HEAD') return;
   const origin = req.headers.get('origin');
-  if (origin && origin !== new URL(p.config.publicUrl).origin && origin !== new URL(req.url).origin)
+  if (origin && !allowedOrigins(p.config, req.headers.get('host'), req.headers.get('x-forwarded-proto')).includes(origin))
     throw new Forbidden('cross-site request refused');
 }
 

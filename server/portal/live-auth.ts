@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { allowedOrigins } from '#portal/origins.ts';
 import { getToken } from 'next-auth/jwt';
 import type { Portal } from '#portal/runtime.ts';
 import { userOfSession } from '#portal/accounts/sessions.ts';
@@ -37,15 +38,6 @@ export async function recheckAccess(p: Portal, user: SignedInUser, teamId: strin
 
 /** Origins that may open the portal's sockets: the configured public address and the one the request came to. */
 export function sameOrigins(p: Portal, req: IncomingMessage): string[] {
-  const origins = [new URL(p.config.publicUrl).origin];
-  const host = req.headers.host;
-  if (host) {
-    const proto = p.config.trustProxy
-      ? String(req.headers['x-forwarded-proto'] ?? '')
-          .split(',')[0]
-          ?.trim() || 'http'
-      : 'http';
-    origins.push(`${proto}://${host}`);
-  }
-  return origins;
+  const proto = req.headers['x-forwarded-proto'];
+  return allowedOrigins(p.config, req.headers.host, Array.isArray(proto) ? proto[0] : proto);
 }
