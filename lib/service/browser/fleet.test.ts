@@ -104,4 +104,22 @@ describe('BrowserFleet with a shared count of each key (several nodes)', () => {
     assert.equal(shared.admitted.size, 0);
     assert.equal(shared.released.length, 2);
   });
+
+  it('frees the place of an ending browser at once, as the count of one node does, while its processes are still ending', async () => {
+    const shared = sharedCount(0);
+    let finishClose!: () => void;
+    const closing = new Promise<void>((r) => (finishClose = r));
+    const browser = Object.assign(new EventEmitter(), { pid: 1, close: () => closing }) as unknown as Chromium;
+    const pool = { take: async () => ({ browser, warm: false }) } as unknown as BrowserPool;
+    const fleet = new BrowserFleet({ pool, capacity: 4, lifetimeMs: 60_000, log: pino({ level: 'silent' }), admission: shared.admission });
+    const instance = await fleet.provision(key);
+    assert.equal(fleet.load, 1);
+    const ended = fleet.end(instance.id, 'client-closed');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(shared.released, [instance.id], 'released before the browser is gone');
+    assert.equal(fleet.load, 0, 'an ending browser is no load');
+    assert.equal(fleet.countFor(key.id), 0);
+    finishClose();
+    await ended;
+  });
 });

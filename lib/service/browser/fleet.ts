@@ -66,9 +66,9 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     return this.#entries.size;
   }
 
-  /** Browsers live or being started: what placement across nodes weighs. */
+  /** Browsers live or being started, as the capacity counts them (not ones ending): what placement across nodes weighs. */
   get load(): number {
-    return this.#entries.size + this.#reserved;
+    return this.#liveCount() + this.#reserved;
   }
 
   /** Instances of a key that count against its limit: live ones and ones being provisioned, not ones ending. */
@@ -174,11 +174,13 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     if (!entry) return Promise.resolve();
     entry.ending ??= (async () => {
       clearTimeout(entry.lifetime);
-      await entry.instance.browser.close();
-      this.#entries.delete(id);
-      await this.#opts.admission
+      // An ending instance no longer counts against its key (countFor), here or on the other nodes.
+      const released = this.#opts.admission
         ?.release(id)
         .catch((err: Error) => this.#opts.log.warn({ err, browserId: id }, 'could not release a browser'));
+      await entry.instance.browser.close();
+      this.#entries.delete(id);
+      await released;
       this.#opts.onCountChange?.(this.#entries.size);
       this.#opts.log.info({ browserId: id, reason }, 'instance ended');
       this.emit('ended', entry.instance, reason);
