@@ -1,7 +1,19 @@
-import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { baseUrlVar, ConfigError, databaseUrlVar, intVar, parseEnv, portVar, redisUrlVar, type Env } from '#shared/config-schema.ts';
+import {
+  baseUrlVar,
+  CLUSTER_SECRET_REQUIRED,
+  clusterSecretVar,
+  defaultNodeId,
+  nodeIdVar,
+  ConfigError,
+  databaseUrlVar,
+  intVar,
+  parseEnv,
+  portVar,
+  redisUrlVar,
+  type Env,
+} from '#shared/config-schema.ts';
 
 const optionalText = z
   .string()
@@ -39,13 +51,9 @@ const schema = z.object({
     .transform((v) => v ?? './data'),
   DATABASE_URL: databaseUrlVar,
   REDIS_URL: redisUrlVar,
-  PORTAL_NODE_ID: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, dots, dashes or underscores')
-    .optional(),
+  PORTAL_NODE_ID: nodeIdVar,
   PORTAL_NODE_URL: baseUrlVar(['http:', 'https:']),
-  CLUSTER_SECRET: z.string().trim().min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)').optional(),
+  CLUSTER_SECRET: clusterSecretVar,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional()
@@ -177,10 +185,7 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
     }
   }
   const wildcard = v.HOST === '0.0.0.0' || v.HOST === '::';
-  if (v.REDIS_URL && !v.CLUSTER_SECRET)
-    problems.push(
-      'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)',
-    );
+  if (v.REDIS_URL && !v.CLUSTER_SECRET) problems.push(CLUSTER_SECRET_REQUIRED);
   if (v.REDIS_URL && !v.PORTAL_NODE_URL && wildcard)
     problems.push(`PORTAL_NODE_URL: must be set when REDIS_URL is and HOST is ${v.HOST}: the address other portal nodes reach this one at`);
   if (problems.length) throw new ConfigError(problems);
@@ -201,11 +206,7 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
       v.REDIS_URL && v.CLUSTER_SECRET
         ? {
             redisUrl: v.REDIS_URL,
-            nodeId:
-              v.PORTAL_NODE_ID ??
-              `${hostname()
-                .replace(/[^A-Za-z0-9._-]/g, '-')
-                .slice(0, 50)}-${v.PORT}`,
+            nodeId: v.PORTAL_NODE_ID ?? defaultNodeId(v.PORT),
             nodeUrl: v.PORTAL_NODE_URL ?? `http://${v.HOST.includes(':') ? `[${v.HOST}]` : v.HOST}:${v.PORT}`,
             secret: v.CLUSTER_SECRET,
           }

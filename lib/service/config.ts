@@ -1,10 +1,14 @@
-import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type CidrBlock } from './net/cidr.ts';
 import {
   baseUrlVar,
+  CLUSTER_SECRET_REQUIRED,
+  clusterSecretVar,
   ConfigError,
+  defaultNodeId,
+  nodeIdVar,
   databaseUrlVar,
   intVar,
   listVar,
@@ -30,13 +34,9 @@ const schema = z.object({
     .transform((v) => v ?? './data'),
   DATABASE_URL: databaseUrlVar,
   REDIS_URL: redisUrlVar,
-  NODE_ID: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, dots, dashes or underscores')
-    .optional(),
+  NODE_ID: nodeIdVar,
   NODE_URL: baseUrlVar(['http:']),
-  CLUSTER_SECRET: z.string().trim().min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)').optional(),
+  CLUSTER_SECRET: clusterSecretVar,
   PUBLIC_BROWSER_URL: baseUrlVar(['http:', 'https:']),
   PUBLIC_BROWSER_WS_URL: baseUrlVar(['ws:', 'wss:']),
   HTTP_HEADERS_TIMEOUT_SECONDS: intVar(10, 1, 300),
@@ -212,10 +212,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     throw new ConfigError([
       'SEARCH_INDEX_DIR: set either it (a folder of index generations several nodes share) or SEARCH_INDEX_PATH (one index file), not both',
     ]);
-  if (v.REDIS_URL && !v.CLUSTER_SECRET)
-    throw new ConfigError([
-      'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)',
-    ]);
+  if (v.REDIS_URL && !v.CLUSTER_SECRET) throw new ConfigError([CLUSTER_SECRET_REQUIRED]);
   return {
     host: v.HOST,
     port: v.SERVICE_PORT,
@@ -225,11 +222,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       v.REDIS_URL && v.CLUSTER_SECRET
         ? {
             redisUrl: v.REDIS_URL,
-            nodeId:
-              v.NODE_ID ??
-              `${hostname()
-                .replace(/[^A-Za-z0-9._-]/g, '-')
-                .slice(0, 50)}-${v.SERVICE_PORT}`,
+            nodeId: v.NODE_ID ?? defaultNodeId(v.SERVICE_PORT),
             nodeUrl: v.NODE_URL,
             secret: v.CLUSTER_SECRET,
           }

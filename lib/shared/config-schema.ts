@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { postgresUrlProblem } from './postgres.ts';
 import { redisUrlProblem } from './redis.ts';
@@ -79,3 +80,27 @@ export const redisUrlVar = z
     const problem = v === undefined ? null : redisUrlProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
+
+/** A node's name in a cluster (NODE_ID, PORTAL_NODE_ID): what logs, the registry and signatures call it. */
+export const nodeIdVar = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, dots, dashes or underscores')
+  .optional();
+
+/** CLUSTER_SECRET: signs node-to-node requests; the same on every node. */
+export const clusterSecretVar = z
+  .string()
+  .trim()
+  .min(32, 'must be at least 32 characters (generate one with: openssl rand -base64 32)')
+  .optional();
+
+/** Why REDIS_URL without CLUSTER_SECRET cannot run. */
+export const CLUSTER_SECRET_REQUIRED =
+  'CLUSTER_SECRET: must be set (the same on every node) when REDIS_URL is: it signs node-to-node requests (generate one with: openssl rand -base64 32)';
+
+/** A node's name when none is configured: the host's name and the port, stable across restarts. */
+export const defaultNodeId = (port: number): string =>
+  `${hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .slice(0, 50)}-${port}`;

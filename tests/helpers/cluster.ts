@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from './postgres.ts';
-import { redisForTests, freePort, type TestRedis } from './redis.ts';
+import { freePort } from './ports.ts';
+import { redisForTests, type TestRedis } from './redis.ts';
 import { startService, type ServiceProcess } from './service.ts';
 
 export const CLUSTER_SECRET = 'cluster-secret-for-tests-only-0123456789';

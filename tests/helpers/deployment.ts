@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from './postgres.ts';
-import { freePort, startRedis, type TestRedis } from './redis.ts';
+import { freePort } from './ports.ts';
+import { startRedis, type TestRedis } from './redis.ts';
 import { ROOT, startService, type ServiceProcess } from './service.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.ts';
 
 /**
  * A private PostgreSQL for one test run: a new cluster in a temporary folder, on a loopback port
@@ -25,17 +25,6 @@ export function postgresBin(): string | null {
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   const found = which.status === 0 ? which.stdout.trim() : '';
   return found ? join(found, '..') : null;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Start a cluster; throws with PostgreSQL's own words when it cannot. */

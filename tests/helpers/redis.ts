@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.ts';
 
 /**
  * A private redis-server for one test run: on a loopback port of its own, nothing written to disk,
@@ -15,17 +16,6 @@ export function redisServerPath(): string | null {
   if (process.env.REDIS_SERVER) return process.env.REDIS_SERVER;
   const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   return which.status === 0 ? which.stdout.trim() : null;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function answers(port: number): Promise<boolean> {

@@ -24,7 +24,8 @@ import { eventually as probe } from '../helpers/eventually.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { account } from '../helpers/portal-doubles.ts';
 import type { NodeAnswer, NodeCall } from '../helpers/portal-node.ts';
-import { freePort, redisSkip, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { freePort } from '../helpers/ports.ts';
+import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { ROOT, startService, type ServiceProcess } from '../helpers/service.ts';
 
 const CLUSTER_SECRET = 'cluster-secret-for-the-portal-nodes-test-0123';
