@@ -76,6 +76,16 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
   const controller = state?.viewers.find((v) => v.control) ?? null;
   const asked = Boolean(state?.viewers.find((v) => v.id === viewerId)?.requested);
   const askers = inControl ? (state?.viewers.filter((v) => v.requested) ?? []) : [];
+  // The control button does the opposite once control changes hands ("Ask for control" becomes
+  // "Release control"): it waits a moment after each change, so a click aimed at the old one is
+  // not taken as the new one.
+  const controlMode = inControl ? 'release' : asked ? 'asked' : 'ask';
+  const [controlSettling, setControlSettling] = useState(false);
+  useEffect(() => {
+    setControlSettling(true);
+    const timer = setTimeout(() => setControlSettling(false), 400);
+    return () => clearTimeout(timer);
+  }, [controlMode]);
   const send = useCallback((m: Parameters<LiveConnection['send']>[0]) => connRef.current?.send(m), []);
   const othersKey = JSON.stringify(state?.viewers.filter((v) => v.id !== viewerId) ?? []);
   useEffect(() => onOthers?.(JSON.parse(othersKey) as ViewerInfo[]), [othersKey, onOthers]);
@@ -398,21 +408,33 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
         {watchOnly ? (
           <span className="muted">Watching through a shared link</span>
         ) : inControl ? (
-          <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'release' })}>
+          <button
+            key="release"
+            type="button"
+            className="btn btn-sm"
+            disabled={controlSettling}
+            onClick={() => send({ type: 'control', action: 'release' })}
+          >
             Release control
           </button>
         ) : asked ? (
-          <span className="live-asked" role="status">
+          <span key="asked" className="live-asked" role="status">
             Waiting for {controller?.name ?? 'an answer'}…
-            <button type="button" className="btn btn-sm" onClick={() => send({ type: 'control', action: 'withdraw' })}>
+            <button
+              type="button"
+              className="btn btn-sm"
+              disabled={controlSettling}
+              onClick={() => send({ type: 'control', action: 'withdraw' })}
+            >
               Cancel
             </button>
           </span>
         ) : (
           <button
+            key="ask"
             type="button"
             className="btn btn-sm btn-primary"
-            disabled={ended}
+            disabled={ended || controlSettling}
             onClick={() => send({ type: 'control', action: 'request' })}
           >
             Ask for control
