@@ -89,6 +89,16 @@ describe('a cluster of service nodes', { skip }, () => {
       client.disconnect();
     }
   }
+  /** A browser started through node 1, once placement finds room (a node that just ended one may still say it is full). */
+  async function startThroughNode1(token: string): Promise<StartedBrowser> {
+    const started = await eventually(
+      () => openStart(node(1).wsUrl, token).catch(() => null),
+      (v) => v !== null,
+      15_000,
+    );
+    assert.ok(started, 'a browser started through node 1');
+    return started;
+  }
   async function closeAll(): Promise<void> {
     for (const s of open.splice(0)) await closeStart(node(1).url, s).catch(() => {});
   }
@@ -116,15 +126,7 @@ describe('a cluster of service nodes', { skip }, () => {
     await closeAll();
     const { token } = node(1).createKey({ name: 'filling', maxInstances: 10 });
     // One browser a node (BROWSER_CAPACITY=1): three starts through node 1 land on three nodes.
-    for (let i = 0; i < 3; i++) {
-      open.push(
-        (await eventually(
-          () => openStart(node(1).wsUrl, token).catch(() => null),
-          (v) => v !== null,
-          15_000,
-        )) as StartedBrowser,
-      );
-    }
+    for (let i = 0; i < 3; i++) open.push(await startThroughNode1(token));
     const runners = await Promise.all(open.map((s) => runner(s.id)));
     assert.deepEqual([...runners].sort(), ['node-1', 'node-2', 'node-3']);
     const full = await refusedStart(node(2).wsUrl, { authorization: `Bearer ${token}` });
@@ -221,14 +223,7 @@ describe('a cluster of service nodes', { skip }, () => {
   it("ends a killed node's browsers with a reason, tells its clients through other nodes, and leaves the rest alone", async () => {
     await closeAll();
     const { token } = node(1).createKey({ name: 'survivor', maxInstances: 10 });
-    for (let i = 0; i < 3; i++)
-      open.push(
-        (await eventually(
-          () => openStart(node(1).wsUrl, token).catch(() => null),
-          (v) => v !== null,
-          15_000,
-        )) as StartedBrowser,
-      );
+    for (let i = 0; i < 3; i++) open.push(await startThroughNode1(token));
     const byRunner = new Map<string, StartedBrowser>();
     for (const s of open) byRunner.set((await runner(s.id)) ?? '', s);
     const onDying = byRunner.get('node-3')!;
