@@ -48,7 +48,15 @@ describe('session recordings', () => {
     await cdp.send('Page.enable', {}, sessionId);
     for (const url of [`${pages.url}?one`, `${pages.url}?two`]) {
       await cdp.send('Page.navigate', { url }, sessionId);
-      await new Promise((r) => setTimeout(r, 400));
+      // Each page's screen is recorded once it has settled; wait for it, however slow the machine.
+      await eventually(
+        () => recording(recorded, held.id),
+        (r) => {
+          const opened = r.events.findLastIndex((e) => e.type === 'navigation' && e.url === url);
+          return opened >= 0 && r.events.slice(opened).some((e) => e.type === 'frame');
+        },
+        10_000,
+      );
     }
     // A download: it lands in the instance's own folder, wherever the client asks for it.
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp/anywhere' });

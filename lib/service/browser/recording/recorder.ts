@@ -216,7 +216,6 @@ export class Recorder {
     }, wait);
   }
 
-  /** Capture the screen once it has been still for SETTLE_MS: the page's last change may be a skipped frame. */
   /**
    * Capture the screen once it has been still for SETTLE_MS: after a burst of frames (its last
    * change may be a skipped frame), and after a page loads (a page that draws a few times and stops
