@@ -96,13 +96,24 @@ async function rawPage(browser: Chromium, contextId?: string): Promise<string> {
 
 async function bodyText(browser: Chromium, sessionId: string, url: string): Promise<string> {
   await browser.mux.call('Page.navigate', { url }, sessionId).catch(() => null);
-  await new Promise((r) => setTimeout(r, 500));
-  const { result } = await browser.mux.call<{ result: { value: string } }>(
-    'Runtime.evaluate',
-    { expression: 'document.documentElement.innerText', returnByValue: true },
-    sessionId,
+  // The navigation's document (or its error page) once it has loaded, however slow the machine.
+  const page = await eventually(
+    async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      const { result } = await browser.mux.call<{ result: { value: { href: string; ready: string; text: string } } }>(
+        'Runtime.evaluate',
+        {
+          expression: '({ href: location.href, ready: document.readyState, text: document.documentElement.innerText })',
+          returnByValue: true,
+        },
+        sessionId,
+      );
+      return result.value;
+    },
+    (p) => p.href !== 'about:blank' && p.ready === 'complete',
+    10_000,
   );
-  return result.value ?? '';
+  return page.text ?? '';
 }
 
 describe('an instance fully controlled by its tenant, without the CDP policy', () => {
