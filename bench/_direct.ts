@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { readFile, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,15 @@ import { tailSessionId } from '#service/browser/cdp-mux.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium, type ChromiumExecutable } from '#service/browser/executable.ts';
-import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
+import {
+  createInstanceFolders,
+  prepareInstancesDir,
+  removeInstanceFolders,
+  removeStaleInstanceFolders,
+} from '#service/browser/instance-folders.ts';
+import { InstanceCgroups } from '#service/browser/sandbox/cgroups.ts';
 import { probeIsolation } from '#service/browser/sandbox/probe.ts';
+import { spawnSandboxed } from '#service/browser/sandbox/spawn.ts';
 import { killUids, processesOfUids } from '#service/browser/sandbox/uids.ts';
 import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
 import { parseCidrList } from '#service/net/cidr.ts';
@@ -80,6 +88,49 @@ export class DirectChromiums {
       egress: this.egress,
       timeoutMs: 30_000,
     });
+  }
+
+  /**
+   * Milliseconds from spawn to exit of `/usr/bin/true`: started plainly, or through the sandbox's
+   * own launcher as an instance would be (the root wrapper, setpriv to an instance uid, bwrap's
+   * namespaces and mounts, the egress relay), with or without joining the instance's cgroups.
+   * Folders and cgroups are made before the clock starts, as they are not what is measured.
+   */
+  async startTrue(how: 'plain' | 'sandbox' | 'sandbox and cgroups'): Promise<number> {
+    const exited = (child: ChildProcess) => new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (how === 'plain') {
+      const t0 = performance.now();
+      await exited(spawn('/usr/bin/true', [], { stdio: 'ignore' }));
+      return performance.now() - t0;
+    }
+    if (this.#sandbox?.mode !== 'sandbox') throw new Error(`no sandbox on this host: ${this.#sandboxProblems.join('; ')}`);
+    const isolation = this.#sandbox;
+    const uid = isolation.uids?.take() ?? null;
+    const folders = await createInstanceFolders(this.#instancesDir, uid);
+    const cgroups =
+      how === 'sandbox and cgroups' && isolation.cgroups
+        ? await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits)
+        : null;
+    try {
+      const t0 = performance.now();
+      await exited(
+        spawnSandboxed({
+          tools: isolation.tools,
+          // A stand-in for Chromium: the same place in the sandbox, a program that ends at once.
+          executable: { path: '/usr/bin/true', source: 'CHROME_PATH', installDir: '/usr/bin', fontsDir: null },
+          folders,
+          uid,
+          cgroupFolders: cgroups?.folders ?? [],
+          chromiumArgs: [],
+        }),
+      );
+      return performance.now() - t0;
+    } finally {
+      if (uid !== null) await killUids(uid, uid + 1);
+      await cgroups?.remove();
+      await removeInstanceFolders(folders);
+      if (uid !== null) isolation.uids?.release(uid);
+    }
   }
 
   /** Call after every launched Chromium is closed: ends strays, removes folders, cgroups and the proxy. */

@@ -24,6 +24,7 @@ const ROUND_TRIPS = 1000;
 const POOL = 2;
 
 const MODES: readonly Mode[] = ['sandbox', 'single-tenant'];
+const STARTS = ['plain', 'sandbox', 'sandbox and cgroups'] as const;
 const TARGET = { warmP50: 50, lifecycleP50: 150, isolationPct: 15 };
 
 type Samples = Record<Mode, number[]>;
@@ -168,6 +169,7 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
   const cycles = samples();
   const directCycles = samples();
   const viaService = samples();
+  const trueStarts = Object.fromEntries(STARTS.map((how) => [how, [] as number[]])) as Record<(typeof STARTS)[number], number[]>;
   const straight = samples();
   const memory: { measure: string; mb: number; processes: number }[] = [];
   let browserVersion = '';
@@ -199,6 +201,16 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
       }
     }
     console.error(`cold starts done at ${(ms(began) / 1000).toFixed(1)} s`);
+
+    // Where isolation's share of a cold start goes: the sandbox's launcher alone, around a program that ends at once.
+    for (const how of STARTS) await direct.startTrue(how); // not counted
+    for (let i = 0; i < COLD_RUNS; i++) {
+      for (const how of STARTS) {
+        // As apart as two cold starts above: the kernel's cgroup lock is back to its resting state.
+        await new Promise((r) => setTimeout(r, 300));
+        trueStarts[how].push(await direct.startTrue(how));
+      }
+    }
 
     // Round trip: Runtime.evaluate on a page, through each service and straight over each raw Chromium's pipe.
     await settle(all);
@@ -342,6 +354,18 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
       met: '',
     })),
     ...memory.map((m) => ({ measure: `PSS of one idle ${m.measure} (MB, ${m.processes} processes)`, value: m.mb, target: '', met: '' })),
+  ]);
+  const chain = p50(trueStarts.sandbox) - p50(trueStarts.plain);
+  const cgroupJoin = p50(trueStarts['sandbox and cgroups']) - p50(trueStarts.sandbox);
+  const launchGap = p50(launches.sandbox) - p50(launches['single-tenant']);
+  printTable("Where isolation's time in a cold start goes (p50s, ms)", [
+    { measure: 'a program that ends at once (/usr/bin/true), started plainly', value: p50(trueStarts.plain) },
+    { measure: "  through the sandbox's launcher: wrapper, setpriv, bwrap, relay", value: p50(trueStarts.sandbox) },
+    { measure: "  and joining the instance's cgroups", value: p50(trueStarts['sandbox and cgroups']) },
+    { measure: 'isolation adds to a raw Chromium launch', value: launchGap },
+    { measure: "  of which the sandbox's launcher", value: chain },
+    { measure: "  of which joining cgroups (the kernel's cgroup lock)", value: cgroupJoin },
+    { measure: "  the rest: Chromium's own sandbox and zygotes, its own uid, the relay", value: launchGap - chain - cgroupJoin },
   ]);
   console.log(
     `\nisolation adds ${isolationCold.toFixed(1)} % to a cold start: /start p50 ${p50(cold.sandbox).toFixed(1)} ms isolated against ${p50(cold['single-tenant']).toFixed(1)} ms not isolated (target <= ${TARGET.isolationPct} %: ${isolationCold <= TARGET.isolationPct ? 'met' : 'MISSED'})`,
