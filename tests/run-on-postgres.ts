@@ -28,6 +28,8 @@ const FILES = [
   'lib/service/browser/recording/recordings.test.ts',
   'tests/unit/keys-cli.test.ts',
   'tests/unit/one-database.test.ts',
+  // a DATA_DIR's SQLite data moved into PostgreSQL (npm run move-to-postgres)
+  'tests/unit/move-to-postgres.test.ts',
 ];
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -52,7 +54,11 @@ const stop = () => {
   }
 };
 console.log(`test:postgres: PostgreSQL at ${server.url} (${server.dir})`);
-const child = spawn(process.execPath, ['--test', ...process.argv.slice(2), ...FILES], {
+// `-- FILE…` runs those files only (the server still started): node tests/run-on-postgres.ts -- tests/unit/x.test.ts
+const only = process.argv.indexOf('--');
+const options = only === -1 ? process.argv.slice(2) : process.argv.slice(2, only);
+const files = only === -1 ? FILES : process.argv.slice(only + 1);
+const child = spawn(process.execPath, ['--test', ...options, ...files], {
   stdio: 'inherit',
   env: { ...process.env, [TEST_DATABASE_ENV]: server.url },
 });
