@@ -19,6 +19,7 @@ const base: Candidate = {
   definesIndexed: 0,
   nearAnchors: 0,
   linkContext: 0,
+  held: 1,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 
@@ -115,4 +116,15 @@ test('a page that is mostly links to other pages ranks below one that explains',
   assert.ok(score(explains, concepts, 'en', 10) > score(lists, concepts, 'en', 10));
   assert.equal(decodeRankFields(encodeRankFields(fields(0.25))).linkDensity, 0.25);
   assert.equal(decodeRankFields('title\nurl\n\ntitle').linkDensity, 0, 'a page indexed before has none');
+});
+
+test('a page that defines part of the query and lacks the rest counts its definition for the share it holds', () => {
+  const concepts = parseQuery('binary string concatenation').concepts;
+  // Defines `string concatenation` (a span of the query) but holds two of its three words.
+  const part = { ...base, id: 1, coversAll: false, defines: 0.5, held: 2 / 3 };
+  // Defines nothing but holds every word.
+  const whole = { ...base, id: 2, coversAll: true, held: 1 };
+  assert.ok(score(whole, concepts, 'en', 10) > score(part, concepts, 'en', 10));
+  // A page that holds the whole query keeps its definition in full.
+  assert.equal(score({ ...whole, defines: 0.5 }, concepts, 'en', 10) - score(whole, concepts, 'en', 10), 0.5);
 });

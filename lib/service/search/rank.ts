@@ -10,7 +10,7 @@ import { indexText, words } from './tokenize.ts';
  *   very rare word many times;
  * - prominence: the query's concepts in the title, the address or a definition term of the page;
  *   an identifier typed in full (`asyncio.gather`) matched as one term there is the strongest
- *   known-item signal there is;
+ *   known-item signal there is (a definition counting for the share of the query the page holds);
  * - language: the share of the page's text in the requested language, and whether its markup or
  *   its address declare that language (a bias, not a filter: other languages still come after);
  * - popularity: how many other pages link to it (log-damped, small).
@@ -38,6 +38,9 @@ export type Candidate = {
   /** 1 when a link to the page stands in a block of text (a paragraph, an item, a cell) that holds
    * every word of the query (decision 0081), else 0. */
   linkContext: number;
+  /** The share of the query's concepts the page holds, 0 to 1 (the first stage's matched(); 1 when
+   * it cannot tell). The definition features count in that proportion (decision 0081). */
+  held: number;
 
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
@@ -243,8 +246,10 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     w.title * title +
     (title === 1 && titleIsJustQuery(c.fields.titleWords, n) ? w.titleExact : 0) +
     w.url * url +
-    w.defines * c.defines +
-    w.definesIndexed * c.definesIndexed +
+    // A page that defines part of the query (`string concatenation` for `binary string
+    // concatenation`) and lacks the rest of it is less likely the answer: its definitions count for
+    // the share of the query it holds (decision 0081).
+    c.held * (w.defines * c.defines + w.definesIndexed * c.definesIndexed) +
     w.nearAnchors * c.nearAnchors +
     w.linkContext * c.linkContext +
     w.languageText * lang.text +

@@ -183,6 +183,9 @@ export class IndexReader {
     const near = this.#nearAnchors(concepts, rows);
     const linked = this.#linkedContext(concepts, rows);
     const max = rows[0]?.s ?? 0;
+    // How much of the query each candidate holds: its definitions count in that share, and a page
+    // holding less than half of the query is no answer (below).
+    const matched = this.#stage.matched(rows.map((r) => r.id));
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -202,13 +205,13 @@ export class IndexReader {
         definesIndexed: defines.get(r.id)?.indexed ?? 0,
         nearAnchors: near.has(r.id) ? 1 : 0,
         linkContext: linked.has(r.id) ? 1 : 0,
+        held: matched ? (matched.get(r.id) ?? 0) : 1,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
     // Nothing is better than noise: a page holding less than half of the query's words is no answer.
-    const matched = this.#stage.matched(scored.map((x) => x.c.id));
     const top: Candidate[] = [];
     const seen = new Set<string>();
     for (const { c } of scored) {
