@@ -8,6 +8,7 @@ import {
   nodeIdVar,
   ConfigError,
   databaseUrlVar,
+  dataDirVar,
   intVar,
   parseEnv,
   portVar,
@@ -43,12 +44,7 @@ const schema = z.object({
   SERVICE_PORT: portVar(3100),
   SERVICE_URL: baseUrlVar(['http:', 'https:']),
   EMBEDDED_SERVICE: boolVar(undefined),
-  DATA_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .transform((v) => v ?? './data'),
+  DATA_DIR: dataDirVar,
   DATABASE_URL: databaseUrlVar,
   REDIS_URL: redisUrlVar,
   PORTAL_NODE_ID: nodeIdVar,

@@ -10,6 +10,7 @@ import {
   defaultNodeId,
   nodeIdVar,
   databaseUrlVar,
+  dataDirVar,
   intVar,
   listVar,
   parseEnv,
@@ -26,12 +27,7 @@ const schema = z.object({
     .optional()
     .transform((v) => v ?? '127.0.0.1'),
   SERVICE_PORT: portVar(3100),
-  DATA_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .transform((v) => v ?? './data'),
+  DATA_DIR: dataDirVar,
   DATABASE_URL: databaseUrlVar,
   REDIS_URL: redisUrlVar,
   NODE_ID: nodeIdVar,

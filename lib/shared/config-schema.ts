@@ -59,6 +59,14 @@ export function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.output<T> 
   throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
 }
 
+/** DATA_DIR: where a process keeps its files (SQLite databases, secrets, index, recordings); ./data when unset. */
+export const dataDirVar = z
+  .string()
+  .trim()
+  .min(1)
+  .optional()
+  .transform((v) => v ?? './data');
+
 /** DATABASE_URL: unset or empty keeps data in DATA_DIR (SQLite); a postgres:// address moves it there. */
 export const databaseUrlVar = z
   .string()

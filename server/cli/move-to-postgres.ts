@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { portalMovePart } from '#portal/data/move-to-postgres.ts';
 import { serviceMovePart } from '#service/move-to-postgres.ts';
-import { ConfigError, databaseUrlVar, parseEnv } from '#shared/config-schema.ts';
+import { ConfigError, dataDirVar, databaseUrlVar, parseEnv } from '#shared/config-schema.ts';
 import { CopyRefused, moveIntoPostgres, type MovePart } from '#shared/sqlite-to-postgres.ts';
 
 const USAGE = `usage: DATABASE_URL=postgres://… npm run move-to-postgres [-- --only portal|service]
@@ -15,12 +15,7 @@ DATA_DIR are left as they were. Stored keys stay sealed: keep the same key-encry
 DATA_DIR/secrets/nextauth-secret likewise, or everyone signs in again.`;
 
 const Env = z.object({
-  DATA_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .transform((v) => v ?? './data'),
+  DATA_DIR: dataDirVar,
   DATABASE_URL: databaseUrlVar.refine((v) => v !== undefined, 'must be set to the PostgreSQL database to copy into'),
 });
 
