@@ -65,25 +65,33 @@ export async function migratePostgres(
     throw new Error('migrations must be listed in strictly increasing version order');
   }
   const newest = versions.at(-1) ?? 0;
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    const current = Number((await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0);
+    if (current > newest) {
+      throw new Error(`database schema version ${current} is newer than this code knows (${newest}); upgrade Periscope`);
+    }
+    let applied = 0;
+    for (const m of migrations) {
+      if (m.version <= current) continue;
+      await apply(client, m, table);
+      applied++;
+    }
+    return applied;
+  });
+}
+
+/** Run `work` on one connection inside a transaction: committed when it returns, rolled back when it throws. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     try {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
-        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-      const current = Number((await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0);
-      if (current > newest) {
-        throw new Error(`database schema version ${current} is newer than this code knows (${newest}); upgrade Periscope`);
-      }
-      let applied = 0;
-      for (const m of migrations) {
-        if (m.version <= current) continue;
-        await apply(client, m, table);
-        applied++;
-      }
+      const result = await work(client);
       await client.query('COMMIT');
-      return applied;
+      return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;

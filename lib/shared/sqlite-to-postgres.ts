@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import pg, { type PoolClient } from 'pg';
+import { inTransaction } from './postgres.ts';
 
 /**
  * Copy tables of a migrated SQLite database into the same tables of a migrated, empty PostgreSQL
@@ -126,21 +127,13 @@ export async function moveIntoPostgres(url: string, parts: readonly MovePart[]):
   const pool = new pg.Pool({ connectionString: url, max: 1, application_name: 'periscope-move' });
   try {
     for (const part of parts) await part.migrate(pool);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    return await inTransaction(pool, async (client) => {
       await client.query('SET CONSTRAINTS ALL DEFERRED');
       for (const part of parts) await checkCopy(part.source, client, part.tables);
       const copied: Record<string, Record<string, number>> = {};
       for (const part of parts) copied[part.owner] = await copyTables(part.source, client, part.tables);
-      await client.query('COMMIT');
       return copied;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   } finally {
     await pool.end();
   }
