@@ -46,6 +46,7 @@ const schema = z.object({
   CHROME_PATH: z.string().trim().min(1).optional(),
   BROWSER_POOL_SIZE: intVar(2, 0, 64),
   BROWSER_CAPACITY: intVar(10, 1, 1000),
+  SHUTDOWN_DRAIN_SECONDS: intVar(0, 0, 24 * 3600),
   BROWSER_MAX_INSTANCES_PER_KEY: intVar(5, 1, 1000),
   BROWSER_MAX_LIFETIME_SECONDS: intVar(6 * 3600, 1, 7 * 24 * 3600),
   BROWSER_HISTORY_HOURS: intVar(24, 0, 31 * 24),
@@ -109,6 +110,11 @@ export type ServiceConfig = {
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   chromePath: string | undefined;
+  /**
+   * On SIGTERM, how long the node keeps its live browsers while it takes no new ones (and tells the
+   * balancer and the cluster so) before it stops; 0 stops at once. A second signal stops at once.
+   */
+  shutdownDrainMs: number;
   browser: {
     poolSize: number;
     capacity: number;
@@ -233,6 +239,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       perAddress: v.MAX_CONNECTIONS_PER_ADDRESS,
     },
     chromePath: v.CHROME_PATH,
+    shutdownDrainMs: v.SHUTDOWN_DRAIN_SECONDS * 1000,
     browser: {
       poolSize: v.BROWSER_POOL_SIZE,
       capacity: v.BROWSER_CAPACITY,

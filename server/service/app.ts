@@ -48,6 +48,8 @@ export type RunningService = {
   server: Server;
   /** The address it listens on, e.g. http://127.0.0.1:3100. */
   url: string;
+  /** Take no new browsers (and tell the cluster), keep the live ones until they end or SHUTDOWN_DRAIN_SECONDS pass. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -307,6 +309,20 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   }
   log.info({ url, publicUrl: advertised.http, publicWsUrl: advertised.ws, dataDir: config.dataDir }, 'service listening');
 
+  let draining: Promise<void> | null = null;
+  const drain = () => {
+    draining ??= (async () => {
+      log.info(
+        { browsers: fleet.size, drainMs: config.shutdownDrainMs },
+        'draining: no new browsers; the live ones are kept until they end',
+      );
+      await registry?.drain().catch((err: Error) => log.warn({ err }, 'could not tell the cluster that this node is draining'));
+      await fleet.drain(config.shutdownDrainMs);
+      log.info({ browsers: fleet.size }, fleet.size ? 'drain time is up' : 'drained: no browser is left');
+    })();
+    return draining;
+  };
+
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
@@ -330,7 +346,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     })();
     return closing;
   };
-  return { ctx, server, url, close };
+  return { ctx, server, url, drain, close };
 }
 
 /** Where other nodes reach this one when NODE_URL does not say: the address it listens on. */

@@ -5,12 +5,24 @@ import { startService } from './app.ts';
 /** `npm run service`: the browser and search service alone. */
 try {
   const service = await startService(loadServiceConfig());
+  const config = service.ctx.config;
+  let first: number | null = null;
   const stop = (signal: string) => {
     service.ctx.log.info({ signal }, 'signal received');
+    // A supervisor signals the whole process group and `npm start` forwards the signal as well, so
+    // one stop can arrive twice at once: only a signal a second or more after the first stops a drain.
+    const again = first !== null && Date.now() - first >= 1000;
+    first ??= Date.now();
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0 && !again) {
+      void service
+        .drain()
+        .then(() => service.close())
+        .then(() => process.exit(0));
+      return;
+    }
     void service.close().then(() => process.exit(0));
   };
-  // `on`, not `once`: a supervisor signals the whole process group, and `npm start` forwards the
-  // signal as well, so a second one arrives mid-shutdown and must not kill the process outright.
+  // `on`, not `once`: a second signal must not kill the process outright (see above).
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 } catch (err) {

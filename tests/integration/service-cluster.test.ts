@@ -11,10 +11,12 @@ import { startPageServer } from '../helpers/pages.ts';
  * Any node serves any browser (issue 15, items 2, 3 and 5): three real service nodes on one Redis,
  * each with real, sandboxed Chromium.
  */
-const cluster = await startServiceCluster(3, () => ({
+const cluster = await startServiceCluster(3, (i) => ({
   BROWSER_POOL_SIZE: '0',
   BROWSER_CAPACITY: '1',
   BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+  // node-2 drains before it stops (a rolling restart); the others stop at once.
+  ...(i === 1 ? { SHUTDOWN_DRAIN_SECONDS: '30' } : {}),
 }));
 const skip = typeof cluster === 'string' ? cluster : false;
 
@@ -218,6 +220,48 @@ describe('a cluster of service nodes', { skip }, () => {
     }
     const start = await refusedStart(node(1).wsUrl, { authorization: `Bearer ${token}`, ...forgeries[1]![1] });
     assert.equal(start.status, 401);
+  });
+
+  it('lets a draining node keep its browser while new ones start elsewhere, even asked through it, then stop by itself', async () => {
+    await closeAll();
+    const { token } = node(1).createKey({ name: 'rolling', maxInstances: 10 });
+    // Through node 2, with every node empty, the browser starts on node 2 itself.
+    const kept = await eventually(
+      () => openStart(node(2).wsUrl, token).catch(() => null),
+      (v) => v !== null,
+      15_000,
+    );
+    assert.ok(kept);
+    assert.equal(await runner(kept.id), 'node-2');
+    const exited = new Promise<number | null>((resolve) => node(2).child.once('exit', (code) => resolve(code)));
+    node(2).child.kill('SIGTERM');
+    // Every node hears at once that node-2 has no room.
+    await eventually(
+      async () => {
+        const res = await fetch(`${node(1).url}/healthz`);
+        return ((await res.json()) as { cluster: { nodes: { id: string; capacity: number }[] } }).cluster.nodes;
+      },
+      (nodes) => nodes.some((n) => n.id === 'node-2' && n.capacity === 0),
+    );
+    assert.equal((await fetch(`${node(2).url}/healthz`)).status, 503, 'the balancer passes the draining node over');
+    // A browser asked for through the draining node starts on another one.
+    const elsewhere = await openStart(node(2).wsUrl, token);
+    open.push(elsewhere);
+    assert.notEqual(await runner(elsewhere.id), 'node-2');
+    // The kept browser is driven through another node as before.
+    const pw = await chromium.connectOverCDP(await debuggerUrl(node(1).url, kept.headers), { headers: kept.headers });
+    try {
+      const page = await (await pw.newContext()).newPage();
+      await page.goto(`${pages.url}?kept`);
+      assert.equal(new URL(page.url()).search, '?kept');
+    } finally {
+      await pw.close();
+    }
+    assert.equal(node(2).child.exitCode, null, 'node-2 waits for its browser');
+    kept.socket.close();
+    assert.equal(await exited, 0, 'and stops once it has ended');
+    await closeAll();
+    await c.restart(1);
   });
 
   it("ends a killed node's browsers with a reason, tells its clients through other nodes, and leaves the rest alone", async () => {

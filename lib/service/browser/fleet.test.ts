@@ -123,3 +123,36 @@ describe('BrowserFleet with a shared count of each key (several nodes)', () => {
     await ended;
   });
 });
+
+describe('BrowserFleet draining before a stop', () => {
+  const fleetOf = (pool: BrowserPool) => new BrowserFleet({ pool, capacity: 4, lifetimeMs: 60_000, log: pino({ level: 'silent' }) });
+
+  it('refuses new browsers with 503 and Retry-After, keeps the live ones, and is done when the last one ends', async () => {
+    const fleet = fleetOf(flakyPool(0).pool);
+    const kept = await fleet.provision(key);
+    const other = await fleet.provision(key);
+    let done = false;
+    const drained = fleet.drain(60_000).then(() => (done = true));
+    assert.equal(fleet.draining, true);
+    await assert.rejects(
+      fleet.provision(key),
+      (err: Error & { status?: number; headers?: Record<string, string> }) =>
+        err.status === 503 && err.headers?.['retry-after'] === '5' && /shutting down and takes no new browsers/.test(err.message),
+    );
+    assert.equal(fleet.get(kept.id, key.id), kept, 'a live browser is kept');
+    await fleet.end(kept.id, 'client-closed');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(done, false, 'one browser is still live');
+    await fleet.end(other.id, 'client-closed');
+    await drained;
+    assert.equal(fleet.size, 0);
+  });
+
+  it('is done when its time is up, with the browsers still live', async () => {
+    const fleet = fleetOf(flakyPool(0).pool);
+    const live = await fleet.provision(key);
+    await fleet.drain(50);
+    assert.equal(fleet.get(live.id, key.id), live);
+    await fleet.end(live.id, 'client-closed');
+  });
+});

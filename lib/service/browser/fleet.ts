@@ -54,6 +54,8 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
   #reserved = 0;
   readonly #reservedByKey = new Map<string, number>();
   #closing = false;
+  /** Draining before a stop: no new browsers, the live ones kept. */
+  #draining = false;
   /** Provisions under way, which shutdown waits for so that no browser outlives the service. */
   readonly #provisioning = new Set<Promise<unknown>>();
 
@@ -64,6 +66,33 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** True once drain() was called: this node takes no new browsers. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Take no new browsers from now on and keep the live ones (a node about to stop, so that a
+   * rolling restart ends nobody's session). Resolves once none is left, or after `ms`.
+   */
+  async drain(ms: number): Promise<void> {
+    this.#draining = true;
+    const deadline = Date.now() + ms;
+    while (this.#entries.size > 0 || this.#provisioning.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.off('ended', done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(left, 1000));
+        this.on('ended', done);
+      });
+    }
   }
 
   /** Browsers live or being started, as the capacity counts them (not ones ending): what placement across nodes weighs. */
@@ -104,6 +133,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
 
   async #provision(key: ApiKey): Promise<Instance> {
     if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
+    if (this.#draining) throw new ServiceUnavailable('this service node is shutting down and takes no new browsers; try again shortly', 5);
     if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
       throw new ServiceUnavailable(`the service is at capacity (${this.#opts.capacity} browsers); try again shortly`, 5);
     }

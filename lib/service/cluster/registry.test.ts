@@ -57,6 +57,29 @@ describe('ClusterRegistry', { skip }, () => {
     assert.equal(await nodes[0]!.admit(browserId(), 'key_limit', 5), false);
   });
 
+  it('takes a draining node out of placement at once: it says it has no room, and stays alive', async () => {
+    const [d1, d2] = await Promise.all(['d1', 'd2'].map((id) => node(id)));
+    await Promise.all([d1!.start(), d2!.start()]);
+    const before = (await d1!.nodes()).filter((x) => x.id.startsWith('d'));
+    assert.deepEqual(
+      placement(before, 'd1').map((x) => x.id),
+      ['d1', 'd2'],
+    );
+    await d1!.drain();
+    const after = (await d2!.nodes()).filter((x) => x.id.startsWith('d'));
+    assert.deepEqual(after.map((x) => [x.id, x.capacity]).sort(), [
+      ['d1', 0],
+      ['d2', 10],
+    ]);
+    assert.deepEqual(
+      placement(after, 'd1').map((x) => x.id),
+      ['d2'],
+      'new browsers go to the other node, even asked on d1',
+    );
+    await d1!.beat();
+    assert.equal((await d2!.nodes()).find((x) => x.id === 'd1')?.capacity, 0, 'and it keeps saying so');
+  });
+
   it('says which node runs a browser and where to reach it, with each live node and its load', async () => {
     let load = 3;
     const b1 = await node('b1', { load: () => load });

@@ -97,6 +97,7 @@ export class ClusterRegistry {
   #beating: NodeJS.Timeout | null = null;
   #reaping: NodeJS.Timeout | null = null;
   #closed = false;
+  #draining = false;
 
   constructor(redis: RedisClient, opts: RegistryOptions) {
     this.#opts = { heartbeatMs: 1000, ttlMs: 5000, reapMs: 1000, ...opts };
@@ -132,12 +133,18 @@ export class ClusterRegistry {
     return left;
   }
 
+  /** From now on this node says it has no room (it is draining before a stop): new browsers go to other nodes. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    await this.beat();
+  }
+
   /** Say this node is alive, and how full it is. */
   async beat(): Promise<void> {
     if (this.#closed) return;
     const info: Omit<NodeInfo, 'id'> = {
       url: this.#opts.nodeUrl,
-      capacity: this.#opts.capacity,
+      capacity: this.#draining ? 0 : this.#opts.capacity,
       load: this.#opts.load(),
       startedAt: this.#startedAt,
     };

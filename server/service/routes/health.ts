@@ -12,6 +12,9 @@ export const healthz =
       () => ({ error: 'the search index cannot be opened' }),
     );
     const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
+    // A node draining before it stops answers 503 so that the balancer sends it no new clients; the
+    // connections it has stay.
+    if (ctx.fleet.draining) return sendJson(res, 503, { status: 'draining', browsers, search });
     if (!ctx.cluster) return sendJson(res, 200, { status: 'ok', browsers, search });
     // Several nodes: a node that cannot reach the shared state cannot serve browsers or searches,
     // and answers 503 so that the load balancer passes it over.
