@@ -101,6 +101,17 @@ describe('a cluster of service nodes', { skip }, () => {
     assert.ok(started, 'a browser started through node 1');
     return started;
   }
+  /** Drive `started` with Playwright through node 1 (whichever node runs it): a page opens and navigates. */
+  async function driveThroughNode1(started: StartedBrowser, tag: string): Promise<void> {
+    const pw = await chromium.connectOverCDP(await debuggerUrl(node(1).url, started.headers), { headers: started.headers });
+    try {
+      const page = await (await pw.newContext()).newPage();
+      await page.goto(`${pages.url}?${tag}`);
+      assert.equal(new URL(page.url()).search, `?${tag}`);
+    } finally {
+      await pw.close();
+    }
+  }
   async function closeAll(): Promise<void> {
     for (const s of open.splice(0)) await closeStart(node(1).url, s).catch(() => {});
   }
@@ -249,14 +260,7 @@ describe('a cluster of service nodes', { skip }, () => {
     open.push(elsewhere);
     assert.notEqual(await runner(elsewhere.id), 'node-2');
     // The kept browser is driven through another node as before.
-    const pw = await chromium.connectOverCDP(await debuggerUrl(node(1).url, kept.headers), { headers: kept.headers });
-    try {
-      const page = await (await pw.newContext()).newPage();
-      await page.goto(`${pages.url}?kept`);
-      assert.equal(new URL(page.url()).search, '?kept');
-    } finally {
-      await pw.close();
-    }
+    await driveThroughNode1(kept, 'kept');
     assert.equal(node(2).child.exitCode, null, 'node-2 waits for its browser');
     kept.socket.close();
     assert.equal(await exited, 0, 'and stops once it has ended');
@@ -290,14 +294,7 @@ describe('a cluster of service nodes', { skip }, () => {
     assert.equal(listed?.endReason, 'nodeLost');
     assert.equal(await runner(onDying.id), null);
     // The browser on node 2 is untouched, and still driven through node 1.
-    const pw = await chromium.connectOverCDP(await debuggerUrl(node(1).url, survivor.headers), { headers: survivor.headers });
-    try {
-      const page = await (await pw.newContext()).newPage();
-      await page.goto(`${pages.url}?survivor`);
-      assert.equal(new URL(page.url()).search, '?survivor');
-    } finally {
-      await pw.close();
-    }
+    await driveThroughNode1(survivor, 'survivor');
     open.splice(open.indexOf(onDying), 1);
     // Restarted under the same id, it takes its place again.
     await c.restart(2);

@@ -9,7 +9,10 @@ import { startService, type ServiceProcess } from '../helpers/service.ts';
  * A service node told to stop (SIGTERM) with SHUTDOWN_DRAIN_SECONDS set: a rolling restart that
  * ends nobody's session (README, "Several machines"). Real service processes and real Chromium.
  */
-describe('a service node draining before it stops', () => {
+// A drain far longer than a test may take: a node that does not stop when it should fails by timeout.
+const LONG = '3600';
+
+describe('a service node draining before it stops', { timeout: 60_000 }, () => {
   const exitOf = (service: ServiceProcess) =>
     new Promise<number | null>((resolve) => {
       if (service.child.exitCode !== null) return resolve(service.child.exitCode);
@@ -21,7 +24,7 @@ describe('a service node draining before it stops', () => {
   };
 
   it('keeps its live browser, refuses new ones, says so on /healthz, and stops once that browser ends', async () => {
-    const service = await startService({ SHUTDOWN_DRAIN_SECONDS: '120', BROWSER_POOL_SIZE: '0' });
+    const service = await startService({ SHUTDOWN_DRAIN_SECONDS: LONG, BROWSER_POOL_SIZE: '0' });
     try {
       const token = service.createKey({}).token;
       const held = await openStart(service.wsUrl, token);
@@ -59,53 +62,43 @@ describe('a service node draining before it stops', () => {
     }
   });
 
-  it('ends what is left when the drain time is up: the client hears the shutdown close code', async () => {
-    const service = await startService({ SHUTDOWN_DRAIN_SECONDS: '1', BROWSER_POOL_SIZE: '0' });
+  /** A service holding one browser, stopped by `stop`: its client hears the shutdown close code, and the process exits with 0. */
+  async function endsItsBrowser(env: Record<string, string>, stop: (service: ServiceProcess) => Promise<void>, what: string) {
+    const service = await startService({ BROWSER_POOL_SIZE: '0', ...env });
     try {
       const held = await openStart(service.wsUrl, service.createKey({}).token);
       const exited = exitOf(service);
-      service.child.kill('SIGTERM');
-      assert.deepEqual(await held.closed, START_CLOSE.shutdown);
-      assert.equal(await exited, 0);
+      await stop(service);
+      assert.deepEqual(await held.closed, START_CLOSE.shutdown, what);
+      assert.equal(await exited, 0, what);
     } finally {
       await service.stop();
     }
+  }
+
+  it('ends what is left when the drain time is up: the client hears the shutdown close code', async () => {
+    await endsItsBrowser({ SHUTDOWN_DRAIN_SECONDS: '1' }, async (s) => void s.child.kill('SIGTERM'), 'drain time up');
   });
 
   it('stops at once on a second signal, and at once on SIGINT', async () => {
-    for (const second of ['SIGTERM', 'SIGINT'] as const) {
-      const service = await startService({ SHUTDOWN_DRAIN_SECONDS: '120', BROWSER_POOL_SIZE: '0' });
-      try {
-        const held = await openStart(service.wsUrl, service.createKey({}).token);
-        const exited = exitOf(service);
-        if (second === 'SIGTERM') {
-          service.child.kill('SIGTERM');
-          await eventually(
-            () => health(service),
-            (h) => h.status === 503,
-          );
-          // A signal within a second of the first is the same stop (a supervisor and npm both forward it).
-          await new Promise((r) => setTimeout(r, 1100));
-        }
-        service.child.kill(second);
-        assert.deepEqual(await held.closed, START_CLOSE.shutdown, second);
-        assert.equal(await exited, 0, second);
-      } finally {
-        await service.stop();
-      }
-    }
+    await endsItsBrowser(
+      { SHUTDOWN_DRAIN_SECONDS: LONG },
+      async (s) => {
+        s.child.kill('SIGTERM');
+        await eventually(
+          () => health(s),
+          (h) => h.status === 503,
+        );
+        // A signal within a second of the first is the same stop (a supervisor and npm both forward it).
+        await new Promise((r) => setTimeout(r, 1100));
+        s.child.kill('SIGTERM');
+      },
+      'a second SIGTERM',
+    );
+    await endsItsBrowser({ SHUTDOWN_DRAIN_SECONDS: LONG }, async (s) => void s.child.kill('SIGINT'), 'SIGINT');
   });
 
   it('stops at once on SIGTERM without SHUTDOWN_DRAIN_SECONDS, as before', async () => {
-    const service = await startService({ BROWSER_POOL_SIZE: '0' });
-    try {
-      const held = await openStart(service.wsUrl, service.createKey({}).token);
-      const exited = exitOf(service);
-      service.child.kill('SIGTERM');
-      assert.deepEqual(await held.closed, START_CLOSE.shutdown);
-      assert.equal(await exited, 0);
-    } finally {
-      await service.stop();
-    }
+    await endsItsBrowser({}, async (s) => void s.child.kill('SIGTERM'), 'no drain');
   });
 });
