@@ -74,15 +74,15 @@ export async function checkCopy(source: DatabaseSync, client: PoolClient, tables
 }
 
 /**
- * Copy `tables`, in the order given (a table after those its foreign keys name), inside the
- * caller's transaction. Returns the number of rows copied, by table.
+ * Copy `tables`, in the order given (a table after those its foreign keys name), with the columns
+ * checkCopy() found for each, inside the caller's transaction. Returns the rows copied, by table.
  */
-export async function copyTables(
+async function copyTables(
   source: DatabaseSync,
   client: PoolClient,
   tables: readonly TableToCopy[],
+  plan: Map<string, Column[]>,
 ): Promise<Record<string, number>> {
-  const plan = await checkCopy(source, client, tables);
   const copied: Record<string, number> = {};
   for (const table of tables) {
     const columns = plan.get(table.name)!;
@@ -129,9 +129,11 @@ export async function moveIntoPostgres(url: string, parts: readonly MovePart[]):
     for (const part of parts) await part.migrate(pool);
     return await inTransaction(pool, async (client) => {
       await client.query('SET CONSTRAINTS ALL DEFERRED');
-      for (const part of parts) await checkCopy(part.source, client, part.tables);
+      // Every owner is checked before any row is written: a refusal of the second copies nothing of the first.
+      const plans = [];
+      for (const part of parts) plans.push(await checkCopy(part.source, client, part.tables));
       const copied: Record<string, Record<string, number>> = {};
-      for (const part of parts) copied[part.owner] = await copyTables(part.source, client, part.tables);
+      for (const [i, part] of parts.entries()) copied[part.owner] = await copyTables(part.source, client, part.tables, plans[i]!);
       return copied;
     });
   } finally {

@@ -36,15 +36,16 @@ async function main(argv: string[]): Promise<void> {
     fail(`--only takes portal or service, not ${values.only}`);
   const env = parseEnv(Env, process.env);
   const url = env.DATABASE_URL as string;
-  const wanted = (owner: string) => !values.only || values.only === owner;
   const parts: MovePart[] = [];
   try {
-    for (const [owner, file, part] of [
-      ['portal', 'portal.db', wanted('portal') ? portalMovePart(env.DATA_DIR) : undefined],
-      ['service', 'service.db', wanted('service') ? serviceMovePart(env.DATA_DIR) : undefined],
+    for (const [owner, file, movePart] of [
+      ['portal', 'portal.db', portalMovePart],
+      ['service', 'service.db', serviceMovePart],
     ] as const) {
+      if (values.only && values.only !== owner) continue;
+      const part = movePart(env.DATA_DIR);
       if (part) parts.push(part);
-      else if (part === null) console.log(`${owner}: no ${file} in ${env.DATA_DIR}, nothing to copy`);
+      else console.log(`${owner}: no ${file} in ${env.DATA_DIR}, nothing to copy`);
     }
     if (parts.length === 0) {
       console.error(`move-to-postgres: ${env.DATA_DIR} holds no SQLite data to copy`);

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { chromium } from 'playwright-core';
-import { openRedis, redisReady } from '#shared/redis.ts';
 import { closeStart, debuggerUrl, eventually, openStart, refusedStart, type StartedBrowser } from '../helpers/browser.ts';
+import { recordedRunner } from '../helpers/cluster.ts';
 import { deploymentUnavailable, startDeployment, type Deployment } from '../helpers/deployment.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { newUser, signUp, teamIdOf } from '../helpers/portal.ts';
@@ -31,16 +31,7 @@ test.afterAll(async () => {
   await d?.stop();
 });
 
-/** Which service node runs a browser, as the cluster's registry says. */
-async function runner(id: string): Promise<string | null> {
-  const client = openRedis(d.redis.url, 'test');
-  try {
-    await redisReady(client);
-    return await client.hget(`periscope:browser:${id}`, 'node');
-  } finally {
-    client.disconnect();
-  }
-}
+const runner = (id: string) => recordedRunner(d.redis.url, id);
 
 /** The requests one service node counted on a route (its own /metrics). */
 async function counted(nodeUrl: string, route: string): Promise<number> {

@@ -1,12 +1,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { registryKeys } from '#service/cluster/registry.ts';
+import { openRedis, redisReady } from '#shared/redis.ts';
 import { startPostgres, type TestPostgres } from './postgres.ts';
 import { freePort } from './ports.ts';
 import { redisForTests, type TestRedis } from './redis.ts';
 import { startService, type ServiceProcess } from './service.ts';
 
 export const CLUSTER_SECRET = 'cluster-secret-for-tests-only-0123456789';
+
+/** The node the cluster's registry (in the Redis at `redisUrl`) records as running browser `id`, alive or not; null when none. */
+export async function recordedRunner(redisUrl: string, id: string): Promise<string | null> {
+  const client = openRedis(redisUrl, 'test');
+  try {
+    await redisReady(client);
+    return await client.hget(registryKeys.browser(id), 'node');
+  } finally {
+    client.disconnect();
+  }
+}
 
 export type ServiceCluster = {
   redis: TestRedis;

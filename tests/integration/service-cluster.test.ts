@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
-import { openRedis, redisReady } from '#shared/redis.ts';
 import { closeStart, debuggerUrl, eventually, openStart, refusedStart, type StartedBrowser } from '../helpers/browser.ts';
 import { signNodeRequest } from '#shared/node-signature.ts';
-import { CLUSTER_SECRET, startServiceCluster, type ServiceCluster } from '../helpers/cluster.ts';
+import { CLUSTER_SECRET, recordedRunner, startServiceCluster, type ServiceCluster } from '../helpers/cluster.ts';
 import { startPageServer } from '../helpers/pages.ts';
 
 /**
@@ -81,16 +80,7 @@ describe('a cluster of service nodes', { skip }, () => {
     open.splice(open.indexOf(started), 1);
   });
 
-  /** Which node runs a browser, as the cluster's registry says. */
-  async function runner(id: string): Promise<string | null> {
-    const client = openRedis(c.redis.url, 'test');
-    try {
-      await redisReady(client);
-      return await client.hget(`periscope:browser:${id}`, 'node');
-    } finally {
-      client.disconnect();
-    }
-  }
+  const runner = (id: string) => recordedRunner(c.redis.url, id);
   /** A browser started through node 1, once placement finds room (a node that just ended one may still say it is full). */
   async function startThroughNode1(token: string): Promise<StartedBrowser> {
     const started = await eventually(

@@ -77,7 +77,19 @@ describe('a service node draining before it stops', { timeout: 60_000 }, () => {
   }
 
   it('ends what is left when the drain time is up: the client hears the shutdown close code', async () => {
-    await endsItsBrowser({ SHUTDOWN_DRAIN_SECONDS: '1' }, async (s) => void s.child.kill('SIGTERM'), 'drain time up');
+    await endsItsBrowser(
+      { SHUTDOWN_DRAIN_SECONDS: '3' },
+      async (s) => {
+        s.child.kill('SIGTERM');
+        // It drains first, its browser kept, and only then ends it.
+        const draining = await eventually(
+          () => health(s),
+          (h) => h.status === 503,
+        );
+        assert.deepEqual([draining.body.status, draining.body.browsers.live], ['draining', 1]);
+      },
+      'drain time up',
+    );
   });
 
   it('stops at once on a second signal, and at once on SIGINT', async () => {

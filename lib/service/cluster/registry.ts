@@ -42,7 +42,8 @@ export type RegistryOptions = {
   log: Logger;
 };
 
-const k = {
+/** The registry's keys in Redis (module comment above); exported so that tests read what a node recorded. */
+export const registryKeys = {
   nodes: `${REDIS_PREFIX}nodes`,
   node: (id: string) => `${REDIS_PREFIX}node:${id}`,
   nodeBrowsers: (id: string) => `${REDIS_PREFIX}node:${id}:browsers`,
@@ -117,8 +118,16 @@ export class ClusterRegistry {
    */
   async start(): Promise<string[]> {
     const { nodeId } = this.#opts;
-    const left = (await this.#redis.periscopeReap(k.nodes, k.node(nodeId), k.nodeBrowsers(nodeId), nodeId, REDIS_PREFIX, '1')) ?? [];
-    await this.#redis.sadd(k.nodes, nodeId);
+    const left =
+      (await this.#redis.periscopeReap(
+        registryKeys.nodes,
+        registryKeys.node(nodeId),
+        registryKeys.nodeBrowsers(nodeId),
+        nodeId,
+        REDIS_PREFIX,
+        '1',
+      )) ?? [];
+    await this.#redis.sadd(registryKeys.nodes, nodeId);
     await this.beat();
     this.#beating = setInterval(
       () => void this.beat().catch((err: Error) => this.#opts.log.warn({ err }, 'heartbeat failed')),
@@ -148,14 +157,14 @@ export class ClusterRegistry {
       load: this.#opts.load(),
       startedAt: this.#startedAt,
     };
-    await this.#redis.set(k.node(this.#opts.nodeId), JSON.stringify(info), 'PX', this.#opts.ttlMs);
+    await this.#redis.set(registryKeys.node(this.#opts.nodeId), JSON.stringify(info), 'PX', this.#opts.ttlMs);
   }
 
   /** The nodes alive now (their heartbeat has not expired). */
   async nodes(): Promise<NodeInfo[]> {
-    const ids = await this.#redis.smembers(k.nodes);
+    const ids = await this.#redis.smembers(registryKeys.nodes);
     if (ids.length === 0) return [];
-    const beats = await this.#redis.mget(ids.map(k.node));
+    const beats = await this.#redis.mget(ids.map(registryKeys.node));
     const alive: NodeInfo[] = [];
     ids.forEach((id, i) => {
       const info = parseBeat(beats[i]);
@@ -166,18 +175,18 @@ export class ClusterRegistry {
 
   /** The node that runs browser `id` and where to reach it; null when no node runs it. */
   async ownerOf(id: string): Promise<NodeInfo | null> {
-    const node = await this.#redis.hget(k.browser(id), 'node');
+    const node = await this.#redis.hget(registryKeys.browser(id), 'node');
     if (!node) return null;
-    const info = parseBeat(await this.#redis.get(k.node(node)));
+    const info = parseBeat(await this.#redis.get(registryKeys.node(node)));
     return info ? { id: node, ...info } : null;
   }
 
   /** Reserve browser `id` for `keyId` on this node, if the key holds fewer than `max` on all nodes. */
   async admit(id: string, keyId: string, max: number): Promise<boolean> {
     const ok = await this.#redis.periscopeAdmit(
-      k.keyBrowsers(keyId),
-      k.browser(id),
-      k.nodeBrowsers(this.#opts.nodeId),
+      registryKeys.keyBrowsers(keyId),
+      registryKeys.browser(id),
+      registryKeys.nodeBrowsers(this.#opts.nodeId),
       id,
       max,
       this.#opts.nodeId,
@@ -189,7 +198,7 @@ export class ClusterRegistry {
 
   /** The browser ended (or its start failed): it no longer counts anywhere. */
   async release(id: string): Promise<void> {
-    await this.#redis.periscopeRelease(k.browser(id), id, REDIS_PREFIX);
+    await this.#redis.periscopeRelease(registryKeys.browser(id), id, REDIS_PREFIX);
   }
 
   /** Claim a node-to-node request's nonce: true the first time, false for a replay (kept `ttlMs`). */
@@ -199,18 +208,25 @@ export class ClusterRegistry {
 
   /** How many browsers `keyId` holds on all nodes. */
   async countFor(keyId: string): Promise<number> {
-    return this.#redis.scard(k.keyBrowsers(keyId));
+    return this.#redis.scard(registryKeys.keyBrowsers(keyId));
   }
 
   /** Find nodes whose heartbeat expired and end their browsers; each lost node is reaped by one node. */
   async reap(): Promise<void> {
-    const ids = await this.#redis.smembers(k.nodes);
+    const ids = await this.#redis.smembers(registryKeys.nodes);
     const others = ids.filter((id) => id !== this.#opts.nodeId);
     if (others.length === 0) return;
-    const beats = await this.#redis.mget(others.map(k.node));
+    const beats = await this.#redis.mget(others.map(registryKeys.node));
     for (const [i, id] of others.entries()) {
       if (beats[i] !== null) continue;
-      const browsers = await this.#redis.periscopeReap(k.nodes, k.node(id), k.nodeBrowsers(id), id, REDIS_PREFIX, '0');
+      const browsers = await this.#redis.periscopeReap(
+        registryKeys.nodes,
+        registryKeys.node(id),
+        registryKeys.nodeBrowsers(id),
+        id,
+        REDIS_PREFIX,
+        '0',
+      );
       if (browsers === null) continue; // another node reaped it first, or it came back
       this.#opts.log.warn({ node: id, browsers: browsers.length }, 'service node lost: its browsers are ended');
       await this.#opts.onNodeLost(id, browsers);
@@ -224,8 +240,8 @@ export class ClusterRegistry {
     if (this.#reaping) clearInterval(this.#reaping);
     const { nodeId } = this.#opts;
     await this.#redis
-      .periscopeReap(k.nodes, k.node(nodeId), k.nodeBrowsers(nodeId), nodeId, REDIS_PREFIX, '1')
-      .then(() => this.#redis.del(k.node(nodeId)))
+      .periscopeReap(registryKeys.nodes, registryKeys.node(nodeId), registryKeys.nodeBrowsers(nodeId), nodeId, REDIS_PREFIX, '1')
+      .then(() => this.#redis.del(registryKeys.node(nodeId)))
       .catch((err: Error) => this.#opts.log.warn({ err }, 'could not leave the cluster cleanly'));
   }
 }
