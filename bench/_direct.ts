@@ -4,7 +4,7 @@ import { readFile, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { Chromium, type Isolation } from '#service/browser/chromium.ts';
+import { Chromium, PreparedLaunch, type Isolation, type LaunchOptions } from '#service/browser/chromium.ts';
 import { tailSessionId } from '#service/browser/cdp-mux.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
@@ -17,7 +17,7 @@ import {
 } from '#service/browser/instance-folders.ts';
 import { InstanceCgroups } from '#service/browser/sandbox/cgroups.ts';
 import { probeIsolation } from '#service/browser/sandbox/probe.ts';
-import { spawnSandboxed } from '#service/browser/sandbox/spawn.ts';
+import { spawnSandboxed, startSandboxed } from '#service/browser/sandbox/spawn.ts';
 import { killUids, processesOfUids } from '#service/browser/sandbox/uids.ts';
 import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
 import { parseCidrList } from '#service/net/cidr.ts';
@@ -78,16 +78,20 @@ export class DirectChromiums {
     return new DirectChromiums({ executable, egress, dir, uidBase, instancesDir, sandbox: isolation, problems: report.problems });
   }
 
+  /** Prepare and start at once, nothing made ahead. */
   launch(mode: Mode): Promise<Chromium> {
+    return Chromium.launch(this.#launchOptions(mode));
+  }
+
+  /** Make what a launch needs before Chromium runs (the sandbox, waiting), as the service keeps ahead. */
+  prepare(mode: Mode): Promise<PreparedLaunch> {
+    return PreparedLaunch.make(this.#launchOptions(mode));
+  }
+
+  #launchOptions(mode: Mode): LaunchOptions {
     if (mode === 'sandbox' && !this.#sandbox) throw new Error(`no sandbox on this host: ${this.#sandboxProblems.join('; ')}`);
     const isolation: Isolation = mode === 'sandbox' ? (this.#sandbox as Isolation) : { mode: 'single-tenant' };
-    return Chromium.launch({
-      executable: this.executable,
-      instancesDir: this.#instancesDir,
-      isolation,
-      egress: this.egress,
-      timeoutMs: 30_000,
-    });
+    return { executable: this.executable, instancesDir: this.#instancesDir, isolation, egress: this.egress, timeoutMs: 30_000 };
   }
 
   /**
@@ -113,17 +117,18 @@ export class DirectChromiums {
         : null;
     try {
       const t0 = performance.now();
-      await exited(
-        spawnSandboxed({
-          tools: isolation.tools,
-          // A stand-in for Chromium: the same place in the sandbox, a program that ends at once.
-          executable: { path: '/usr/bin/true', source: 'CHROME_PATH', installDir: '/usr/bin', fontsDir: null },
-          folders,
-          uid,
-          cgroupFolders: cgroups?.folders ?? [],
-          chromiumArgs: [],
-        }),
-      );
+      const child = spawnSandboxed({
+        tools: isolation.tools,
+        // A stand-in for Chromium: the same place in the sandbox, a program that ends at once.
+        executable: { path: '/usr/bin/true', source: 'CHROME_PATH', installDir: '/usr/bin', fontsDir: null },
+        folders,
+        uid,
+        cgroupFolders: cgroups?.folders ?? [],
+        chromiumArgs: [],
+      });
+      // Told to start at once: the whole of a sandbox's making, as when nothing was prepared.
+      startSandboxed(child, { width: 1, height: 1 });
+      await exited(child);
       return performance.now() - t0;
     } finally {
       if (uid !== null) await killUids(uid, uid + 1);

@@ -2,7 +2,8 @@ import { rmdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { Chromium } from '#service/browser/chromium.ts';
+import { PreparedLaunch } from '#service/browser/chromium.ts';
+import { Launcher } from '#service/browser/launcher.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium } from '#service/browser/executable.ts';
@@ -118,13 +119,20 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const staleFolders = await removeStaleInstanceFolders(instancesDir);
   if (staleProcesses || staleFolders)
     log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
+  // The next launch is always prepared ahead, so that a cold start is Chromium's own start (decision 0050).
+  const launcher = isolation
+    ? new Launcher(
+        () => PreparedLaunch.make({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs }),
+        log.child({ part: 'launcher' }),
+      )
+    : null;
   const launch = async () => {
-    if (!isolation)
+    if (!launcher)
       throw new ServiceUnavailable(
         `this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`,
       );
     const end = metricsRegistry.launchSeconds.startTimer();
-    const browser = await Chromium.launch({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs });
+    const browser = await launcher.launch();
     end();
     return browser;
   };
@@ -213,6 +221,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     metrics: metricsRegistry,
     keys,
     pool,
+    launcher,
     fleet,
     history,
     recordings,
@@ -279,6 +288,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     else socket.destroy();
   });
 
+  launcher?.prepareAhead();
   await pool.start();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -335,6 +345,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       redis?.disconnect();
       await starts.drain(1000);
       await pool.close();
+      await launcher?.close();
       await egress.close();
       if (isolation?.mode === 'sandbox' && isolation.cgroups) await removeServiceCgroups(isolation.cgroups);
       await rmdir(instancesDir).catch(() => {});

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BrowserFleet } from '#service/browser/fleet.ts';
 import type { BrowserHistory } from '#service/browser/history.ts';
 import type { Recordings } from '#service/browser/recording/recordings.ts';
+import type { Launcher } from '#service/browser/launcher.ts';
 import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
@@ -20,6 +21,8 @@ export type ServiceContext = {
   metrics: ServiceMetrics;
   keys: KeyStore;
   pool: BrowserPool;
+  /** Launches browsers, one prepared ahead; null when this host cannot isolate them. */
+  launcher: Pick<Launcher<unknown>, 'prepared'> | null;
   fleet: BrowserFleet;
   /** Every key's live and recently ended browsers. */
   history: BrowserHistory;

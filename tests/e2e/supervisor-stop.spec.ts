@@ -99,11 +99,11 @@ for (const { signal, to } of WAYS) {
       }
       expect(
         await eventually(
-          () => chromiumProcesses(dataDir),
+          () => chromiumProcesses(dataDir, { withPrepared: true }),
           (p) => p.length === 0,
         ),
       ).toEqual([]);
-      expect(profileDirs(dataDir)).toEqual([]);
+      expect(profileDirs(dataDir, { withPrepared: true })).toEqual([]);
     } finally {
       if (app.exitCode === null) process.kill(-(app.pid as number), 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });

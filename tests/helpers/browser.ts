@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
+import { PREPARED_PREFIX } from '#service/browser/instance-folders.ts';
 import { processesOfUids } from '#service/browser/sandbox/uids.ts';
 import { defaultInstancesDir, defaultUidBase } from '#service/config.ts';
 import { eventually } from './eventually.ts';
@@ -77,22 +78,42 @@ export async function debuggerUrl(httpUrl: string, headers: Record<string, strin
 /** Where a service on this DATA_DIR keeps its instances' folders (by default). */
 export const instancesDir = (dataDir: string): string => defaultInstancesDir(defaultUidBase(dataDir));
 
-/** Instance folders the service holds under DATA_DIR (pool and live instances). */
-export function profileDirs(dataDir: string): string[] {
+/**
+ * Instance folders the service holds under DATA_DIR (pool and live instances). The launch the
+ * service keeps prepared ahead (`ready-…`, no Chromium yet) is counted only `withPrepared`: a
+ * service that runs always has one, one that stopped none.
+ */
+export function profileDirs(dataDir: string, o: { withPrepared?: boolean } = {}): string[] {
   try {
-    return readdirSync(instancesDir(dataDir));
+    return readdirSync(instancesDir(dataDir)).filter((name) => o.withPrepared || !name.startsWith(PREPARED_PREFIX));
   } catch {
     return [];
   }
 }
 
+/** The uids of the prepared launches' sandboxes (the owners of their home folders). */
+function preparedUids(dataDir: string): Set<number> {
+  const uids = new Set<number>();
+  for (const name of profileDirs(dataDir, { withPrepared: true })) {
+    if (!name.startsWith(PREPARED_PREFIX)) continue;
+    try {
+      uids.add(statSync(`${instancesDir(dataDir)}/${name}/home`).uid);
+    } catch {
+      // started or discarded meanwhile
+    }
+  }
+  return uids;
+}
+
 /**
  * Processes of this DATA_DIR's browsers still running: those of its instance uids (sandboxed) and
- * those whose command line names its instance folders (single-tenant).
+ * those whose command line names its instance folders (single-tenant). Those of the launch
+ * prepared ahead (a sandbox waiting to become Chromium) are counted only `withPrepared`.
  */
-export async function chromiumProcesses(dataDir: string): Promise<number[]> {
+export async function chromiumProcesses(dataDir: string, o: { withPrepared?: boolean } = {}): Promise<number[]> {
   const base = defaultUidBase(dataDir);
-  const byUid = (await processesOfUids(base, base + 2048)).map((p) => p.pid);
+  const waiting = o.withPrepared ? new Set<number>() : preparedUids(dataDir);
+  const byUid = (await processesOfUids(base, base + 2048)).filter((p) => !waiting.has(p.uid)).map((p) => p.pid);
   const needle = instancesDir(dataDir);
   const pids = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
   const read = (pid: string, file: string) => {

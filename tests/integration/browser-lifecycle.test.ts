@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromiumProcesses, eventually, killAll, openStart, profileDirs } from '../helpers/browser.ts';
+import { PREPARED_PREFIX } from '#service/browser/instance-folders.ts';
+import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
+import { processesOfUids } from '#service/browser/sandbox/uids.ts';
+import { chromiumProcesses, eventually, instancesDir, killAll, openStart, profileDirs } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
@@ -157,8 +161,9 @@ describe('graceful shutdown', () => {
         else service.child.once('exit', (c) => resolve(c));
       });
       assert.equal(code, 0);
-      assert.equal((await chromiumProcesses(dataDir)).length, 0);
-      assert.deepEqual(profileDirs(dataDir), []);
+      // The launch it kept prepared went too.
+      assert.equal((await chromiumProcesses(dataDir, { withPrepared: true })).length, 0);
+      assert.deepEqual(profileDirs(dataDir, { withPrepared: true }), []);
       await service.stop();
     });
   }
@@ -182,5 +187,73 @@ describe('a service that was killed outright', () => {
     assert.deepEqual(profileDirs(dataDir), []);
     await second.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('the launch prepared ahead', () => {
+  const comms = (pids: number[]) =>
+    pids.map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    });
+
+  it('waits as a sandbox of its own uid, in its own cgroups, Chromium not yet run; /start takes it and another is prepared', async () => {
+    const service = await startService(NO_POOL);
+    try {
+      const health = async () =>
+        ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { prepared: number; isolation: IsolationReport } }).browsers;
+      assert.equal((await eventually(health, (b) => b.prepared === 1, 10_000)).prepared, 1);
+      const { isolation } = await health();
+      const ready = profileDirs(service.dataDir, { withPrepared: true });
+      assert.equal(ready.length, 1);
+      const [folder] = ready as [string];
+      assert.ok(folder.startsWith(PREPARED_PREFIX), folder);
+      const name = folder.slice(PREPARED_PREFIX.length);
+      assert.deepEqual(profileDirs(service.dataDir), [], 'not an instance');
+      assert.deepEqual(await chromiumProcesses(service.dataDir), [], 'no browser runs');
+
+      const uid = statSync(join(instancesDir(service.dataDir), folder, 'home')).uid;
+      const waiting = (await processesOfUids(uid, uid + 1)).map((p) => p.pid);
+      assert.ok(isolation.uidPerInstance, 'the service runs as root in these tests, so each instance has a uid of its own');
+      assert.notEqual(uid, 0);
+      assert.deepEqual(
+        [...new Set(comms(waiting))].sort(),
+        ['bwrap', 'sh', 'socat'],
+        'the sandbox and its relay wait, as the instance uid; no Chromium yet',
+      );
+      if (isolation.cgroups?.memory && isolation.cgroups.pids) {
+        for (const pid of waiting) {
+          const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+          const joined = lines.split('\n').filter((l) => l.endsWith(`/${name}`));
+          assert.ok(joined.length >= 1, `process ${pid} is in the instance's cgroups: ${lines}`);
+        }
+      }
+
+      const started = await openStart(service.wsUrl, service.createKey().token);
+      assert.deepEqual(profileDirs(service.dataDir), [name], 'the instance runs in the prepared folder, under its running name');
+      const running = comms((await processesOfUids(uid, uid + 1)).map((p) => p.pid));
+      assert.ok(
+        running.some((c) => !['bwrap', 'sh', 'socat'].includes(c)),
+        `Chromium runs as the prepared uid: ${running.join(', ')}`,
+      );
+      const next = await eventually(
+        () => profileDirs(service.dataDir, { withPrepared: true }).filter((n) => n.startsWith(PREPARED_PREFIX)),
+        (n) => n.length === 1,
+        10_000,
+      );
+      assert.equal(next.length, 1, 'the next launch is prepared');
+      assert.notEqual(statSync(join(instancesDir(service.dataDir), next[0] as string, 'home')).uid, uid, 'with another uid');
+      assert.equal((await eventually(health, (b) => b.prepared === 1, 10_000)).prepared, 1);
+
+      started.socket.close();
+      await started.closed;
+      await nothingLeft(service);
+      assert.deepEqual(await processesOfUids(uid, uid + 1), [], "nothing of the instance's uid is left");
+    } finally {
+      await service.stop();
+    }
   });
 });

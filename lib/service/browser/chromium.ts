@@ -6,10 +6,10 @@ import { CdpPipe } from '#shared/cdp/pipe.ts';
 import { CdpMux } from './cdp-mux.ts';
 import type { InstanceFolders as PolicyFolders } from './cdp-policy.ts';
 import type { ChromiumExecutable } from './executable.ts';
-import { createInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
+import { createInstanceFolders, promoteInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
 import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgroups.ts';
 import { SANDBOX } from './sandbox/layout.ts';
-import { spawnSandboxed, type SandboxTools } from './sandbox/spawn.ts';
+import { spawnSandboxed, startSandboxed, type SandboxTools } from './sandbox/spawn.ts';
 import { killUids, type UidPool } from './sandbox/uids.ts';
 import { isTab, TabWatch } from './tab-watch.ts';
 
@@ -37,13 +37,11 @@ export type LaunchOptions = {
   viewport?: { width: number; height: number };
 };
 
-/** Chromium's flags; see docs/decisions/0004-chromium-instances.md and 0050-instance-isolation.md. */
-export function chromiumArgs(o: {
-  profileDir: string;
-  proxyUrl: string;
-  window: { width: number; height: number };
-  noSandbox: boolean;
-}): string[] {
+/**
+ * Chromium's flags, the same for every start (docs/decisions/0004-chromium-instances.md and
+ * 0050-instance-isolation.md); `startArgs` ends the command line.
+ */
+export function chromiumArgs(o: { profileDir: string; proxyUrl: string; noSandbox: boolean }): string[] {
   return [
     '--headless',
     ...(o.noSandbox ? ['--no-sandbox'] : []),
@@ -75,9 +73,16 @@ export function chromiumArgs(o: {
     '--disable-quic',
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-    `--window-size=${o.window.width},${o.window.height}`,
-    'about:blank',
   ];
+}
+
+/**
+ * The end of Chromium's command line, known only when it starts: its window (the viewport and what
+ * the binary adds around it) and a blank first page. A prepared sandbox appends the same itself
+ * from the window it is sent (sandbox/bwrap.ts `AWAIT_START`).
+ */
+export function startArgs(window: { width: number; height: number }): string[] {
+  return [`--window-size=${window.width},${window.height}`, 'about:blank'];
 }
 
 /**
@@ -93,6 +98,16 @@ type Teardown = {
   uids: UidPool | null;
   closeEgress: () => Promise<void>;
 };
+
+/** How a started process becomes a Chromium: set by Chromium, used by PreparedLaunch (its constructor stays private). */
+let whenReady: (
+  child: ChildProcess,
+  folders: InstanceFolders,
+  teardown: Teardown,
+  sandboxed: boolean,
+  stderrTail: string[],
+  o: { timeoutMs: number; executable: ChromiumExecutable; viewport: { width: number; height: number } },
+) => Promise<Chromium>;
 
 /**
  * One Chromium process tree, isolated in its own sandbox (or not, in single-tenant mode), driven
@@ -163,8 +178,56 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     return this.#teardown.cgroups?.folders ?? [];
   }
 
+  /** Prepare a launch and start it at once (PreparedLaunch says what each step does). */
   static async launch(options: LaunchOptions): Promise<Chromium> {
-    const { isolation, executable } = options;
+    return (await PreparedLaunch.make(options)).start();
+  }
+
+  static {
+    // PreparedLaunch alone makes Chromiums, once their process answers on its pipe.
+    whenReady = async (child, folders, teardown, sandboxed, stderrTail, o) => {
+      const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+      const mux = new CdpMux(pipe);
+      const info = await ready(child, mux, stderrTail, o.timeoutMs);
+      const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
+      await browser.tabs.discover();
+      if (!insetsByBinary.has(o.executable.path)) await calibrate(browser, o.executable.path, o.viewport);
+      return browser;
+    };
+  }
+
+  /** End every process of the instance, wait for them, remove its folders and cgroups. Safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= destroy(this.#child, this.#teardown);
+    return this.#closing;
+  }
+}
+
+/**
+ * Everything an instance needs before its Chromium runs, made ahead of the /start that uses it
+ * (docs/decisions/0050-instance-isolation.md, "A prepared sandbox"). Isolated: its uid, folders,
+ * egress socket and cgroups, and the sandbox itself, already in its cgroups and namespaces as the
+ * instance's uid, the relay listening, waiting to become Chromium. Not isolated: its folders.
+ * `start()` is then Chromium's own start and nothing else. Use it once: start it or discard it.
+ */
+export class PreparedLaunch {
+  readonly #options: LaunchOptions;
+  readonly #teardown: Teardown;
+  readonly #stderrTail: string[] = [];
+  #folders: InstanceFolders;
+  #child: ChildProcess | null;
+  #used = false;
+
+  private constructor(options: LaunchOptions, folders: InstanceFolders, teardown: Teardown, child: ChildProcess | null) {
+    this.#options = options;
+    this.#folders = folders;
+    this.#teardown = teardown;
+    this.#child = child;
+    if (child) drainStderr(child, this.#stderrTail);
+  }
+
+  static async make(options: LaunchOptions): Promise<PreparedLaunch> {
+    const { isolation } = options;
     const sandboxed = isolation.mode === 'sandbox';
     const uid = sandboxed ? (isolation.uids?.take() ?? null) : null;
     const teardown: Teardown = {
@@ -176,60 +239,76 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     };
     let child: ChildProcess | null = null;
     try {
-      const folders = await createInstanceFolders(options.instancesDir, uid);
+      const folders = await createInstanceFolders(options.instancesDir, uid, { prepared: true });
       teardown.folders = folders;
-      const viewport = options.viewport ?? { width: 1280, height: 720 };
-      const insets = insetsByBinary.get(executable.path) ?? { width: 0, height: 0 };
-      const window = { width: viewport.width + insets.width, height: viewport.height + insets.height };
       if (sandboxed) {
         teardown.closeEgress = await options.egress.serveInstance(`${folders.run}/egress.sock`, folders.name);
         if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits);
-        const args = chromiumArgs({
-          profileDir: SANDBOX.profile,
-          proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`,
-          window,
-          noSandbox: false,
-        });
         child = spawnSandboxed({
           tools: isolation.tools,
-          executable,
+          executable: options.executable,
           folders,
           uid,
           cgroupFolders: teardown.cgroups?.folders ?? [],
-          chromiumArgs: args,
-        });
-      } else {
-        const args = chromiumArgs({
-          profileDir: `${folders.home}/profile`,
-          proxyUrl: options.egress.url,
-          window,
-          noSandbox: process.getuid?.() === 0,
-        });
-        child = spawn(executable.path, args, {
-          detached: true,
-          env: { ...process.env, HOME: folders.home, TMPDIR: folders.home },
-          stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+          chromiumArgs: chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, noSandbox: false }),
         });
       }
-      const stderrTail: string[] = [];
-      drainStderr(child, stderrTail);
-      const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
-      const mux = new CdpMux(pipe);
-      const info = await ready(child, mux, stderrTail, options.timeoutMs);
-      const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
-      await browser.tabs.discover();
-      if (!insetsByBinary.has(executable.path)) await calibrate(browser, executable.path, viewport);
-      return browser;
+      return new PreparedLaunch(options, folders, teardown, child);
     } catch (err) {
       await destroy(child, teardown);
       throw err;
     }
   }
 
-  /** End every process of the instance, wait for them, remove its folders and cgroups. Safe to call more than once. */
-  close(): Promise<void> {
-    this.#closing ??= destroy(this.#child, this.#teardown);
-    return this.#closing;
+  /** Not yet started nor discarded, and its sandbox (if it has one) still waits. */
+  get usable(): boolean {
+    return !this.#used && (this.#child === null || (this.#child.exitCode === null && this.#child.signalCode === null));
+  }
+
+  /** Start Chromium; resolves once it answers on its DevTools pipe. A failed start leaves nothing behind. */
+  async start(): Promise<Chromium> {
+    if (this.#used) throw new Error('a prepared launch starts once');
+    this.#used = true;
+    const o = this.#options;
+    const viewport = o.viewport ?? { width: 1280, height: 720 };
+    const insets = insetsByBinary.get(o.executable.path) ?? { width: 0, height: 0 };
+    const window = { width: viewport.width + insets.width, height: viewport.height + insets.height };
+    try {
+      const folders = await promoteInstanceFolders(this.#folders);
+      this.#folders = folders;
+      this.#teardown.folders = folders;
+      if (this.#child) startSandboxed(this.#child, window);
+      else {
+        this.#child = spawn(
+          o.executable.path,
+          [
+            ...chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: o.egress.url, noSandbox: process.getuid?.() === 0 }),
+            ...startArgs(window),
+          ],
+          {
+            detached: true,
+            env: { ...process.env, HOME: folders.home, TMPDIR: folders.home },
+            stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+          },
+        );
+        drainStderr(this.#child, this.#stderrTail);
+      }
+      return await whenReady(this.#child, folders, this.#teardown, o.isolation.mode === 'sandbox', this.#stderrTail, {
+        timeoutMs: o.timeoutMs,
+        executable: o.executable,
+        viewport,
+      });
+    } catch (err) {
+      await destroy(this.#child, this.#teardown);
+      throw err;
+    }
+  }
+
+  /** End what was prepared and remove it. */
+  async discard(): Promise<void> {
+    if (this.#used) return;
+    this.#used = true;
+    await destroy(this.#child, this.#teardown);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, chown, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /**
  * The host folders of one instance, under DATA_DIR/browsers/<name>/: its home (profile, caches),
@@ -30,10 +30,14 @@ export async function prepareInstancesDir(dir: string): Promise<string> {
   return dir;
 }
 
-export async function createInstanceFolders(instancesDir: string, owner: number | null): Promise<InstanceFolders> {
-  const name = `b-${randomBytes(6).toString('hex')}`;
-  const root = join(instancesDir, name);
-  const folders = {
+/**
+ * The folder of a prepared launch is named `ready-<name>` until its Chromium starts, so that what
+ * waits and what runs can be told apart in DATA_DIR/browsers (chromium.ts `PreparedLaunch`).
+ */
+export const PREPARED_PREFIX = 'ready-';
+
+function foldersAt(root: string, name: string): InstanceFolders {
+  return {
     name,
     root,
     home: join(root, 'home'),
@@ -41,7 +45,16 @@ export async function createInstanceFolders(instancesDir: string, owner: number 
     uploads: join(root, 'uploads'),
     run: join(root, 'run'),
   };
-  await mkdir(root, { mode: 0o711 });
+}
+
+export async function createInstanceFolders(
+  instancesDir: string,
+  owner: number | null,
+  o: { prepared?: boolean } = {},
+): Promise<InstanceFolders> {
+  const name = `b-${randomBytes(6).toString('hex')}`;
+  const folders = foldersAt(join(instancesDir, `${o.prepared ? PREPARED_PREFIX : ''}${name}`), name);
+  await mkdir(folders.root, { mode: 0o711 });
   await Promise.all([
     mkdir(folders.home, { mode: 0o700 }),
     mkdir(folders.downloads, { mode: 0o700 }),
@@ -50,6 +63,16 @@ export async function createInstanceFolders(instancesDir: string, owner: number 
   ]);
   if (owner !== null) await Promise.all([chown(folders.home, owner, owner), chown(folders.downloads, owner, owner)]);
   return folders;
+}
+
+/**
+ * A prepared launch's folders under their running name. A sandbox made with them keeps them: it
+ * holds them by descriptor, not by path.
+ */
+export async function promoteInstanceFolders(folders: InstanceFolders): Promise<InstanceFolders> {
+  const running = foldersAt(join(dirname(folders.root), folders.name), folders.name);
+  if (running.root !== folders.root) await rename(folders.root, running.root);
+  return running;
 }
 
 export async function removeInstanceFolders(folders: Pick<InstanceFolders, 'root'>): Promise<void> {

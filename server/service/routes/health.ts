@@ -11,7 +11,13 @@ export const healthz =
       ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
       () => ({ error: 'the search index cannot be opened' }),
     );
-    const browsers = { live: ctx.fleet.size, warm: ctx.pool.idle, capacity: ctx.config.browser.capacity, isolation: ctx.isolation };
+    const browsers = {
+      live: ctx.fleet.size,
+      warm: ctx.pool.idle,
+      prepared: ctx.launcher?.prepared ?? 0,
+      capacity: ctx.config.browser.capacity,
+      isolation: ctx.isolation,
+    };
     // A node draining before it stops answers 503 so that the balancer sends it no new clients; the
     // connections it has stay.
     if (ctx.fleet.draining) return sendJson(res, 503, { status: 'draining', browsers, search });

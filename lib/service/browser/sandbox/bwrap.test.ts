@@ -5,15 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, describe, it } from 'node:test';
-import { chromiumArgs } from '../chromium.ts';
-import { ROOT_WRAPPER, bwrapArgs, hostTimeZone, type SandboxFds, type SandboxSpec } from './bwrap.ts';
+import { chromiumArgs, startArgs } from '../chromium.ts';
+import { AWAIT_START, ROOT_WRAPPER, bwrapArgs, hostTimeZone, type SandboxFds, type SandboxSpec } from './bwrap.ts';
 import { SANDBOX, SANDBOX_UID } from './layout.ts';
 
 const fds: SandboxFds = { home: 5, downloads: 6, uploads: 7, run: 8, chromium: 9, passwd: 10, group: 11, policy: 12, fonts: 13 };
 const args = chromiumArgs({
   profileDir: SANDBOX.profile,
   proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`,
-  window: { width: 1280, height: 720 },
   noSandbox: false,
 });
 const spec: SandboxSpec = { fds, chromium: { inInstallDir: 'chrome-headless-shell' }, args };
@@ -283,14 +282,14 @@ describe('bwrapArgs: the mount view', () => {
 });
 
 describe('bwrapArgs: the command', () => {
-  it('starts the egress relay, then execs Chromium with exactly the given arguments', () => {
+  it('starts the egress relay, then waits to exec Chromium with the given arguments', () => {
     const [sh, c, script, name, binary, ...rest] = parsed.command;
     assert.equal(sh, '/bin/sh');
     assert.equal(c, '-c');
     assert.match(script as string, /socat TCP-LISTEN:3128,bind=127\.0\.0\.1/);
     assert.match(script as string, new RegExp(`UNIX-CONNECT:${SANDBOX.egressSocket}`));
     assert.match(script as string, /3>&- 4>&-/, 'the relay does not hold the DevTools pipe');
-    assert.match(script as string, /exec "\$@"$/);
+    assert.ok((script as string).endsWith(AWAIT_START));
     assert.equal(name, 'periscope-sandbox');
     assert.equal(binary, `${SANDBOX.chromium}/chrome-headless-shell`);
     assert.deepEqual(rest, args);
@@ -324,7 +323,6 @@ describe('chromiumArgs', () => {
     const unsandboxed = chromiumArgs({
       profileDir: '/p',
       proxyUrl: 'http://127.0.0.1:1',
-      window: { width: 1, height: 1 },
       noSandbox: true,
     });
     assert.ok(unsandboxed.includes('--no-sandbox'));
@@ -335,6 +333,38 @@ describe('chromiumArgs', () => {
     assert.ok(args.includes('--proxy-bypass-list=<-loopback>'));
     assert.ok(args.includes('--disable-quic'));
     assert.ok(args.includes(`--user-data-dir=${SANDBOX.profile}`));
+  });
+});
+
+describe('AWAIT_START: a prepared sandbox waits for its start', () => {
+  /** Run the script as the sandbox does, `printf` standing in for Chromium; what it printed and its exit code. */
+  async function run(input: string | null, delayMs = 0): Promise<{ out: string; code: number | null }> {
+    const child = spawn('/bin/sh', ['-c', AWAIT_START, 'periscope-sandbox', '/usr/bin/printf', '%s|', '--flag'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const out = text(child.stdout);
+    await new Promise((r) => setTimeout(r, delayMs));
+    assert.equal(child.exitCode, null, 'it waits');
+    if (input === null) child.stdin.end();
+    else child.stdin.end(input);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    return { out: await out, code };
+  }
+
+  it('waits for the window, then becomes the command with it and a blank page, as startArgs says', async () => {
+    const { out, code } = await run('1280,633\n', 100);
+    assert.equal(code, 0);
+    assert.equal(out, ['--flag', ...startArgs({ width: 1280, height: 633 })].map((a) => `${a}|`).join(''));
+  });
+
+  it('exits quietly without running the command when its input ends without a line (discarded)', async () => {
+    assert.deepEqual(await run(null), { out: '', code: 0 });
+  });
+
+  it('refuses anything but WIDTH,HEIGHT and runs nothing', async () => {
+    for (const bad of ['', '1280', '1280,', ',720', '1280,720,1', '1280x720', '1280,720 --no-sandbox', '$(id),1', '-1,720']) {
+      assert.deepEqual(await run(`${bad}\n`), { out: '', code: 64 }, JSON.stringify(bad));
+    }
   });
 });
 

@@ -23,14 +23,26 @@ export type SandboxSpec = {
 };
 
 /**
- * Start the egress relay, then become Chromium. Runs as the instance's uid inside the sandbox; the
- * relay must not hold the DevTools pipe open.
+ * How a prepared sandbox waits for its start (docs/decisions/0050-instance-isolation.md): it reads
+ * one line on its standard input, Chromium's window size as `WIDTH,HEIGHT`, then becomes Chromium
+ * with the command line it was made with, that window and a blank first page (chromium.ts
+ * `startArgs`, written out here). The end of its input without a line is the service discarding it.
+ */
+export const AWAIT_START = [
+  'read -r window || exit 0',
+  "case $window in ''|*[!0-9,]*|*,*,*|,*|*,) exit 64;; *,*) ;; *) exit 64;; esac",
+  'exec "$@" "--window-size=$window" about:blank </dev/null',
+].join('\n');
+
+/**
+ * Start the egress relay, wait for the word to start, then become Chromium. Runs as the instance's
+ * uid inside the sandbox; the relay must not hold the DevTools pipe open.
  */
 const ENTRY = [
   // Chromium dials no proxy while it starts (background networking is off), and socat listens in a
   // few milliseconds, long before the first page is asked for: nothing waits for it.
   `socat TCP-LISTEN:${SANDBOX.proxyPort},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${SANDBOX.egressSocket} </dev/null >/dev/null 2>&1 3>&- 4>&- &`,
-  'exec "$@"',
+  AWAIT_START,
 ].join('\n');
 
 let zoneName: string | undefined;

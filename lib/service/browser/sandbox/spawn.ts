@@ -24,7 +24,8 @@ const FIRST_FD = 5;
 const ROLES: (keyof SandboxFds)[] = ['home', 'downloads', 'uploads', 'run', 'chromium', 'passwd', 'group', 'policy', 'fonts'];
 
 /**
- * Start Chromium in its sandbox. Stdio of the child: 0 ignored, 1 ignored, 2 piped (Chromium's log),
+ * Make an instance's sandbox and leave it waiting for its start (`startSandboxed`), Chromium not yet
+ * running. Stdio of the child: 0 piped (the word to start), 1 ignored, 2 piped (Chromium's log),
  * 3 and 4 the DevTools pipe. Folders are handed over as open descriptors, so the instance's uid
  * needs no right to walk the host paths above them.
  */
@@ -65,12 +66,24 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
         ? []
         : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
     const argv = ['-c', ROOT_WRAPPER, 'periscope-launch', keep, ...launch.cgroupFolders, '--', ...drop, launch.tools.bwrap, ...bwrap];
-    return spawn(launch.tools.bash, argv, {
+    const child = spawn(launch.tools.bash, argv, {
       detached: true,
       env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', NODE_ENV: 'production' },
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', ...opened],
+      stdio: ['pipe', 'ignore', 'pipe', 'pipe', 'pipe', ...opened],
     });
+    // A sandbox that died before its start makes its pipe refuse the word; its exit tells why.
+    child.stdin?.on('error', () => {});
+    return child;
   } finally {
     for (const fd of opened) closeSync(fd);
   }
+}
+
+/**
+ * Tell a waiting sandbox to become Chromium with this window (bwrap.ts `AWAIT_START`). A sandbox
+ * that is already gone is not an error here: its exit tells the caller.
+ */
+export function startSandboxed(child: ChildProcess, window: { width: number; height: number }): void {
+  if (!child.stdin) throw new Error('the sandbox was not made to wait for its start');
+  child.stdin.end(`${Math.round(window.width)},${Math.round(window.height)}\n`);
 }
