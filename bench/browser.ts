@@ -17,7 +17,7 @@ import { ms, percentile, printTable, type Row } from './_stats.ts';
  * are idle (pools full, no instance being torn down). CHROME_PATH selects the binary, as for the
  * service.
  */
-const COLD_RUNS = 12;
+const COLD_RUNS = 24;
 const WARM_RUNS = 20;
 const LIFECYCLES = 20;
 const ROUND_TRIPS = 1000;

@@ -190,8 +190,14 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
       const mux = new CdpMux(pipe);
       const info = await ready(child, mux, stderrTail, o.timeoutMs);
       const browser = new Chromium(child, pipe, mux, toVersion(info), folders, teardown, sandboxed, stderrTail);
-      await browser.tabs.discover();
-      if (!insetsByBinary.has(o.executable.path)) await calibrate(browser, o.executable.path, o.viewport);
+      // Asked for, not waited for: Chromium takes the pipe's commands in order, so every command of
+      // a client comes after it and every tab is seen, and the client is not kept waiting while the
+      // browser, still starting, makes its first tab. A browser that fails it is dying: its exit says why.
+      const discovering = browser.tabs.discover().catch(() => {});
+      if (!insetsByBinary.has(o.executable.path)) {
+        await discovering;
+        await calibrate(browser, o.executable.path, o.viewport);
+      }
       return browser;
     };
   }
