@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { PREPARED_PREFIX } from '#service/browser/instance-folders.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import { processesOfUids } from '#service/browser/sandbox/uids.ts';
-import { chromiumProcesses, eventually, instancesDir, killAll, openStart, profileDirs } from '../helpers/browser.ts';
+import { chromiumProcesses, debuggerUrl, eventually, instancesDir, killAll, openStart, profileDirs } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
@@ -252,6 +252,32 @@ describe('the launch prepared ahead', () => {
       await started.closed;
       await nothingLeft(service);
       assert.deepEqual(await processesOfUids(uid, uid + 1), [], "nothing of the instance's uid is left");
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('discards a prepared sandbox that died while it waited, and starts the browser in a new one', async () => {
+    const service = await startService(NO_POOL);
+    try {
+      const prepared = async () =>
+        ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { prepared: number } }).browsers.prepared;
+      assert.equal(await eventually(prepared, (n) => n === 1, 10_000), 1);
+      const [folder] = profileDirs(service.dataDir, { withPrepared: true }) as [string];
+      const uid = statSync(join(instancesDir(service.dataDir), folder, 'home')).uid;
+      killAll((await processesOfUids(uid, uid + 1)).map((p) => p.pid));
+      assert.equal(await eventually(prepared, (n) => n === 0, 5000), 0, 'a dead sandbox is not counted as prepared');
+
+      const started = await openStart(service.wsUrl, service.createKey().token);
+      const cdp = await RawCdp.connect(await debuggerUrl(service.url, started.headers), started.headers);
+      const { targetInfos } = await cdp.send<{ targetInfos: unknown[] }>('Target.getTargets');
+      assert.ok(targetInfos.length >= 1, 'the browser answers');
+      await cdp.close();
+      assert.ok(!profileDirs(service.dataDir, { withPrepared: true }).includes(folder), 'the dead one was removed');
+      assert.ok(service.logs.some((l) => l.msg === 'the prepared browser launch did not wait for its start; preparing another'));
+      started.socket.close();
+      await started.closed;
+      await nothingLeft(service);
     } finally {
       await service.stop();
     }

@@ -1,14 +1,15 @@
 import type { Logger } from 'pino';
 import type { Chromium } from './chromium.ts';
 
-export type Launcher = () => Promise<Chromium>;
+/** Starts a browser: the Launcher (launcher.ts), with its next launch prepared ahead. */
+export type LaunchBrowser = () => Promise<Chromium>;
 
 /**
  * Started browsers waiting to be handed out, so that /start answers without a cold start.
  * The pool refills itself in the background, one launch at a time, backing off after failures.
  */
 export class BrowserPool {
-  readonly #launch: Launcher;
+  readonly #launch: LaunchBrowser;
   readonly #size: number;
   readonly #log: Logger;
   readonly #onChange: (idle: number) => void;
@@ -18,7 +19,7 @@ export class BrowserPool {
   #failures = 0;
   #retryTimer: NodeJS.Timeout | null = null;
 
-  constructor(launch: Launcher, size: number, log: Logger, onChange: (idle: number) => void = () => {}) {
+  constructor(launch: LaunchBrowser, size: number, log: Logger, onChange: (idle: number) => void = () => {}) {
     this.#launch = launch;
     this.#size = size;
     this.#log = log;
