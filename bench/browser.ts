@@ -4,7 +4,7 @@ import { chromiumProcesses, closeStart, debuggerUrl, eventually, openStart, prof
 import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
 import { startService, type ServiceProcess } from '../tests/helpers/service.ts';
-import { DirectChromiums, directProcesses, nextEvent, pssMb, withProcessGroups, type Mode } from './_direct.ts';
+import { chromiumCpuMs, DirectChromiums, directProcesses, nextEvent, pssMb, withProcessGroups, type Mode } from './_direct.ts';
 import { ms, percentile, printTable, type Row } from './_stats.ts';
 
 /**
@@ -18,6 +18,8 @@ import { ms, percentile, printTable, type Row } from './_stats.ts';
  * service.
  */
 const COLD_RUNS = 24;
+/** Starts whose whole CPU is counted (each waits for Chromium to settle). */
+const CPU_RUNS = 8;
 const WARM_RUNS = 20;
 const LIFECYCLES = 20;
 const ROUND_TRIPS = 1000;
@@ -170,6 +172,7 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
   const cold = samples();
   const launches = samples();
   const preparedStarts = samples();
+  const startCpu = samples();
   const warm = samples();
   const cycles = samples();
   const directCycles = samples();
@@ -211,6 +214,16 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
         const fromPrepared = await prepared.start();
         preparedStarts[mode].push(ms(t2));
         await fromPrepared.close();
+      }
+    }
+    // The whole CPU of a start: every process of Chromium, once it has settled after its first answer.
+    for (let i = 0; i < CPU_RUNS; i++) {
+      for (const mode of MODES) {
+        await settle(all);
+        const chromium = await (await direct.prepare(mode)).start();
+        await new Promise((r) => setTimeout(r, 1500));
+        startCpu[mode].push(chromiumCpuMs(chromium.pid));
+        await chromium.close();
       }
     }
     console.error(`cold starts done at ${(ms(began) / 1000).toFixed(1)} s`);
@@ -333,6 +346,7 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
       row('cold /start to id (pool empty, next launch prepared)', cold),
       row('  direct: a prepared launch started, until its pipe answers', preparedStarts),
       row('  direct: nothing prepared, Chromium.launch until its pipe answers', launches),
+      row("  direct: CPU of a start, all of Chromium's processes, 1.5 s after", startCpu),
       row(`warm /start to id (pool of ${POOL}, full)`, warm, { p50: TARGET.warmP50, text: `p50 < ${TARGET.warmP50} ms` }),
       row('lifecycle: /start, /json/version, connect, page, navigate, release', cycles, {
         p50: TARGET.lifecycleP50,
