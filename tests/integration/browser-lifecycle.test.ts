@@ -216,14 +216,16 @@ describe('the launch prepared ahead', () => {
       assert.deepEqual(await chromiumProcesses(service.dataDir), [], 'no browser runs');
 
       const uid = statSync(join(instancesDir(service.dataDir), folder, 'home')).uid;
-      const waiting = (await processesOfUids(uid, uid + 1)).map((p) => p.pid);
       assert.ok(isolation.uidPerInstance, 'the service runs as root in these tests, so each instance has a uid of its own');
       assert.notEqual(uid, 0);
+      // The relay is forked as a shell a moment before it becomes socat.
+      const commands = async () => [...new Set(comms((await processesOfUids(uid, uid + 1)).map((p) => p.pid)))].sort();
       assert.deepEqual(
-        [...new Set(comms(waiting))].sort(),
+        await eventually(commands, (c) => c.join() === 'bwrap,sh,socat', 5000),
         ['bwrap', 'sh', 'socat'],
         'the sandbox and its relay wait, as the instance uid; no Chromium yet',
       );
+      const waiting = (await processesOfUids(uid, uid + 1)).map((p) => p.pid);
       if (isolation.cgroups?.memory && isolation.cgroups.pids) {
         for (const pid of waiting) {
           const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8');

@@ -9,7 +9,7 @@ import type { ChromiumExecutable } from './executable.ts';
 import { createInstanceFolders, promoteInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
 import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgroups.ts';
 import { SANDBOX } from './sandbox/layout.ts';
-import { spawnSandboxed, startSandboxed, type SandboxTools } from './sandbox/spawn.ts';
+import { sandboxWaiting, spawnSandboxed, startSandboxed, type SandboxTools } from './sandbox/spawn.ts';
 import { killUids, type UidPool } from './sandbox/uids.ts';
 import { isTab, TabWatch } from './tab-watch.ts';
 
@@ -219,17 +219,23 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
 export class PreparedLaunch {
   readonly #options: LaunchOptions;
   readonly #teardown: Teardown;
-  readonly #stderrTail: string[] = [];
+  readonly #stderrTail: string[];
   #folders: InstanceFolders;
   #child: ChildProcess | null;
   #used = false;
 
-  private constructor(options: LaunchOptions, folders: InstanceFolders, teardown: Teardown, child: ChildProcess | null) {
-    this.#options = options;
-    this.#folders = folders;
-    this.#teardown = teardown;
-    this.#child = child;
-    if (child) drainStderr(child, this.#stderrTail);
+  private constructor(o: {
+    options: LaunchOptions;
+    folders: InstanceFolders;
+    teardown: Teardown;
+    child: ChildProcess | null;
+    stderrTail: string[];
+  }) {
+    this.#options = o.options;
+    this.#folders = o.folders;
+    this.#teardown = o.teardown;
+    this.#child = o.child;
+    this.#stderrTail = o.stderrTail;
   }
 
   static async make(options: LaunchOptions): Promise<PreparedLaunch> {
@@ -244,6 +250,7 @@ export class PreparedLaunch {
       closeEgress: async () => {},
     };
     let child: ChildProcess | null = null;
+    const stderrTail: string[] = [];
     try {
       const folders = await createInstanceFolders(options.instancesDir, uid, { prepared: true });
       teardown.folders = folders;
@@ -258,8 +265,13 @@ export class PreparedLaunch {
           cgroupFolders: teardown.cgroups?.folders ?? [],
           chromiumArgs: chromiumArgs({ profileDir: SANDBOX.profile, proxyUrl: `http://127.0.0.1:${SANDBOX.proxyPort}`, noSandbox: false }),
         });
+        drainStderr(child, stderrTail);
+        // Prepared means made: a sandbox that cannot be made fails here, not at its start.
+        await sandboxWaiting(child, options.timeoutMs).catch((err: Error) => {
+          throw new Error(`${err.message}: ${stderrTail.slice(-3).join(' | ')}`);
+        });
       }
-      return new PreparedLaunch(options, folders, teardown, child);
+      return new PreparedLaunch({ options, folders, teardown, child, stderrTail });
     } catch (err) {
       await destroy(child, teardown);
       throw err;

@@ -337,33 +337,41 @@ describe('chromiumArgs', () => {
 });
 
 describe('AWAIT_START: a prepared sandbox waits for its start', () => {
-  /** Run the script as the sandbox does, `printf` standing in for Chromium; what it printed and its exit code. */
-  async function run(input: string | null, delayMs = 0): Promise<{ out: string; code: number | null }> {
-    const child = spawn('/bin/sh', ['-c', AWAIT_START, 'periscope-sandbox', '/usr/bin/printf', '%s|', '--flag'], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const out = text(child.stdout);
-    await new Promise((r) => setTimeout(r, delayMs));
+  const dir = mkdtempSync(join(tmpdir(), 'periscope-await-start-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  let runs = 0;
+
+  /**
+   * Run the script as the sandbox does, a shell that writes its arguments to a file standing in for
+   * Chromium: what the script said, what the stand-in was given (null if it never ran), the exit code.
+   */
+  async function run(input: string | null): Promise<{ said: string; ran: string | null; code: number | null }> {
+    const file = join(dir, `ran-${++runs}`);
+    const standIn = ['/bin/sh', '-c', `printf '%s|' "$@" > '${file}'`, 'stand-in', '--flag'];
+    const child = spawn('/bin/sh', ['-c', AWAIT_START, 'periscope-sandbox', ...standIn], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const said = text(child.stdout);
+    await new Promise((r) => setTimeout(r, 100));
     assert.equal(child.exitCode, null, 'it waits');
     if (input === null) child.stdin.end();
     else child.stdin.end(input);
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    return { out: await out, code };
+    return { said: await said, ran: existsSync(file) ? readFileSync(file, 'utf8') : null, code };
   }
 
-  it('waits for the window, then becomes the command with it and a blank page, as startArgs says', async () => {
-    const { out, code } = await run('1280,633\n', 100);
+  it('says it waits, then becomes the command with the window and a blank page, as startArgs says', async () => {
+    const { said, ran, code } = await run('1280,633\n');
     assert.equal(code, 0);
-    assert.equal(out, ['--flag', ...startArgs({ width: 1280, height: 633 })].map((a) => `${a}|`).join(''));
+    assert.equal(said, 'waiting\n', "Chromium's own output does not reach the pipe");
+    assert.equal(ran, ['--flag', ...startArgs({ width: 1280, height: 633 })].map((a) => `${a}|`).join(''));
   });
 
   it('exits quietly without running the command when its input ends without a line (discarded)', async () => {
-    assert.deepEqual(await run(null), { out: '', code: 0 });
+    assert.deepEqual(await run(null), { said: 'waiting\n', ran: null, code: 0 });
   });
 
   it('refuses anything but WIDTH,HEIGHT and runs nothing', async () => {
     for (const bad of ['', '1280', '1280,', ',720', '1280,720,1', '1280x720', '1280,720 --no-sandbox', '$(id),1', '-1,720']) {
-      assert.deepEqual(await run(`${bad}\n`), { out: '', code: 64 }, JSON.stringify(bad));
+      assert.deepEqual(await run(`${bad}\n`), { said: 'waiting\n', ran: null, code: 64 }, JSON.stringify(bad));
     }
   });
 });

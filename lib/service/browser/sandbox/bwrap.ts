@@ -23,15 +23,17 @@ export type SandboxSpec = {
 };
 
 /**
- * How a prepared sandbox waits for its start (docs/decisions/0050-instance-isolation.md): it reads
- * one line on its standard input, Chromium's window size as `WIDTH,HEIGHT`, then becomes Chromium
- * with the command line it was made with, that window and a blank first page (chromium.ts
- * `startArgs`, written out here). The end of its input without a line is the service discarding it.
+ * How a prepared sandbox waits for its start (docs/decisions/0050-instance-isolation.md): it says
+ * `waiting` on its standard output, reads one line on its standard input, Chromium's window size as
+ * `WIDTH,HEIGHT`, then becomes Chromium with the command line it was made with, that window and a
+ * blank first page (chromium.ts `startArgs`, written out here). The end of its input without a line
+ * is the service discarding it.
  */
 export const AWAIT_START = [
+  'echo waiting',
   'read -r window || exit 0',
   "case $window in ''|*[!0-9,]*|*,*,*|,*|*,) exit 64;; *,*) ;; *) exit 64;; esac",
-  'exec "$@" "--window-size=$window" about:blank </dev/null',
+  'exec "$@" "--window-size=$window" about:blank </dev/null >/dev/null',
 ].join('\n');
 
 /**

@@ -25,8 +25,8 @@ const ROLES: (keyof SandboxFds)[] = ['home', 'downloads', 'uploads', 'run', 'chr
 
 /**
  * Make an instance's sandbox and leave it waiting for its start (`startSandboxed`), Chromium not yet
- * running. Stdio of the child: 0 piped (the word to start), 1 ignored, 2 piped (Chromium's log),
- * 3 and 4 the DevTools pipe. Folders are handed over as open descriptors, so the instance's uid
+ * running (`sandboxWaiting` says when it is made). Stdio of the child: 0 piped (the word to start),
+ * 1 piped (the sandbox saying it waits), 2 piped (Chromium's log), 3 and 4 the DevTools pipe. Folders are handed over as open descriptors, so the instance's uid
  * needs no right to walk the host paths above them.
  */
 export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
@@ -69,7 +69,7 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
     const child = spawn(launch.tools.bash, argv, {
       detached: true,
       env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', NODE_ENV: 'production' },
-      stdio: ['pipe', 'ignore', 'pipe', 'pipe', 'pipe', ...opened],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...opened],
     });
     // A sandbox that died before its start makes its pipe refuse the word; its exit tells why.
     child.stdin?.on('error', () => {});
@@ -77,6 +77,31 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
   } finally {
     for (const fd of opened) closeSync(fd);
   }
+}
+
+/** Resolves once the sandbox waits for its start (bwrap.ts `AWAIT_START`); rejects if it exits or takes longer than `timeoutMs`. */
+export function sandboxWaiting(child: ChildProcess, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const onData = (chunk: Buffer) => {
+      said += chunk.toString('latin1');
+      if (said.includes('waiting\n')) finish(null);
+    };
+    const onExit = (code: number | null, signal: string | null) =>
+      finish(new Error(`the sandbox exited before it was ready (code ${code}, signal ${signal})`));
+    const timer = setTimeout(() => finish(new Error(`the sandbox was not ready within ${timeoutMs} ms`)), timeoutMs);
+    function finish(err: Error | null) {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      child.stdout?.resume(); // nothing more comes: Chromium's output goes to /dev/null
+      if (err) reject(err);
+      else resolve();
+    }
+    if (!child.stdout) return finish(new Error('the sandbox was not made to say when it waits'));
+    child.stdout.on('data', onData);
+    child.once('exit', onExit);
+  });
 }
 
 /**
