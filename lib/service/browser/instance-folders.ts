@@ -32,7 +32,7 @@ export async function prepareInstancesDir(dir: string): Promise<string> {
 
 /**
  * The folder of a prepared launch is named `ready-<name>` until its Chromium starts, so that what
- * waits and what runs can be told apart in DATA_DIR/browsers (chromium.ts `PreparedLaunch`).
+ * waits and what runs can be told apart in the instances folder (chromium.ts `PreparedLaunch`).
  */
 export const PREPARED_PREFIX = 'ready-';
 
