@@ -223,29 +223,12 @@ export function nextEvent(chromium: Chromium, sessionId: string, method: string,
 const LAUNCHER_COMMANDS = new Set(['bash', 'setpriv', 'bwrap', 'sh', 'socat']);
 
 /**
- * Milliseconds of CPU that Chromium's processes under `root` (the process a launch spawned) have
- * used so far, every thread counted (/proc/<pid>/task/<tid>/schedstat); the sandbox's own
- * processes are left out.
+ * Milliseconds of CPU that Chromium's processes among `pids` (`directProcesses`) have used so far,
+ * every thread counted (/proc/<pid>/task/<tid>/schedstat); the sandbox's own processes are left out.
  */
-export function chromiumCpuMs(root: number): number {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const parent = Number(
-        readFileSync(`/proc/${entry}/stat`, 'latin1')
-          .replace(/^.*\) /, '')
-          .split(' ')[1],
-      );
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // gone
-    }
-  }
+export function chromiumCpuMs(pids: readonly number[]): number {
   let ns = 0;
-  for (const queue = [root]; queue.length;) {
-    const pid = queue.pop() as number;
-    queue.push(...(children.get(pid) ?? []));
+  for (const pid of pids) {
     try {
       if (LAUNCHER_COMMANDS.has(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())) continue;
       for (const task of readdirSync(`/proc/${pid}/task`))

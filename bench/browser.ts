@@ -222,7 +222,7 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
         await settle(all);
         const chromium = await (await direct.prepare(mode)).start();
         await new Promise((r) => setTimeout(r, 1500));
-        startCpu[mode].push(chromiumCpuMs(chromium.pid));
+        startCpu[mode].push(chromiumCpuMs(await directProcesses(chromium)));
         await chromium.close();
       }
     }

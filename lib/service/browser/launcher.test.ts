@@ -39,7 +39,13 @@ function doubles() {
 }
 
 const log = pino({ level: 'silent' });
-const settled = () => new Promise((r) => setTimeout(r, 30));
+/** A moment, for what must not happen: long enough for the launcher's own timer to have fired. */
+const aMoment = () => new Promise((r) => setTimeout(r, 30));
+/** Wait for what must happen, however loaded the machine (fails after 5 s). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 5000; !done(); await new Promise((r) => setTimeout(r, 1)))
+    if (Date.now() > deadline) assert.fail(`not within 5 s: ${what}`);
+}
 /** The next launch is prepared this long after a start. */
 const aheadDelayMs = 10;
 
@@ -50,9 +56,8 @@ describe('Launcher', () => {
     assert.equal(await launcher.launch(), 'browser 1');
     await new Promise((r) => setImmediate(r));
     assert.equal(made.length, 1, 'not while the browser is handed over');
-    await settled();
+    await until(() => launcher.prepared === 1, 'the next launch prepared');
     assert.equal(made.length, 2);
-    assert.equal(launcher.prepared, 1);
     assert.equal(await launcher.launch(), 'browser 2');
     assert.equal(launcher.prepared, 0, 'the prepared launch was taken');
     await launcher.close();
@@ -64,8 +69,7 @@ describe('Launcher', () => {
     launcher.prepareAhead();
     launcher.prepareAhead(); // one at a time
     assert.equal(await launcher.launch(), 'browser 1');
-    await settled();
-    assert.equal(made.length, 2);
+    await until(() => made.length === 2, 'the next launch prepared');
     assert.deepEqual(
       made.map((p) => p.started),
       [true, false],
@@ -77,7 +81,7 @@ describe('Launcher', () => {
     const { made, prepare } = doubles();
     const launcher = new Launcher(prepare, log, { aheadDelayMs });
     launcher.prepareAhead();
-    await settled();
+    await until(() => launcher.prepared === 1, 'a launch prepared');
     made[0]!.dead = true;
     assert.equal(launcher.prepared, 0);
     assert.equal(await launcher.launch(), 'browser 2');
@@ -90,12 +94,11 @@ describe('Launcher', () => {
     const launcher = new Launcher(prepare, log, { aheadDelayMs });
     state.failNext = true;
     launcher.prepareAhead();
-    await settled();
+    await aMoment();
     assert.equal(launcher.prepared, 0);
     assert.equal(await launcher.launch(), 'browser 1');
-    await settled();
+    await until(() => launcher.prepared === 1, 'the next launch prepared');
     assert.equal(made.length, 2);
-    assert.equal(launcher.prepared, 1);
     await launcher.close();
   });
 
@@ -104,14 +107,13 @@ describe('Launcher', () => {
     const launcher = new Launcher(prepare, log, { aheadDelayMs });
     state.failNext = true;
     await assert.rejects(launcher.launch(), /no uid left/);
-    await settled();
+    await aMoment();
     assert.equal(launcher.prepared, 0, 'a failed preparation is not retried in the background');
     state.failStart = true;
     await assert.rejects(launcher.launch(), /did not start/);
     state.failStart = false;
-    await settled();
+    await until(() => launcher.prepared === 1, 'the next launch prepared after a failed start');
     assert.equal(made.length, 2);
-    assert.equal(launcher.prepared, 1);
     assert.equal(await launcher.launch(), 'browser 2');
     await launcher.close();
   });
@@ -120,10 +122,11 @@ describe('Launcher', () => {
     const { made, prepare } = doubles();
     const launcher = new Launcher(prepare, log, { aheadDelayMs });
     launcher.prepareAhead();
-    await settled();
+    await until(() => launcher.prepared === 1, 'a launch prepared');
     const browsers = await Promise.all([launcher.launch(), launcher.launch(), launcher.launch()]);
     assert.equal(new Set(browsers).size, 3);
-    await settled();
+    await until(() => launcher.prepared === 1, 'the next launch prepared');
+    await aMoment();
     assert.equal(made.filter((p) => p.started).length, 3);
     assert.equal(made.filter((p) => !p.started).length, 1, 'one prepared ahead afterwards, not one per launch');
     await launcher.close();
@@ -133,7 +136,7 @@ describe('Launcher', () => {
     const { made, prepare } = doubles();
     const launcher = new Launcher(prepare, log, { aheadDelayMs });
     launcher.prepareAhead();
-    await settled();
+    await until(() => launcher.prepared === 1, 'a launch prepared');
     await launcher.close();
     assert.equal(made[0]!.discarded, true);
 
@@ -149,10 +152,10 @@ describe('Launcher', () => {
     const launchedThenClosed = new Launcher(third.prepare, log, { aheadDelayMs });
     await launchedThenClosed.launch();
     await launchedThenClosed.close(); // before the next one was due
-    await settled();
+    await aMoment();
     assert.equal(third.made.length, 1, 'the preparation that was due is not made');
     closing.prepareAhead();
-    await settled();
+    await aMoment();
     assert.equal(second.made.length, 1, 'nothing is prepared after close');
   });
 });
