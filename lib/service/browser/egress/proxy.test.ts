@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { parseCidrList } from '../../net/cidr.ts';
@@ -36,9 +39,12 @@ describe('EgressProxy', () => {
     target.close();
   });
 
-  const viaProxy = (url: string) =>
+  /** One request through the proxy: its TCP listener, or an instance's own socket; a body makes it a POST. */
+  const viaProxy = (url: string, o: { socketPath?: string; body?: string } = {}) =>
     new Promise<{ status: number; body: string; egress?: string; detail?: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+      const to = o.socketPath ? { socketPath: o.socketPath } : { host: '127.0.0.1', port: proxyPort };
+      const method = o.body === undefined ? 'GET' : 'POST';
+      const req = request({ ...to, method, path: url, headers: { host: new URL(url).host } }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c));
         const reason = res.headers['x-periscope-egress'] as string | undefined;
@@ -46,8 +52,21 @@ describe('EgressProxy', () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ...(reason && { egress: reason, detail }) }));
       });
       req.on('error', reject);
-      req.end();
+      req.end(o.body);
     });
+
+  /** A target that answers with the number of the connection each request came on. */
+  const numberingTarget = async (answer: (req: IncomingMessage, res: ServerResponse, connection: number, nth: number) => void) => {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      const socket = req.socket as typeof req.socket & { number?: number; requests?: number };
+      socket.number ??= ++connections;
+      socket.requests = (socket.requests ?? 0) + 1;
+      answer(req, res, socket.number, socket.requests);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', () => r()));
+    return { server, url: `http://ok.example:${(server.address() as AddressInfo).port}/` };
+  };
 
   const tunnel = (authority: string) =>
     new Promise<string>((resolve, reject) => {
@@ -138,6 +157,49 @@ describe('EgressProxy', () => {
     assert.equal(r.egress, 'unreachable');
     assert.equal(r.detail, '127.0.0.2: ECONNREFUSED');
     assert.match(r.body, /The site did not answer: ok\.example/);
+  });
+
+  it("keeps each instance's kept-alive upstream connections its own", async () => {
+    const target = await numberingTarget((_req, res, connection) => res.end(`connection ${connection}`));
+    const dir = await mkdtemp(join(tmpdir(), 'periscope-egress-'));
+    const stops = await Promise.all(['a', 'b'].map((name) => proxy.serveInstance(join(dir, `${name}.sock`), name)));
+    try {
+      const a = { socketPath: join(dir, 'a.sock') };
+      assert.equal((await viaProxy(target.url, a)).body, 'connection 1');
+      // The reuse this test looks for is visible: the same instance, on a new connection of its own, gets the kept one.
+      assert.equal((await viaProxy(target.url, a)).body, 'connection 1');
+      assert.equal(
+        (await viaProxy(target.url, { socketPath: join(dir, 'b.sock') })).body,
+        'connection 2',
+        'another instance never gets it',
+      );
+      assert.equal((await viaProxy(target.url)).body, 'connection 3', 'nor does the TCP listener');
+    } finally {
+      await Promise.all(stops.map((stop) => stop()));
+      target.server.closeAllConnections();
+      target.server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sends a request without a body again when the kept-alive connection it was given turns out closed', async () => {
+    // Every connection answers its first request and is then closed by the server as the next one arrives.
+    const target = await numberingTarget((req, res, connection, nth) => {
+      if (nth > 1) return void req.socket.destroy();
+      req.resume();
+      res.end(`connection ${connection}`);
+    });
+    try {
+      assert.deepEqual(await viaProxy(target.url), { status: 200, body: 'connection 1' });
+      assert.deepEqual(await viaProxy(target.url), { status: 200, body: 'connection 2' }, 'sent again, on a new connection');
+      const posted = await viaProxy(target.url, { body: 'form=1' });
+      assert.equal(posted.status, 502, 'a body, once sent, is not sent twice');
+      assert.equal(posted.egress, 'unreachable');
+      assert.deepEqual(await viaProxy(target.url), { status: 200, body: 'connection 3' });
+    } finally {
+      target.server.closeAllConnections();
+      target.server.close();
+    }
   });
 
   it('refuses names that do not resolve and malformed requests', async () => {

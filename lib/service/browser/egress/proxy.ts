@@ -1,5 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { chmod, rm } from 'node:fs/promises';
 import { connect, createServer as createNetServer, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -22,6 +30,12 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
+
+/** Errors of a kept-alive connection the server closed just as it was reused: the request never reached it. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/** A pool of kept-alive upstream connections, as Node's global one (the newest idle connection is reused first). */
+const keptAlive = () => new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
 
 /** Why a connection was refused: the address is one the policy denies, or the name did not resolve. */
 export type RefusalReason = 'denied_address' | 'unresolved';
@@ -51,6 +65,13 @@ export class EgressProxy {
   readonly #log: Logger;
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
+  /**
+   * Kept-alive upstream connections, one pool per instance (by the connection its browser came in
+   * on): a connection one tenant opened, and perhaps authenticated (NTLM, Negotiate), is never
+   * handed to another. The pool of the TCP listener serves single-tenant mode.
+   */
+  readonly #agents = new WeakMap<Duplex, Agent>();
+  readonly #sharedAgent = keptAlive();
   #port = 0;
 
   constructor(policy: EgressPolicy, log: Logger, options: EgressProxyOptions = {}) {
@@ -78,6 +99,7 @@ export class EgressProxy {
 
   async close(): Promise<void> {
     for (const s of this.#sockets) s.destroy();
+    this.#sharedAgent.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
@@ -87,9 +109,11 @@ export class EgressProxy {
    */
   async serveInstance(socketPath: string, instance: string): Promise<() => Promise<void>> {
     const mine = new Set<Socket>();
+    const agent = keptAlive();
     const server = createNetServer((socket) => {
       mine.add(socket);
       socket.once('close', () => mine.delete(socket));
+      this.#agents.set(socket, agent);
       this.#server.emit('connection', socket);
     });
     await rm(socketPath, { force: true });
@@ -102,6 +126,7 @@ export class EgressProxy {
     this.#log.debug({ instance }, 'egress socket open');
     return async () => {
       for (const s of mine) s.destroy();
+      agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
   }
@@ -190,35 +215,55 @@ export class EgressProxy {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
-    const upstream = httpRequest({
-      host: address,
-      port: url.port || 80,
-      method: req.method,
-      path: url.pathname + url.search,
-      headers,
-      setHost: false,
-    });
+    const agent = this.#agents.get(req.socket) ?? this.#sharedAgent;
+    const send = (retry: boolean): ClientRequest => {
+      const upstream = httpRequest({
+        agent,
+        host: address,
+        port: url.port || 80,
+        method: req.method,
+        path: url.pathname + url.search,
+        headers,
+        setHost: false,
+      });
+      upstream.on('response', (up) => {
+        const out: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(up.headers)) {
+          // The proxy's own headers (refusal.ts) are the proxy's alone: a site that sends them is not believed.
+          if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith(EGRESS_HEADER_PREFIX)) out[name] = value;
+        }
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+        up.pipe(res);
+      });
+      upstream.on('error', (err: NodeJS.ErrnoException) => {
+        if (res.headersSent) return void res.destroy();
+        // A kept-alive connection the server closed as it was reused: the request is sent again on
+        // a new one, as browsers do, when it has no body (so nothing of it was lost).
+        if (retry && upstream.reusedSocket && STALE_CONNECTION.has(err.code ?? '') && !res.destroyed)
+          return void (current = send(false)).end();
+        const answer = refusalAnswer('unreachable', url.host, `${address}: ${err.code ?? err.message}`);
+        res.writeHead(answer.status, answer.headers).end(answer.body);
+      });
+      return upstream;
+    };
+    let current = send(!hasBody(req));
     // A browser that goes away (its instance ended, its tab closed) takes the upstream request with
     // it: a remote server must not be left holding a half-read answer.
     res.once('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (!res.writableFinished) current.destroy();
     });
-    upstream.on('response', (up) => {
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(up.headers)) {
-        // The proxy's own headers (refusal.ts) are the proxy's alone: a site that sends them is not believed.
-        if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith(EGRESS_HEADER_PREFIX)) out[name] = value;
-      }
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
-      up.pipe(res);
-    });
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
-      if (res.headersSent) return void res.destroy();
-      const answer = refusalAnswer('unreachable', url.host, `${address}: ${err.code ?? err.message}`);
-      res.writeHead(answer.status, answer.headers).end(answer.body);
-    });
-    req.pipe(upstream);
+    if (hasBody(req)) req.pipe(current);
+    else {
+      req.resume();
+      current.end();
+    }
   }
+}
+
+/** Whether a request carries a body (which, once sent, cannot be sent again). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function parseAuthority(authority: string): { host: string; port: number } | null {
