@@ -230,21 +230,33 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
   it("runs under its own uid, with Chromium's own sandbox on and memory and process limits", async () => {
     const uid = sandboxed.uid as number;
     assert.ok(uid >= base && uid < base + UID_BLOCK);
-    const processes = await processesOfUids(uid, uid + 1);
+    // With their command lines read at once: Chromium ends some of its processes (a spare renderer, say) at any moment.
+    const processes = (await processesOfUids(uid, uid + 1)).flatMap((p) => {
+      try {
+        return [{ ...p, cmdline: readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replaceAll('\0', ' ') }];
+      } catch {
+        return [];
+      }
+    });
     assert.ok(processes.length >= 2, "the instance's processes run as its uid");
-    const cmdlines = processes.map((p) => readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replaceAll('\0', ' '));
     assert.ok(
-      cmdlines.every((c) => !c.includes('--no-sandbox')),
+      processes.every((p) => !p.cmdline.includes('--no-sandbox')),
       'no --no-sandbox',
     );
     const browserPid = await browserProcess(sandboxed);
-    const renderer = processes.find((_, i) => /--type=renderer/.test(cmdlines[i] as string));
-    assert.ok(renderer, 'a renderer runs (earlier tests opened pages)');
-    assert.notEqual(
-      readlinkSync(`/proc/${renderer.pid}/ns/user`),
-      readlinkSync(`/proc/${browserPid}/ns/user`),
-      "renderers sit in Chromium's own namespace sandbox",
-    );
+    const userNs = (pid: number): string | null => {
+      try {
+        return readlinkSync(`/proc/${pid}/ns/user`);
+      } catch {
+        return null; // it ended since
+      }
+    };
+    const rendererNs = processes
+      .filter((p) => /--type=renderer/.test(p.cmdline))
+      .map((p) => userNs(p.pid))
+      .find((ns) => ns !== null);
+    assert.ok(rendererNs, 'a renderer runs (earlier tests opened pages)');
+    assert.notEqual(rendererNs, userNs(browserPid), "renderers sit in Chromium's own namespace sandbox");
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/net`), readlinkSync('/proc/self/ns/net'), 'a network namespace of its own');
     assert.notEqual(readlinkSync(`/proc/${browserPid}/ns/mnt`), readlinkSync('/proc/self/ns/mnt'), 'a mount view of its own');
     for (const folder of sandboxed.cgroupFolders) {
