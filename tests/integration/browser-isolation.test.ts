@@ -199,6 +199,29 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
     );
   });
 
+  it("renders with the same fonts isolated or not, the binary's own included", async () => {
+    // A font is there when text set in it, with monospace as the fallback, is not as wide as monospace.
+    const widths = async (browser: Chromium) => {
+      const { result } = await browser.mux.call<{ result: { value: [number, number] } }>(
+        'Runtime.evaluate',
+        {
+          expression: `(() => {
+            const c = new OffscreenCanvas(1, 1).getContext('2d');
+            const w = (font) => ((c.font = font), c.measureText('Periscope renders this line 0123456789').width);
+            return [w('32px "Open Sans", monospace'), w('32px monospace')];
+          })()`,
+          returnByValue: true,
+        },
+        await rawPage(browser),
+      );
+      return result.value;
+    };
+    const [isolated, plain] = [await widths(sandboxed), await widths(unisolated)];
+    assert.deepEqual(isolated, plain, 'the same text is as wide in both');
+    const executable = await resolveChromium(process.env.CHROME_PATH);
+    if (executable.fontsDir) assert.notEqual(isolated[0], isolated[1], 'Open Sans, which ships with the headless shell, is there');
+  });
+
   it("cannot reach the host's network even with a context that bypasses the proxy", async () => {
     const { browserContextId } = await unisolated.mux.call<{ browserContextId: string }>('Target.createBrowserContext', {
       proxyServer: 'direct://',

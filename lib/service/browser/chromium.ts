@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
@@ -8,7 +10,7 @@ import type { InstanceFolders as PolicyFolders } from './cdp-policy.ts';
 import type { ChromiumExecutable } from './executable.ts';
 import { createInstanceFolders, promoteInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
 import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgroups.ts';
-import { SANDBOX } from './sandbox/layout.ts';
+import { fontsConfig, SANDBOX } from './sandbox/layout.ts';
 import { sandboxWaiting, spawnSandboxed, startSandboxed, type SandboxTools } from './sandbox/spawn.ts';
 import { killUids, type UidPool } from './sandbox/uids.ts';
 import { isTab, TabWatch } from './tab-watch.ts';
@@ -84,6 +86,9 @@ export function chromiumArgs(o: { profileDir: string; proxyUrl: string; noSandbo
 export function startArgs(window: { width: number; height: number }): string[] {
   return [`--window-size=${window.width},${window.height}`, 'about:blank'];
 }
+
+/** Not isolated: the fontconfig file beside the instance's folders (sandbox/layout.ts `fontsConfig`). */
+const FONTS_CONF = 'fonts.conf';
 
 /**
  * What a build's window adds around the page, measured once per binary: full Chromium's headless
@@ -270,6 +275,9 @@ export class PreparedLaunch {
         await sandboxWaiting(child, options.timeoutMs).catch((err: Error) => {
           throw new Error(`${err.message}: ${stderrTail.slice(-3).join(' | ')}`);
         });
+      } else if (options.executable.fontsDir) {
+        // The fonts that ship with the binary, as in the sandbox: a page looks the same isolated or not.
+        await writeFile(join(folders.root, FONTS_CONF), fontsConfig(options.executable.fontsDir, null));
       }
       return new PreparedLaunch({ options, folders, teardown, child, stderrTail });
     } catch (err) {
@@ -305,7 +313,13 @@ export class PreparedLaunch {
           ],
           {
             detached: true,
-            env: { ...process.env, HOME: folders.home, TMPDIR: folders.home },
+            env: {
+              ...process.env,
+              HOME: folders.home,
+              TMPDIR: folders.home,
+              XDG_CACHE_HOME: join(folders.home, '.cache'),
+              ...(o.executable.fontsDir ? { FONTCONFIG_FILE: join(folders.root, FONTS_CONF) } : {}),
+            },
             stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
           },
         );

@@ -51,8 +51,11 @@ export function managedPolicy(downloads: string): Record<string, unknown> {
   };
 }
 
-/** A fontconfig file that reads the system's configuration and the fonts shipped with the binary. */
-export function fontsConfig(extraDir: string | null): string {
+/**
+ * A fontconfig file that reads the system's configuration and the fonts shipped with the binary,
+ * caching what it scans in `cacheDir` (or, when null, the user's cache folder: $XDG_CACHE_HOME).
+ */
+export function fontsConfig(extraDir: string | null, cacheDir: string | null): string {
   return [
     '<?xml version="1.0"?>',
     '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
@@ -60,7 +63,7 @@ export function fontsConfig(extraDir: string | null): string {
     '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>',
     '  <dir>/usr/share/fonts</dir>',
     ...(extraDir ? [`  <dir>${extraDir}</dir>`] : []),
-    '  <cachedir>/tmp/fontconfig</cachedir>',
+    cacheDir ? `  <cachedir>${cacheDir}</cachedir>` : '  <cachedir prefix="xdg">fontconfig</cachedir>',
     '</fontconfig>',
     '',
   ].join('\n');

@@ -41,7 +41,7 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
   writeFileSync(etc.passwd, passwdFile);
   writeFileSync(etc.group, groupFile);
   writeFileSync(etc.policy, JSON.stringify(managedPolicy(SANDBOX.downloads)));
-  writeFileSync(etc.fonts, fontsConfig(executable.fontsDir ? `${SANDBOX.chromium}/fonts` : null));
+  writeFileSync(etc.fonts, fontsConfig(executable.fontsDir ? `${SANDBOX.chromium}/fonts` : null, '/tmp/fontconfig'));
   const paths: Record<keyof SandboxFds, string> = {
     home: folders.home,
     downloads: folders.downloads,
