@@ -62,12 +62,15 @@ export function fontsConfig(extraDir: string | null, cacheDir: string | null): s
     '<fontconfig>',
     '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>',
     '  <dir>/usr/share/fonts</dir>',
-    ...(extraDir ? [`  <dir>${extraDir}</dir>`] : []),
-    cacheDir ? `  <cachedir>${cacheDir}</cachedir>` : '  <cachedir prefix="xdg">fontconfig</cachedir>',
+    ...(extraDir ? [`  <dir>${xmlText(extraDir)}</dir>`] : []),
+    cacheDir ? `  <cachedir>${xmlText(cacheDir)}</cachedir>` : '  <cachedir prefix="xdg">fontconfig</cachedir>',
     '</fontconfig>',
     '',
   ].join('\n');
 }
+
+/** A path as XML text (a host path may hold `&` or `<`). */
+const xmlText = (text: string): string => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 export const passwdFile = `root:x:0:0::/:/usr/sbin/nologin\nbrowser:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX.home}:/usr/sbin/nologin\nnobody:x:65534:65534::/:/usr/sbin/nologin\n`;
 export const groupFile = `root:x:0:\nbrowser:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;
