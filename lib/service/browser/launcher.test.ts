@@ -49,6 +49,15 @@ async function until(done: () => boolean, what: string): Promise<void> {
 /** The next launch is prepared this long after a start. */
 const aheadDelayMs = 10;
 
+/** A launcher over fresh doubles, with its first launch prepared ahead and waiting. */
+async function launcherWithOnePrepared() {
+  const fakes = doubles();
+  const launcher = new Launcher(fakes.prepare, log, { aheadDelayMs });
+  launcher.prepareAhead();
+  await until(() => launcher.prepared === 1, 'a launch prepared');
+  return { ...fakes, launcher };
+}
+
 describe('Launcher', () => {
   it('prepares the first launch when asked for one, then the next one ahead', async () => {
     const { made, prepare } = doubles();
@@ -78,10 +87,7 @@ describe('Launcher', () => {
   });
 
   it('discards a prepared launch that can no longer start, and prepares another', async () => {
-    const { made, prepare } = doubles();
-    const launcher = new Launcher(prepare, log, { aheadDelayMs });
-    launcher.prepareAhead();
-    await until(() => launcher.prepared === 1, 'a launch prepared');
+    const { made, launcher } = await launcherWithOnePrepared();
     made[0]!.dead = true;
     assert.equal(launcher.prepared, 0);
     assert.equal(await launcher.launch(), 'browser 2');
@@ -119,10 +125,7 @@ describe('Launcher', () => {
   });
 
   it('never hands one prepared launch to two launches at once', async () => {
-    const { made, prepare } = doubles();
-    const launcher = new Launcher(prepare, log, { aheadDelayMs });
-    launcher.prepareAhead();
-    await until(() => launcher.prepared === 1, 'a launch prepared');
+    const { made, launcher } = await launcherWithOnePrepared();
     const browsers = await Promise.all([launcher.launch(), launcher.launch(), launcher.launch()]);
     assert.equal(new Set(browsers).size, 3);
     await until(() => launcher.prepared === 1, 'the next launch prepared');
@@ -133,10 +136,7 @@ describe('Launcher', () => {
   });
 
   it('on close discards the launch that waits, and one still being prepared once it is made', async () => {
-    const { made, prepare } = doubles();
-    const launcher = new Launcher(prepare, log, { aheadDelayMs });
-    launcher.prepareAhead();
-    await until(() => launcher.prepared === 1, 'a launch prepared');
+    const { made, launcher } = await launcherWithOnePrepared();
     await launcher.close();
     assert.equal(made[0]!.discarded, true);
 

@@ -216,6 +216,7 @@ export class EgressProxy {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     const agent = this.#agents.get(req.socket) ?? this.#sharedAgent;
+    const withBody = hasBody(req);
     const send = (retry: boolean): ClientRequest => {
       const upstream = httpRequest({
         agent,
@@ -246,13 +247,13 @@ export class EgressProxy {
       });
       return upstream;
     };
-    let current = send(!hasBody(req));
+    let current = send(!withBody);
     // A browser that goes away (its instance ended, its tab closed) takes the upstream request with
     // it: a remote server must not be left holding a half-read answer.
     res.once('close', () => {
       if (!res.writableFinished) current.destroy();
     });
-    if (hasBody(req)) req.pipe(current);
+    if (withBody) req.pipe(current);
     else {
       req.resume();
       current.end();
