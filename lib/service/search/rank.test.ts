@@ -20,6 +20,10 @@ const base: Candidate = {
   nearAnchors: 0,
   linkContext: 0,
   held: 1,
+  passage: 0,
+  linkShare: 0,
+  onNamedSite: 0,
+  authority: 1,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
 };
 

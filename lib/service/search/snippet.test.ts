@@ -13,7 +13,7 @@ const body = [
 ].join('\n');
 
 describe('snippet passages', () => {
-  const { passages, fallback } = snippetPassages(body, 'A description.', 'Gathering results');
+  const { passages, fallback } = snippetPassages(body, 'A description.', 'Gathering results', 4096);
 
   it('are the blocks worth showing, a short one with what follows it', () => {
     // The heading that repeats the title and the two-character block are not passages.

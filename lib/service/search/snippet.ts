@@ -168,18 +168,20 @@ export function makeSnippet(body: string, description: string, concepts: readonl
 export type Passage = { block: string; extra: string | null };
 
 /**
- * The query-independent part of makeSnippet, done once per page when it is indexed: the blocks of
- * the opening SNIPPET_SCAN characters worth scoring (not too short, not a heading that repeats the
- * title), each with its place among the page's blocks, and the snippet shown when no block holds
- * the query (the description, else the opening).
+ * The query-independent part of makeSnippet, done once per page when it is indexed: the page's
+ * first `maxBlocks` blocks worth scoring (not too short, not a heading that repeats the title),
+ * each with its place among the page's blocks, and the snippet shown when no block holds the query
+ * (the description, else the opening). The whole page, not only its opening: the passage that
+ * answers a question is often far down a long page (decision 0082).
  */
 export function snippetPassages(
   body: string,
   description: string,
   title: string,
+  maxBlocks: number,
   max = SNIPPET_CHARS,
 ): { passages: { ord: number; passage: Passage }[]; fallback: string } {
-  const blocks = body.slice(0, SNIPPET_SCAN).split('\n');
+  const blocks = body.split('\n', maxBlocks);
   const lowerTitle = title.toLowerCase();
   const passages: { ord: number; passage: Passage }[] = [];
   for (let b = 0; b < blocks.length; b++) {

@@ -20,7 +20,10 @@ test('queries: concepts, identifiers, stop words and joins of adjacent words', (
     q.concepts.map((c) => c.compound ?? c.parts[0]),
     ['logminmessages0', 'configuration', 'parameter'],
   );
-  assert.deepEqual(parseQuery('asyncio gather').joins, ['asynciogather0']);
+  // Adjacent words joined as an identifier, and as the one word people split (decision 0082).
+  assert.deepEqual(parseQuery('asyncio gather').joins, ['asynciogather0', 'asynciogather']);
+  assert.deepEqual(parseQuery('back up the system').joins, ['backup0', 'backup']);
+  assert.deepEqual(parseQuery('os.path join').joins, ['ospathjoin0']);
   assert.deepEqual(
     parseQuery('the where').concepts.map((c) => c.stop),
     [true, false],

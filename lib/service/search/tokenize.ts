@@ -107,6 +107,8 @@ export function parseQuery(query: string): ParsedQuery {
     if (a.stop || b.stop || a.parts.length + b.parts.length > MAX_COMPOUND_RUN) continue;
     const joined = joinedToken([...a.parts, ...b.parts]);
     if (joined.length <= MAX_TOKEN) joins.push(joined);
+    // Two words people split that the text writes as one (`back up` -> `backup`, `data base`).
+    if (a.parts.length === 1 && b.parts.length === 1 && joined.length <= MAX_TOKEN) joins.push(joined.slice(0, -1));
   }
   return { concepts, joins };
 }

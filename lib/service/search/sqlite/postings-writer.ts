@@ -3,20 +3,20 @@ import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
 import { PostingBuffer } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
 import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed } from './postings.ts';
-import { FTS_COLUMNS, FIELD_WEIGHTS } from './schema.ts';
+import { FTS_COLUMNS, FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 type Column = (typeof FTS_COLUMNS)[number];
-/** A page as the full-text table gets it: token streams (tokenize.ts) by column, the body's by
- * block (line), and which blocks are snippet passages (snippet.ts). */
+/** A page as the full-text table gets it: token streams (tokenize.ts) by column, and the body's by
+ * block (line). */
 export type PageTokens = {
   fields: Readonly<Record<Exclude<Column, 'body'>, string>>;
   bodyBlocks: readonly string[];
-  passages: ReadonlySet<number>;
 };
 
-/** Passages remembered per term and page (the first ones; a snippet needs one). */
-const MAX_PLACES = 16;
+/** Blocks remembered per term and page: every one a passage can be (the first PASSAGE_SLOTS of the
+ * page), so that ranking can score a page by its best passage (decision 0082). */
+const MAX_PLACES = PASSAGE_SLOTS;
 /** Entries (a term in a page) gathered in memory before they are added to the runs by default:
  * about 20 MB with their terms (the corpus has 3 million in 340,000 terms: 7 runs). */
 const BUFFERED_ENTRIES = 500_000;
@@ -97,7 +97,7 @@ export class PostingsWriter {
     this.#q.putPage.run(id, length, [...terms.keys()].join(' '));
   }
 
-  /** The page's tokens with their weighted count, number and the passages they occur in. */
+  /** The page's tokens with their weighted count, number and the blocks they occur in. */
   #tokens(page: PageTokens): Map<string, TokenCount> {
     const tokens = new Map<string, TokenCount>();
     const count = (stream: string, w: number, place: number) => {
@@ -114,7 +114,7 @@ export class PostingsWriter {
       }
     };
     for (const column of FTS_COLUMNS) if (column !== 'body') count(page.fields[column], FIELD_WEIGHTS[column], -1);
-    page.bodyBlocks.forEach((block, i) => count(block, FIELD_WEIGHTS.body, page.passages.has(i) ? i : -1));
+    page.bodyBlocks.forEach((block, i) => count(block, FIELD_WEIGHTS.body, i < PASSAGE_SLOTS ? i : -1));
     return tokens;
   }
 

@@ -110,7 +110,7 @@ describe('postings', () => {
     const best = postings.bestPassages(top.map((r) => r.id));
     assert.equal(best.size, top.length);
     const text = db.prepare('SELECT block FROM passages WHERE id = ?');
-    for (const [id, ord] of best) assert.match((text.get(id * 4096 + ord) as { block: string }).block, /asyncio\.gather/);
+    for (const [id, [ord]] of best) assert.match((text.get(id * 4096 + (ord as number)) as { block: string }).block, /asyncio\.gather/);
   });
 
   it('round-trip through their blob format', () => {

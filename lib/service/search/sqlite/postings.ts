@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Concept } from '../tokenize.ts';
 import type { FirstStage, Ranked } from './first-stage.ts';
-import { FIELD_WEIGHTS } from './schema.ts';
+import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 /**
@@ -17,7 +17,7 @@ import { FtsTokenizer } from './tokenizer.ts';
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
  * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]].
  */
-export const POSTINGS_FORMAT = `postings 1; weights ${Object.entries(FIELD_WEIGHTS)
+export const POSTINGS_FORMAT = `postings 2; weights ${Object.entries(FIELD_WEIGHTS)
   .map(([k, v]) => `${k}=${v}`)
   .join(',')}`;
 
@@ -94,10 +94,21 @@ function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingLi
 }
 
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
- * and present where all are), each standing for one concept (its index) or for none (-1), and
+ * and present where all are), each standing for one concept (its index), or for none (-1: a join
+ * of adjacent words, which holds the concepts it joins, `spans`), and
  * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
  * as snippet.ts's blockScore counts). */
-type Phrase = { terms: readonly string[]; concept: number; weight: number };
+type Phrase = { terms: readonly string[]; concept: number; weight: number; spans?: number };
+
+/** The concepts (as a mask of their indexes) that a join of adjacent words stands for: a page that
+ * holds `backup` holds what `back up` asks, as one holding `asynciogather0` holds `asyncio gather`. */
+function joinedConcepts(concepts: readonly Concept[], join: string): number {
+  const bare = join.endsWith('0') ? join.slice(0, -1) : join;
+  for (let i = 0; i + 1 < concepts.length && i + 1 < 32; i++)
+    if ((concepts[i] as Concept).parts.join('') + (concepts[i + 1] as Concept).parts.join('') === bare)
+      return ((1 << i) | (1 << (i + 1))) >>> 0;
+  return 0;
+}
 type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync; held: StatementSync };
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
@@ -125,6 +136,9 @@ export class PostingsStage implements FirstStage {
   /** The mask of a page holding every concept of the last rank() call. */
   #full = 0;
   #last: Phrase[] = [];
+  /** Scratch space of passageShares(): each block's score, and the blocks it touched. */
+  readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
+  readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
   #lastLists = new Map<string, PostingList>();
 
   constructor(db: DatabaseSync) {
@@ -231,7 +245,7 @@ export class PostingsStage implements FirstStage {
       concept: i,
       weight: c.compound ? 2 : 1,
     }));
-    for (const j of joins) phrases.push({ terms: t.terms(j), concept: -1, weight: 2 });
+    for (const j of joins) phrases.push({ terms: t.terms(j), concept: -1, weight: 2, spans: joinedConcepts(concepts, j) });
     return phrases;
   }
 
@@ -264,11 +278,13 @@ export class PostingsStage implements FirstStage {
   }
 
   /**
-   * The snippet passage of each of `ids` for the last rank() call: the passage (by number) whose
-   * phrases weigh the most, the first of equals; none for a page with no phrase in a passage.
+   * The snippet passages of each of `ids` for the last rank() call, best first, at most `n`: the
+   * blocks (by number) whose phrases weigh the most, the first of equals; none for a page with no
+   * phrase in its text. More than one, since a block that holds the query may be one no snippet is
+   * taken from (a heading that repeats the title, a block too short).
    */
-  bestPassages(ids: readonly number[]): Map<number, number> {
-    const out = new Map<number, number>();
+  bestPassages(ids: readonly number[], n = 3): Map<number, number[]> {
+    const out = new Map<number, number[]>();
     const lists = this.#lastLists;
     for (const id of ids) {
       const weights = new Map<number, number>();
@@ -276,10 +292,65 @@ export class PostingsStage implements FirstStage {
         const held = placesOf(p.terms, lists, id);
         if (held) for (const o of held) weights.set(o, (weights.get(o) ?? 0) + p.weight);
       }
-      let best = -1;
-      let bestWeight = 0;
-      for (const [o, w] of weights) if (w > bestWeight || (w === bestWeight && o < best)) [best, bestWeight] = [o, w];
-      if (best >= 0) out.set(id, best);
+      if (!weights.size) continue;
+      const best = [...weights].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, n);
+      out.set(
+        id,
+        best.map(([o]) => o),
+      );
+    }
+    return out;
+  }
+
+  /** What each concept of the last rank() call is worth (by its index): the idf of its rarest term,
+   * times its weight in `weights` (1 when absent); a concept the index does not hold is worth 0. */
+  worth(weights: readonly number[] = []): Map<number, number> {
+    const worth = new Map<number, number>();
+    for (const p of this.#last) {
+      if (p.concept < 0 || p.concept >= 32) continue;
+      let idf = 0;
+      for (const t of p.terms) {
+        const df = this.#lastLists.get(t)?.docs.length ?? 0;
+        if (df) idf = Math.max(idf, Math.log(1 + (this.#pages - df + 0.5) / (df + 0.5)));
+      }
+      worth.set(p.concept, Math.max(worth.get(p.concept) ?? 0, idf * (weights[p.concept] ?? 1)));
+    }
+    return worth;
+  }
+
+  /**
+   * How well the best passage of each of `ids` answers the last rank() call's query (decision
+   * 0082): a passage is one block of the page's text (a paragraph, an item, a definition's term or
+   * its description; runs of two to five blocks did no better), it scores the worth() of each
+   * concept it holds, and a page its best passage's score over that of the whole query, 0 to 1. A
+   * long page with one right section scores as that section does, however much else it holds.
+   */
+  passageShares(ids: Iterable<number>, weights: readonly number[] = []): Map<number, number> {
+    const out = new Map<number, number>();
+    const lists = this.#lastLists;
+    const concepts = this.#last.filter((p) => p.concept >= 0 && p.concept < 32);
+    const worth = this.worth(weights);
+    let total = 0;
+    for (const w of worth.values()) total += w;
+    if (total <= 0) return out;
+    const byBlock = this.#blockScores;
+    const touched = this.#blocksTouched;
+    for (const id of ids) {
+      let n = 0;
+      let best = 0;
+      for (const p of concepts) {
+        const w = worth.get(p.concept) ?? 0;
+        const held = w ? placesOf(p.terms, lists, id) : null;
+        if (!held) continue;
+        for (const b of held) {
+          if (byBlock[b] === 0) touched[n++] = b;
+          const v = (byBlock[b] as number) + w;
+          byBlock[b] = v;
+          if (v > best) best = v;
+        }
+      }
+      for (let i = 0; i < n; i++) byBlock[touched[i] as number] = 0;
+      out.set(id, Math.min(1, best / total));
     }
     return out;
   }
@@ -316,7 +387,7 @@ export class PostingsStage implements FirstStage {
     const norm = this.#norm;
     const scored = new Set<string>();
     for (const p of phrases) {
-      const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : 0;
+      const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0);
       for (const t of p.terms) {
         if (scored.has(t)) continue;
         scored.add(t);

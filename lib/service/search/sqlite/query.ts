@@ -2,16 +2,26 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
-import { decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
+import { copiesByLanguage, decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
+import { understand, WEAK_WORDS, type Understood } from '../question.ts';
+import { hostLabels, siteHints } from '../site-hints.ts';
 import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
+/** From how much a query reads as a question its weak words are not searched, and each of its words
+ * is looked up as a definition's name, and as the abbreviation a name may be of it (decision 0082). */
+const QUESTION_FROM = 0.5;
+/** A question's word looked up as a definition's name (`sorted`, `replace`), and its starts as the
+ * names of the definitions it may spell out (`integer` for `int`, `dictionary` for `dict`): chosen on
+ * the even half of the natural questions, confirmed on the odd half (decision 0082). */
+const WORD_HEAD = 0.2;
+const ABBREVIATED_HEAD = 0.4;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
@@ -33,6 +43,7 @@ type SignalRow = {
   markup_lang: string | null;
   url_lang: string | null;
   inlinks: number;
+  authority: number;
   fallback: string | null;
   rank_words: string;
   section: string;
@@ -50,12 +61,63 @@ type Signals = {
   markupLang: string | null;
   urlLang: string | null;
   inlinks: number;
+  authority: number;
   fields: RankFields;
   fallback: string | null;
   section: string[] | null;
 };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
+/** A word's place among a page's inbound link contexts: the first blocks' bits, and every block by
+ * number (null for an index from before decision 0082). */
+type LinkWord = { mask: number; blocks: Uint16Array | null };
+
+/** The blocks holding every part of a concept: the intersection of ascending block lists; null when
+ * a part is in none. */
+function blocksHolding(lists: readonly (Uint16Array | null | undefined)[]): Iterable<number> | null {
+  let held: readonly number[] | Uint16Array | null = null;
+  for (const list of lists) {
+    if (!list?.length) return null;
+    if (!held) held = list;
+    else {
+      const set = new Set<number>(list);
+      const both: number[] = [];
+      for (const b of held) if (set.has(b)) both.push(b);
+      if (!both.length) return null;
+      held = both;
+    }
+  }
+  return held;
+}
+const hostOf = (url: string) => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? '';
+
+/** The words of a query as searched: those that say little in a question are searched as stop
+ * words are (decision 0082). */
+function asked(understood: Understood): ParsedQuery {
+  const parsed = parseQuery(understood.text);
+  if (understood.question >= QUESTION_FROM)
+    for (const c of parsed.concepts) if (c.parts.length === 1 && WEAK_WORDS.has(c.parts[0] as string)) c.stop = true;
+  return parsed;
+}
+
+/** What a question's words name beside the heads the query already has (decision 0082): each word
+ * as a definition's name, and its starts of three letters or more (two short of the word at most)
+ * as the names it may spell out. */
+function questionHeads(concepts: readonly Concept[], have: readonly DefinitionHead[], question: number): DefinitionHead[] {
+  const seen = new Set(have.map((h) => h.head));
+  const out: DefinitionHead[] = [];
+  const add = (head: string, weight: number) => {
+    if (seen.has(head)) return;
+    seen.add(head);
+    out.push({ head, weight: weight * question });
+  };
+  for (const c of concepts) add(c.parts.join(' '), WORD_HEAD);
+  for (const c of concepts) {
+    const word = c.parts.length === 1 ? (c.parts[0] as string) : '';
+    for (let len = 3; len <= word.length - 2; len++) add(word.slice(0, len), ABBREVIATED_HEAD);
+  }
+  return out;
+}
 
 /** The concepts a query searches: its words other than stop words, or all of them when it has only those. */
 function realConcepts(parsed: ParsedQuery): Concept[] {
@@ -91,9 +153,14 @@ export class IndexReader {
   /** Pages that have each word looked up near an index anchor, valid as #kept. */
   readonly #nearPages = new Map<string, Set<number>>();
   /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
-  readonly #linkedPages = new Map<string, Map<number, number>>();
+  readonly #linkedPages = new Map<string, Map<number, LinkWord>>();
+  /** Scratch space of #linkShares(): each inbound block's score. */
+  readonly #linkScores = new Float64Array(MAX_LINK_BLOCKS);
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
+  /** The labels of the index's hosts that a query's word can name (site-hints.ts), read once per index version. */
+  #labels: Map<string, string[]> | null = null;
+  readonly #hosts: StatementSync;
   readonly #sites: StatementSync;
   #keptVersion = -1;
   #stage: FirstStage;
@@ -120,16 +187,20 @@ export class IndexReader {
     // The pages that have a word near an index anchor (decision 0081).
     this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
-    this.#linkWords = this.#db.prepare('SELECT page_id AS id, mask FROM link_words WHERE head = ?');
+    this.#linkWords = this.#db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ?');
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
+    this.#hosts = this.#db.prepare(
+      "SELECT DISTINCT substr(rest, 1, instr(rest || '/', '/') - 1) AS host FROM (SELECT substr(url, instr(url, '//') + 2) AS rest FROM signals)",
+    );
     this.#signals = this.#db
-      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words, section, f.text AS fallback
+      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
   }
 
   search(req: SearchRequest): SearchAnswer {
-    let parsed = parseQuery(req.query);
+    let understood = understand(req.query);
+    let parsed = asked(understood);
     if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
@@ -141,10 +212,12 @@ export class IndexReader {
         const fixes = this.#speller.correct(parsed.concepts);
         if (fixes.size) {
           corrected = rewriteQuery(req.query, fixes);
-          parsed = parseQuery(corrected);
+          understood = understand(corrected);
+          parsed = asked(understood);
         }
       }
-      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins);
+      const sites = this.#siteHinted(parsed);
+      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins, understood.question, sites);
       return corrected === null ? { results } : { results, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
@@ -165,14 +238,38 @@ export class IndexReader {
     this.#nearPages.clear();
     this.#linkedPages.clear();
     this.#icons = null;
+    this.#labels = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }
 
-  #search(req: SearchRequest, typed: readonly Concept[], concepts: readonly Concept[], joins: readonly string[]): SearchResult[] {
+  /** The sites the query names (site-hints.ts), its words that name them no longer searched when
+   * other words are left; null when it names none. */
+  #siteHinted(parsed: ParsedQuery): Set<string> | null {
+    this.#labels ??= hostLabels((this.#hosts.all() as { host: string }[]).map((r) => r.host));
+    const hints = siteHints(parsed.concepts, this.#labels);
+    if (!hints.size || realConcepts(parsed).length <= hints.size) return null;
+    const hosts = new Set<string>();
+    for (const [i, named] of hints) {
+      (parsed.concepts[i] as Concept).stop = true;
+      for (const h of named) hosts.add(h);
+    }
+    return hosts;
+  }
+
+  #search(
+    req: SearchRequest,
+    typed: readonly Concept[],
+    concepts: readonly Concept[],
+    joins: readonly string[],
+    question: number,
+    sites: ReadonlySet<string> | null,
+  ): SearchResult[] {
     const rows = this.#stage.rank(concepts, joins, CANDIDATES);
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
-    const defines = this.#definersOf(queryHeads(typed));
+    const heads = queryHeads(typed);
+    if (question >= QUESTION_FROM) heads.push(...questionHeads(concepts, heads, question));
+    const defines = this.#definersOf(heads);
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
     for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
@@ -186,6 +283,8 @@ export class IndexReader {
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
+    const passages = this.#stage === this.#postings ? this.#postings.passageShares(rows.map((r) => r.id)) : null;
+    const linkShares = this.#stage === this.#postings ? this.#linkShares(concepts, rows, this.#postings.worth()) : null;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -206,20 +305,30 @@ export class IndexReader {
         nearAnchors: near.has(r.id) ? 1 : 0,
         linkContext: linked.has(r.id) ? 1 : 0,
         held: matched ? (matched.get(r.id) ?? 0) : 1,
+        passage: passages?.get(r.id) ?? 0,
+        linkShare: linkShares?.get(r.id) ?? 0,
+        authority: p.authority,
+        onNamedSite: sites?.has(hostOf(p.url)) ? 1 : 0,
         fields: p.fields,
       };
-      scored.push({ c, s: score(c, concepts, req.language, max) });
+      scored.push({ c, s: score(c, concepts, req.language, max, question) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
     // Nothing is better than noise: a page holding less than half of the query's words is no answer.
     const top: Candidate[] = [];
     const seen = new Set<string>();
+    const copies = copiesByLanguage(
+      scored.map((x) => x.c),
+      req.language,
+    );
     for (const { c } of scored) {
       if (top.length >= req.limit) break;
-      if (seen.has(c.url)) continue;
-      if (matched && (matched.get(c.id) ?? 0) < MIN_MATCHED) continue;
-      seen.add(c.url);
-      top.push(c);
+      // One of several copies of a page under other languages' addresses stands for them all.
+      const shown = copies.get(c.id) ?? c;
+      if (seen.has(shown.url)) continue;
+      if (matched && (matched.get(shown.id) ?? 0) < MIN_MATCHED) continue;
+      seen.add(shown.url);
+      top.push(shown);
     }
     return this.#snippets(top, concepts);
   }
@@ -261,27 +370,64 @@ export class IndexReader {
     return all;
   }
 
+  /** The pages with a word in the blocks of text links to them stand in, and which blocks (kept as #kept). */
+  #linkWordsOf(word: string): Map<number, LinkWord> {
+    let pages = this.#linkedPages.get(word);
+    if (!pages) {
+      pages = new Map();
+      for (const r of this.#linkWords.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])
+        pages.set(r.id, { mask: r.mask, blocks: r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null });
+      this.#linkedPages.set(word, pages);
+    }
+    return pages;
+  }
+
   /** The candidates that a link points at from a block of text holding every word of the query
    * (the same block; decision 0081). */
   #linkedContext(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const maps: Map<number, number>[] = [];
+    const maps: Map<number, LinkWord>[] = [];
     for (const word of new Set(concepts.flatMap((c) => c.parts))) {
-      let pages = this.#linkedPages.get(word);
-      if (!pages)
-        this.#linkedPages.set(
-          word,
-          (pages = new Map((this.#linkWords.all(word) as { id: number; mask: number }[]).map((r) => [r.id, r.mask]))),
-        );
+      const pages = this.#linkWordsOf(word);
       if (!pages.size) return new Set();
       maps.push(pages);
     }
     const all = new Set<number>();
     for (const r of rows) {
       let mask = -1;
-      for (const m of maps) if (!(mask &= m.get(r.id) ?? 0)) break;
+      for (const m of maps) if (!(mask &= m.get(r.id)?.mask ?? 0)) break;
       if (mask) all.add(r.id);
     }
     return all;
+  }
+
+  /** For each candidate, the share of the query (each concept by its worth) that the best block of
+   * text a link to it stands in holds (decision 0082): what the pages pointing at it say it is for. */
+  #linkShares(concepts: readonly Concept[], rows: readonly { id: number }[], worth: ReadonlyMap<number, number>): Map<number, number> {
+    const out = new Map<number, number>();
+    let total = 0;
+    for (const w of worth.values()) total += w;
+    if (total <= 0) return out;
+    const maps = concepts.map((c) => c.parts.map((word) => this.#linkWordsOf(word)));
+    const byBlock = this.#linkScores;
+    const touched: number[] = [];
+    for (const r of rows) {
+      let best = 0;
+      for (let i = 0; i < concepts.length; i++) {
+        const w = worth.get(i) ?? 0;
+        const held = w ? blocksHolding((maps[i] as Map<number, LinkWord>[]).map((m) => m.get(r.id)?.blocks)) : null;
+        if (!held) continue;
+        for (const b of held) {
+          if (byBlock[b] === 0) touched.push(b);
+          const v = (byBlock[b] as number) + w;
+          byBlock[b] = v;
+          if (v > best) best = v;
+        }
+      }
+      for (const b of touched) byBlock[b] = 0;
+      touched.length = 0;
+      out.set(r.id, best / total);
+    }
+    return out;
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
@@ -298,6 +444,7 @@ export class IndexReader {
           markupLang: p.markup_lang,
           urlLang: p.url_lang,
           inlinks: p.inlinks,
+          authority: p.authority,
           // Prepared at index time; worked out here for a page indexed before they were.
           fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
           fallback: p.fallback,
@@ -308,18 +455,20 @@ export class IndexReader {
     return this.#kept;
   }
 
-  /** Snippets from the passages prepared at index time (decision 0017), the one for each page that
-   * the postings say holds the most of the query (0018); from the page's text on the FTS5 path
+  /** Snippets from the passages prepared at index time (decisions 0017, 0082), the one for each
+   * page that the postings say holds the most of the query (0018), anywhere in the page; from the page's text on the FTS5 path
    * and for a page indexed before passages existed. */
   #snippets(top: readonly Candidate[], concepts: readonly Concept[]): SearchResult[] {
     const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
     const wanted: number[] = [];
-    for (const [id, ord] of best ?? []) wanted.push(id * PASSAGE_SLOTS + ord);
-    const passages = new Map(
-      wanted.length
-        ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [Math.floor(r.id / PASSAGE_SLOTS), r])
-        : [],
-    );
+    for (const [id, ords] of best ?? []) for (const ord of ords) wanted.push(id * PASSAGE_SLOTS + ord);
+    // Of each page's best blocks, the best one that is a snippet passage.
+    const found = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [r.id, r]) : []);
+    const passages = new Map<number, Passage>();
+    for (const [id, ords] of best ?? []) {
+      const first = ords.map((ord) => found.get(id * PASSAGE_SLOTS + ord)).find((p) => p !== undefined);
+      if (first) passages.set(id, first);
+    }
     const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
     const content = fromText.length
       ? new Map(

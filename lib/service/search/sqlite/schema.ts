@@ -13,18 +13,19 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
  * signals  per page, what the ranking reads of a candidate (address, title, headings and their
  *          words, language, inlinks)
- * passages snippet passages of each page's opening text, id = page id * PASSAGE_SLOTS + block number
+ * passages snippet passages of each page's text, id = page id * PASSAGE_SLOTS + block number
  * snippet_fallback  per page, the snippet shown when no passage holds the query
  * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
- * postings    per term, the pages holding it, its field-weighted frequency and passages there (postings.ts)
+ * postings    per term, the pages holding it, its field-weighted frequency and the blocks holding it there (postings.ts)
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
  * link_words  per word and page, which of the blocks of text the page's inbound links stand in hold
- *          the word (bit i % 31 for the i-th block; links.context has each link's block)
+ *          the word (`blocks` by number; `mask` bit i % 31 for the i-th block of the most repeated
+ *          contexts; links.context has each link's block)
  *
  * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
- * page's section path as JSON (trail.ts).
+ * page's section path as JSON (trail.ts); signals.authority its PageRank (authority.ts), the average page 1.
  */
 export const PASSAGE_SLOTS = 4096;
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
@@ -198,12 +199,29 @@ export const indexMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
       CREATE INDEX link_words_page ON link_words(page_id);`,
   },
+  {
+    version: 7,
+    name: 'search page authority',
+    // Each page's PageRank over the links between pages (authority.ts, decision 0082), the average
+    // page 1. Existing pages read 1 (no page above another) until the next `npm run index`.
+    up: `ALTER TABLE signals ADD COLUMN authority REAL NOT NULL DEFAULT 1;`,
+  },
+  {
+    version: 8,
+    name: 'search inbound link blocks',
+    // Which of a page's inbound link contexts hold each word, by number (decision 0082): `mask` has
+    // the first contexts only, folded into 31 bits. Existing rows have none, and answer as before
+    // until the next `npm run index` (the postings format changed with it, so every page is redone).
+    up: `ALTER TABLE link_words ADD COLUMN blocks BLOB;`,
+  },
 ];
 
 /** The blocks of inbound link context a page keeps (link_words.mask has a bit for each, modulo). */
 export const CONTEXT_BITS = 31;
-/** The distinct blocks of inbound link context read for a page, most linked first. */
+/** The distinct contexts of inbound links whose blocks `link_words.mask` folds in, most linked first. */
 export const MAX_CONTEXTS = 200;
+/** The blocks of inbound link context a page keeps by number (`link_words.blocks`, uint16 each). */
+export const MAX_LINK_BLOCKS = 4000;
 
 export function openIndexDatabase(file: string): DatabaseSync {
   return openDatabase(file, indexMigrations);

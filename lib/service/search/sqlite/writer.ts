@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
+import { pageRank } from '../authority.ts';
 import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
@@ -7,7 +8,17 @@ import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { CONTEXT_BITS, DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, MAX_CONTEXTS, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import {
+  CONTEXT_BITS,
+  DEF_BESIDE,
+  DEF_INDEXED,
+  DEF_NEAR,
+  DEF_PASSAGE,
+  MAX_CONTEXTS,
+  MAX_LINK_BLOCKS,
+  openIndexDatabase,
+  PASSAGE_SLOTS,
+} from './schema.ts';
 
 const BATCH = 200;
 
@@ -28,9 +39,9 @@ function prepare(db: DatabaseSync) {
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
     contexts: db.prepare(`SELECT l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
-      WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_CONTEXTS}`),
+      WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_LINK_BLOCKS}`),
     dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
-    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask) VALUES (?, ?, ?)'),
+    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
     def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
@@ -54,6 +65,9 @@ function prepare(db: DatabaseSync) {
     passage: db.prepare('INSERT INTO passages (id, block, extra) VALUES (?, ?, ?)'),
     fallback: db.prepare('INSERT OR REPLACE INTO snippet_fallback (id, text) VALUES (?, ?)'),
     dropFallback: db.prepare('DELETE FROM snippet_fallback WHERE id = ?'),
+    pageIds: db.prepare('SELECT id FROM signals ORDER BY id'),
+    edges: db.prepare('SELECT DISTINCT l.source_id AS s, a.page_id AS t FROM links l JOIN aliases a ON a.key = l.target_key'),
+    setAuthority: db.prepare('UPDATE signals SET authority = ? WHERE id = ? AND authority != ?'),
   };
 }
 
@@ -200,11 +214,32 @@ export class SqliteIndexWriter implements IndexWriter {
       progress?.('text', i + 1, ids.length);
     }
     this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
+    if (ids.length) this.#batched(() => this.#rankPages());
     this.#commit();
     progress?.('optimise', 0, 1);
     this.#db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
     this.#db.exec('PRAGMA optimize');
     progress?.('optimise', 1, 1);
+  }
+
+  /** Every page's authority (authority.ts) from the links between pages as they now stand: a page
+   * that changed changes the rank of the pages it links to, and of theirs. */
+  #rankPages(): void {
+    const q = this.#q;
+    const ids = (q.pageIds.all() as { id: number }[]).map((r) => r.id);
+    const dense = new Map(ids.map((id, i) => [id, i]));
+    const edges: [number, number][] = [];
+    for (const e of q.edges.iterate() as Iterable<{ s: number; t: number }>) {
+      const from = dense.get(e.s);
+      const to = dense.get(e.t);
+      if (from !== undefined && to !== undefined) edges.push([from, to]);
+    }
+    const rank = pageRank(ids.length, edges);
+    for (let i = 0; i < ids.length; i++) {
+      // Four significant digits: a page whose rank did not move is not written again.
+      const r = Number((rank[i] as number).toPrecision(4));
+      q.setAuthority.run(r, ids[i] as number, r);
+    }
   }
 
   #rebuild(id: number): void {
@@ -213,7 +248,7 @@ export class SqliteIndexWriter implements IndexWriter {
       { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
     q.ftsDelete.run(id);
-    const passages = this.#rebuildPassages(id, p);
+    this.#rebuildPassages(id, p);
     this.#rebuildLinkWords(id, p !== undefined);
     if (!p) {
       this.#postings.page(id, null);
@@ -234,43 +269,49 @@ export class SqliteIndexWriter implements IndexWriter {
     // The body by block (a token never spans lines), so the postings know which passage holds it.
     const bodyBlocks = p.body.split('\n').map(indexText);
     q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
-    this.#postings.page(id, { fields, bodyBlocks, passages });
+    this.#postings.page(id, { fields, bodyBlocks });
   }
 
-  /** The words of the blocks the links pointing at the page stand in (decision 0081), each with the
-   * blocks that hold it: bit i % CONTEXT_BITS for the i-th distinct block. */
+  /** The words of the blocks the links pointing at the page stand in (decisions 0081, 0082), each
+   * with the blocks that hold it: by number (`blocks`, the first MAX_LINK_BLOCKS), and, of the
+   * blocks of the MAX_CONTEXTS most repeated contexts, as bit i % CONTEXT_BITS of `mask`. */
   #rebuildLinkWords(id: number, exists: boolean): void {
     const q = this.#q;
     q.dropLinkWords.run(id);
     if (!exists) return;
-    const masks = new Map<string, number>();
+    const words = new Map<string, { mask: number; blocks: number[] }>();
     let i = 0;
-    for (const row of q.contexts.all(id, id) as { context: string }[])
-      for (const context of row.context.split('\n')) {
-        const bit = 1 << (i++ % CONTEXT_BITS);
-        for (const word of context.split(' ')) if (word) masks.set(word, (masks.get(word) ?? 0) | bit);
+    let row = 0;
+    for (const { context } of q.contexts.all(id, id) as { context: string }[]) {
+      const masked = row++ < MAX_CONTEXTS;
+      for (const block of context.split('\n')) {
+        if (i >= MAX_LINK_BLOCKS) break;
+        const bit = masked ? 1 << (i % CONTEXT_BITS) : 0;
+        for (const word of block.split(' ')) {
+          if (!word) continue;
+          let w = words.get(word);
+          if (!w) words.set(word, (w = { mask: 0, blocks: [] }));
+          w.mask |= bit;
+          if (w.blocks.at(-1) !== i) w.blocks.push(i);
+        }
+        i++;
       }
-    for (const [word, mask] of masks) q.linkWord.run(word, id, mask);
+    }
+    for (const [word, w] of words) q.linkWord.run(word, id, w.mask, new Uint8Array(Uint16Array.from(w.blocks).buffer));
   }
 
-  /** The page's snippet passages (decision 0017): dropped and prepared again from its text. */
-  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): Set<number> {
+  /** The page's snippet passages (decisions 0017, 0082): dropped and prepared again from its text. */
+  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): void {
     const q = this.#q;
     const lo = id * PASSAGE_SLOTS;
     q.dropPassages.run(lo, lo + PASSAGE_SLOTS - 1);
     if (!p) {
       q.dropFallback.run(id);
-      return new Set();
+      return;
     }
-    const { passages, fallback } = snippetPassages(p.body, p.description, p.title);
-    const kept = new Set<number>();
-    for (const { ord, passage } of passages) {
-      if (ord >= PASSAGE_SLOTS) break;
-      q.passage.run(lo + ord, passage.block, passage.extra);
-      kept.add(ord);
-    }
+    const { passages, fallback } = snippetPassages(p.body, p.description, p.title, PASSAGE_SLOTS);
+    for (const { ord, passage } of passages) q.passage.run(lo + ord, passage.block, passage.extra);
     q.fallback.run(id, fallback);
-    return kept;
   }
 
   close(): void {
