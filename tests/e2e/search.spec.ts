@@ -263,6 +263,100 @@ test('a mistyped word is corrected, with the words as typed one click away; nons
   await expect(page).toHaveURL(/lang=en$/);
 });
 
+test('results come in pages: the next and the previous one, each with its own address, never overlapping', async ({ page }) => {
+  await signUp(page, newUser('pager'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Pager key');
+  await page.goto(`/teams/${teamId}/search`);
+  await searchFor(page, 'asyncio');
+  const results = page.getByTestId('result');
+  await expect(results).toHaveCount(10);
+  await expect(page.getByTestId('results-meta')).toContainText('Top 10 results for “asyncio”');
+  const firstPage = await results.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  const pager = page.getByTestId('pager');
+  await expect(pager.getByRole('link', { name: '← Previous' })).toHaveCount(0);
+  await pager.getByRole('link', { name: 'Next page →' }).click();
+  await expect(page).toHaveURL(/\?q=asyncio&lang=en&start=10$/);
+  await expect(page.getByTestId('results-meta')).toContainText(/Results 11–\d+ for “asyncio”/);
+  await expect(page.getByRole('list', { name: 'Search results' })).toHaveAttribute('start', '11');
+  await expect(pager).toContainText('Page 2');
+  const secondPage = await results.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  expect(secondPage.length).toBeGreaterThan(0);
+  expect(secondPage.filter((u) => firstPage.includes(u))).toEqual([]);
+  // The address is the page: opened afresh, rendered on the server with the same results.
+  const html = await (await page.request.get(page.url())).text();
+  expect(html).toContain(`href="${secondPage[0]}"`);
+  expect(html).not.toContain(`href="${firstPage[0]}"`);
+  // Previous, and the browser's back, return to the first page.
+  await pager.getByRole('link', { name: '← Previous' }).click();
+  await expect(page).toHaveURL(/\?q=asyncio&lang=en$/);
+  await expect(results.first().getByRole('link')).toHaveAttribute('href', firstPage[0] ?? 'missing');
+  await page.goBack();
+  await expect(page.getByTestId('results-meta')).toContainText('Results 11–');
+  // On a phone, results and pager fit the screen (a result's one-line address once pushed it wider).
+  await page.setViewportSize({ width: 360, height: 740 });
+  const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(sideways).toBeLessThanOrEqual(0);
+  const box = await pager.boundingBox();
+  expect((box?.x ?? 0) + (box?.width ?? 999)).toBeLessThanOrEqual(360);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  // Past the last page: said in words, with the way back.
+  await page.goto(`/teams/${teamId}/search?q=asyncio&lang=en&start=190`);
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'no-more');
+  await page.getByRole('link', { name: 'Back to the first page' }).click();
+  await expect(page).toHaveURL(/\?q=asyncio&lang=en$/);
+  await expect(results).toHaveCount(10);
+});
+
+test('site: in the box keeps to a site and -site: leaves one out; the page says so, and every site is one click away', async ({ page }) => {
+  await signUp(page, newUser('sites'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Sites key');
+  await page.goto(`/teams/${teamId}/search`);
+  const calls = countSearchCalls(page);
+  await searchFor(page, 'json site:Docs.Python.org');
+  await expect(page).toHaveURL(/\?q=json\+site%3ADocs.Python.org&lang=en$/);
+  await expect(page.getByTestId('search-scope')).toHaveText('Only pages on docs.python.org and the sites under them. Search every site');
+  const links = page.getByTestId('result').getByRole('link');
+  await expect(links.first()).toBeVisible();
+  expect(
+    (await links.evaluateAll((l) => l.map((a) => a.getAttribute('href')))).every((u) => u?.startsWith('https://docs.python.org/')),
+  ).toBe(true);
+  // Only the words are highlighted, not the site.
+  expect(await page.locator('.result-snippet mark').allTextContents()).not.toContain('docs');
+
+  // Leaving out the only site there is: nothing, and what to try.
+  await searchFor(page, 'json -site:python.org');
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  await expect(page.getByTestId('search-scope')).toContainText('No pages on python.org.');
+  await page.getByRole('list', { name: 'Searches to try' }).getByRole('link', { name: '“json” on every site' }).click();
+  await expect(page).toHaveURL(/\?q=json&lang=en$/);
+  await expect(page.getByTestId('search-scope')).toHaveCount(0);
+  await expect(links.first()).toBeVisible();
+
+  await searchFor(page, 'json site:example.org');
+  await expect(page.getByText('No pages match “json” on example.org')).toBeVisible();
+  await page.getByTestId('search-scope').getByRole('link', { name: 'Search every site' }).click();
+  await expect(page).toHaveURL(/\?q=json&lang=en$/);
+
+  // A site that is no host name is refused in the page, costing no search.
+  const before = calls.n;
+  await searchFor(page, 'json site:docs.python.org:443');
+  await expect(page.getByText('site: "docs.python.org:443" must be a host name without a port.')).toBeVisible();
+  await searchFor(page, 'site:docs.python.org');
+  await expect(page.getByText('Type what you are looking for as well as the site.')).toBeVisible();
+  expect(calls.n).toBe(before);
+
+  // Recent searches keep the site (the last "json" came from the page's own cache, no new search).
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  await expect(page.getByRole('list', { name: 'Recent searches' }).getByRole('button')).toHaveText([
+    'json site:example.org',
+    'json',
+    'json -site:python.org',
+    'json site:docs.python.org',
+  ]);
+});
+
 test('a key the service refuses, and a team without a key, say so and link to the keys page', async ({ page }) => {
   await signUp(page, newUser('revoked'));
   const teamId = teamIdOf(page);

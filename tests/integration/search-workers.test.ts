@@ -36,6 +36,21 @@ describe('search on query worker threads', () => {
       assert.deepEqual(got.slice(0, queries.length), want);
       assert.deepEqual(got.slice(queries.length), want);
       assert.deepEqual(await pooled.stats(), { pages: topics.length });
+
+      // Paging and site filters reach the workers: the same answers as in this thread.
+      const paged = new SqliteSearchBackend(file, { cacheSize: 0, workers: 0 });
+      const requests = [
+        { query: 'kettles', language: 'en', limit: 2 },
+        { query: 'kettles', language: 'en', limit: 2, offset: 2 },
+        { query: 'kettles', language: 'en', limit: 10, sites: ['docs.test'] },
+        { query: 'kettles', language: 'en', limit: 10, excludeSites: ['test'] },
+      ];
+      const alone = await Promise.all(requests.map((r) => paged.search(r)));
+      paged.close();
+      assert.deepEqual(alone[0]?.next, { offset: 2 });
+      assert.equal(alone[2]?.results.length, topics.length);
+      assert.deepEqual(alone[3], { results: [] });
+      assert.deepEqual(await Promise.all(requests.map((r) => pooled.search(r))), alone);
     } finally {
       pooled.close();
     }

@@ -43,6 +43,22 @@ describe("search rules (the service's own, lib/shared/protocol/search.ts)", () =
     assert.deepEqual(refused({ query: 'ok', language: 7 }), { status: 400, code: 'invalid', fields: ['language'] });
     assert.deepEqual(refused({ query: 'ok', exact: 'yes' }), { status: 400, code: 'invalid', fields: ['exact'] });
     assert.deepEqual(refused({ query: 'ok', exact: 1 }), { status: 400, code: 'invalid', fields: ['exact'] });
+    assert.deepEqual(refused({ query: 'ok', count: 0 }), { status: 400, code: 'invalid', fields: ['count'] });
+    assert.deepEqual(refused({ query: 'ok', offset: -10 }), { status: 400, code: 'invalid', fields: ['offset'] });
+    assert.deepEqual(refused({ query: 'ok', offset: 195, count: 10 }), { status: 400, code: 'invalid', fields: ['offset'] });
+    assert.deepEqual(refused({ query: 'ok', sites: ['https://a.test/'] }), { status: 400, code: 'invalid', fields: ['sites'] });
+    assert.deepEqual(refused({ query: 'ok', excludeSites: 'a.test' }), { status: 400, code: 'invalid', fields: ['excludeSites'] });
+  });
+
+  it('passes the page and the sites on in normal form, leaving out what asks for nothing', () => {
+    assert.deepEqual(normaliseSearch({ query: 'x', count: 10, offset: 20, sites: ['B.test', 'a.test', 'b.test'], excludeSites: [] }), {
+      query: 'x',
+      language: 'en',
+      count: 10,
+      offset: 20,
+      sites: ['a.test', 'b.test'],
+    });
+    assert.deepEqual(normaliseSearch({ query: 'x', offset: 0, sites: [] }), { query: 'x', language: 'en' });
   });
 
   it('keys the cache by team, language and normalised query', () => {
@@ -52,6 +68,29 @@ describe("search rules (the service's own, lib/shared/protocol/search.ts)", () =
     assert.notEqual(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', language: 'fr' })));
     assert.notEqual(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', exact: true })), 'as typed is another answer');
     assert.equal(a, cacheKey('t1', normaliseSearch({ query: 'asyncio gather', exact: false })));
+  });
+
+  it('keys the cache by the page and the sites too, in their normal form', () => {
+    const key = (extra: Record<string, unknown>) => cacheKey('t1', normaliseSearch({ query: 'asyncio gather', ...extra }));
+    const plain = key({});
+    assert.equal(plain, key({ offset: 0, sites: [], excludeSites: [] }), 'nothing asked is the plain search');
+    const variants = [
+      { count: 10 },
+      { count: 20 },
+      { offset: 10 },
+      { offset: 20 },
+      { count: 10, offset: 10 },
+      { sites: ['a.test'] },
+      { sites: ['b.test'] },
+      { sites: ['a.test', 'b.test'] },
+      { excludeSites: ['a.test'] },
+      { sites: ['a.test'], excludeSites: ['b.test'] },
+      { sites: ['b.test'], excludeSites: ['a.test'] },
+    ];
+    const keys = variants.map(key);
+    assert.equal(new Set([plain, ...keys]).size, variants.length + 1, 'every variant its own answer');
+    assert.equal(key({ sites: ['B.test', 'a.test'] }), key({ sites: ['a.test', 'b.test', 'a.test'] }), 'order, case and repeats aside');
+    assert.notEqual(cacheKey('t2', normaliseSearch({ query: 'asyncio gather', offset: 10 })), key({ offset: 10 }));
   });
 });
 
@@ -82,7 +121,7 @@ describe('searching as a member (against a double of the service interface)', ()
   let server: Server;
   let url = '';
   const seen: { auth: string | undefined; body: string }[] = [];
-  let mode: 'ok' | '401' | '429' | '502' | 'empty' | 'corrected' = 'ok';
+  let mode: 'ok' | '401' | '429' | '502' | 'empty' | 'corrected' | 'paged' = 'ok';
   before(async () => {
     server = createServer((req, res) => {
       let body = '';
@@ -107,7 +146,17 @@ describe('searching as a member (against a double of the service interface)', ()
             .end('{"error":"limit"}');
         else if (mode === '502') res.writeHead(502, limits).end('{"error":"index"}');
         else if (mode === 'empty') res.writeHead(200, limits).end('{"results":[]}');
-        else if (mode === 'corrected') {
+        else if (mode === 'paged') {
+          // One result for each page; a next page up to offset 20, then none (and a next the portal cannot read at 5).
+          const asked = JSON.parse(body) as { offset?: number; sites?: string[] };
+          const offset = asked.offset ?? 0;
+          const next = offset === 5 ? { offset: 'soon' } : offset < 20 ? { offset: offset + 10 } : undefined;
+          res
+            .writeHead(200, limits)
+            .end(
+              JSON.stringify({ results: [{ url: `https://${asked.sites?.[0] ?? 'a.test'}/${offset}`, title: 'A', snippet: 's' }], next }),
+            );
+        } else if (mode === 'corrected') {
           const asked = JSON.parse(body) as { query: string; exact?: boolean };
           res.writeHead(200, limits).end(
             JSON.stringify({
@@ -187,6 +236,43 @@ describe('searching as a member (against a double of the service interface)', ()
         { query: 'gahter', language: 'en' },
         { query: 'gahter', language: 'en', exact: true },
       ],
+    );
+  });
+
+  it("passes the page and the sites to the service, the service's next page back, and keeps each page apart", async () => {
+    const { v, ann, team, deps } = await setup();
+    await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
+    mode = 'paged';
+    const first = await searchForMember(deps, ann, team.id, { query: 'gather', count: 10, sites: ['Docs.test'] }, { record: true });
+    assert.deepEqual([first.offset, first.sites, first.excludeSites, first.next], [0, ['docs.test'], [], { offset: 10 }]);
+    assert.equal(first.results[0]?.url, 'https://docs.test/0');
+    const second = await searchForMember(
+      deps,
+      ann,
+      team.id,
+      { query: 'gather', count: 10, offset: 10, sites: ['docs.test'], excludeSites: ['x.docs.test'] },
+      { record: true },
+    );
+    assert.deepEqual([second.offset, second.excludeSites, second.next, second.cached], [10, ['x.docs.test'], { offset: 20 }, false]);
+    const last = await searchForMember(deps, ann, team.id, { query: 'gather', count: 10, offset: 20 }, { record: true });
+    assert.deepEqual([last.next, last.results[0]?.url], [null, 'https://a.test/20']);
+    const unreadable = await searchForMember(deps, ann, team.id, { query: 'gather', offset: 5 }, { record: true });
+    assert.equal(unreadable.next, null, 'a next offset the portal cannot read is no next page');
+    assert.deepEqual(
+      seen.map((s) => JSON.parse(s.body) as unknown),
+      [
+        { query: 'gather', language: 'en', count: 10, sites: ['docs.test'] },
+        { query: 'gather', language: 'en', count: 10, offset: 10, sites: ['docs.test'], excludeSites: ['x.docs.test'] },
+        { query: 'gather', language: 'en', count: 10, offset: 20 },
+        { query: 'gather', language: 'en', offset: 5 },
+      ],
+    );
+    const again = await searchForMember(deps, ann, team.id, { query: 'gather', count: 10, sites: ['docs.test'] }, { record: true });
+    assert.deepEqual([again.cached, again.next, again.results[0]?.url], [true, { offset: 10 }, 'https://docs.test/0']);
+    // A further page is no new search: recent searches hold the first, as the box showed it.
+    assert.deepEqual(
+      (await recentSearches(v.data, ann)).map((s) => s.query),
+      ['gather site:docs.test'],
     );
   });
 

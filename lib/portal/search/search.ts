@@ -3,6 +3,7 @@ import { checkSearchRequest, type SearchBody } from '#shared/protocol/search.ts'
 import { ServiceHealthReader } from '../service-client/health.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 import { AnswerCache } from './cache.ts';
+import { writeSiteWords } from './operators.ts';
 import { normaliseQueryText, type RateState, type SearchAnswer, type SearchHit } from './types.ts';
 import { callSearch, SearchFailed, type UpstreamAnswer } from './upstream.ts';
 import { withTeamKey, type Vault } from '../keys/vault.ts';
@@ -14,7 +15,7 @@ import { withTeamKey, type Vault } from '../keys/vault.ts';
  */
 export type SearchSettings = { url: string; cacheEntries: number; cacheTtlMs: number };
 
-type Cached = { results: SearchHit[]; corrected: string | null; indexEmpty: boolean };
+type Cached = { results: SearchHit[]; corrected: string | null; next: { offset: number } | null; indexEmpty: boolean };
 
 const RECENT_KEEP = 20;
 export const RECENT_SHOWN = 8;
@@ -64,22 +65,47 @@ export class SearchProxy {
 
 /**
  * The normal form of a search: Unicode NFC, whitespace trimmed and collapsed, the language's two
- * letters in lower case (as the service reads them). Case is kept: the service ranks identifiers
- * by their case-split parts (`getElementById`), so `Foo` and `foo` may answer differently.
+ * letters in lower case (as the service reads them), the sites in lower case, sorted, without
+ * repeats. Case is kept in the words: the service ranks identifiers by their case-split parts
+ * (`getElementById`), so `Foo` and `foo` may answer differently.
  */
 export function normaliseSearch(input: unknown): SearchBody {
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const query = typeof raw.query === 'string' ? normaliseQueryText(raw.query) : raw.query;
   const language = raw.language === undefined || raw.language === '' ? undefined : raw.language;
+  const given = Object.fromEntries(
+    (['exact', 'count', 'offset', 'sites', 'excludeSites'] as const).filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]]),
+  );
   // The service's own rules (lib/shared/protocol/search.ts), so that a bad query never costs a request.
-  const checked = checkSearchRequest({ query, language, ...(raw.exact === undefined ? {} : { exact: raw.exact }) });
+  const checked = checkSearchRequest({ query, language, ...given });
   if (checked.ok) return checked.body;
   const [first] = checked.issues;
   throw new SearchFailed('invalid', first ? `${first.field}: ${first.message}` : 'invalid search', { issues: checked.issues });
 }
 
-/** The cache's key: the team, the language, whether typing mistakes may be corrected, the words. */
-export const cacheKey = (teamId: string, q: SearchBody) => `${teamId}\n${q.language}\n${q.exact ? 'exact' : 'any'}\n${q.query}`;
+/** Most bytes a recent search keeps (it is part of a primary key, which PostgreSQL bounds at 2704). */
+const RECENT_MAX_BYTES = 2000;
+
+/** A search as the search box shows it, sites included, so that picking it again searches the
+ * same; its words alone when that would be too long to keep. */
+function recentText(q: SearchBody): string {
+  const text = writeSiteWords(q);
+  return new TextEncoder().encode(text).length <= RECENT_MAX_BYTES ? text : q.query;
+}
+
+/** The cache's key: the team, the language, whether typing mistakes may be corrected, the page
+ * (`count` as asked: the service's default is not known here), the sites, the words. */
+export const cacheKey = (teamId: string, q: SearchBody) =>
+  [
+    teamId,
+    q.language,
+    q.exact ? 'exact' : 'any',
+    q.count ?? 'default',
+    q.offset ?? 0,
+    (q.sites ?? []).join(' '),
+    (q.excludeSites ?? []).join(' '),
+    q.query,
+  ].join('\n');
 
 async function defaultKey(data: PortalData, teamId: string): Promise<TeamKey> {
   const key = (await data.keys(teamId)).find((k) => k.isDefault && k.revokedAt === null);
@@ -117,17 +143,22 @@ export async function searchForMember(
       }
       proxy.noteRate(key.id, upstream.rate);
       const indexEmpty = upstream.results.length === 0 ? (await proxy.indexEmpty()) === true : false;
-      return { results: upstream.results, corrected: upstream.corrected, indexEmpty };
+      return { results: upstream.results, corrected: upstream.corrected, next: upstream.next, indexEmpty };
     },
     // "The index is empty" is a passing state: the next search should find the pages indexed since.
     (v) => !v.indexEmpty,
   );
-  if (opts.record)
-    await deps.data.recordSearch(actor.userId, { query: q.query, language: q.language, searchedAt: proxy.now() }, RECENT_KEEP);
+  // A further page of a search is no new search to remember.
+  if (opts.record && !q.offset)
+    await deps.data.recordSearch(actor.userId, { query: recentText(q), language: q.language, searchedAt: proxy.now() }, RECENT_KEEP);
   return {
     query: q.query,
     language: q.language,
     exact: q.exact === true,
+    offset: q.offset ?? 0,
+    sites: q.sites ?? [],
+    excludeSites: q.excludeSites ?? [],
+    next: loaded.value.next,
     corrected: loaded.value.corrected,
     results: loaded.value.results,
     cached: loaded.cached,

@@ -23,6 +23,13 @@ export type SearchAnswer = {
   language: string;
   /** The words were searched as typed, with no correction of typing mistakes. */
   exact: boolean;
+  /** How many results of the search come before these (paging). */
+  offset: number;
+  /** Only pages on these hosts (and hosts under them); none on `excludeSites`. Empty: every site. */
+  sites: string[];
+  excludeSites: string[];
+  /** Where the next page of results starts; null on the last one. */
+  next: { offset: number } | null;
   /** The words the service searched instead, when it corrected a typing mistake; null when it did not. */
   corrected: string | null;
   results: SearchHit[];
@@ -67,6 +74,9 @@ export const SEARCH_LANGUAGES: readonly { code: string; name: string }[] = [
   { code: 'uk', name: 'Українська' },
   { code: 'zh', name: '中文' },
 ];
+
+/** Results on a page of the hosted search page. */
+export const RESULTS_PER_PAGE = 10;
 
 /** A query's text as the portal sends and caches it: Unicode NFC, whitespace trimmed and collapsed. */
 export const normaliseQueryText = (q: string): string => q.normalize('NFC').replace(/\s+/gu, ' ').trim();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '#shared/errors.ts';
-import type { SearchBody } from '#shared/protocol/search.ts';
+import { MAX_DEPTH, type SearchBody } from '#shared/protocol/search.ts';
 import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from './types.ts';
 
 /**
@@ -60,6 +60,11 @@ const answerSchema = z.object({
     .object({ query: z.string().min(1).max(2000) })
     .optional()
     .catch(undefined),
+  // Where the next page starts; one the portal cannot read is as if there were none.
+  next: z
+    .object({ offset: z.number().int().min(1).max(MAX_DEPTH) })
+    .optional()
+    .catch(undefined),
 });
 const errorSchema = z
   .object({ error: z.string().optional(), issues: z.array(z.object({ field: z.string(), message: z.string() })).optional() })
@@ -80,7 +85,7 @@ export function readRateHeaders(h: Headers): RateState | null {
   return { limit, remaining: Math.min(remaining, limit), resetSeconds: reset, windowSeconds: w ? Number(w[1]) : null };
 }
 
-export type UpstreamAnswer = { results: SearchHit[]; corrected: string | null; rate: RateState | null };
+export type UpstreamAnswer = { results: SearchHit[]; corrected: string | null; next: { offset: number } | null; rate: RateState | null };
 
 const TIMEOUT_MS = 10_000;
 
@@ -117,7 +122,7 @@ export async function callSearch(baseUrl: string, token: string, body: SearchBod
     const results = parsed.data.results.map(
       (hit) => Object.fromEntries(Object.entries(hit).filter(([, v]) => v !== undefined)) as SearchHit,
     );
-    return { results, corrected: parsed.data.corrected?.query ?? null, rate };
+    return { results, corrected: parsed.data.corrected?.query ?? null, next: parsed.data.next ?? null, rate };
   }
   const err = errorSchema.safeParse(json);
   const detail = err.success ? err.data : {};

@@ -1,4 +1,5 @@
 import type { PageDocument } from './document.ts';
+import { siteFiltersKey } from './sites.ts';
 
 /**
  * The one interface between the search API (and the indexer) and an index engine. The default
@@ -10,10 +11,22 @@ export type SearchRequest = {
   query: string;
   /** Two-letter language code (lower case) that biases results. */
   language: string;
+  /** How many results, from `offset`. */
   limit: number;
+  /** How many of the best results to skip (paging; default 0): offset + limit is at most MAX_DEPTH. */
+  offset?: number;
+  /** Only pages on these hosts or hosts under them (lower case, as the protocol normalises them). */
+  sites?: readonly string[];
+  /** No pages on these hosts or hosts under them; an exclusion wins over `sites`. */
+  excludeSites?: readonly string[];
   /** Search the words as typed, without correcting misspelt ones (decision 0080). */
   exact?: boolean;
 };
+
+/** One key for one answer: every field of the request that changes it (the answer caches, a
+ * node's recent searches). */
+export const searchRequestKey = (r: SearchRequest): string =>
+  `${r.language}\n${r.limit}\n${r.offset ?? 0}\n${r.exact ? 'exact' : ''}\n${siteFiltersKey(r)}\n${r.query}`;
 
 /** `language`: what the page is written in (two letters), when known; `section`: the page's place in
  * its manual, outermost first (`PostgreSQL 15.20 Documentation`, `Chapter 9. …`, `9.7. Pattern
@@ -21,8 +34,9 @@ export type SearchRequest = {
  * small `data:image/…` one), from the index. */
 export type SearchResult = { url: string; title: string; snippet: string; language?: string; section?: string[]; favicon?: string };
 
-/** Ranked results, and the query actually searched when some of its words were corrected. */
-export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string } };
+/** Ranked results, the query actually searched when some of its words were corrected, and where
+ * the next page starts when one follows (absent on the last page, and past MAX_DEPTH). */
+export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string }; next?: { offset: number } };
 
 export type IndexStats = { pages: number };
 

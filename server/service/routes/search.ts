@@ -44,13 +44,16 @@ export const search =
       }
       const text = await readBody(req, ctx.config.search.maxBodyBytes);
       bodyRead = true;
-      const body = parseSearchBody(text);
+      const body = parseSearchBody(text, { defaultCount: ctx.config.search.results });
       let answer;
       try {
         answer = await ctx.search.search({
           query: body.query,
           language: body.language,
-          limit: ctx.config.search.results,
+          limit: body.count ?? ctx.config.search.results,
+          offset: body.offset,
+          sites: body.sites,
+          excludeSites: body.excludeSites,
           exact: body.exact,
         });
       } catch (err) {

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { BackendUnavailable, type IndexStats, type SearchBackend, type SearchAnswer, type SearchRequest } from '../backend.ts';
+import {
+  BackendUnavailable,
+  searchRequestKey,
+  type IndexStats,
+  type SearchBackend,
+  type SearchAnswer,
+  type SearchRequest,
+} from '../backend.ts';
 import { immutableUri } from './generations.ts';
 import { QueryPool } from './pool.ts';
 import { IndexReader } from './query.ts';
@@ -32,6 +39,7 @@ const copy = (a: SearchAnswer): SearchAnswer => ({
   ...a,
   results: a.results.map((r) => (r.section ? { ...r, section: [...r.section] } : { ...r })),
   ...(a.corrected ? { corrected: { ...a.corrected } } : {}),
+  ...(a.next ? { next: { ...a.next } } : {}),
 });
 
 type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; run: (req: SearchRequest) => Promise<SearchAnswer> };
@@ -102,7 +110,7 @@ export class SqliteSearchBackend implements SearchBackend {
         this.#cache.clear();
         this.#cacheVersion = version;
       }
-      key = `${req.language}\n${req.limit}\n${req.exact ? 'exact' : ''}\n${req.query}`;
+      key = searchRequestKey(req);
       const hit = this.#cache.get(key);
       if (hit) {
         this.#cache.delete(key);

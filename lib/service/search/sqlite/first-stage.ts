@@ -5,6 +5,9 @@ import { FIELD_WEIGHTS } from './schema.ts';
 
 export type Ranked = { id: number; s: number };
 
+/** The pages a query may answer with, by id (allowed[id] is 1): its site filters (site-pages.ts). */
+export type AllowedPages = Uint8Array;
+
 /**
  * The first stage of a query: the pages holding any of its concepts (or joined forms of adjacent
  * words), by field-weighted BM25, and which of them hold every concept. Two implementations with
@@ -12,8 +15,8 @@ export type Ranked = { id: number; s: number };
  * for an index whose postings are not built yet).
  */
 export interface FirstStage {
-  /** The `k` best, best first. */
-  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[];
+  /** The `k` best, best first; with `allowed`, the `k` best of those pages. */
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed?: AllowedPages | null): Ranked[];
   /** Those of `ids` that hold every concept of the last rank() call (of two or more concepts). */
   covering(ids: Iterable<number>): Set<number>;
   /** How much of the last rank() call's query each of `ids` holds, from 0 to 1: the share of its
@@ -23,6 +26,7 @@ export interface FirstStage {
 
 export class FtsStage implements FirstStage {
   readonly #candidates: StatementSync;
+  readonly #candidatesAmong: StatementSync;
   readonly #covering: StatementSync;
   #all: string | null = null;
 
@@ -32,12 +36,19 @@ export class FtsStage implements FirstStage {
     this.#candidates = db.prepare(
       `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${weights}) LIMIT ?`,
     );
+    this.#candidatesAmong = db.prepare(
+      `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
+       ORDER BY bm25(fts, ${weights}) LIMIT ?`,
+    );
     this.#covering = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
   }
 
-  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed: AllowedPages | null = null): Ranked[] {
     this.#all = concepts.length > 1 ? matchAll(concepts) : null;
-    return this.#candidates.all(matchAny(concepts, joins), k) as Ranked[];
+    if (!allowed) return this.#candidates.all(matchAny(concepts, joins), k) as Ranked[];
+    const among: number[] = [];
+    for (let id = 0; id < allowed.length; id++) if (allowed[id]) among.push(id);
+    return this.#candidatesAmong.all(matchAny(concepts, joins), JSON.stringify(among), k) as Ranked[];
   }
 
   matched(): null {

@@ -1,4 +1,11 @@
-import { BackendUnavailable, type IndexStats, type SearchAnswer, type SearchBackend, type SearchRequest } from '../backend.ts';
+import {
+  BackendUnavailable,
+  searchRequestKey,
+  type IndexStats,
+  type SearchAnswer,
+  type SearchBackend,
+  type SearchRequest,
+} from '../backend.ts';
 import { SqliteSearchBackend } from './backend.ts';
 import { currentGeneration } from './generations.ts';
 
@@ -6,8 +13,6 @@ import { currentGeneration } from './generations.ts';
 const WARM_SEARCHES = 200;
 /** Longest a switch waits for them: past it, the switch goes on and they finish on their own. */
 const WARM_MS = 2_000;
-
-const requestKey = (r: SearchRequest) => `${r.language}\n${r.limit}\n${r.exact ? 'exact' : ''}\n${r.query}`;
 
 /** One generation in use: its engine (connections, query workers, answer cache) and the searches on it. */
 type Live = { name: string; backend: SqliteSearchBackend; searches: number; retired: boolean };
@@ -115,7 +120,7 @@ export class GenerationalSearchBackend implements SearchBackend {
 
   #remember(req: SearchRequest): void {
     if (this.#warmSearches === 0) return;
-    const key = requestKey(req);
+    const key = searchRequestKey(req);
     this.#recent.delete(key);
     this.#recent.set(key, req);
     if (this.#recent.size > this.#warmSearches) this.#recent.delete(this.#recent.keys().next().value as string);

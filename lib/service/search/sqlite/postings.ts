@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Concept } from '../tokenize.ts';
-import type { FirstStage, Ranked } from './first-stage.ts';
+import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
@@ -249,7 +249,7 @@ export class PostingsStage implements FirstStage {
     return phrases;
   }
 
-  rank(concepts: readonly Concept[], joins: readonly string[], k: number): Ranked[] {
+  rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed: AllowedPages | null = null): Ranked[] {
     let phrases = this.#phrases(concepts, joins);
     const termsOf = (list: readonly Phrase[]) => [...new Set(list.flatMap((p) => p.terms))];
     let lists = this.#postings(termsOf(phrases));
@@ -261,7 +261,7 @@ export class PostingsStage implements FirstStage {
     }
     this.#last = phrases;
     this.#lastLists = lists;
-    return this.#rank(phrases, lists, concepts.length, k);
+    return this.#rank(phrases, lists, concepts.length, k, allowed);
   }
 
   /** The few shortest terms that end in `fragment` (not the fragment itself), for a fragment of at
@@ -372,9 +372,15 @@ export class PostingsStage implements FirstStage {
   /**
    * The `k` best pages holding any phrase, by BM25 over the phrases' terms (each term counted
    * once), best first, ties by id. Afterwards the masks tell which of the `concepts` each page
-   * holds (a concept is held when one of its phrases is).
+   * holds (a concept is held when one of its phrases is). With `allowed`, the best of those pages.
    */
-  #rank(phrases: readonly Phrase[], lists: ReadonlyMap<string, PostingList>, concepts: number, k: number): Ranked[] {
+  #rank(
+    phrases: readonly Phrase[],
+    lists: ReadonlyMap<string, PostingList>,
+    concepts: number,
+    k: number,
+    allowed: AllowedPages | null,
+  ): Ranked[] {
     const acc = this.#acc;
     const mask = this.#mask;
     const touched = this.#touched;
@@ -410,7 +416,7 @@ export class PostingsStage implements FirstStage {
     }
     this.#touchedCount = n;
     this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
-    return topK(acc, touched, n, k);
+    return topK(acc, touched, n, k, allowed);
   }
 
   close(): void {
@@ -445,8 +451,8 @@ function intersect(lists: readonly (PostingList | undefined)[]): Uint32Array {
   return out;
 }
 
-/** The k highest scores among the touched pages, best first, ties by id; a bounded min-heap. */
-function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ranked[] {
+/** The k highest scores among the touched pages (those `allowed`, when given), best first, ties by id; a bounded min-heap. */
+function topK(acc: Float64Array, touched: Int32Array, n: number, k: number, allowed: AllowedPages | null): Ranked[] {
   const heap: number[] = [];
   // a worse than b: lower score, or the same score and a higher id.
   const worse = (a: number, b: number) => (acc[a] as number) < (acc[b] as number) || (acc[a] === acc[b] && a > b);
@@ -457,6 +463,7 @@ function topK(acc: Float64Array, touched: Int32Array, n: number, k: number): Ran
   };
   for (let i = 0; i < n; i++) {
     const d = touched[i] as number;
+    if (allowed && !allowed[d]) continue;
     if (heap.length < k) {
       heap.push(d);
       for (let c = heap.length - 1; c > 0;) {

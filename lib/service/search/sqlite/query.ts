@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { MAX_DEPTH } from '#shared/protocol/search.ts';
 import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
@@ -8,8 +9,9 @@ import { understand, WEAK_WORDS, type Understood } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
 import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
-import { FtsStage, type FirstStage } from './first-stage.ts';
+import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
+import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
 
@@ -33,6 +35,10 @@ export const MIN_MATCHED = 0.5;
 const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory. */
 const HEADS_KEPT = 20_000;
+/** The first stage's pages that deeper pages of results are taken from (after the first
+ * CANDIDATES): enough for MAX_DEPTH results with room for duplicates and pages holding too little
+ * of the query. */
+const DEEP_CANDIDATES = 2 * MAX_DEPTH;
 
 type SignalRow = {
   id: number;
@@ -162,6 +168,8 @@ export class IndexReader {
   #labels: Map<string, string[]> | null = null;
   readonly #hosts: StatementSync;
   readonly #sites: StatementSync;
+  /** The pages each site filter allows, for the index version it is told. */
+  readonly #sitePages: SitePages;
   #keptVersion = -1;
   #stage: FirstStage;
 
@@ -172,6 +180,7 @@ export class IndexReader {
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
+    this.#sitePages = new SitePages(this.#db);
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
     this.#begin = this.#db.prepare('BEGIN');
@@ -217,8 +226,8 @@ export class IndexReader {
         }
       }
       const sites = this.#siteHinted(parsed);
-      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins, understood.question, sites);
-      return corrected === null ? { results } : { results, corrected: { query: corrected } };
+      const page = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins, understood.question, sites);
+      return corrected === null ? page : { ...page, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
     }
@@ -257,6 +266,14 @@ export class IndexReader {
     return hosts;
   }
 
+  /**
+   * The page of results asked for (`offset`, `limit`), and where the next one starts when there is
+   * one. The first CANDIDATES pages of the first stage are re-ranked as ever; deeper results come
+   * from its next pages (up to DEEP_CANDIDATES), re-ranked among themselves and listed after them,
+   * so the first pages are what they would be alone and consecutive pages neither overlap nor
+   * leave a result out. A site filter chooses the candidates (SitePages), so a site whose pages
+   * rank below others' still fills its pages.
+   */
   #search(
     req: SearchRequest,
     typed: readonly Concept[],
@@ -264,22 +281,69 @@ export class IndexReader {
     joins: readonly string[],
     question: number,
     sites: ReadonlySet<string> | null,
-  ): SearchResult[] {
-    const rows = this.#stage.rank(concepts, joins, CANDIDATES);
+  ): { results: SearchResult[]; next?: { offset: number } } {
+    const offset = req.offset ?? 0;
+    const end = offset + req.limit;
+    const allowed = this.#sitePages.allowed(req, this.#keptVersion);
+    // Up to one result past the page: whether it exists says whether a next page does.
+    const listed: Candidate[] = [];
+    const seen = new Set<string>();
+    const list = (ranked: readonly Candidate[]) => {
+      for (const c of ranked) {
+        if (listed.length > end) return;
+        if (seen.has(c.url)) continue;
+        seen.add(c.url);
+        listed.push(c);
+      }
+    };
+    const head = this.#reranked(req, typed, concepts, joins, question, sites, CANDIDATES, null, allowed);
+    list(head.ranked);
+    if (listed.length <= end && head.more)
+      list(this.#reranked(req, typed, concepts, joins, question, sites, DEEP_CANDIDATES, head.ids, allowed).ranked);
+    const results = this.#snippets(listed.slice(offset, end), concepts);
+    return listed.length > end && end < MAX_DEPTH ? { results, next: { offset: end } } : { results };
+  }
+
+  /**
+   * The first stage's `k` best pages (of those `allowed`) without those of a block before them
+   * (`skip`), re-ranked, best first; those holding less than half of the query left out. The first
+   * block (`skip` null) also takes in the pages that define what was typed. `ids`: every page the
+   * block looked at; `more`: whether the first stage may hold more pages than `k`.
+   */
+  #reranked(
+    req: SearchRequest,
+    typed: readonly Concept[],
+    concepts: readonly Concept[],
+    joins: readonly string[],
+    question: number,
+    sites: ReadonlySet<string> | null,
+    k: number,
+    skip: ReadonlySet<number> | null,
+    allowed: AllowedPages | null,
+  ): { ranked: Candidate[]; ids: Set<number>; more: boolean } {
+    const first = this.#stage.rank(concepts, joins, k, allowed);
+    const more = first.length >= k;
+    // BM25 is scaled by the best page's, the same for every block.
+    const max = first[0]?.s ?? 0;
+    const rows = skip ? first.filter((r) => !skip.has(r.id)) : first;
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
     const heads = queryHeads(typed);
     if (question >= QUESTION_FROM) heads.push(...questionHeads(concepts, heads, question));
     const defines = this.#definersOf(heads);
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
-    for (const id of defines.keys()) if (!known.has(id)) rows.push({ id, s: 0 });
-    if (!rows.length) return [];
+    if (!skip)
+      for (const id of defines.keys()) {
+        if (known.has(id) || (allowed && !allowed[id])) continue;
+        rows.push({ id, s: 0 });
+        known.add(id);
+      }
+    if (!rows.length) return { ranked: [], ids: known, more };
     // Coverage counts for the head of the list and for definers.
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
     const near = this.#nearAnchors(concepts, rows);
     const linked = this.#linkedContext(concepts, rows);
-    const max = rows[0]?.s ?? 0;
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
@@ -315,22 +379,18 @@ export class IndexReader {
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
     // Nothing is better than noise: a page holding less than half of the query's words is no answer.
-    const top: Candidate[] = [];
-    const seen = new Set<string>();
+    // One of several copies of a page under other languages' addresses stands for them all (the
+    // list it goes into keeps the first of each address).
     const copies = copiesByLanguage(
       scored.map((x) => x.c),
       req.language,
     );
+    const ranked: Candidate[] = [];
     for (const { c } of scored) {
-      if (top.length >= req.limit) break;
-      // One of several copies of a page under other languages' addresses stands for them all.
       const shown = copies.get(c.id) ?? c;
-      if (seen.has(shown.url)) continue;
-      if (matched && (matched.get(shown.id) ?? 0) < MIN_MATCHED) continue;
-      seen.add(shown.url);
-      top.push(shown);
+      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED) ranked.push(shown);
     }
-    return this.#snippets(top, concepts);
+    return { ranked, ids: known, more };
   }
 
   /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times

@@ -1,10 +1,11 @@
 import type { Metadata } from 'next';
 import { asDomainError } from '#portal/errors.ts';
 import { recentSearches, searchForMember } from '#portal/search/search.ts';
-import { isSearchFailureCode, normaliseQueryText, type SearchFailureBody } from '#portal/search/types.ts';
-import { searchLanguage } from '#shared/protocol/search.ts';
+import { isSearchFailureCode, type SearchFailureBody } from '#portal/search/types.ts';
 import { listKeys } from '#portal/keys/vault.ts';
 import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { readAddress } from './address.ts';
+import { searchBody } from './search-api.ts';
 import { SearchClient, type InitialSearch } from './search-client.tsx';
 import './search.css';
 
@@ -20,8 +21,9 @@ function failureOf(err: unknown): (SearchFailureBody & { status: number }) | nul
 }
 
 /**
- * The hosted search page. A shared link (?q=...&lang=...) is searched here, on the server, so its
- * first results arrive with the page; later searches go through POST /api/teams/:teamId/search.
+ * The hosted search page. A shared link (?q=...&lang=...&start=..., address.ts) is searched here,
+ * on the server, so its first results arrive with the page; later searches go through POST
+ * /api/teams/:teamId/search.
  */
 export default async function SearchPage({
   params,
@@ -33,18 +35,17 @@ export default async function SearchPage({
   const { teamId } = await params;
   const sp = await searchParams;
   const { portal, actor, team } = await requireTeam(teamId);
-  const query = normaliseQueryText(first(sp.q));
-  const language = searchLanguage(first(sp.lang));
-  const exact = first(sp.exact) === '1';
+  const { text, search } = readAddress((name) => first(sp[name]));
   const keys = await listKeys(portal.vault, actor, team.id);
   const defaultKey = keys.find((k) => k.isDefault && !k.revokedAt);
   const hasKey = Boolean(defaultKey);
   // The key's limit as the portal last saw it, so a reload keeps showing what is left.
   const rate = defaultKey ? portal.search.rateNow(defaultKey.id) : null;
-  const initial: InitialSearch = { query, language, exact, answer: null, failure: null, rate };
-  if (query && hasKey) {
+  const { language, exact, offset } = search;
+  const initial: InitialSearch = { text, language, exact, offset, answer: null, failure: null, rate };
+  if (text && hasKey) {
     try {
-      initial.answer = await searchForMember(portal, actor, team.id, { query, language, ...(exact ? { exact } : {}) }, { record: true });
+      initial.answer = await searchForMember(portal, actor, team.id, searchBody(search), { record: true });
     } catch (err) {
       const failure = failureOf(err);
       if (!failure) throw err;

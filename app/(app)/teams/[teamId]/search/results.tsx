@@ -24,12 +24,15 @@ export function Highlighted({ text, query }: { text: string; query: string }) {
  */
 export function Results({
   results,
+  first,
   query,
   language,
   active,
   listRef,
 }: {
   results: SearchHit[];
+  /** The number of the first result (a later page starts past 1). */
+  first: number;
   query: string;
   /** The query's language: a result written in another one says which. */
   language: string;
@@ -37,7 +40,7 @@ export function Results({
   listRef: RefObject<HTMLOListElement | null>;
 }) {
   return (
-    <ol className="results" ref={listRef} aria-label="Search results">
+    <ol className="results" ref={listRef} aria-label="Search results" start={first}>
       {results.map((r, i) => (
         <li key={r.url} className={`result${i === active ? ' result-active' : ''}`} data-testid="result">
           <a className="result-title" href={r.url} data-result-index={i} rel="noopener noreferrer">

@@ -1,4 +1,10 @@
-import type { RateState, SearchAnswer, SearchFailureBody, SearchFailureCode } from '#portal/search/types.ts';
+import {
+  RESULTS_PER_PAGE,
+  type RateState,
+  type SearchAnswer,
+  type SearchFailureBody,
+  type SearchFailureCode,
+} from '#portal/search/types.ts';
 
 /** A failed search as the page handles it: a code to act on and a sentence to show, never raw JSON. */
 export class SearchError extends Error {
@@ -17,22 +23,39 @@ export class SearchError extends Error {
   }
 }
 
+/** The request body of a page's search: fields left out when they ask for nothing. */
+export function searchBody(s: PageSearch) {
+  return {
+    query: s.query,
+    language: s.language,
+    count: RESULTS_PER_PAGE,
+    ...(s.exact ? { exact: true } : {}),
+    ...(s.offset ? { offset: s.offset } : {}),
+    ...(s.sites.length ? { sites: s.sites } : {}),
+    ...(s.excludeSites.length ? { excludeSites: s.excludeSites } : {}),
+  };
+}
+
 export type ReceivedAnswer = SearchAnswer & { receivedAt: number };
 
-/** `exact`: search the words as typed, with no correction of typing mistakes. */
-export async function postSearch(
-  teamId: string,
-  query: string,
-  language: string,
-  exact: boolean,
-  signal?: AbortSignal,
-): Promise<ReceivedAnswer> {
+/** What the page asks the portal for: the words, and the page and sites the box and the address say. */
+export type PageSearch = {
+  query: string;
+  language: string;
+  /** The words as typed, with no correction of typing mistakes. */
+  exact: boolean;
+  offset: number;
+  sites: string[];
+  excludeSites: string[];
+};
+
+export async function postSearch(teamId: string, s: PageSearch, signal?: AbortSignal): Promise<ReceivedAnswer> {
   let res: Response;
   try {
     res = await fetch(`/api/teams/${encodeURIComponent(teamId)}/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query, language, ...(exact ? { exact: true } : {}) }),
+      body: JSON.stringify(searchBody(s)),
       credentials: 'same-origin',
       signal: signal ?? null,
     });

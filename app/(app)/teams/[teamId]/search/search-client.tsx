@@ -3,8 +3,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { usePathname, useSearchParams } from 'next/navigation.js';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { RecentSearch } from '#portal/data/portal-data.ts';
-import { normaliseQueryText, SEARCH_LANGUAGES, type RateState, type SearchAnswer, type SearchFailureBody } from '#portal/search/types.ts';
-import { checkSearchRequest, codePoints, MAX_QUERY_CHARS, searchLanguage } from '#shared/protocol/search.ts';
+import { readSiteWords } from '#portal/search/operators.ts';
+import {
+  normaliseQueryText,
+  RESULTS_PER_PAGE,
+  SEARCH_LANGUAGES,
+  type RateState,
+  type SearchAnswer,
+  type SearchFailureBody,
+} from '#portal/search/types.ts';
+import { checkSearchRequest, codePoints, MAX_QUERY_CHARS } from '#shared/protocol/search.ts';
 import { api } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
@@ -13,15 +21,20 @@ import { Link } from '#app/_ui/link.tsx';
 import { QuotaIndicator, type SeenRate } from './quota.tsx';
 import { RecentSearches } from './recent.tsx';
 import { Results } from './results.tsx';
-import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, SearchError, type ReceivedAnswer } from './search-api.ts';
+import { readAddress, searchHref } from './address.ts';
+import { Pager } from './pager.tsx';
+import { SearchScope } from './scope.tsx';
+import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, searchBody, SearchError, type ReceivedAnswer } from './search-api.ts';
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
-import { NoResultsHelp, searchHref } from './no-results.tsx';
+import { NoResultsHelp } from './no-results.tsx';
 
 export type InitialSearch = {
-  query: string;
+  /** The box's text (`site:` words included), as the address holds it. */
+  text: string;
   language: string;
   exact: boolean;
+  offset: number;
   answer: SearchAnswer | null;
   failure: (SearchFailureBody & { status: number }) | null;
   /** The key's limit as last seen by the portal, when no answer on this page says it. */
@@ -30,21 +43,26 @@ export type InitialSearch = {
 
 type Props = { teamId: string; hasKey: boolean; canManage: boolean; initial: InitialSearch; recent: RecentSearch[] };
 
-/** Check a query with the service's own rules before sending it; the message to show, or null. */
-function problem(query: string, language: string): string | null {
-  const checked = checkSearchRequest({ query, language });
+/** What each field of a request is called on this page, where its rules are broken. */
+const FIELD_NAMES: Record<string, string> = { language: 'The language', sites: 'site:', excludeSites: '-site:' };
+
+/** Check the box's text with the service's own rules before sending it; the message to show, or null. */
+function problem(text: string, language: string): string | null {
+  const box = readSiteWords(text);
+  if (!box.query && box.sites.length + box.excludeSites.length > 0) return 'Type what you are looking for as well as the site.';
+  const checked = checkSearchRequest(searchBody({ ...box, language, exact: false, offset: 0 }));
   if (checked.ok) return null;
   const issue = checked.issues[0];
-  return issue ? `The ${issue.field === 'language' ? 'language' : 'query'} ${issue.message}.` : 'This query cannot be searched.';
+  return issue ? `${FIELD_NAMES[issue.field] ?? 'The query'} ${issue.message}.` : 'This query cannot be searched.';
 }
 
 export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Props) {
   const params = useSearchParams();
   const pathname = usePathname();
-  const q = normaliseQueryText(params.get('q') ?? '');
-  const lang = searchLanguage(params.get('lang'));
-  // `exact=1`: the words as typed, after "Search instead for …" turned the correction down.
-  const exact = params.get('exact') === '1';
+  // `q` is the box's text, `site:` words included; `exact=1` the words as typed, after "Search
+  // instead for …" turned the correction down; `start` the results before this page.
+  const { text: q, search: asked } = readAddress((name) => params.get(name));
+  const { language: lang, exact, offset } = asked;
   const [draft, setDraft] = useState(q);
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -53,14 +71,14 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
 
   // The server's first answer (a shared link renders with results) and, if it failed, its failure.
   const [mountedAt] = useState(() => Date.now());
-  const isInitial = q === initial.query && lang === initial.language && exact === initial.exact;
+  const isInitial = q === initial.text && lang === initial.language && exact === initial.exact && offset === initial.offset;
   const [initialError] = useState(() => (initial.failure ? new SearchError(initial.failure.status, initial.failure, mountedAt) : null));
   // A failure other than an upstream one is not retried at once: a 429 waits for the reset, the rest for the user.
   const [gateOpen, setGateOpen] = useState(() => !initialError || initialError.code === 'upstream_failed');
 
   const search = useQuery<ReceivedAnswer, SearchError>({
-    queryKey: ['search', teamId, lang, exact, q],
-    queryFn: ({ signal }) => postSearch(teamId, q, lang, exact, signal),
+    queryKey: ['search', teamId, lang, exact, offset, q],
+    queryFn: ({ signal }) => postSearch(teamId, asked, signal),
     enabled: hasKey && q !== '' && !(isInitial && !gateOpen),
     initialData: isInitial && initial.answer ? { ...initial.answer, receivedAt: mountedAt } : undefined,
     staleTime: Infinity,
@@ -95,7 +113,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
 
   // 429: search again by itself once, when the service said it would allow one more.
   const autoRetried = useRef(new Set<string>());
-  const searchKey = `${lang}\n${exact}\n${q}`;
+  const searchKey = `${lang}\n${exact}\n${offset}\n${q}`;
   const limited = error?.code === 'rate_limited' ? error : null;
   const willRetry = Boolean(limited) && !autoRetried.current.has(searchKey);
   useEffect(() => {
@@ -129,25 +147,35 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   });
 
   /** Put a search in the address (a new history entry), which runs it; the same search again re-runs it. */
-  const go = (query: string, language: string, asTyped = false) => {
-    const target = searchHref(pathname, query, language, asTyped);
-    if (query === q && language === lang && asTyped === exact) {
-      if (query) retry();
+  const go = (text: string, language: string, asTyped = false, start = 0) => {
+    const target = searchHref(pathname, text, language, asTyped, start);
+    if (text === q && language === lang && asTyped === exact && start === offset) {
+      if (text) retry();
       return;
     }
     window.history.pushState(null, '', target);
+    // Another page of the same search starts at its top.
+    if (start !== offset && text === q) window.scrollTo({ top: 0 });
   };
   /** A link to a search that runs in place (and opens in a new tab like any link). */
-  const searchLink = (query: string, language: string, asTyped: boolean, text: string) => (
+  const searchLink = (
+    text: string,
+    language: string,
+    asTyped: boolean,
+    label: string,
+    { start = 0, rel, className }: { start?: number; rel?: string; className?: string } = {},
+  ) => (
     <a
-      href={searchHref(pathname, query, language, asTyped)}
+      href={searchHref(pathname, text, language, asTyped, start)}
+      rel={rel}
+      className={className}
       onClick={(e) => {
         if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
         e.preventDefault();
-        go(query, language, asTyped);
+        go(text, language, asTyped, start);
       }}
     >
-      {text}
+      {label}
     </a>
   );
 
@@ -210,11 +238,18 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
             {invalid ??
               (tooLong
                 ? `At most ${MAX_QUERY_CHARS} characters (${codePoints(draft)} now).`
-                : 'Enter searches · / focuses the box · ↑ ↓ or j k move through results · Enter opens one')}
+                : 'Enter searches · site:docs.python.org keeps to one site, -site: leaves one out · / focuses the box · ↑ ↓ or j k move through results')}
           </span>
           <QuotaIndicator seen={lastSeen} />
         </div>
       </form>
+      {hasKey && q && (
+        <SearchScope
+          sites={asked.sites}
+          excludeSites={asked.excludeSites}
+          everySite={searchLink(asked.query, lang, exact, 'Search every site')}
+        />
+      )}
 
       {!hasKey ? (
         <div className="card">
@@ -270,12 +305,31 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
             (a WARC file, a folder of HTML or a site to crawl); they are searchable at once.
           </EmptyState>
         </div>
+      ) : data.results.length === 0 && data.offset > 0 ? (
+        <div className="card" data-testid="search-state" data-state="no-more">
+          <EmptyState
+            icon="search"
+            title={`No more results for “${data.corrected ?? data.query}”`}
+            action={searchLink(q, lang, exact, 'Back to the first page', { className: 'btn' })}
+          >
+            The earlier pages hold every result of this search.
+          </EmptyState>
+        </div>
       ) : data.results.length === 0 ? (
         <div className="card" data-testid="search-state" data-state="empty">
           <EmptyState
             icon="search"
-            title={`No pages match “${data.corrected ?? data.query}”`}
-            action={<NoResultsHelp query={data.query} language={data.language} exact={data.exact} link={searchLink} />}
+            title={`No pages match “${data.corrected ?? data.query}”${data.sites.length ? ` on ${data.sites.join(', ')}` : ''}`}
+            action={
+              <NoResultsHelp
+                query={data.query}
+                language={data.language}
+                exact={data.exact}
+                sites={data.sites}
+                excludeSites={data.excludeSites}
+                link={searchLink}
+              />
+            }
           >
             No page holds enough of these words. Check the spelling, or try:
           </EmptyState>
@@ -283,7 +337,10 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
       ) : (
         <section className="stack-sm" aria-label="Results" aria-busy={search.isFetching || undefined}>
           <p className="muted results-meta" data-testid="results-meta">
-            Top {data.results.length} {data.results.length === 1 ? 'result' : 'results'} for “{data.query}”
+            {data.offset === 0
+              ? `Top ${data.results.length} ${data.results.length === 1 ? 'result' : 'results'}`
+              : `Results ${data.offset + 1}–${data.offset + data.results.length}`}{' '}
+            for “{data.query}”
             {data.cached && (
               <span
                 className="badge"
@@ -297,10 +354,30 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           {data.corrected && (
             <p className="search-corrected" data-testid="corrected">
               Showing results for <strong>{data.corrected}</strong>. Search instead for{' '}
-              {searchLink(data.query, data.language, true, `“${data.query}”`)}.
+              {searchLink(q, data.language, true, `“${data.query}”`)}.
             </p>
           )}
-          <Results results={data.results} query={data.corrected ?? data.query} language={data.language} active={active} listRef={listRef} />
+          <Results
+            results={data.results}
+            first={data.offset + 1}
+            query={data.corrected ?? data.query}
+            language={data.language}
+            active={active}
+            listRef={listRef}
+          />
+          <Pager
+            page={Math.floor(data.offset / RESULTS_PER_PAGE) + 1}
+            previous={
+              data.offset > 0
+                ? searchLink(q, lang, exact, '← Previous', {
+                    start: Math.max(0, data.offset - RESULTS_PER_PAGE),
+                    rel: 'prev',
+                    className: 'btn',
+                  })
+                : null
+            }
+            next={data.next ? searchLink(q, lang, exact, 'Next page →', { start: data.next.offset, rel: 'next', className: 'btn' }) : null}
+          />
         </section>
       )}
     </div>

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { filtersSites, hostCovers, hostOf, siteAllows, siteFiltersKey } from './sites.ts';
+
+describe('site filters', () => {
+  it('a host covers itself and the hosts under it, nothing else', () => {
+    assert.equal(hostCovers('python.org', 'python.org'), true);
+    assert.equal(hostCovers('python.org', 'docs.python.org'), true);
+    assert.equal(hostCovers('python.org', 'a.b.python.org'), true);
+    assert.equal(hostCovers('python.org', 'notpython.org'), false);
+    assert.equal(hostCovers('python.org', 'python.org.evil.example'), false);
+    assert.equal(hostCovers('docs.python.org', 'python.org'), false);
+    assert.equal(hostCovers('org', 'python.org'), true);
+  });
+
+  it("an address's host, lower case, without port or user", () => {
+    assert.equal(hostOf('https://Docs.Python.org/3/library/asyncio.html'), 'docs.python.org');
+    assert.equal(hostOf('http://localhost:8080/x'), 'localhost');
+    assert.equal(hostOf('https://user:pw@example.org/'), 'example.org');
+    assert.equal(hostOf('https://[2001:db8::1]:8443/'), '[2001:db8::1]');
+    assert.equal(hostOf('https://example.org?q=1'), 'example.org');
+    assert.equal(hostOf('ftp://example.org/'), null);
+    assert.equal(hostOf('not an address'), null);
+  });
+
+  it('sites keep their hosts only; excludeSites drop theirs, and win over sites', () => {
+    const only = { sites: ['python.org', 'debian.org'] };
+    assert.deepEqual(
+      ['docs.python.org', 'python.org', 'wiki.debian.org', 'notpython.org', 'postgresql.org'].map((h) => siteAllows(only, h)),
+      [true, true, true, false, false],
+    );
+    const not = { excludeSites: ['docs.python.org'] };
+    assert.deepEqual(
+      ['docs.python.org', 'x.docs.python.org', 'python.org', 'postgresql.org'].map((h) => siteAllows(not, h)),
+      [false, false, true, true],
+    );
+    const both = { sites: ['python.org'], excludeSites: ['docs.python.org'] };
+    assert.deepEqual(
+      ['docs.python.org', 'wiki.python.org', 'postgresql.org'].map((h) => siteAllows(both, h)),
+      [false, true, false],
+    );
+    assert.equal(siteAllows({}, 'anything.example'), true);
+    assert.equal(siteAllows({ sites: [], excludeSites: [] }, 'anything.example'), true);
+  });
+
+  it('whether a request filters at all, and one key whatever the order', () => {
+    assert.equal(filtersSites({}), false);
+    assert.equal(filtersSites({ sites: [], excludeSites: [] }), false);
+    assert.equal(filtersSites({ excludeSites: ['a.example'] }), true);
+    assert.equal(siteFiltersKey({ sites: ['b.example', 'a.example'] }), siteFiltersKey({ sites: ['a.example', 'b.example'] }));
+    assert.notEqual(siteFiltersKey({ sites: ['a.example'] }), siteFiltersKey({ excludeSites: ['a.example'] }));
+    assert.equal(siteFiltersKey({}), siteFiltersKey({ sites: [], excludeSites: [] }));
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * A search's site filters (`sites`, `excludeSites`; docs/api.md): which hosts' pages may be
+ * results. The hosts come validated and in normal form (lib/shared/protocol/site-hosts.ts).
+ */
+
+/** Whether `host` is `site` or a host under it: `python.org` covers `docs.python.org`, not `notpython.org`. */
+export const hostCovers = (site: string, host: string): boolean => host === site || host.endsWith(`.${site}`);
+
+/** The host of an absolute http(s) address, in lower case, without its port; null for anything else. */
+export function hostOf(url: string): string | null {
+  const m = /^https?:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]+)/i.exec(url);
+  return m ? (m[1] as string).toLowerCase() : null;
+}
+
+export type SiteFilters = { sites?: readonly string[]; excludeSites?: readonly string[] };
+
+/** Whether a request filters by site at all. */
+export const filtersSites = (f: SiteFilters): boolean => Boolean(f.sites?.length || f.excludeSites?.length);
+
+/**
+ * Whether a host's pages may be results: covered by one of `sites` when there are any, and by
+ * none of `excludeSites` (an exclusion wins, so `sites: ["python.org"]` with `excludeSites:
+ * ["docs.python.org"]` is python.org without its documentation).
+ */
+export function siteAllows(f: SiteFilters, host: string): boolean {
+  if (f.sites?.length && !f.sites.some((s) => hostCovers(s, host))) return false;
+  return !f.excludeSites?.some((s) => hostCovers(s, host));
+}
+
+/** The filters as a cache key: the same key for the same filters. */
+export const siteFiltersKey = (f: SiteFilters): string =>
+  `${[...(f.sites ?? [])].sort().join(' ')}\n${[...(f.excludeSites ?? [])].sort().join(' ')}`;

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { SitePages } from './site-pages.ts';
+
+const ids = (allowed: Uint8Array | null) => (allowed ? [...allowed.keys()].filter((i) => allowed[i]) : null);
+
+describe('the pages a site filter allows', () => {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE signals (id INTEGER PRIMARY KEY, url TEXT NOT NULL)');
+  const add = db.prepare('INSERT INTO signals (id, url) VALUES (?, ?)');
+  add.run(1, 'https://python.org/');
+  add.run(2, 'https://docs.python.org/3/library/json.html');
+  add.run(3, 'https://notpython.org/');
+  add.run(5, 'http://Wiki.Debian.org:8080/Apt');
+  const pages = new SitePages(db);
+
+  it('by host, a host covering the hosts under it; no filter allows every page', () => {
+    assert.equal(pages.allowed({}, 1), null);
+    assert.equal(pages.allowed({ sites: [], excludeSites: [] }, 1), null);
+    assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 1)), [1, 2]);
+    assert.deepEqual(ids(pages.allowed({ sites: ['debian.org'] }, 1)), [5]);
+    assert.deepEqual(ids(pages.allowed({ excludeSites: ['python.org'] }, 1)), [3, 5]);
+    assert.deepEqual(ids(pages.allowed({ sites: ['python.org'], excludeSites: ['docs.python.org'] }, 1)), [1]);
+    assert.deepEqual(ids(pages.allowed({ sites: ['example.org'] }, 1)), []);
+  });
+
+  it('read again for another index version, kept while it stays', () => {
+    add.run(9, 'https://peps.python.org/pep-0008/');
+    assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 1)), [1, 2], 'the same version: what was read');
+    assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 2)), [1, 2, 9]);
+    assert.deepEqual(ids(pages.allowed({ excludeSites: ['debian.org'] }, 2)), [1, 2, 3, 9]);
+  });
+});

@@ -1,0 +1,66 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { filtersSites, hostOf, siteAllows, siteFiltersKey, type SiteFilters } from '../sites.ts';
+
+/** Site filters whose pages a reader keeps worked out (one byte per page of the index each). */
+const FILTERS_KEPT = 16;
+
+/**
+ * Which pages of the index a search's site filters allow (sites.ts), for the first stage to pick
+ * its candidates among them only: a filter applied after the top candidates were taken would
+ * leave a site whose pages rank below them with no results. The pages' hosts are read from
+ * `signals` once per index version, and each filter's pages are kept as a byte per page id, the
+ * few latest filters at most.
+ */
+export class SitePages {
+  readonly #urls: StatementSync;
+  /** Page ids by host, and the highest id, as of the index version read. */
+  #hosts: Map<string, number[]> | null = null;
+  #maxId = 0;
+  readonly #kept = new Map<string, Uint8Array>();
+  /** The index version (SQLite's data_version) what is kept was read at. */
+  #version: number | null = null;
+
+  constructor(db: DatabaseSync) {
+    this.#urls = db.prepare('SELECT id, url FROM signals');
+  }
+
+  /** The pages the filters allow (allowed[id] is 1), or null when they allow every page; `version`
+   * is the index's version the caller reads (what was kept for another one is dropped). */
+  allowed(filters: SiteFilters, version: number): Uint8Array | null {
+    if (!filtersSites(filters)) return null;
+    if (version !== this.#version) {
+      this.#hosts = null;
+      this.#kept.clear();
+      this.#version = version;
+    }
+    const key = siteFiltersKey(filters);
+    let allowed = this.#kept.get(key);
+    if (allowed) {
+      // Most recently used last.
+      this.#kept.delete(key);
+    } else {
+      const hosts = this.#pagesByHost();
+      allowed = new Uint8Array(this.#maxId + 1);
+      for (const [host, ids] of hosts) if (siteAllows(filters, host)) for (const id of ids) allowed[id] = 1;
+      if (this.#kept.size >= FILTERS_KEPT) this.#kept.delete(this.#kept.keys().next().value as string);
+    }
+    this.#kept.set(key, allowed);
+    return allowed;
+  }
+
+  #pagesByHost(): Map<string, number[]> {
+    if (this.#hosts) return this.#hosts;
+    const hosts = new Map<string, number[]>();
+    let max = 0;
+    for (const r of this.#urls.iterate() as Iterable<{ id: number; url: string }>) {
+      const host = hostOf(r.url);
+      if (!host) continue;
+      let ids = hosts.get(host);
+      if (!ids) hosts.set(host, (ids = []));
+      ids.push(r.id);
+      if (r.id > max) max = r.id;
+    }
+    this.#maxId = max;
+    return (this.#hosts = hosts);
+  }
+}
