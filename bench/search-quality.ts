@@ -76,7 +76,8 @@ for (const kind of [...new Set(queries.map((q) => q.kind)), 'all known-item']) {
       `${f(mrr(set.filter((r) => r.q.half === 'even')))}${f(mrr(set.filter((r) => r.q.half === 'odd')))}`,
   );
 }
-if (values.ranks) writeFileSync(values.ranks, ranks.map((r) => `${r.q.id}\t${r.q.kind}\t${r.rank}\t${r.q.query}\t${r.top[0] ?? ''}\n`).join(''));
+if (values.ranks)
+  writeFileSync(values.ranks, ranks.map((r) => `${r.q.id}\t${r.q.kind}\t${r.rank}\t${r.q.query}\t${r.top[0] ?? ''}\n`).join(''));
 const misses = Number(values.misses);
 for (const r of ranks.filter((r) => r.rank !== 1).slice(0, misses))
   console.log(`miss ${r.q.id} [${r.q.language}] ${JSON.stringify(r.q.query)} rank=${r.rank || '>10'} top=${r.top.slice(0, 3).join(' ')}`);

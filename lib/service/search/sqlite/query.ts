@@ -129,7 +129,7 @@ export class IndexReader {
   }
 
   search(req: SearchRequest): SearchAnswer {
-    let parsed = parseQuery(req.query);
+    let parsed = parseQuery(req.query, req.language);
     if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
@@ -141,7 +141,7 @@ export class IndexReader {
         const fixes = this.#speller.correct(parsed.concepts);
         if (fixes.size) {
           corrected = rewriteQuery(req.query, fixes);
-          parsed = parseQuery(corrected);
+          parsed = parseQuery(corrected, req.language);
         }
       }
       const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins);
