@@ -72,9 +72,6 @@ export type Concept = {
   compound: string | null;
   /** Very common words that should not be required or counted. */
   stop: boolean;
-  /** Index terms of the word's other forms in the query's language, which the first stage counts
-   * as the word, below it (sqlite/inflections.ts, decision 0083); none when not looked up. */
-  variants?: readonly string[];
 };
 
 /** English stop words, which the indexer also leaves out of what it keeps near index anchors. */

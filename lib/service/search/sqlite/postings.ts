@@ -3,7 +3,6 @@ import type { Concept } from '../tokenize.ts';
 import type { FirstStage, Ranked } from './first-stage.ts';
 import { FIELD_WEIGHTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
-import { withVariants } from './variants.ts';
 
 /**
  * The first stage of a query on postings of our own (decision 0018): for every term of the
@@ -98,7 +97,7 @@ function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingLi
  * and present where all are), each standing for one concept (its index) or for none (-1), and
  * what a passage holding it scores for the snippet (an identifier or joined words 2, a word 1,
  * as snippet.ts's blockScore counts). */
-export type Phrase = { terms: readonly string[]; concept: number; weight: number };
+type Phrase = { terms: readonly string[]; concept: number; weight: number };
 type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync; held: StatementSync };
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
@@ -246,8 +245,6 @@ export class PostingsStage implements FirstStage {
       phrases = phrases.flatMap((p) => (unknown(p) ? this.#endingIn(p.terms[0] as string).map((t) => ({ ...p, terms: [t] })) : [p]));
       lists = this.#postings(termsOf(phrases));
     }
-    // A word's other forms in the query's language count as the word, below it (decision 0083).
-    if (concepts.some((c) => c.variants?.length)) phrases = withVariants(phrases, concepts, lists, (t) => this.#postings(t));
     this.#last = phrases;
     this.#lastLists = lists;
     return this.#rank(phrases, lists, concepts.length, k);

@@ -7,7 +7,6 @@ import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snip
 import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type FirstStage } from './first-stage.ts';
-import { Inflections } from './inflections.ts';
 import { PostingsStage } from './postings.ts';
 import { Speller } from './speller.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
@@ -76,7 +75,6 @@ export class IndexReader {
   readonly #postings: PostingsStage;
   readonly #fts: FtsStage;
   readonly #speller: Speller;
-  readonly #inflections: Inflections;
   readonly #definers: StatementSync;
   readonly #near: StatementSync;
   readonly #linkWords: StatementSync;
@@ -106,7 +104,6 @@ export class IndexReader {
     this.#postings = new PostingsStage(this.#db);
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
-    this.#inflections = new Inflections(this.#db);
     this.#stage = this.#fts;
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
@@ -147,10 +144,7 @@ export class IndexReader {
           parsed = parseQuery(corrected, req.language);
         }
       }
-      // Other forms of the words in the query's language (decision 0083; on the postings only).
-      let concepts = realConcepts(parsed);
-      if (this.#stage === this.#postings) concepts = this.#inflections.expand(concepts, req.language, (w) => this.#postings.termsOf(w));
-      const results = this.#search(req, parsed.concepts, concepts, parsed.joins);
+      const results = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins);
       return corrected === null ? { results } : { results, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
