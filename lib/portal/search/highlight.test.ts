@@ -7,6 +7,11 @@ const marked = (text: string, q: string) =>
     .filter((s) => s.hit)
     .map((s) => s.text);
 
+const highlightedIn = (text: string, q: string, language: string) =>
+  highlight(text, q, language)
+    .filter((s) => s.hit)
+    .map((s) => s.text);
+
 describe('snippet highlighting', () => {
   it('marks the query terms at word starts, in any case, whole words', () => {
     assert.deepEqual(marked('Run awaitable objects; asyncio.gather() runs Tasks concurrently.', 'asyncio GATHER task'), [
@@ -16,6 +21,21 @@ describe('snippet highlighting', () => {
     ]);
     assert.deepEqual(marked('background tasks', 'task'), ['tasks']);
     assert.deepEqual(marked('multitask', 'task'), [], 'not inside a word');
+  });
+
+  it('marks words, not the starts of longer words', () => {
+    const text = 'Le pare-feu filtre les paquets ; voir la lecture des règles.';
+    assert.deepEqual(marked(text, 'le pare-feu'), ['Le', 'pare', 'feu'], 'in an English query `le` is a word, never `lecture`');
+    assert.deepEqual(marked('configured ports and portable ones', 'configure port'), ['configured', 'ports']);
+    assert.deepEqual(marked('a taskbar', 'task'), [], 'three letters more make another word');
+  });
+
+  it('leaves out the stop words of the query’s language and of English', () => {
+    const text = 'Le pare-feu filtre les paquets ; voir la lecture des règles.';
+    assert.deepEqual(highlightedIn(text, 'comment configurer le pare-feu', 'fr'), ['pare', 'feu']);
+    assert.deepEqual(highlightedIn('the firewall and the rules', 'the firewall', 'de'), ['firewall']);
+    assert.deepEqual(highlightedIn('Die Firewall filtert die Pakete', 'die Firewall', 'de'), ['Firewall']);
+    assert.deepEqual(queryTerms('comment configurer le pare-feu', 'fr'), ['configurer', 'comment', 'pare', 'feu']);
   });
 
   it('keeps every character, in order, as plain segments', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { passageSnippet, snippetPassages } from './snippet.ts';
+import { makeSnippet, passageSnippet, snippetPassages } from './snippet.ts';
 import { parseQuery } from './tokenize.ts';
 
 const body = [
@@ -36,5 +36,26 @@ describe('snippet passages', () => {
     const short = passages.find((p) => p.ord === 4)?.passage;
     assert.ok(short);
     assert.equal(passageSnippet(short, parseQuery('short note').concepts), 'Short note. It follows the short note.');
+  });
+});
+
+describe('snippet words', () => {
+  it('are found as words, not as the start of longer words', () => {
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(12);
+    const block = `Une lecture du pare-feu. ${filler}Le pare-feu le protège.`;
+    // `le` is a word of an English query (no stop word there): the cut is at it, not at `lecture`.
+    const snippet = passageSnippet({ block, extra: null }, parseQuery('le', 'en').concepts);
+    assert.ok(snippet.endsWith('Le pare-feu le protège.'), snippet);
+    assert.ok(!snippet.includes('lecture'), snippet);
+  });
+
+  it('choose the block holding the words over one holding longer words they begin', () => {
+    const body = ['iptables filters packets in the kernel.', 'The ip command talks to the kernel.'].join('\n');
+    assert.match(makeSnippet(body, '', parseQuery('ip kernel').concepts, 'Routing'), /^The ip command/);
+  });
+
+  it('still find a long word where only a longer form of it stands', () => {
+    const long = { block: `${'Lorem ipsum dolor sit amet. '.repeat(12)}The processing starts at boot.`, extra: null };
+    assert.match(passageSnippet(long, parseQuery('process').concepts), /The processing starts/);
   });
 });

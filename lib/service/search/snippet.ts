@@ -55,11 +55,32 @@ function startsWord(text: string, i: number): boolean {
   return !LETTER_OR_DIGIT.test(text[i - 1] as string);
 }
 
+/** Letters a word may have beyond a query's word and still be it (a plural, `-ed`, `-en`). */
+const MAX_ENDING = 2;
+/** A query word this long may also be found as the start of a longer word (`configure` in
+ * `configuration`, which the index's stemmer conflates); a shorter one only as itself (`le` is
+ * not `lecture`, `ip` not `iptables`). */
+const MIN_PREFIX = 4;
+
+/** Whether the word starting at `i` of a lower-cased text ends within `max` more characters. */
+function endsWithin(text: string, i: number, max: number): boolean {
+  for (let j = i; j <= i + max; j++) if (j >= text.length || startsWord(text, j + 1)) return true;
+  return false;
+}
+
+/**
+ * Where `word` stands in a lower-cased text as a word of its own, or with a short ending; failing
+ * that, for a word of MIN_PREFIX letters or more, where it starts a longer word; else -1.
+ */
 function findWord(text: string, word: string): number {
+  let longer = -1;
   for (let from = 0; ;) {
     const i = text.indexOf(word, from);
-    if (i < 0) return -1;
-    if (startsWord(text, i)) return i;
+    if (i < 0) return word.length >= MIN_PREFIX ? longer : -1;
+    if (startsWord(text, i)) {
+      if (endsWithin(text, i + word.length, MAX_ENDING)) return i;
+      if (longer < 0) longer = i;
+    }
     from = i + 1;
   }
 }

@@ -34,3 +34,21 @@ test('queries: concepts, identifiers, stop words and joins of adjacent words', (
   );
   assert.deepEqual(parseQuery('  ').concepts, []);
 });
+
+test('queries in a language: its stop words and elisions, and English’s', () => {
+  const stops = (q: string, language?: string) =>
+    parseQuery(q, language)
+      .concepts.filter((c) => c.stop)
+      .map((c) => c.parts.join('-'));
+  assert.deepEqual(stops('comment configurer le pare-feu', 'fr'), ['le']);
+  assert.deepEqual(stops('comment configurer le pare-feu'), [], 'French words are searched in an English query');
+  assert.deepEqual(stops('the firewall des paquets', 'fr'), ['the', 'des']);
+  assert.deepEqual(stops('wie konfiguriere ich die Firewall', 'de'), ['wie', 'ich', 'die']);
+  assert.deepEqual(stops("qu'est-ce qu'un pare-feu", 'fr'), ['est-ce', 'un'], 'elided, then all stop words');
+  assert.deepEqual(stops('operator is_not', 'en'), [], 'an identifier of English stop words is searched');
+  assert.deepEqual(
+    parseQuery("configurer l'interface réseau", 'fr').concepts.map((c) => c.parts.join(' ')),
+    ['configurer', 'interface', 'réseau'],
+  );
+  assert.deepEqual(parseQuery('le pare-feu', 'fr').joins, [], 'no join across a stop word');
+});

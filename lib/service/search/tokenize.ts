@@ -1,3 +1,5 @@
+import { ENGLISH_STOP_WORDS, isStopWord, stopWordsOf, withoutElision } from '#shared/stop-words.ts';
+
 /**
  * Words as the index stores them and as queries are read, one function for both sides.
  *
@@ -72,9 +74,17 @@ export type Concept = {
   stop: boolean;
 };
 
-export const STOPWORDS = new Set(
-  'a an and are as at be by for from in into is it of on or that the this to with was were will not no its than then'.split(' '),
-);
+/** English stop words, which the indexer also leaves out of what it keeps near index anchors. */
+export const STOPWORDS = ENGLISH_STOP_WORDS;
+
+/** A word that is a stop word, or a word of several parts that are all stop words of a language
+ * other than English (`est-ce`); English keeps `is_not` and `and/or` as typed. */
+function isStopConcept(parts: readonly string[], language: string): boolean {
+  if (parts.length === 1) return isStopWord(parts[0] as string, language);
+  if (language === 'en') return false;
+  const own = stopWordsOf(language);
+  return parts.every((p) => own.has(p));
+}
 
 export type ParsedQuery = {
   concepts: Concept[];
@@ -83,11 +93,15 @@ export type ParsedQuery = {
   joins: string[];
 };
 
-export function parseQuery(query: string): ParsedQuery {
+/** A query's concepts; `language` (two letters) adds its stop words and elisions to English's
+ * (decision 0083). */
+export function parseQuery(query: string, language = 'en'): ParsedQuery {
   const concepts: Concept[] = [];
   const seen = new Set<string>();
   for (const m of prepare(query).matchAll(WORD)) {
-    const parts = m[0].split(JOINERS).filter((p) => p && p.length <= MAX_TOKEN);
+    const parts = withoutElision(m[0], language)
+      .split(JOINERS)
+      .filter((p) => p && p.length <= MAX_TOKEN);
     if (!parts.length) continue;
     const key = parts.join(' ');
     if (seen.has(key)) continue;
@@ -96,7 +110,7 @@ export function parseQuery(query: string): ParsedQuery {
     concepts.push({
       parts,
       compound: compound && compound.length <= MAX_TOKEN ? compound : null,
-      stop: parts.length === 1 && STOPWORDS.has(parts[0] as string),
+      stop: isStopConcept(parts, language),
     });
     if (concepts.length >= 32) break;
   }

@@ -13,9 +13,12 @@ export const languageName = (code: string): string => {
   }
 };
 
-/** The snippet with the query's terms in <mark>: React elements only, the text is never parsed as HTML. */
-export function Highlighted({ text, query }: { text: string; query: string }) {
-  return <>{highlight(text, query).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}</>;
+/** The snippet with the query's words in <mark> (its language's stop words aside): React elements
+ * only, the text is never parsed as HTML. */
+export function Highlighted({ text, query, language }: { text: string; query: string; language: string }) {
+  return (
+    <>{highlight(text, query, language).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}</>
+  );
 }
 
 /**
@@ -65,7 +68,7 @@ export function Results({
           </div>
           {r.snippet && (
             <p className="result-snippet">
-              <Highlighted text={r.snippet} query={query} />
+              <Highlighted text={r.snippet} query={query} language={language} />
             </p>
           )}
         </li>
