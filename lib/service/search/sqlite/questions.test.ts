@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, it } from 'node:test';
+import { buildDocument } from '../document.ts';
+import { IndexReader } from './query.ts';
+import { SqliteIndexWriter } from './writer.ts';
+
+/** The ranking of questions (decision 0082) on small real indexes: each case is built so that the
+ * ranking without the feature it tests puts the other page first. */
+const dir = mkdtempSync(join(tmpdir(), 'periscope-questions-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const page = (title: string, body: string, lang = 'en') =>
+  `<!doctype html><html lang="${lang}"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+function build(name: string, pages: [url: string, html: string][]): IndexReader {
+  const file = join(dir, `${name}.db`);
+  const writer = new SqliteIndexWriter(file);
+  for (const [url, html] of pages) writer.upsert(buildDocument({ url, html }));
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  return reader;
+}
+
+const search = (reader: IndexReader, query: string, language = 'en') => reader.search({ query, language, limit: 10, exact: true }).results;
+
+describe('a question', () => {
+  it("does not search its literals: the asker's values are on no page that answers", () => {
+    const reader = build('literals', [
+      ['https://docs.test/values.html', page('Values', '<p>A deadbeef string holds an integer in hex, deadbeef deadbeef.</p>')],
+      ['https://docs.test/int.html', page('Numbers', '<p>Convert a hex string to an integer with a base of 16.</p>')],
+    ]);
+    assert.equal(search(reader, 'convert hex string "deadbeef" to integer')[0]?.url, 'https://docs.test/int.html');
+    // Typed as a name, the same word is searched.
+    assert.equal(search(reader, 'deadbeef')[0]?.url, 'https://docs.test/values.html');
+  });
+
+  it('prefers the page the other pages link to (authority), which a name does not', () => {
+    // The page nobody links to says it a little better, and comes first in the index.
+    const text = '<p>Sort the items of a list by a key, in place or as a new list.</p>';
+    const better = '<p>Sort the items of a list by a key, in place or as a new list. Sort by key.</p>';
+    const hubs: [string, string][] = ['a', 'b', 'c', 'd'].map((n) => [
+      `https://docs.test/hub-${n}.html`,
+      page(`Hub ${n}`, '<p>More about <a href="linked.html">this</a>.</p>'),
+    ]);
+    const reader = build('authority', [
+      ['https://docs.test/alone.html', page('Lists', better)],
+      ['https://docs.test/linked.html', page('Lists', text)],
+      ...hubs,
+    ]);
+    const db = new DatabaseSync(join(dir, 'authority.db'), { readOnly: true });
+    const authority = (url: string) =>
+      (db.prepare('SELECT authority FROM signals WHERE url = ?').get(url) as { authority: number }).authority;
+    assert.ok(authority('https://docs.test/linked.html') > 1 && authority('https://docs.test/alone.html') < 1);
+    db.close();
+    assert.equal(search(reader, 'how do I sort the items of a list by a key')[0]?.url, 'https://docs.test/linked.html');
+  });
+
+  it('scores a long page by its best passage, and shows that passage however far down it is', () => {
+    const filler = Array.from(
+      { length: 300 },
+      (_, i) => `<p>Paragraph ${i} says something about trimming hedges and other garden work.</p>`,
+    ).join('');
+    const reader = build('passages', [
+      [
+        'https://docs.test/scattered.html',
+        page('Text', '<p>Whitespace matters.</p><p>A string is text.</p><p>Remove it later.</p><p>Leading and trailing spaces.</p>'),
+      ],
+      [
+        'https://docs.test/long.html',
+        page('Strings', `${filler}<p>To remove leading and trailing whitespace from a string, strip it.</p>`),
+      ],
+    ]);
+    const results = search(reader, 'remove leading and trailing whitespace from a string');
+    const long = results.find((r) => r.url === 'https://docs.test/long.html');
+    assert.match(long?.snippet ?? '', /leading and trailing whitespace/, 'the snippet is the passage that answers, 300 paragraphs down');
+    assert.equal(results[0]?.url, 'https://docs.test/long.html');
+  });
+});
+
+describe('any query', () => {
+  it('reads a word that names a site as where to look, not what to find', () => {
+    // The other site's page comes first in the index, so it wins a tie.
+    const reader = build('sites', [
+      ['https://www.other.test/descale.html', page('Descaling', '<p>Brewing tips: descaling a kettle removes lime.</p>')],
+      [
+        'https://www.brewing.test/descale.html',
+        page('Descaling', '<p>Descaling a kettle removes lime and scale from the heating element inside it.</p>'),
+      ],
+    ]);
+    const results = search(reader, 'brewing descaling');
+    assert.equal(results[0]?.url, 'https://www.brewing.test/descale.html');
+    assert.equal(results.length, 2, 'the word naming the site is not required');
+  });
+
+  it('finds the one word two typed words make (back up -> backup) in titles too', () => {
+    const reader = build('joins', [
+      ['https://docs.test/stairs.html', page('Stairs', '<p>Go back up the stairs of the system tower.</p>')],
+      ['https://docs.test/backup.html', page('Backup', '<p>Keep a copy of the system on another disk.</p>')],
+    ]);
+    assert.equal(search(reader, 'back up the system')[0]?.url, 'https://docs.test/backup.html');
+  });
+
+  it('shows one of the copies of a page under several languages’ addresses, in the query’s language', () => {
+    const text = '<p>Regular upgrades are recommended, because they include the latest security updates.</p>';
+    const reader = build('copies', [
+      ['https://docs.test/da-DK/upgrades.html', page('Upgrades', text)],
+      ['https://docs.test/el-GR/upgrades.html', page('Upgrades', text)],
+      ['https://docs.test/en-US/upgrades.html', page('Upgrades', text)],
+      ['https://docs.test/en-US/other.html', page('Other', '<p>Security updates come first.</p>')],
+    ]);
+    const english = search(reader, 'security upgrades').map((r) => r.url);
+    assert.deepEqual(english, ['https://docs.test/en-US/upgrades.html', 'https://docs.test/en-US/other.html']);
+    assert.equal(search(reader, 'security upgrades', 'da')[0]?.url, 'https://docs.test/da-DK/upgrades.html');
+  });
+});
