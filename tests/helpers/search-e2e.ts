@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { E2E_BASE_URL, E2E_DATA_DIR, E2E_PORT, E2E_SERVICE_PORT, e2eEnv } from './portal-env.ts';
-import { runIndex, sliceCorpus } from './search.ts';
+import { CORPUS, runIndex, sliceCorpus } from './search.ts';
 import { ROOT } from './service.ts';
 
 /**
@@ -96,16 +96,30 @@ function waitForLine(child: ChildProcess, text: string, what: string): Promise<v
  * sessions) whose SEARCH_URL points at it.
  */
 export async function startFlakyPair(): Promise<Pair> {
-  const servicePort = E2E_PORT + 6;
-  const portalPort = E2E_PORT + 5;
   const indexPath = join(tmpdir(), `periscope-e2e-${E2E_PORT}-flaky-index.db`);
   rmSync(indexPath, { force: true });
   spawnSync('sh', ['-c', `printf 'this is not a database, it is junk\\n%.0s' $(seq 1 200) > '${indexPath}'`]);
+  return startPair(indexPath, { service: E2E_PORT + 6, portal: E2E_PORT + 5 }, { SEARCH_RATE_WINDOW_SECONDS: '6' });
+}
+
+/** The whole corpus, indexed into an index of its own (a minute or two), and a service + portal
+ * pair that searches it: for tests of ranking as people meet it in the page. */
+export async function startCorpusPair(): Promise<Pair> {
+  const indexPath = join(tmpdir(), `periscope-e2e-${E2E_PORT}-corpus-index.db`);
+  rmSync(indexPath, { force: true });
+  const r = runIndex(E2E_DATA_DIR, [join(CORPUS, 'docs.warc.gz'), '--quiet'], { SEARCH_INDEX_PATH: indexPath });
+  if (r.status !== 0) throw new Error(`indexing the corpus failed: ${r.stderr}`);
+  return startPair(indexPath, { service: E2E_PORT + 8, portal: E2E_PORT + 7 }, {});
+}
+
+/** A service on `indexPath` and a portal that searches it (signing in and keys as the main pair's:
+ * the same DATA_DIR); stop() ends both and removes the index. */
+async function startPair(indexPath: string, ports: { service: number; portal: number }, serviceEnv: Record<string, string>): Promise<Pair> {
   const base = { ...process.env, ...e2eEnv, LOG_LEVEL: 'info' };
   const service = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...base, SERVICE_PORT: String(servicePort), SEARCH_INDEX_PATH: indexPath, SEARCH_RATE_WINDOW_SECONDS: '6' },
+    env: { ...base, SERVICE_PORT: String(ports.service), SEARCH_INDEX_PATH: indexPath, ...serviceEnv },
   });
   const children: ChildProcess[] = [service];
   const stop = async () => {
@@ -120,10 +134,10 @@ export async function startFlakyPair(): Promise<Pair> {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...base,
-        PORT: String(portalPort),
+        PORT: String(ports.portal),
         SERVICE_PORT: String(E2E_SERVICE_PORT),
-        SEARCH_URL: `http://127.0.0.1:${servicePort}`,
-        NEXTAUTH_URL: `http://127.0.0.1:${portalPort}`,
+        SEARCH_URL: `http://127.0.0.1:${ports.service}`,
+        NEXTAUTH_URL: `http://127.0.0.1:${ports.portal}`,
       },
     });
     children.push(portal);
@@ -132,7 +146,7 @@ export async function startFlakyPair(): Promise<Pair> {
     await stop();
     throw err;
   }
-  return { portalUrl: `http://127.0.0.1:${portalPort}`, serviceUrl: `http://127.0.0.1:${servicePort}`, indexPath, stop };
+  return { portalUrl: `http://127.0.0.1:${ports.portal}`, serviceUrl: `http://127.0.0.1:${ports.service}`, indexPath, stop };
 }
 
 export const MAIN_INDEX = join(E2E_DATA_DIR, 'index.db');
