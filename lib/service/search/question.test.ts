@@ -2,24 +2,22 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { understand } from './question.ts';
 
-test("quoted strings and back-ticked names are the asker's literals, taken out of what is searched", () => {
-  const u = understand('Convert hex string "deadbeef" to integer');
-  assert.equal(u.text, 'Convert hex string to integer');
-  assert.deepEqual(u.literals, ['deadbeef']);
+test("quoted strings and back-ticked names are the asker's literals", () => {
+  assert.deepEqual(understand('Convert hex string "deadbeef" to integer').literals, ['deadbeef']);
   assert.deepEqual(understand("remove the element in list `a` at index 'i'").literals, ['a', 'i']);
   assert.deepEqual(understand('sort “fancy” quotes and ‘these’ too').literals, ['fancy', 'these']);
 });
 
 test('an apostrophe inside a word is no quote', () => {
-  const u = understand("Python's list and don't repeat");
-  assert.deepEqual(u.literals, []);
-  assert.equal(u.text, "Python's list and don't repeat");
+  assert.deepEqual(understand("Python's list and don't repeat").literals, []);
 });
 
-test('a query that is nothing but a literal is searched as typed', () => {
-  const u = understand('"log_min_messages"');
-  assert.equal(u.text, '"log_min_messages"');
-  assert.deepEqual(u.literals, []);
+test('a literal makes a short query a question; a query that is nothing but one is none', () => {
+  assert.equal(understand('sort list lst').question, 0);
+  assert.ok(understand('sort list `lst`').question >= 0.5);
+  assert.deepEqual(understand('"log_min_messages"'), { literals: [], question: 0 });
+  // Its literals' words count in its length.
+  assert.equal(understand('sort `a` `b` `c` `d` `e`').question, 1);
 });
 
 test('names and terms read as such, sentences and questions as questions', () => {

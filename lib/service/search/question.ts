@@ -2,15 +2,16 @@
  * What a query is, before its words are searched (decision 0082). People and agents type two kinds
  * of query: a name or a term (`asyncio gather`, `log_min_messages`), and a question or a task in a
  * sentence (`convert hex string "deadbeef" to integer`, `how do I remove the element in list
- * `a` at index 1`). The second kind carries words that say little (`how do I`, `get`) and
- * values that are the asker's own: quoted strings and back-ticked names are placeholders and
- * literals (`"deadbeef"`, `` `mylist` ``), which no page of the manual holds and which only pull
- * pages that happen to share a common word.
+ * `a` at index 1`). The second kind carries words that say little (`how do I`, `get`), and values
+ * of the asker's own in quotes or back-ticks (`"deadbeef"`, `` `mylist` ``).
+ *
+ * Those literals say the query is a question, however short; their words stay searched. Taking
+ * them out was measured and lost: on the natural questions 0.601 searched, 0.585 taken out (both
+ * halves), 0.589 with back-ticked names alone taken out; many are the very thing asked about
+ * (`'AND'`, `'utf-8'`, `'\n'`, `%Y`).
  */
 export type Understood = {
-  /** The query without its literals (unless nothing else is left), to be searched. */
-  text: string;
-  /** The quoted and back-ticked spans taken out, as typed (without their quotes). */
+  /** The quoted and back-ticked spans, as typed (without their quotes). */
   literals: string[];
   /** How much the query reads as a question or a task rather than a name, 0 to 1. */
   question: number;
@@ -33,18 +34,19 @@ const ASKING = new Set(
 
 export function understand(query: string): Understood {
   const literals: string[] = [];
-  const text = query.replace(LITERAL, (m) => {
+  const rest = query.replace(LITERAL, (m) => {
     literals.push(m.slice(1, -1));
     return ' ';
   });
-  const words = text.split(/[^\p{L}\p{N}_.-]+/u).filter(Boolean);
-  const kept = words.length ? text.replace(/\s+/g, ' ').trim() : query;
-  const count = words.length ? words.length : query.split(/\s+/).filter(Boolean).length;
-  let question = Math.min(1, Math.max(0, (count - TERM_WORDS) / (SENTENCE_WORDS - TERM_WORDS)));
+  const outside = rest.split(/[^\p{L}\p{N}_.-]+/u).filter(Boolean);
+  // Its words, the literals' among them, say how long the question is (counting only those outside
+  // the literals did worse: 0.594 against 0.601).
+  const words = query.split(/[^\p{L}\p{N}_.-]+/u).filter(Boolean);
+  let question = Math.min(1, Math.max(0, (words.length - TERM_WORDS) / (SENTENCE_WORDS - TERM_WORDS)));
   // A literal, or a question word opening the query, says it is a question at any length.
-  if (literals.length && words.length) question = Math.max(question, 0.5);
-  if (words.length > 1 && ASKING.has((words[0] as string).toLowerCase())) question = 1;
-  return { text: kept, literals: words.length ? literals : [], question };
+  if (literals.length && outside.length) question = Math.max(question, 0.5);
+  if (outside.length > 1 && ASKING.has((outside[0] as string).toLowerCase())) question = 1;
+  return { literals: outside.length ? literals : [], question };
 }
 
 /** Words that carry little in a question (`get the list`, `use regex`, `how do I`): searched, and

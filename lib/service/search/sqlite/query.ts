@@ -99,8 +99,8 @@ const hostOf = (url: string) => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? '';
 
 /** The words of a query as searched: those that say little in a question are searched as stop
  * words are (decision 0082). */
-function asked(understood: Understood, language: string): ParsedQuery {
-  const parsed = parseQuery(understood.text, language);
+function asked(query: string, understood: Understood, language: string): ParsedQuery {
+  const parsed = parseQuery(query, language);
   if (understood.question >= QUESTION_FROM)
     for (const c of parsed.concepts) if (c.parts.length === 1 && WEAK_WORDS.has(c.parts[0] as string)) c.stop = true;
   return parsed;
@@ -209,7 +209,7 @@ export class IndexReader {
 
   search(req: SearchRequest): SearchAnswer {
     let understood = understand(req.query);
-    let parsed = asked(understood, req.language);
+    let parsed = asked(req.query, understood, req.language);
     if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
@@ -222,7 +222,7 @@ export class IndexReader {
         if (fixes.size) {
           corrected = rewriteQuery(req.query, fixes);
           understood = understand(corrected);
-          parsed = asked(understood, req.language);
+          parsed = asked(corrected, understood, req.language);
         }
       }
       const sites = this.#siteHinted(parsed);
