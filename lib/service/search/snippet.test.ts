@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeSnippet, passageSnippet, snippetPassages } from './snippet.ts';
+import { makeSnippet, passageSnippet, snippetPassages, withoutPermalinks } from './snippet.ts';
 import { parseQuery } from './tokenize.ts';
 
 const body = [
@@ -58,4 +58,15 @@ describe('snippet words', () => {
     const long = { block: `${'Lorem ipsum dolor sit amet. '.repeat(12)}The processing starts at boot.`, extra: null };
     assert.match(passageSnippet(long, parseQuery('process').concepts), /The processing starts/);
   });
+});
+
+it('a permalink mark is no text: a term and its description read as such', () => {
+  assert.equal(withoutPermalinks('list comprehension¶ A compact way'), 'list comprehension — A compact way');
+  assert.equal(withoutPermalinks('Built-in Functions¶'), 'Built-in Functions');
+  assert.equal(withoutPermalinks('no marks here'), 'no marks here');
+  const snippet = passageSnippet(
+    { block: 'list comprehension¶', extra: 'A compact way to process all of a sequence.' },
+    parseQuery('list comprehension').concepts,
+  );
+  assert.equal(snippet, 'list comprehension — A compact way to process all of a sequence.');
 });

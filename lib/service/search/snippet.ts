@@ -230,8 +230,19 @@ export function snippetPassages(
 
 /** The snippet of a passage chosen for the query: cut around the first of the query's words in it. */
 export function passageSnippet(passage: Passage, concepts: readonly Concept[], max = SNIPPET_CHARS): string {
-  const text = passage.extra !== null ? `${passage.block} ${passage.extra}`.trim() : passage.block;
-  return cut(text, Math.max(0, firstWord(passage.block.toLowerCase(), needlesOf(concepts))), max);
+  const text = withoutPermalinks(passage.extra !== null ? `${passage.block} ${passage.extra}`.trim() : passage.block);
+  // The block opens the text: the first of the query's words in the text is the block's, if it has one.
+  return cut(text, Math.max(0, firstWord(text.toLowerCase(), needlesOf(concepts))), max);
+}
+
+/** A term's permalink mark (Sphinx's `¶` after every heading and definition term) is no text: a term
+ * and its description read `list comprehension — A compact way…`, not `list comprehension¶ A…`. */
+export function withoutPermalinks(text: string): string {
+  if (!text.includes('¶')) return text;
+  return text
+    .replace(/\s*¶\s*$/, '')
+    .replace(/\s*¶\s+/g, ' — ')
+    .replace(/¶/g, '');
 }
 
 const needles = new WeakMap<readonly Concept[], string[]>();
