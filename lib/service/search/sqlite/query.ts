@@ -13,7 +13,8 @@ import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
+import { InboundLinks } from './link-words.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** From how much a query reads as a question its weak words are not searched, and each of its words
@@ -74,27 +75,18 @@ type Signals = {
 };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
-/** A word's place among a page's inbound link contexts: the first blocks' bits, and every block by
- * number (null for an index from before decision 0082). */
-type LinkWord = { mask: number; blocks: Uint16Array | null };
+/** A query as the ranking reads it: the request, the concepts typed (stop words among them) and
+ * those searched, the joins of adjacent words, how much it reads as a question (question.ts) and
+ * the sites it names (site-hints.ts), if any. */
+type Asking = {
+  req: SearchRequest;
+  typed: readonly Concept[];
+  concepts: readonly Concept[];
+  joins: readonly string[];
+  question: number;
+  sites: ReadonlySet<string> | null;
+};
 
-/** The blocks holding every part of a concept: the intersection of ascending block lists; null when
- * a part is in none. */
-function blocksHolding(lists: readonly (Uint16Array | null | undefined)[]): Iterable<number> | null {
-  let held: readonly number[] | Uint16Array | null = null;
-  for (const list of lists) {
-    if (!list?.length) return null;
-    if (!held) held = list;
-    else {
-      const set = new Set<number>(list);
-      const both: number[] = [];
-      for (const b of held) if (set.has(b)) both.push(b);
-      if (!both.length) return null;
-      held = both;
-    }
-  }
-  return held;
-}
 const hostOf = (url: string) => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? '';
 
 /** The words of a query as searched: those that say little in a question are searched as stop
@@ -145,7 +137,6 @@ export class IndexReader {
   readonly #speller: Speller;
   readonly #definers: StatementSync;
   readonly #near: StatementSync;
-  readonly #linkWords: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -159,9 +150,8 @@ export class IndexReader {
   /** Pages that have each word looked up near an index anchor, valid as #kept. */
   readonly #nearPages = new Map<string, Set<number>>();
   /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
-  readonly #linkedPages = new Map<string, Map<number, LinkWord>>();
-  /** Scratch space of #linkShares(): each inbound block's score. */
-  readonly #linkScores = new Float64Array(MAX_LINK_BLOCKS);
+  /** The blocks of text the links to each page stand in (link-words.ts). */
+  readonly #inbound: InboundLinks;
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
   /** The labels of the index's hosts that a query's word can name (site-hints.ts), read once per index version. */
@@ -196,7 +186,7 @@ export class IndexReader {
     // The pages that have a word near an index anchor (decision 0081).
     this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
-    this.#linkWords = this.#db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ?');
+    this.#inbound = new InboundLinks(this.#db);
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#hosts = this.#db.prepare(
       "SELECT DISTINCT substr(rest, 1, instr(rest || '/', '/') - 1) AS host FROM (SELECT substr(url, instr(url, '//') + 2) AS rest FROM signals)",
@@ -225,8 +215,17 @@ export class IndexReader {
           parsed = asked(corrected, understood, req.language);
         }
       }
+      // First: the words naming a site are no longer searched once they are found.
       const sites = this.#siteHinted(parsed);
-      const page = this.#search(req, parsed.concepts, realConcepts(parsed), parsed.joins, understood.question, sites);
+      const asking: Asking = {
+        req,
+        typed: parsed.concepts,
+        concepts: realConcepts(parsed),
+        joins: parsed.joins,
+        question: understood.question,
+        sites,
+      };
+      const page = this.#search(asking);
       return corrected === null ? page : { ...page, corrected: { query: corrected } };
     } finally {
       this.#commit.run();
@@ -239,13 +238,13 @@ export class IndexReader {
     if (
       version === this.#keptVersion &&
       this.#kept.size <= SIGNALS_KEPT &&
-      this.#heads.size + this.#nearPages.size + this.#linkedPages.size <= HEADS_KEPT
+      this.#heads.size + this.#nearPages.size + this.#inbound.size <= HEADS_KEPT
     )
       return;
     this.#kept.clear();
     this.#heads.clear();
     this.#nearPages.clear();
-    this.#linkedPages.clear();
+    this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
@@ -274,14 +273,8 @@ export class IndexReader {
    * leave a result out. A site filter chooses the candidates (SitePages), so a site whose pages
    * rank below others' still fills its pages.
    */
-  #search(
-    req: SearchRequest,
-    typed: readonly Concept[],
-    concepts: readonly Concept[],
-    joins: readonly string[],
-    question: number,
-    sites: ReadonlySet<string> | null,
-  ): { results: SearchResult[]; next?: { offset: number } } {
+  #search(asking: Asking): { results: SearchResult[]; next?: { offset: number } } {
+    const { req, concepts } = asking;
     const offset = req.offset ?? 0;
     const end = offset + req.limit;
     const allowed = this.#sitePages.allowed(req, this.#keptVersion);
@@ -296,10 +289,9 @@ export class IndexReader {
         listed.push(c);
       }
     };
-    const head = this.#reranked(req, typed, concepts, joins, question, sites, CANDIDATES, null, allowed);
+    const head = this.#reranked(asking, CANDIDATES, null, allowed);
     list(head.ranked);
-    if (listed.length <= end && head.more)
-      list(this.#reranked(req, typed, concepts, joins, question, sites, DEEP_CANDIDATES, head.ids, allowed).ranked);
+    if (listed.length <= end && head.more) list(this.#reranked(asking, DEEP_CANDIDATES, head.ids, allowed).ranked);
     const results = this.#snippets(listed.slice(offset, end), concepts);
     return listed.length > end && end < MAX_DEPTH ? { results, next: { offset: end } } : { results };
   }
@@ -311,16 +303,12 @@ export class IndexReader {
    * block looked at; `more`: whether the first stage may hold more pages than `k`.
    */
   #reranked(
-    req: SearchRequest,
-    typed: readonly Concept[],
-    concepts: readonly Concept[],
-    joins: readonly string[],
-    question: number,
-    sites: ReadonlySet<string> | null,
+    asking: Asking,
     k: number,
     skip: ReadonlySet<number> | null,
     allowed: AllowedPages | null,
   ): { ranked: Candidate[]; ids: Set<number>; more: boolean } {
+    const { req, typed, concepts, joins, question, sites } = asking;
     const first = this.#stage.rank(concepts, joins, k, allowed);
     const more = first.length >= k;
     // BM25 is scaled by the best page's, the same for every block.
@@ -343,12 +331,12 @@ export class IndexReader {
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
     const near = this.#nearAnchors(concepts, rows);
-    const linked = this.#linkedContext(concepts, rows);
+    const linked = this.#inbound.holdingAll(concepts, rows);
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
     const passages = this.#stage === this.#postings ? this.#postings.passageShares(rows.map((r) => r.id)) : null;
-    const linkShares = this.#stage === this.#postings ? this.#linkShares(concepts, rows, this.#postings.worth()) : null;
+    const linkShares = this.#stage === this.#postings ? this.#inbound.shares(concepts, rows, this.#postings.worth()) : null;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -428,66 +416,6 @@ export class IndexReader {
     const all = new Set<number>();
     for (const r of rows) if (sets.every((s) => s.has(r.id))) all.add(r.id);
     return all;
-  }
-
-  /** The pages with a word in the blocks of text links to them stand in, and which blocks (kept as #kept). */
-  #linkWordsOf(word: string): Map<number, LinkWord> {
-    let pages = this.#linkedPages.get(word);
-    if (!pages) {
-      pages = new Map();
-      for (const r of this.#linkWords.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])
-        pages.set(r.id, { mask: r.mask, blocks: r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null });
-      this.#linkedPages.set(word, pages);
-    }
-    return pages;
-  }
-
-  /** The candidates that a link points at from a block of text holding every word of the query
-   * (the same block; decision 0081). */
-  #linkedContext(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const maps: Map<number, LinkWord>[] = [];
-    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
-      const pages = this.#linkWordsOf(word);
-      if (!pages.size) return new Set();
-      maps.push(pages);
-    }
-    const all = new Set<number>();
-    for (const r of rows) {
-      let mask = -1;
-      for (const m of maps) if (!(mask &= m.get(r.id)?.mask ?? 0)) break;
-      if (mask) all.add(r.id);
-    }
-    return all;
-  }
-
-  /** For each candidate, the share of the query (each concept by its worth) that the best block of
-   * text a link to it stands in holds (decision 0082): what the pages pointing at it say it is for. */
-  #linkShares(concepts: readonly Concept[], rows: readonly { id: number }[], worth: ReadonlyMap<number, number>): Map<number, number> {
-    const out = new Map<number, number>();
-    let total = 0;
-    for (const w of worth.values()) total += w;
-    if (total <= 0) return out;
-    const maps = concepts.map((c) => c.parts.map((word) => this.#linkWordsOf(word)));
-    const byBlock = this.#linkScores;
-    const touched: number[] = [];
-    for (const r of rows) {
-      let best = 0;
-      for (let i = 0; i < concepts.length; i++) {
-        const w = worth.get(i) ?? 0;
-        const held = w ? blocksHolding((maps[i] as Map<number, LinkWord>[]).map((m) => m.get(r.id)?.blocks)) : null;
-        if (!held) continue;
-        for (const b of held) {
-          if (byBlock[b] === 0) touched.push(b);
-          const v = (byBlock[b] as number) + w;
-          byBlock[b] = v;
-          if (v > best) best = v;
-        }
-      }
-      for (const b of touched) byBlock[b] = 0;
-      touched.length = 0;
-      out.set(r.id, best / total);
-    }
-    return out;
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
