@@ -63,9 +63,10 @@ describe('POST /v0/search: section paths and favicons from the index', () => {
 
   it('an index from before sections and icons is migrated and answers, without them until reindexed', async () => {
     await service.stop();
-    // Make the index what a previous version wrote: no kinds, sections, icons or link contexts, schema version 4.
+    // Make the index what a previous version wrote: no kinds, sections, icons, link contexts or
+    // authority, schema version 4.
     const db = new DatabaseSync(join(dataDir, 'index.db'));
-    db.exec(`DROP TABLE link_words; ALTER TABLE links DROP COLUMN context;
+    db.exec(`DROP TABLE link_words; ALTER TABLE links DROP COLUMN context; ALTER TABLE signals DROP COLUMN authority;
       DROP TABLE sites; ALTER TABLE defs DROP COLUMN kind; ALTER TABLE signals DROP COLUMN section;
       ALTER TABLE pages DROP COLUMN section; DELETE FROM schema_migrations WHERE version >= 5;`);
     db.close();
