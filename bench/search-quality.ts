@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { IndexReader } from '#service/search/sqlite/query.ts';
 
 /**
- * `npm run bench -- search-quality [-- --index FILE] [--queries FILE...] [--kind K] [--misses N] [--ranks FILE]`: the judged
- * queries run straight through the query path on an index file (no service, no rate limit), MRR@10,
+ * `npm run bench -- search-quality` (or `node bench/search-quality.ts [--index FILE] [--queries
+ * FILE...] [--kind K] [--misses N] [--ranks FILE]`): the judged queries run straight through the
+ * query path on an index file (no service, no rate limit), MRR@10,
  * Success@1 and Success@10 per kind, and for each file its two halves: the queries of even and of
  * odd Stack Overflow questions (by the question's number, so that the several phrasings of one
  * question fall in the same half), or even and odd lines for the known-item files. Ranking is
@@ -68,8 +69,8 @@ const mrr = (set: typeof ranks) => set.reduce((s, r) => s + (r.rank ? 1 / r.rank
 const share = (set: typeof ranks, ok: (r: number) => boolean) => set.filter((r) => ok(r.rank)).length / Math.max(1, set.length);
 console.log(`index ${file}; ${queries.length} queries, ${ms.toFixed(2)} ms each`);
 console.log('kind       n     MRR@10  S@1    S@10   even   odd');
-for (const kind of [...new Set(queries.map((q) => q.kind)), 'all known-item']) {
-  const set = ranks.filter((r) => (kind === 'all known-item' ? r.q.kind !== 'natural' : r.q.kind === kind));
+for (const kind of [...new Set(queries.map((q) => q.kind)), 'all but natural']) {
+  const set = ranks.filter((r) => (kind === 'all but natural' ? r.q.kind !== 'natural' : r.q.kind === kind));
   if (!set.length) continue;
   const f = (x: number) => x.toFixed(3).padEnd(7);
   console.log(
