@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { understand } from './question.ts';
+import { questionHeads, searchedWords, understand } from './question.ts';
+import { parseQuery } from './tokenize.ts';
 
 test("quoted strings and back-ticked names are the asker's literals", () => {
   assert.deepEqual(understand('Convert hex string "deadbeef" to integer').literals, ['deadbeef']);
@@ -28,4 +29,35 @@ test('names and terms read as such, sentences and questions as questions', () =>
   assert.ok(understand('sort list `lst`').question >= 0.5);
   const four = understand('back up the system').question;
   assert.ok(four > 0 && four < 1, String(four));
+});
+
+test("a question's weak words are searched as stop words are; a name's are not", () => {
+  const stops = (q: string) =>
+    searchedWords(q, understand(q), 'en')
+      .concepts.filter((c) => c.stop)
+      .map((c) => c.parts.join(' '));
+  assert.deepEqual(stops('how do I get the size of a list'), ['how', 'do', 'i', 'get', 'the', 'of', 'a']);
+  assert.deepEqual(stops('get size'), []);
+});
+
+test("a question's words are looked up as names, and their starts as the names they may spell out", () => {
+  const heads = questionHeads(parseQuery('convert integer').concepts, [{ head: 'convert integer', weight: 1 }], 1);
+  assert.deepEqual(
+    heads.map((h) => [h.head, h.weight]),
+    [
+      ['convert', 0.2],
+      ['integer', 0.2],
+      ['con', 0.4],
+      ['conv', 0.4],
+      ['conve', 0.4],
+      ['int', 0.4],
+      ['inte', 0.4],
+      ['integ', 0.4],
+    ],
+  );
+  assert.equal(
+    questionHeads(parseQuery('int').concepts, [{ head: 'int', weight: 1 }], 0.5).length,
+    0,
+    'a head the query has is not asked twice',
+  );
 });

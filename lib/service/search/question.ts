@@ -1,3 +1,6 @@
+import type { DefinitionHead } from './definitions.ts';
+import { parseQuery, type Concept, type ParsedQuery } from './tokenize.ts';
+
 /**
  * What a query is, before its words are searched (decision 0082). People and agents type two kinds
  * of query: a name or a term (`asyncio gather`, `log_min_messages`), and a question or a task in a
@@ -57,3 +60,40 @@ export const WEAK_WORDS = new Set([
     ' ',
   ),
 ]);
+
+/** From how much a query reads as a question its weak words are not searched, and each of its words
+ * is looked up as a definition's name, and as the abbreviation a name may be of it. */
+export const QUESTION_FROM = 0.5;
+/** A question's word looked up as a definition's name (`sorted`, `replace`), and its starts as the
+ * names of the definitions it may spell out (`integer` for `int`, `dictionary` for `dict`): chosen on
+ * the even half of the natural questions, confirmed on the odd half. */
+const WORD_HEAD = 0.2;
+const ABBREVIATED_HEAD = 0.4;
+
+/** The words of a query as searched: those that say little in a question are searched as stop
+ * words are (decision 0082). */
+export function searchedWords(query: string, understood: Understood, language: string): ParsedQuery {
+  const parsed = parseQuery(query, language);
+  if (understood.question >= QUESTION_FROM)
+    for (const c of parsed.concepts) if (c.parts.length === 1 && WEAK_WORDS.has(c.parts[0] as string)) c.stop = true;
+  return parsed;
+}
+
+/** What a question's words name beside the heads the query already has (decision 0082): each word
+ * as a definition's name, and its starts of three letters or more (two short of the word at most)
+ * as the names it may spell out. */
+export function questionHeads(concepts: readonly Concept[], have: readonly DefinitionHead[], question: number): DefinitionHead[] {
+  const seen = new Set(have.map((h) => h.head));
+  const out: DefinitionHead[] = [];
+  const add = (head: string, weight: number) => {
+    if (seen.has(head)) return;
+    seen.add(head);
+    out.push({ head, weight: weight * question });
+  };
+  for (const c of concepts) add(c.parts.join(' '), WORD_HEAD);
+  for (const c of concepts) {
+    const word = c.parts.length === 1 ? (c.parts[0] as string) : '';
+    for (let len = 3; len <= word.length - 2; len++) add(word.slice(0, len), ABBREVIATED_HEAD);
+  }
+  return out;
+}

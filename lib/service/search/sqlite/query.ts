@@ -5,9 +5,9 @@ import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
 import { copiesByLanguage, decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
-import { understand, WEAK_WORDS, type Understood } from '../question.ts';
+import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { parseQuery, type Concept, type ParsedQuery } from '../tokenize.ts';
+import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
@@ -17,14 +17,6 @@ import { InboundLinks } from './link-words.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
-/** From how much a query reads as a question its weak words are not searched, and each of its words
- * is looked up as a definition's name, and as the abbreviation a name may be of it (decision 0082). */
-const QUESTION_FROM = 0.5;
-/** A question's word looked up as a definition's name (`sorted`, `replace`), and its starts as the
- * names of the definitions it may spell out (`integer` for `int`, `dictionary` for `dict`): chosen on
- * the even half of the natural questions, confirmed on the odd half (decision 0082). */
-const WORD_HEAD = 0.2;
-const ABBREVIATED_HEAD = 0.4;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
@@ -88,34 +80,6 @@ type Asking = {
 };
 
 const hostOf = (url: string) => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? '';
-
-/** The words of a query as searched: those that say little in a question are searched as stop
- * words are (decision 0082). */
-function asked(query: string, understood: Understood, language: string): ParsedQuery {
-  const parsed = parseQuery(query, language);
-  if (understood.question >= QUESTION_FROM)
-    for (const c of parsed.concepts) if (c.parts.length === 1 && WEAK_WORDS.has(c.parts[0] as string)) c.stop = true;
-  return parsed;
-}
-
-/** What a question's words name beside the heads the query already has (decision 0082): each word
- * as a definition's name, and its starts of three letters or more (two short of the word at most)
- * as the names it may spell out. */
-function questionHeads(concepts: readonly Concept[], have: readonly DefinitionHead[], question: number): DefinitionHead[] {
-  const seen = new Set(have.map((h) => h.head));
-  const out: DefinitionHead[] = [];
-  const add = (head: string, weight: number) => {
-    if (seen.has(head)) return;
-    seen.add(head);
-    out.push({ head, weight: weight * question });
-  };
-  for (const c of concepts) add(c.parts.join(' '), WORD_HEAD);
-  for (const c of concepts) {
-    const word = c.parts.length === 1 ? (c.parts[0] as string) : '';
-    for (let len = 3; len <= word.length - 2; len++) add(word.slice(0, len), ABBREVIATED_HEAD);
-  }
-  return out;
-}
 
 /** The concepts a query searches: its words other than stop words, or all of them when it has only those. */
 function realConcepts(parsed: ParsedQuery): Concept[] {
@@ -199,7 +163,7 @@ export class IndexReader {
 
   search(req: SearchRequest): SearchAnswer {
     let understood = understand(req.query);
-    let parsed = asked(req.query, understood, req.language);
+    let parsed = searchedWords(req.query, understood, req.language);
     if (!realConcepts(parsed).length) return { results: [] };
     // One read transaction: every statement of the query sees the same state of the index.
     this.#begin.run();
@@ -212,7 +176,7 @@ export class IndexReader {
         if (fixes.size) {
           corrected = rewriteQuery(req.query, fixes);
           understood = understand(corrected);
-          parsed = asked(corrected, understood, req.language);
+          parsed = searchedWords(corrected, understood, req.language);
         }
       }
       // First: the words naming a site are no longer searched once they are found.
