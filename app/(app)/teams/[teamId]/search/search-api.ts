@@ -38,16 +38,9 @@ export function searchBody(s: PageSearch) {
 
 export type ReceivedAnswer = SearchAnswer & { receivedAt: number };
 
-/** What the page asks the portal for: the words, and the page and sites the box and the address say. */
-export type PageSearch = {
-  query: string;
-  language: string;
-  /** The words as typed, with no correction of typing mistakes. */
-  exact: boolean;
-  offset: number;
-  sites: string[];
-  excludeSites: string[];
-};
+/** What the page asks the portal for: the words, and the page and sites the box and the address say
+ * (as the answer echoes them). */
+export type PageSearch = Pick<SearchAnswer, 'query' | 'language' | 'exact' | 'offset' | 'sites' | 'excludeSites'>;
 
 export async function postSearch(teamId: string, s: PageSearch, signal?: AbortSignal): Promise<ReceivedAnswer> {
   let res: Response;
