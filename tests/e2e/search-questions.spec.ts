@@ -77,6 +77,8 @@ test("the snippet is the passage that answers: the glossary's own entry", async 
   await createKey(page, teamId, 'Snippets key');
   await page.goto(`${pair.portalUrl}/teams/${teamId}/search?q=${encodeURIComponent('python list comprehension')}&lang=en`);
   const glossary = page.getByTestId('result').filter({ has: page.locator('a[href="https://docs.python.org/3/glossary.html"]') });
-  await expect(glossary.locator('.result-snippet')).toContainText('list comprehension — A compact way to process all or part of the elements in a sequence');
+  await expect(glossary.locator('.result-snippet')).toContainText(
+    'list comprehension — A compact way to process all or part of the elements in a sequence',
+  );
   await context.close();
 });
