@@ -321,15 +321,14 @@ export class PostingsStage implements FirstStage {
   /**
    * How well the best passage of each of `ids` answers the last rank() call's query (decision
    * 0082): a passage is one block of the page's text (a paragraph, an item, a definition's term or
-   * its description; runs of two to five blocks did no better), it scores the worth() of each
+   * its description; runs of two to five blocks did no better), it scores the `worth` (worth() of the last rank() call) of each
    * concept it holds, and a page its best passage's score over that of the whole query, 0 to 1. A
    * long page with one right section scores as that section does, however much else it holds.
    */
-  passageShares(ids: Iterable<number>, weights: readonly number[] = []): Map<number, number> {
+  passageShares(ids: Iterable<number>, worth: ReadonlyMap<number, number> = this.worth()): Map<number, number> {
     const out = new Map<number, number>();
     const lists = this.#lastLists;
     const concepts = this.#last.filter((p) => p.concept >= 0 && p.concept < 32);
-    const worth = this.worth(weights);
     let total = 0;
     for (const w of worth.values()) total += w;
     if (total <= 0) return out;

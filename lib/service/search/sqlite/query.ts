@@ -7,6 +7,7 @@ import { copiesByLanguage, decodeRankFields, rankFields, score, type Candidate, 
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
+import { hostOf } from '../sites.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
@@ -79,8 +80,6 @@ type Asking = {
   sites: ReadonlySet<string> | null;
 };
 
-const hostOf = (url: string) => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? '';
-
 /** The concepts a query searches: its words other than stop words, or all of them when it has only those. */
 function realConcepts(parsed: ParsedQuery): Concept[] {
   const real = parsed.concepts.filter((c) => !c.stop);
@@ -120,7 +119,6 @@ export class IndexReader {
   #icons: Map<string, string> | null = null;
   /** The labels of the index's hosts that a query's word can name (site-hints.ts), read once per index version. */
   #labels: Map<string, string[]> | null = null;
-  readonly #hosts: StatementSync;
   readonly #sites: StatementSync;
   /** The pages each site filter allows, for the index version it is told. */
   readonly #sitePages: SitePages;
@@ -152,9 +150,6 @@ export class IndexReader {
     // The pages with a word in the block of text a link to them stands in (decision 0081).
     this.#inbound = new InboundLinks(this.#db);
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
-    this.#hosts = this.#db.prepare(
-      "SELECT DISTINCT substr(rest, 1, instr(rest || '/', '/') - 1) AS host FROM (SELECT substr(url, instr(url, '//') + 2) AS rest FROM signals)",
-    );
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
@@ -218,7 +213,7 @@ export class IndexReader {
   /** The sites the query names (site-hints.ts), its words that name them no longer searched when
    * other words are left; null when it names none. */
   #siteHinted(parsed: ParsedQuery): Set<string> | null {
-    this.#labels ??= hostLabels((this.#hosts.all() as { host: string }[]).map((r) => r.host));
+    this.#labels ??= hostLabels(this.#sitePages.hosts(this.#keptVersion));
     const hints = siteHints(parsed.concepts, this.#labels);
     if (!hints.size || realConcepts(parsed).length <= hints.size) return null;
     const hosts = new Set<string>();
@@ -299,8 +294,15 @@ export class IndexReader {
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
-    const passages = this.#stage === this.#postings ? this.#postings.passageShares(rows.map((r) => r.id)) : null;
-    const linkShares = this.#stage === this.#postings ? this.#inbound.shares(concepts, rows, this.#postings.worth()) : null;
+    // What each concept is worth for the question features, worked out once for both.
+    const worth = this.#stage === this.#postings ? this.#postings.worth() : null;
+    const passages = worth
+      ? this.#postings.passageShares(
+          rows.map((r) => r.id),
+          worth,
+        )
+      : null;
+    const linkShares = worth ? this.#inbound.shares(concepts, rows, worth) : null;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -324,7 +326,7 @@ export class IndexReader {
         passage: passages?.get(r.id) ?? 0,
         linkShare: linkShares?.get(r.id) ?? 0,
         authority: p.authority,
-        onNamedSite: sites?.has(hostOf(p.url)) ? 1 : 0,
+        onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
         fields: p.fields,
       };
       scored.push({ c, s: score(c, concepts, req.language, max, question) });

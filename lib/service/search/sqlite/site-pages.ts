@@ -24,15 +24,17 @@ export class SitePages {
     this.#urls = db.prepare('SELECT id, url FROM signals');
   }
 
+  /** The hosts of the index's pages at `version` (read once per version, as allowed() reads them). */
+  hosts(version: number): Iterable<string> {
+    this.#sync(version);
+    return this.#pagesByHost().keys();
+  }
+
   /** The pages the filters allow (allowed[id] is 1), or null when they allow every page; `version`
    * is the index's version the caller reads (what was kept for another one is dropped). */
   allowed(filters: SiteFilters, version: number): Uint8Array | null {
     if (!filtersSites(filters)) return null;
-    if (version !== this.#version) {
-      this.#hosts = null;
-      this.#kept.clear();
-      this.#version = version;
-    }
+    this.#sync(version);
     const key = siteFiltersKey(filters);
     let allowed = this.#kept.get(key);
     if (allowed) {
@@ -46,6 +48,13 @@ export class SitePages {
     }
     this.#kept.set(key, allowed);
     return allowed;
+  }
+
+  #sync(version: number): void {
+    if (version === this.#version) return;
+    this.#hosts = null;
+    this.#kept.clear();
+    this.#version = version;
   }
 
   #pagesByHost(): Map<string, number[]> {
