@@ -23,7 +23,7 @@ const boundary = (files, message, owners, options) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', 'data/', 'test-results/', 'playwright-report/', 'next-env.d.ts'] },
+  { ignores: ['node_modules/', 'clients/*/dist/', '.next/', 'data/', 'test-results/', 'playwright-report/', 'next-env.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,76 @@
+import { Browsers, Recordings } from './browsers.ts';
+import { PeriscopeError } from './errors.ts';
+import { Http, type CallOptions } from './http.ts';
+import { search, type SearchRequest, type SearchResponse } from './search.ts';
+
+export const VERSION = '0.1.0';
+
+export type PeriscopeOptions = {
+  /** The API key (`psk_…`); default `PERISCOPE_API_KEY`. */
+  apiKey?: string;
+  /** The service's address, e.g. `https://browser.example.com`; default `PERISCOPE_URL`, else `http://127.0.0.1:3100`. */
+  baseUrl?: string;
+  /** Time limit of each call's attempt, in milliseconds (default 60,000). */
+  timeoutMs?: number;
+  /** Retries of a 429, 502 or 503 answer, each after the `Retry-After` it gives (default 2; 0 turns them off). */
+  maxRetries?: number;
+  /** A retry that would wait longer than this is not made; the refusal is thrown at once (default 60,000). */
+  maxRetryDelayMs?: number;
+};
+
+/** The default service address: `npm start`'s own. */
+const DEFAULT_URL = 'http://127.0.0.1:3100';
+
+/**
+ * A client of one Periscope service for one API key.
+ *
+ * ```ts
+ * const periscope = new Periscope(); // PERISCOPE_API_KEY, PERISCOPE_URL
+ * const browser = await periscope.browsers.start();
+ * const pw = await browser.connectPlaywright(chromium);
+ * ```
+ */
+export class Periscope {
+  readonly browsers: Browsers;
+  readonly recordings: Recordings;
+  readonly #http: Http;
+
+  constructor(options: PeriscopeOptions = {}) {
+    const env: Record<string, string | undefined> = typeof process === 'undefined' ? {} : process.env;
+    const apiKey = options.apiKey ?? env.PERISCOPE_API_KEY;
+    if (!apiKey) throw new PeriscopeError('No API key: pass { apiKey } or set PERISCOPE_API_KEY');
+    const base = options.baseUrl ?? env.PERISCOPE_URL ?? DEFAULT_URL;
+    let baseUrl: URL;
+    try {
+      baseUrl = new URL(base);
+    } catch {
+      throw new PeriscopeError(`The service address ${JSON.stringify(base)} is not a URL`);
+    }
+    if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
+      throw new PeriscopeError(`The service address must be http or https, not ${baseUrl.protocol}`);
+    }
+    this.#http = new Http({
+      baseUrl,
+      apiKey,
+      timeoutMs: positive(options.timeoutMs, 60_000, 'timeoutMs'),
+      maxRetries: Math.floor(positive(options.maxRetries, 2, 'maxRetries', true)),
+      maxRetryDelayMs: positive(options.maxRetryDelayMs, 60_000, 'maxRetryDelayMs', true),
+      userAgent: `periscope-client-typescript/${VERSION}`,
+    });
+    this.browsers = new Browsers(this.#http);
+    this.recordings = new Recordings(this.#http);
+  }
+
+  /** Search the service's index: ranked, de-duplicated results (docs/api.md, "Search"). */
+  search(request: SearchRequest, call: CallOptions = {}): Promise<SearchResponse> {
+    return search(this.#http, request, call);
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string, zeroAllowed = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0)) {
+    throw new PeriscopeError(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, not ${value}`);
+  }
+  return value;
+}
