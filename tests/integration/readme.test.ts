@@ -14,29 +14,44 @@ describe('the README, as written', () => {
   });
   after(() => service?.stop());
 
-  it('runs the Playwright snippet as it stands, saved as the .mjs file the README names', () => {
+  /** The ```js block that follows "Save this as `NAME`" in the README. */
+  function snippet(name: string): string {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const name = /Save this as `([\w.-]+\.mjs)` in the clone/.exec(readme)?.[1];
-    assert.ok(name, 'the README names the file to save the snippet as');
-    const snippet = /```js\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(name)))?.[1];
-    assert.ok(snippet?.includes('connectOverCDP'), 'the snippet follows');
-    // In the clone, as the README says, so that `playwright` and `ws` resolve from its node_modules.
+    const at = new RegExp(`save\\s+this\\s+as\\s+\`${name.replace('.', '\\.')}\``, 'i').exec(readme)?.index ?? -1;
+    assert.ok(at >= 0, `the README names ${name} as a file to save`);
+    const code = /```js\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
+    assert.ok(code?.includes('connect'), `a snippet follows ${name}`);
+    return code ?? '';
+  }
+
+  /** Run a snippet saved in the clone, as the README says, so that its imports resolve from its node_modules. */
+  function runSaved(name: string): { status: number | null; stdout: string; stderr: string } {
     const cache = join(ROOT, 'node_modules', '.cache');
     mkdirSync(cache, { recursive: true });
     const dir = mkdtempSync(join(cache, 'readme-'));
     try {
-      writeFileSync(join(dir, name), snippet ?? '');
+      writeFileSync(join(dir, name), snippet(name));
       const key = service.createKey({ name: 'readme' }).token;
-      const run = spawnSync(process.execPath, [join(dir, name)], {
+      return spawnSync(process.execPath, [join(dir, name)], {
         encoding: 'utf8',
         timeout: 60_000,
-        env: { ...process.env, PERISCOPE_KEY: key, PERISCOPE_URL: service.url },
+        env: { ...process.env, PERISCOPE_API_KEY: key, PERISCOPE_URL: service.url },
       });
-      assert.equal(run.status, 0, run.stderr);
-      assert.match(run.stdout.trim(), /^br_\S+ Hello from Periscope$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('runs the client library snippet as it stands', () => {
+    const run = runSaved('try-periscope.mjs');
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout.trim(), /^br_\S+ Hello from Periscope\n0 results$/);
+  });
+
+  it('runs the raw three-step snippet as it stands', () => {
+    const run = runSaved('try-raw.mjs');
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout.trim(), /^br_\S+ Hello from Periscope$/);
   });
 
   it('names a missing index source instead of failing obscurely', () => {
