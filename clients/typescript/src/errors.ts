@@ -98,6 +98,8 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (value === null || value === undefined || value.trim() === '') return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date names its day and month (`Wed, 21 Oct 2015 07:28:00 GMT`); a number of any other form is none.
+  if (!/[A-Za-z]{3}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
