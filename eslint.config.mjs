@@ -4,7 +4,10 @@
 //   lib/service/  the browser and search service  imports lib/shared/
 //   lib/portal/   the portal's domain             imports lib/shared/, and of the service only
 //                                                 lib/service/keys/key-database.ts (the embedded key issuer)
+//   lib/mcp/      the MCP server (decision 0101)  imports lib/shared/ and packages: it reaches the service
+//                                                 only over its public interface, through @periscope/client
 //   server/service/, server/portal/  each process's routes and sockets, over its own lib/ folder
+//                                    (the service's /mcp serves lib/mcp/; so does server/cli/mcp.ts)
 //   server/http/  the HTTP plumbing both servers share: lib/shared/ only
 //   app/, proxy.ts  the Next.js portal UI: lib/portal/ and lib/shared/, never server/
 // Across owners, imports use the package's `#shared/`, `#service/`, `#portal/` names, so the rule can
@@ -34,11 +37,12 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  boundary(['lib/shared/**'], 'lib/shared/ serves both processes and depends on neither.', ['service', 'portal', 'app', 'server']),
+  boundary(['lib/shared/**'], 'lib/shared/ serves both processes and depends on neither.', ['service', 'portal', 'app', 'server', 'mcp']),
   boundary(['lib/service/**'], "lib/service/ is the service's own: it may use lib/shared/, never the portal, app/ or server/.", [
     'portal',
     'app',
     'server',
+    'mcp',
   ]),
   boundary(
     ['lib/portal/**'],
@@ -46,6 +50,12 @@ export default tseslint.config(
     ['service', 'app', 'server'],
     { except: 'keys/key-database\\.ts' },
   ),
+  boundary(
+    ['lib/mcp/**'],
+    'lib/mcp/ is a client of the public interface: it may use lib/shared/ and packages (@periscope/client), never the service, the portal, app/ or server/.',
+    ['service', 'portal', 'app', 'server'],
+  ),
+  boundary(['server/cli/mcp.ts'], 'The stdio MCP server uses lib/mcp/ and lib/shared/ only.', ['service', 'portal', 'app']),
   boundary(
     ['app/**', 'proxy.ts'],
     'The portal UI uses lib/portal/ and lib/shared/, and reaches the server only through routes and sockets.',

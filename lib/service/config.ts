@@ -80,6 +80,7 @@ const schema = z.object({
   SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
   // One core is left to the event loop (HTTP, the CDP relay): decision 0018.
   SEARCH_WORKERS: intVar(Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 64),
+  MCP_SESSION_IDLE_SECONDS: intVar(300, 1, 7 * 24 * 3600),
 });
 
 export type ServiceConfig = {
@@ -173,6 +174,8 @@ export type ServiceConfig = {
     /** Query worker threads (0: search on the event loop). */
     workers: number;
   };
+  /** The MCP server at /mcp (docs/decisions/0101-mcp-server.md): a session unused this long ends, and its browser with it. */
+  mcp: { idleMs: number };
 };
 
 /** The addresses to advertise: the configured ones, else those of the socket the service listens on. */
@@ -277,5 +280,6 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       cacheSize: v.SEARCH_CACHE_SIZE,
       workers: v.SEARCH_WORKERS,
     },
+    mcp: { idleMs: v.MCP_SESSION_IDLE_SECONDS * 1000 },
   };
 }

@@ -36,6 +36,7 @@ import { getRecording, getRecordingScreen, searchRecordedEvents } from './routes
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
+import { McpEndpoint } from './routes/mcp.ts';
 import { search as searchRoute } from './routes/search.ts';
 import { ClusterGateway } from './cluster.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
@@ -230,12 +231,16 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     isolation: isolationReport,
     cluster: null,
   };
+  const mcp = new McpEndpoint(ctx);
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
     .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
     .on('GET', '/start', upgradeRequired)
     .on('POST', '/v0/search', searchRoute(ctx))
+    .on('POST', '/mcp', mcp.handle)
+    .on('GET', '/mcp', mcp.handle)
+    .on('DELETE', '/mcp', mcp.handle)
     .on('GET', '/v0/browsers', listBrowsers(ctx))
     .on('DELETE', '/v0/browsers/:id', stopBrowser(ctx))
     .on('GET', '/v0/browsers/:id/recording', getRecording(ctx))
@@ -338,6 +343,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     closing ??= (async () => {
       log.info('shutting down');
       server.close();
+      await mcp.close();
       disk.stop();
       clearInterval(pruning);
       await fleet.shutdown();
