@@ -36,6 +36,8 @@ export class BrowserSession {
   /** Why the last browser ended, told with the next browser tool's answer. */
   #ended: string | null = null;
   #closed = false;
+  /** Browser tool calls under way: the browser does not idle out while one runs. */
+  #busy = 0;
 
   constructor(options: BrowserSessionOptions) {
     this.#options = options;
@@ -55,6 +57,18 @@ export class BrowserSession {
   get liveViewUrl(): string | null {
     const id = this.browserId;
     return id && this.#options.liveViewUrl ? this.#options.liveViewUrl(id) : null;
+  }
+
+  /** Run one browser tool's work: the idle time counts from its end. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    this.#busy++;
+    this.#clearIdle();
+    try {
+      return await work();
+    } finally {
+      this.#busy--;
+      this.#touch();
+    }
   }
 
   /**
@@ -204,6 +218,7 @@ export class BrowserSession {
     const idleMs = this.#options.idleMs;
     if (idleMs <= 0) return;
     this.#idle = setTimeout(() => {
+      if (this.#busy > 0) return this.#armIdle();
       if (!this.#held) return;
       const id = this.#held.remote.id;
       void this.stopBrowser().then(() => {

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { intVar, parseEnv, type Env } from '#shared/config-schema.ts';
 
 const schema = z.object({
-  PERISCOPE_API_KEY: z.string().trim().min(1, 'is required: the API key (psk_…) the MCP server uses'),
+  PERISCOPE_API_KEY: z
+    .string({ error: 'is required: the API key (psk_…) the MCP server uses' })
+    .trim()
+    .min(1, 'is required: the API key (psk_…) the MCP server uses'),
   PERISCOPE_URL: z.string().trim().url('must be the service address, e.g. http://127.0.0.1:3100').optional(),
   PERISCOPE_PORTAL_URL: z.string().trim().url('must be an address in the portal, e.g. https://portal.example.com/teams/<team>').optional(),
   MCP_SESSION_IDLE_SECONDS: intVar(300, 0, 7 * 24 * 3600),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { BrowserSession } from '../browser-session.ts';
 import type { Limits } from '../limits.ts';
 import { codeSection, formatTabs, js, locateRef, pageStateSection, ToolInputError } from '../snapshot.ts';
-import { answer, textResult } from './result.ts';
+import { answer as answerAny, textResult } from './result.ts';
 
 /**
  * The browser tools, named and shaped as Microsoft's Playwright MCP server names and shapes them
@@ -19,6 +19,8 @@ const ref = z.string().min(1).describe('Exact target element reference from the 
 
 export function registerBrowserTools(server: McpServer, tools: BrowserTools): void {
   const { session, limits } = tools;
+  /** A browser tool's work, counted as use of the browser (it does not idle out meanwhile). */
+  const answer = (work: () => Promise<CallToolResult>) => answerAny(() => session.run(work));
 
   /** What every page-changing tool answers: the notes, the code it ran, the tabs when several, the page's state. */
   const report = async (page: Page, notes: string[], code: string[], snapshot = true): Promise<CallToolResult> => {
