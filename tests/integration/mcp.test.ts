@@ -31,6 +31,9 @@ const FORM = `<!doctype html><html><head><title>MCP form</title></head><body>
 <script>document.addEventListener('keydown', (e) => { if (e.key !== 'Enter') document.getElementById('keys').textContent = 'Pressed ' + e.key; });</script>
 </body></html>`;
 
+/** A page whose snapshot is longer than a small MCP_MAX_TEXT_CHARS. */
+const LONG = `<!doctype html><html><head><title>Long</title></head><body><ul>${Array.from({ length: 400 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join('')}</ul></body></html>`;
+
 const BROWSER_TOOLS = [
   'browser_click',
   'browser_close',
@@ -45,7 +48,7 @@ const BROWSER_TOOLS = [
 
 async function startSite(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
-    const body = req.url === '/' ? HOME : req.url === '/form' ? FORM : null;
+    const body = req.url === '/' ? HOME : req.url === '/form' ? FORM : req.url === '/long' ? LONG : null;
     res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(body ?? 'not found');
   });
@@ -247,14 +250,19 @@ describe('MCP server', () => {
     assert.equal((await ended(id))?.status, 'ended', 'closing the client ended its browser');
   });
 
-  it('stops an idle stdio session’s browser, and says so when a browser tool starts another', async () => {
-    const { client } = await stdioClient({ MCP_SESSION_IDLE_SECONDS: '1' });
+  it('stops an idle stdio session’s browser, says so when a browser tool starts another, and cuts long snapshots', async () => {
+    const { client } = await stdioClient({ MCP_SESSION_IDLE_SECONDS: '1', MCP_MAX_TEXT_CHARS: '2000' });
     try {
-      const first = browserIdOf(textOf(await client.callTool({ name: 'browser_navigate', arguments: { url: `${site.url}/` } })));
+      const first = browserIdOf(textOf(await client.callTool({ name: 'browser_navigate', arguments: { url: `${site.url}/long` } })));
       assert.equal((await ended(first))?.endReason, 'client-closed');
-      const text = textOf(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+      const text = textOf(await client.callTool({ name: 'browser_navigate', arguments: { url: `${site.url}/long` } }));
       assert.match(text, new RegExp(`The previous browser ${first} was stopped after 1 s without a browser tool call`));
       assert.notEqual(browserIdOf(text), first);
+      const snapshot = /```yaml\n([^]*)\n```/.exec(text)?.[1] ?? '';
+      assert.match(snapshot, /link "Item 0"/);
+      assert.doesNotMatch(snapshot, /Item 399/);
+      assert.match(snapshot, /\[Snapshot cut: [\d,]+ more characters .* take browser_snapshot again to see the rest\.\]$/);
+      assert.ok(snapshot.length < 2400, `the snapshot is cut near 2,000 characters, not ${snapshot.length}`);
     } finally {
       await client.close();
     }
@@ -360,5 +368,18 @@ describe('MCP server', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(res.status, 404, 'the idle session ended');
+  });
+
+  it('ends its MCP sessions, and their browsers, when the service shuts down', async () => {
+    const { client } = await httpClient();
+    const id = browserIdOf(textOf(await client.callTool({ name: 'browser_navigate', arguments: { url: `${site.url}/` } })));
+    await service.stop();
+    const ends = service.logs.filter((l) => l.msg === 'MCP session ended').length;
+    const order = service.logs.map((l) => l.msg);
+    assert.ok(ends >= 1, 'the session was ended');
+    assert.ok(order.lastIndexOf('MCP session ended') < order.indexOf('shut down'), 'before the service was down');
+    const end = service.logs.find((l) => l.msg === 'instance ended' && l.browserId === id);
+    assert.equal(end?.reason, 'client-closed', 'the session stopped its browser before the service ended the rest');
+    await client.close().catch(() => {});
   });
 });
