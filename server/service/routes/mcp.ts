@@ -94,11 +94,14 @@ export class McpEndpoint {
       },
     });
     transport.onerror = (err) => this.#ctx.log.debug({ err }, 'MCP transport error');
-    await session.server.connect(transport);
-    await transport.handleRequest(req, res);
-    if (opened.entry) this.#arm(opened.entry);
-    // Not an initialize request: the transport refused it, and nothing is kept.
-    else await session.close();
+    try {
+      await session.server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      if (opened.entry) this.#arm(opened.entry);
+      // Not an initialize request (the transport refused it), or a failure: nothing is kept.
+      else await session.close();
+    }
   }
 
   async #serve(entry: Entry, req: IncomingMessage, res: ServerResponse): Promise<void> {
