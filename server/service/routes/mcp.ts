@@ -27,7 +27,8 @@ type Entry = {
  * token of every request; a session (its `Mcp-Session-Id`) belongs to the key that opened it. Each
  * session's server is a client of this service's public interface, reached over the address the
  * request came in on, with the caller's key. A session ends on DELETE, after
- * MCP_SESSION_IDLE_SECONDS without a request, and at shutdown; its browser ends with it.
+ * MCP_SESSION_IDLE_SECONDS without a request, and at shutdown; its browser ends with it. With
+ * several nodes, a session's id names its node, and any node passes its requests on to that one.
  */
 export class McpEndpoint {
   readonly #ctx: ServiceContext;
@@ -48,6 +49,10 @@ export class McpEndpoint {
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
     if (id) {
+      // Several nodes: a session lives on the node that opened it, which its id names.
+      const cluster = this.#ctx.cluster;
+      const owner = cluster ? nodeOfSession(id) : null;
+      if (cluster && owner && owner !== cluster.nodeId && !cluster.isFromNode(req)) return cluster.forwardTo(owner, req, res);
       const entry = this.#sessions.get(id);
       // Another key's session is as unknown as one that ended.
       if (!entry || entry.keyId !== key.id)
@@ -81,7 +86,7 @@ export class McpEndpoint {
     });
     const opened: { entry: Entry | null } = { entry: null };
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionIdOn(this.#ctx.cluster?.nodeId ?? null),
       onsessioninitialized: (id) => {
         opened.entry = { id, keyId, transport, session, idle: null, busy: 0 };
         this.#sessions.set(id, opened.entry);
@@ -137,6 +142,17 @@ export class McpEndpoint {
       .catch((err: Error) => this.#ctx.log.warn({ err, mcpSession: entry.id }, 'could not end an MCP session cleanly'));
     this.#ctx.log.info({ mcpSession: entry.id }, 'MCP session ended');
   }
+}
+
+/** A new session's id: a random UUID, after the node's id (base64url, then `.`) when there are several nodes. */
+export function sessionIdOn(nodeId: string | null): string {
+  return nodeId === null ? randomUUID() : `${Buffer.from(nodeId, 'utf8').toString('base64url')}.${randomUUID()}`;
+}
+
+/** The node a session id names, or null for a single node's id (or one that is not ours). */
+export function nodeOfSession(id: string): string | null {
+  const m = /^([A-Za-z0-9_-]{1,200})\.[0-9a-f-]{36}$/.exec(id);
+  return m?.[1] ? Buffer.from(m[1], 'base64url').toString('utf8') : null;
 }
 
 /** This service as the request reached it: the MCP server's client calls back over the same address. */
