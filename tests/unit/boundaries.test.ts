@@ -68,4 +68,19 @@ describe('import boundaries', () => {
     await refused('server/cli/keys.ts', '#portal/keys/vault.ts');
     await refused('server/x.ts', '../app/page.tsx');
   });
+
+  it('keeps the MCP server a client of the public interface (decision 0101)', async () => {
+    await allowed('lib/mcp/x.ts', '#shared/config-schema.ts');
+    await allowed('lib/mcp/tools/x.ts', '../limits.ts');
+    await allowed('lib/mcp/x.ts', '@periscope/client');
+    await refused('lib/mcp/x.ts', '#service/keys/auth.ts');
+    await refused('lib/mcp/tools/x.ts', '../../service/browser/fleet.ts');
+    await refused('lib/mcp/x.ts', '#portal/runtime.ts');
+    await refused('lib/mcp/x.ts', '../../server/service/app.ts');
+    await refused('lib/shared/x.ts', '#mcp/server.ts');
+    await refused('lib/service/x.ts', '#mcp/server.ts');
+    await allowed('server/service/routes/x.ts', '#mcp/server.ts');
+    await allowed('server/cli/mcp.ts', '#mcp/server.ts');
+    await refused('server/cli/mcp.ts', '#service/config.ts');
+  });
 });
