@@ -194,6 +194,16 @@ describe('MCP server', () => {
 
     text = textOf(await client.callTool({ name: 'browser_navigate_back', arguments: {} }));
     assert.match(text, /- Page Title: MCP fixture/);
+    const button = (await client.callTool({
+      name: 'browser_take_screenshot',
+      arguments: { element: 'Click me button', ref: refOf(text, 'button', 'Click me') },
+    })) as CallToolResult;
+    assert.match(textOf(button), /await page\.getByRole\('button', \{ name: 'Click me' \}\)\.screenshot\(\{ type: "png" \}\);/);
+    const buttonImage = button.content.find((c) => c.type === 'image') as { data: string } | undefined;
+    assert.ok(buttonImage && Buffer.from(buttonImage.data, 'base64').length < Buffer.from(image.data, 'base64').length, 'only the element');
+    const half = await client.callTool({ name: 'browser_take_screenshot', arguments: { element: 'Click me button' } });
+    assert.equal(half.isError, true);
+    assert.match(textOf(half), /Both element and ref must be provided, or neither/);
 
     text = textOf(await client.callTool({ name: 'browser_tabs', arguments: { action: 'new' } }));
     assert.match(text, /- 0: \[MCP fixture\]/);
