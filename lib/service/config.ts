@@ -73,6 +73,8 @@ const schema = z.object({
   SEARCH_RATE_PER_MINUTE: intVar(40, 1, 1_000_000),
   SEARCH_MAX_BODY_BYTES: intVar(16 * 1024, 512, 1024 * 1024),
   SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
+  ACTIONS_RATE_PER_MINUTE: intVar(60, 1, 1_000_000),
+  ACTIONS_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
   SEARCH_INDEX_DIR: z.string().trim().min(1).optional(),
   SEARCH_INDEX_CHECK_SECONDS: intVar(10, 1, 300),
@@ -155,6 +157,12 @@ export type ServiceConfig = {
     fps: number;
     /** How often expired recordings (and old history) are removed; also once at start. */
     pruneMs: number;
+  };
+  /** The one-call page actions (POST /v0/fetch, /v0/screenshot, /v0/pdf). */
+  actions: {
+    /** A key's limit a window when it has none of its own (npm run keys -- create --actions-per-minute). */
+    defaultRatePerMinute: number;
+    rateWindowMs: number;
   };
   search: {
     defaultRatePerMinute: number;
@@ -269,6 +277,10 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       retentionMs: v.RECORDING_RETENTION_HOURS * 3_600_000,
       fps: v.RECORDING_FPS,
       pruneMs: v.RECORDING_PRUNE_SECONDS * 1000,
+    },
+    actions: {
+      defaultRatePerMinute: v.ACTIONS_RATE_PER_MINUTE,
+      rateWindowMs: v.ACTIONS_RATE_WINDOW_SECONDS * 1000,
     },
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,

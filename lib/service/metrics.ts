@@ -20,6 +20,13 @@ export class ServiceMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  readonly actionSeconds = new Histogram({
+    name: 'periscope_page_action_seconds',
+    help: 'Time of a page action that answered (POST /v0/fetch, /v0/screenshot, /v0/pdf), browser included',
+    labelNames: ['action'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
   readonly launchSeconds = new Histogram({
     name: 'periscope_browser_launch_seconds',
     help: 'Time for one Chromium to start and answer',

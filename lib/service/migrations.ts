@@ -54,4 +54,11 @@ export const serviceMigrations: readonly Migration[] = [
       ALTER TABLE browsers ADD COLUMN node_id TEXT NOT NULL DEFAULT '';
       CREATE INDEX browsers_live_by_node ON browsers (node_id) WHERE ended_at IS NULL;`,
   },
+  {
+    version: 5,
+    name: 'page action limit',
+    // The key's own limit of page actions a minute (docs/api.md, "Page actions"); NULL follows the
+    // service's ACTIONS_RATE_PER_MINUTE, so keys made before keep the operator's default.
+    up: `ALTER TABLE api_keys ADD COLUMN actions_per_minute INTEGER;`,
+  },
 ];

@@ -40,4 +40,10 @@ export const servicePostgresMigrations: readonly Migration[] = [
       CREATE INDEX browsers_by_end ON browsers (ended_at);
       CREATE INDEX browsers_live_by_node ON browsers (node_id) WHERE ended_at IS NULL;`,
   },
+  {
+    version: 2,
+    name: 'page action limit',
+    // As SQLite's version 5.
+    up: `ALTER TABLE api_keys ADD COLUMN actions_per_minute INTEGER;`,
+  },
 ];

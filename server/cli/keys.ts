@@ -5,7 +5,7 @@ import { loadServiceConfig } from '#service/config.ts';
 import { openKeyDatabase } from '#service/keys/key-database.ts';
 
 const USAGE = `usage:
-  npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N] [--record]
+  npm run keys -- create --name NAME [--rate-per-minute N] [--max-instances N] [--actions-per-minute N] [--record]
   npm run keys -- list
   npm run keys -- record ID on|off     record the key's browsers from their next start (off by default)
   npm run keys -- revoke ID`;
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
         name: { type: 'string' },
         'rate-per-minute': { type: 'string' },
         'max-instances': { type: 'string' },
+        'actions-per-minute': { type: 'string' },
         record: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -58,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
         const limits = {
           ratePerMinute: wholeNumber(values['rate-per-minute'], '--rate-per-minute'),
           maxInstances: wholeNumber(values['max-instances'], '--max-instances'),
+          actionsPerMinute: wholeNumber(values['actions-per-minute'], '--actions-per-minute'),
         };
         const { key, token } = await keys.create(
           values.name,
@@ -67,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
           },
         );
         console.log(
-          `created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers${key.record ? ', recorded' : ''}`,
+          `created key ${key.id} "${key.name}": ${key.ratePerMinute} searches/minute, ${key.maxInstances} concurrent browsers, ${key.actionsPerMinute ?? config.actions.defaultRatePerMinute} page actions/minute${key.record ? ', recorded' : ''}`,
         );
         console.log('the key is shown this once; store it now:');
         console.log(token);
@@ -76,7 +78,7 @@ async function main(argv: string[]): Promise<void> {
       case 'list': {
         const all = await keys.list();
         if (!all.length) return void console.log('no keys yet; create one with: npm run keys -- create --name NAME');
-        console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'RECORD', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
+        console.log(['ID', 'NAME', 'RATE/MIN', 'MAX BROWSERS', 'ACTIONS/MIN', 'RECORD', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
         for (const k of all) {
           console.log(
             [
@@ -84,6 +86,7 @@ async function main(argv: string[]): Promise<void> {
               k.name,
               k.ratePerMinute,
               k.maxInstances,
+              k.actionsPerMinute ?? `${config.actions.defaultRatePerMinute} (default)`,
               k.record ? 'on' : 'off',
               k.createdAt.toISOString(),
               k.lastUsedAt?.toISOString() ?? '-',

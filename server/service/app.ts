@@ -24,7 +24,8 @@ import { NodeAuth } from '#shared/node-auth.ts';
 import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
-import { openSearchLimiter } from '#service/ratelimit/open.ts';
+import { openRateLimiter } from '#service/ratelimit/open.ts';
+import { PageActions } from '#service/actions/actions.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import { openServiceSearch } from '#service/search/open.ts';
 import type { ServiceContext } from './context.ts';
@@ -38,6 +39,7 @@ import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { McpEndpoint } from './routes/mcp.ts';
 import { search as searchRoute } from './routes/search.ts';
+import { pageAction } from './routes/actions.ts';
 import { ClusterGateway } from './cluster.ts';
 import { DevtoolsSockets } from './sockets/devtools.ts';
 import { StartSockets } from './sockets/start.ts';
@@ -213,7 +215,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const advertised = { http: '', ws: '' };
   const searchIndex = await openServiceSearch(config, log.child({ part: 'search' }));
   const search = searchIndex.backend;
-  const searchLimiter = openSearchLimiter(config, log.child({ part: 'ratelimit' }));
+  const searchLimiter = openRateLimiter(config, log.child({ part: 'ratelimit' }), 'search');
+  const actionLimiter = openRateLimiter(config, log.child({ part: 'ratelimit' }), 'actions');
+  const actions = new PageActions({ fleet, explainUnreachable: (host) => egress.explain(host), log: log.child({ part: 'actions' }) });
   await logIndexState(search, searchIndex.where, log);
   const ctx: ServiceContext = {
     config,
@@ -228,6 +232,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     recordings,
     search,
     searchLimiter,
+    actions,
+    actionLimiter,
     isolation: isolationReport,
     cluster: null,
   };
@@ -238,6 +244,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('GET', ['/json/version', '/json/version/'], jsonVersion(ctx))
     .on('GET', '/start', upgradeRequired)
     .on('POST', '/v0/search', searchRoute(ctx))
+    .on('POST', '/v0/fetch', pageAction(ctx, 'fetch'))
+    .on('POST', '/v0/screenshot', pageAction(ctx, 'screenshot'))
+    .on('POST', '/v0/pdf', pageAction(ctx, 'pdf'))
     .on('POST', '/mcp', mcp.handle)
     .on('GET', '/mcp', mcp.handle)
     .on('DELETE', '/mcp', mcp.handle)
@@ -359,6 +368,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       await database.close();
       searchIndex.close();
       await searchLimiter.close();
+      await actionLimiter.close();
       log.info('shut down');
     })();
     return closing;

@@ -7,6 +7,7 @@ import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
 import type { KeyStore } from '#service/keys/store.ts';
+import type { PageActions } from '#service/actions/actions.ts';
 import type { RateLimiter } from '#service/ratelimit/limiter.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import type { ServiceMetrics } from '#service/metrics.ts';
@@ -31,6 +32,9 @@ export type ServiceContext = {
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
   searchLimiter: RateLimiter;
+  /** The one-call page actions and their own per-key limit. */
+  actions: PageActions;
+  actionLimiter: RateLimiter;
   /** How browser instances are isolated on this host (probed at start). */
   isolation: IsolationReport;
   /** Several nodes (REDIS_URL): how this node reaches the others; null on a single node. */

@@ -157,6 +157,19 @@ describe('@periscope/client', () => {
     assert.ok((answer.rateLimit?.remaining ?? -1) >= 0);
   });
 
+  it('fetches a page as Markdown, takes its screenshot and prints it', async () => {
+    const page = await periscope.fetch({ url: pages.url, format: 'text' });
+    assert.equal(page.title, 'Periscope test page');
+    assert.equal(page.status, 200);
+    assert.match(page.content, /Hello from a local page/);
+    const png = await periscope.screenshot({ url: pages.url, viewport: { width: 640, height: 480 } });
+    assert.equal(new TextDecoder().decode(png.subarray(1, 4)), 'PNG');
+    const pdf = await periscope.pdf({ url: pages.url, format: 'a4' });
+    assert.equal(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-');
+    const err = await periscope.fetch({ url: 'ftp://example.com/' }).catch((e: unknown) => e);
+    assert.ok(err instanceof InvalidRequestError && err.field === 'url', String(err));
+  });
+
   it('throws InvalidRequestError naming the wrong field', async () => {
     const err = await periscope.search({ query: 'kettle', count: 0 }).catch((e: unknown) => e);
     assert.ok(err instanceof InvalidRequestError, String(err));

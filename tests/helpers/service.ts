@@ -17,7 +17,10 @@ export type ServiceProcess = {
   /** Every log line the service printed, parsed. */
   logs: Record<string, unknown>[];
   /** Create an API key through the operator CLI; returns the key text and its id. */
-  createKey(opts?: { name?: string; ratePerMinute?: number; maxInstances?: number }): { token: string; id: string };
+  createKey(opts?: { name?: string; ratePerMinute?: number; maxInstances?: number; actionsPerMinute?: number }): {
+    token: string;
+    id: string;
+  };
   /** Run the keys CLI with arguments; returns its output and exit status. */
   keysCli(args: string[]): { status: number | null; stdout: string; stderr: string };
   /** The same without blocking this process (its sockets keep answering pings meanwhile). */
@@ -102,6 +105,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       const args = ['create', '--name', opts.name ?? 'test'];
       if (opts.ratePerMinute) args.push('--rate-per-minute', String(opts.ratePerMinute));
       if (opts.maxInstances) args.push('--max-instances', String(opts.maxInstances));
+      if (opts.actionsPerMinute) args.push('--actions-per-minute', String(opts.actionsPerMinute));
       const r = keysCli(args);
       if (r.status !== 0) throw new Error(`keys create failed: ${r.stderr}`);
       const token = r.stdout.trim().split('\n').pop() as string;

@@ -48,7 +48,15 @@ describe(`keys command (${serviceTestStore})`, () => {
       );
       assert.equal(keys('record', id, 'on').status, 0);
       assert.equal((await db.keys.get(id))?.record, true);
-      assert.match(keys('list').stdout, new RegExp(`^${id}\\tci robot\\t40\\t3\\ton\\t.*\\tlive$`, 'm'));
+      assert.match(keys('list').stdout, new RegExp(`^${id}\\tci robot\\t40\\t3\\t60 \\(default\\)\\ton\\t.*\\tlive$`, 'm'));
+      // A key's own page action limit (docs/api.md, "Page actions"), and one out of range refused.
+      const own = keys('create', '--name', 'fetcher', '--actions-per-minute', '7');
+      assert.match(own.stdout, /7 page actions\/minute/);
+      const ownId = (own.stdout.trim().split('\n').pop() as string).split('_')[1] as string;
+      assert.equal((await db.keys.get(ownId))?.actionsPerMinute, 7);
+      assert.equal((await db.keys.get(id))?.actionsPerMinute, null, 'no limit of its own: the service default');
+      assert.match(keys('list').stdout, new RegExp(`^${ownId}\\tfetcher\\t40\\t5\\t7\\t`, 'm'));
+      assert.notEqual(keys('create', '--name', 'x', '--actions-per-minute', '0').status, 0);
       const revoked = keys('revoke', id);
       assert.equal(revoked.status, 0, revoked.stderr);
       assert.equal(await db.keys.verify(token), null, 'refused by the service at once');

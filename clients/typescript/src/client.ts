@@ -1,3 +1,4 @@
+import { fetchPage, pdf, screenshot, type FetchRequest, type FetchResponse, type PdfRequest, type ScreenshotRequest } from './actions.ts';
 import { Browsers, Recordings } from './browsers.ts';
 import { PeriscopeError } from './errors.ts';
 import { Http, type CallOptions } from './http.ts';
@@ -64,6 +65,21 @@ export class Periscope {
   /** Search the service's index: ranked, de-duplicated results (docs/api.md, "Search"). */
   search(request: SearchRequest, call: CallOptions = {}): Promise<SearchResponse> {
     return search(this.#http, request, call);
+  }
+
+  /** A page as a real browser rendered it: its main content (Markdown by default), title and links. */
+  fetch(request: FetchRequest, call: CallOptions = {}): Promise<FetchResponse> {
+    return fetchPage(this.#http, request, call);
+  }
+
+  /** A page's screenshot: PNG (default) or JPEG bytes. */
+  screenshot(request: ScreenshotRequest, call: CallOptions = {}): Promise<Uint8Array> {
+    return screenshot(this.#http, request, call);
+  }
+
+  /** A page printed as PDF bytes. */
+  pdf(request: PdfRequest, call: CallOptions = {}): Promise<Uint8Array> {
+    return pdf(this.#http, request, call);
   }
 }
 

@@ -33,4 +33,5 @@ export {
   type FieldIssue,
 } from './errors.ts';
 export type { CallOptions } from './http.ts';
+export type { FetchRequest, FetchResponse, PageActionRequest, PdfRequest, ScreenshotRequest } from './actions.ts';
 export type { RateLimitState, SearchRequest, SearchResponse, SearchResult } from './search.ts';

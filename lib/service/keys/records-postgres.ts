@@ -7,6 +7,7 @@ const fromRow = (r: Row): ApiKeyRow => ({
   secretHash: Buffer.from(r.secret_hash as Uint8Array),
   ratePerMinute: r.rate_per_minute as number,
   maxInstances: r.max_instances as number,
+  actionsPerMinute: (r.actions_per_minute as number | null) ?? null,
   record: r.record === true,
   createdAt: num(r.created_at),
   lastUsedAt: numOrNull(r.last_used_at),
@@ -27,13 +28,14 @@ export class PostgresApiKeys implements ApiKeysTable {
 
   async insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void> {
     await this.#sql.run(
-      `INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, record, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, actions_per_minute, record, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       row.id,
       row.name,
       row.secretHash,
       row.ratePerMinute,
       row.maxInstances,
+      row.actionsPerMinute,
       row.record,
       row.createdAt,
     );

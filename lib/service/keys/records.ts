@@ -6,6 +6,8 @@ export type ApiKeyRow = {
   secretHash: Buffer;
   ratePerMinute: number;
   maxInstances: number;
+  /** Page actions a minute; null follows the service's default (ACTIONS_RATE_PER_MINUTE). */
+  actionsPerMinute: number | null;
   /** Its browsers are recorded (docs/api.md, "Session recordings"). */
   record: boolean;
   createdAt: number;
@@ -36,6 +38,7 @@ type RawRow = {
   secret_hash: Uint8Array;
   rate_per_minute: number;
   max_instances: number;
+  actions_per_minute: number | null;
   record: number;
   created_at: number;
   last_used_at: number | null;
@@ -48,6 +51,7 @@ const fromRaw = (r: RawRow): ApiKeyRow => ({
   secretHash: Buffer.from(r.secret_hash),
   ratePerMinute: r.rate_per_minute,
   maxInstances: r.max_instances,
+  actionsPerMinute: r.actions_per_minute ?? null,
   record: r.record === 1,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
@@ -64,8 +68,9 @@ export class SqliteApiKeys implements ApiKeysTable {
   readonly #record: StatementSync;
 
   constructor(db: DatabaseSync) {
-    this.#insert = db.prepare(`INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, record, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    this.#insert =
+      db.prepare(`INSERT INTO api_keys (id, name, secret_hash, rate_per_minute, max_instances, actions_per_minute, record, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.#byId = db.prepare('SELECT * FROM api_keys WHERE id = ?');
     this.#all = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
     this.#revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
@@ -74,7 +79,16 @@ export class SqliteApiKeys implements ApiKeysTable {
   }
 
   async insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void> {
-    this.#insert.run(row.id, row.name, row.secretHash, row.ratePerMinute, row.maxInstances, row.record ? 1 : 0, row.createdAt);
+    this.#insert.run(
+      row.id,
+      row.name,
+      row.secretHash,
+      row.ratePerMinute,
+      row.maxInstances,
+      row.actionsPerMinute,
+      row.record ? 1 : 0,
+      row.createdAt,
+    );
   }
 
   async get(id: string): Promise<ApiKeyRow | undefined> {

@@ -7,6 +7,8 @@ export type ApiKey = {
   name: string;
   ratePerMinute: number;
   maxInstances: number;
+  /** Page actions a minute; null follows the service's default (ACTIONS_RATE_PER_MINUTE). */
+  actionsPerMinute: number | null;
   /** Its browsers are recorded (docs/api.md, "Session recordings"). */
   record: boolean;
   createdAt: Date;
@@ -15,12 +17,15 @@ export type ApiKey = {
 };
 
 export type KeyLimits = { ratePerMinute: number; maxInstances: number };
+/** A key's own limits when it is made; those not given are the defaults (the page actions' the service's, at each call). */
+export type NewKeyLimits = Partial<KeyLimits> & { actionsPerMinute?: number };
 
 const toKey = (r: ApiKeyRow): ApiKey => ({
   id: r.id,
   name: r.name,
   ratePerMinute: r.ratePerMinute,
   maxInstances: r.maxInstances,
+  actionsPerMinute: r.actionsPerMinute,
   record: r.record,
   createdAt: new Date(r.createdAt),
   lastUsedAt: r.lastUsedAt === null ? null : new Date(r.lastUsedAt),
@@ -46,7 +51,7 @@ export class KeyStore {
 
   async create(
     name: string,
-    limits: Partial<KeyLimits> = {},
+    limits: NewKeyLimits = {},
     { record = false }: { record?: boolean } = {},
   ): Promise<{ key: ApiKey; token: string }> {
     const trimmed = name.trim();
@@ -60,12 +65,14 @@ export class KeyStore {
       secretHash: hashSecret(secret),
       ratePerMinute: limits.ratePerMinute ?? this.#defaults.ratePerMinute,
       maxInstances: limits.maxInstances ?? this.#defaults.maxInstances,
+      actionsPerMinute: limits.actionsPerMinute ?? null,
       record,
       createdAt: Date.now(),
     };
     for (const [what, n] of [
       ['rate per minute', row.ratePerMinute],
       ['max instances', row.maxInstances],
+      ['page actions per minute', row.actionsPerMinute ?? 1],
     ] as const) {
       if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new BadRequest(`${what} must be a whole number from 1 to 1000000`);
     }

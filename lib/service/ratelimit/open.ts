@@ -10,26 +10,32 @@ const REDIS_TIMEOUT_MS = 1_000;
 /** How often one outage is logged again while it lasts. */
 const LOG_EVERY_MS = 10_000;
 
+/** What a limiter counts: each has its own window and, in Redis, its own keys. */
+export type LimitScope = 'search' | 'actions';
+
 /**
- * The search API's per-key limiter: in memory for one node, in Redis when REDIS_URL makes this a
- * node of several (decision 0092), on a client of its own named after the node.
+ * A per-key limiter of the search API or of the page actions: in memory for one node, in Redis when
+ * REDIS_URL makes this a node of several (decision 0092), on a client of its own named after the node.
  */
-export function openSearchLimiter(config: ServiceConfig, log: Logger): RateLimiter {
-  const windowMs = config.search.rateWindowMs;
+export function openRateLimiter(config: ServiceConfig, log: Logger, scope: LimitScope): RateLimiter {
+  const windowMs = scope === 'search' ? config.search.rateWindowMs : config.actions.rateWindowMs;
   if (!config.cluster) return new SlidingWindowLimiter({ windowMs });
-  const client = openRedis(config.cluster.redisUrl, `${config.cluster.nodeId}:ratelimit`, { commandTimeout: REDIS_TIMEOUT_MS });
+  const client = openRedis(config.cluster.redisUrl, `${config.cluster.nodeId}:ratelimit:${scope}`, { commandTimeout: REDIS_TIMEOUT_MS });
   let loggedAt = -Infinity;
   const report = (err: Error) => {
     const now = Date.now();
     if (now - loggedAt < LOG_EVERY_MS) return;
     loggedAt = now;
-    log.error({ err: err.message }, 'rate limits cannot be checked in Redis: searches are refused with 503 until it answers');
+    log.error(
+      { err: err.message, scope },
+      `rate limits cannot be checked in Redis: ${scope === 'search' ? 'searches' : 'page actions'} are refused with 503 until it answers`,
+    );
   };
   client.on('error', report);
   client.on('ready', () => {
     if (loggedAt === -Infinity) return;
     loggedAt = -Infinity;
-    log.info('rate limits are checked in Redis again');
+    log.info({ scope }, 'rate limits are checked in Redis again');
   });
-  return new RedisSlidingWindowLimiter(client, { scope: 'search', windowMs, onUnavailable: report, ownsClient: true });
+  return new RedisSlidingWindowLimiter(client, { scope, windowMs, onUnavailable: report, ownsClient: true });
 }

@@ -150,6 +150,20 @@ export class EgressProxy {
   }
 
   /**
+   * Why a browser's connection to `host` failed, in words, judged as the proxy judges it: refused
+   * by the policy (which address and why), a name that does not resolve, or a site that did not answer.
+   */
+  async explain(host: string): Promise<string> {
+    try {
+      const address = await this.pick(host);
+      return `${host} (${address}) did not answer`;
+    } catch (err) {
+      if (!(err instanceof EgressDenied)) throw err;
+      return err.reason === 'unresolved' ? `${host} ${err.detail}` : `refused by the egress policy: ${err.detail}`;
+    }
+  }
+
+  /**
    * Refusals are counted (periscope_egress_refused_total) and logged at debug: a page that tries a
    * private address is the tenant's business, and a busy host would fill its log with them.
    */
