@@ -52,9 +52,10 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
 
   // The tool list. Each tool is registered here, in the order clients list them.
   registerSearchTool(server, { periscope: options.periscope, limits });
-  // ── `fetch` goes here (issue #26, part 1: POST /v0/fetch, the page action being built separately):
-  //    registerFetchTool(server, { periscope: options.periscope, limits }) from ./tools/fetch.ts, its
-  //    Markdown cut with cutText(…, limits.maxTextChars, markdownNote) like search's results. ──
+  // ── `fetch` goes here (issue #26, part 1: the page action POST /v0/fetch, `periscope.fetch` in the
+  //    client): registerFetchTool(server, { periscope: options.periscope, limits }) from ./tools/fetch.ts,
+  //    with 'fetch' added to McpSessionOptions['periscope'], its Markdown cut with
+  //    cutText(…, limits.maxTextChars, markdownNote) as search's results are. ──
   registerBrowserTools(server, { session: browser, limits });
 
   let closing: Promise<void> | null = null;
