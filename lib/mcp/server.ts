@@ -3,6 +3,7 @@ import type { Periscope } from '@periscope/client';
 import { BrowserSession } from './browser-session.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { registerBrowserTools } from './tools/browser.ts';
+import { registerFetchTool } from './tools/fetch.ts';
 import { registerSearchTool } from './tools/search.ts';
 
 export const SERVER_NAME = 'periscope';
@@ -10,7 +11,7 @@ export const SERVER_VERSION = '0.1.0';
 
 export type McpSessionOptions = {
   /** The client of the service, with the key of the session's user. */
-  periscope: Pick<Periscope, 'browsers' | 'search'>;
+  periscope: Pick<Periscope, 'browsers' | 'search' | 'fetch'>;
   /** Stop the session's browser after this long without a browser tool call; 0: never. */
   browserIdleMs: number;
   /** Connect to the browsers' DevTools at this origin instead of the advertised one (the service's own /mcp). */
@@ -52,10 +53,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
 
   // The tool list. Each tool is registered here, in the order clients list them.
   registerSearchTool(server, { periscope: options.periscope, limits });
-  // ── `fetch` goes here (issue #26, part 1: the page action POST /v0/fetch, `periscope.fetch` in the
-  //    client): registerFetchTool(server, { periscope: options.periscope, limits }) from ./tools/fetch.ts,
-  //    with 'fetch' added to McpSessionOptions['periscope'], its Markdown cut with
-  //    cutText(…, limits.maxTextChars, markdownNote) as search's results are. ──
+  registerFetchTool(server, { periscope: options.periscope, limits });
   registerBrowserTools(server, { session: browser, limits });
 
   let closing: Promise<void> | null = null;

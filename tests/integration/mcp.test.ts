@@ -138,7 +138,7 @@ describe('MCP server', () => {
   async function exercise(client: Client): Promise<string> {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['search', ...BROWSER_TOOLS].sort());
+    assert.deepEqual(names, ['fetch', 'search', ...BROWSER_TOOLS].sort());
     const click = tools.find((t) => t.name === 'browser_click');
     assert.deepEqual(click?.inputSchema.required?.slice().sort(), ['element', 'ref']);
     const type = tools.find((t) => t.name === 'browser_type');
@@ -147,6 +147,14 @@ describe('MCP server', () => {
     const found = await client.callTool({ name: 'search', arguments: { query: 'descale kettle', count: 5, language: 'en' } });
     assert.equal(found.isError, undefined, textOf(found));
     assert.match(textOf(found), /\[Descaling the kettle\]\(https:\/\/docs\.falcot\.test\/guide\/kettle\.html\)/);
+
+    const read = await client.callTool({ name: 'fetch', arguments: { url: `${site.url}/` } });
+    assert.equal(read.isError, undefined, textOf(read));
+    assert.match(textOf(read), /^### MCP fixture\n- URL: http:\/\/127\.0\.0\.1:\d+\//);
+    assert.match(textOf(read), /Welcome/, 'the page as Markdown');
+    const badFetch = await client.callTool({ name: 'fetch', arguments: { url: 'not an address' } });
+    assert.equal(badFetch.isError, true);
+    assert.match(textOf(badFetch), /url/);
 
     const opened = await client.callTool({ name: 'browser_navigate', arguments: { url: `${site.url}/` } });
     assert.equal(opened.isError, undefined, textOf(opened));
