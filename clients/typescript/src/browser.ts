@@ -84,13 +84,14 @@ export class RemoteBrowser {
   static async start(http: Http, options: StartOptions = {}): Promise<RemoteBrowser> {
     const queueMs = (options.queue ?? 0) * 1000;
     const limit = deadline(options.signal, (options.timeoutMs ?? http.timeoutMs) + queueMs);
-    const params: Record<string, string | number | undefined> = {
-      ...options.params,
+    const named = {
       profile: options.profile,
       persist: options.persist === undefined ? undefined : options.persist ? '1' : '0',
       timeout: options.timeout,
       queue: options.queue,
     };
+    // The named options, where given, over the free ones of the same name.
+    const params = { ...options.params, ...Object.fromEntries(Object.entries(named).filter(([, v]) => v !== undefined)) };
     const url = http.url('/start', params);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     const headers = { ...http.authHeaders(), ...options.headers, ...(options.proxy ? { 'X-Browser-Proxy': options.proxy } : {}) };

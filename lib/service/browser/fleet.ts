@@ -107,9 +107,12 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     return n;
   }
 
-  /** A new instance for `key`, within the machine's capacity and the key's own limit. */
-  provision(key: ApiKey): Promise<Instance> {
-    const provisioning = this.#provision(key);
+  /**
+   * A new instance for `key`, within the machine's capacity and the key's own limit; it ends with
+   * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's).
+   */
+  provision(key: ApiKey, { lifetimeMs }: { lifetimeMs?: number } = {}): Promise<Instance> {
+    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs));
     this.#provisioning.add(provisioning);
     void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
     return provisioning;
@@ -131,7 +134,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     }
   }
 
-  async #provision(key: ApiKey): Promise<Instance> {
+  async #provision(key: ApiKey, lifetimeMs: number): Promise<Instance> {
     if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
     if (this.#draining) throw new ServiceUnavailable('this service node is shutting down and takes no new browsers; try again shortly', 5);
     if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
@@ -163,7 +166,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       await admission?.release(id);
       throw new ServiceUnavailable('the service is shutting down');
     }
-    const lifetime = setTimeout(() => void this.end(instance.id, 'lifetime'), this.#opts.lifetimeMs);
+    const lifetime = setTimeout(() => void this.end(instance.id, 'lifetime'), lifetimeMs);
     lifetime.unref();
     this.#entries.set(instance.id, { instance, lifetime, ending: null });
     taken.browser.once('exit', ({ expected }) => {

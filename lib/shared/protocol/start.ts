@@ -1,3 +1,5 @@
+import type { FieldIssue } from '../errors.ts';
+
 /**
  * The /start socket's protocol. The service sends exactly one text message, the browser id, and
  * later closes the socket with a code from this table when the instance ends for a reason other
@@ -36,3 +38,34 @@ export const START_CLOSE = {
 export type EndReason = keyof typeof START_CLOSE | 'client-closed' | 'client-unresponsive';
 
 export const isBrowserId = (text: string): boolean => BROWSER_ID_RE.test(text);
+
+/** What a client may ask of its browser in `/start`'s query (docs/api.md, section 1). */
+export type StartOptions = {
+  /** `timeout=SECONDS`: this browser's lifetime, at most the operator's BROWSER_MAX_LIFETIME_SECONDS. */
+  lifetimeSeconds?: number;
+};
+
+/**
+ * Read `/start`'s query: every option it names checked (a FieldIssue per bad one, named after the
+ * parameter), every other parameter ignored, so that clients may send options a later version knows.
+ */
+export function checkStartOptions(
+  query: URLSearchParams,
+  maxLifetimeSeconds: number,
+): { ok: true; options: StartOptions } | { ok: false; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const options: StartOptions = {};
+  const timeouts = query.getAll('timeout');
+  if (timeouts.length > 1) issues.push({ field: 'timeout', message: 'must be given once' });
+  else if (timeouts.length === 1) {
+    const text = timeouts[0] as string;
+    const seconds = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+    if (!(seconds >= 1 && seconds <= maxLifetimeSeconds))
+      issues.push({
+        field: 'timeout',
+        message: `must be a whole number of seconds from 1 to ${maxLifetimeSeconds} (the service's longest lifetime), got ${JSON.stringify(text.slice(0, 40))}`,
+      });
+    else options.lifetimeSeconds = seconds;
+  }
+  return issues.length ? { ok: false, issues } : { ok: true, options };
+}

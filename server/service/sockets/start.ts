@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { BadRequest } from '#shared/errors.ts';
+import { BadRequest, ValidationFailed } from '#shared/errors.ts';
 import type { Instance } from '#service/browser/fleet.ts';
 import { authenticate } from '#service/keys/auth.ts';
-import { START_CLOSE, START_MAX_CLIENT_MESSAGE_BYTES, type EndReason } from '#shared/protocol/start.ts';
+import { checkStartOptions, START_CLOSE, START_MAX_CLIENT_MESSAGE_BYTES, type EndReason } from '#shared/protocol/start.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
 
@@ -31,7 +31,13 @@ export class StartSockets {
     try {
       assertWebSocketHandshake(req);
       const key = await authenticate(this.#ctx.keys, req.headers.authorization);
-      instance = await this.#ctx.fleet.provision(key);
+      const asked = checkStartOptions(
+        new URL(req.url ?? '/', 'http://localhost').searchParams,
+        this.#ctx.config.browser.maxLifetimeMs / 1000,
+      );
+      if (!asked.ok) throw new ValidationFailed(asked.issues, 'the /start options break the rules');
+      const { lifetimeSeconds } = asked.options;
+      instance = await this.#ctx.fleet.provision(key, lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {});
     } catch (err) {
       const status = rejectUpgrade(socket, err);
       this.#ctx.metrics.startRefused.inc({ status: String(status) });
