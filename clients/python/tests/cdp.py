@@ -58,10 +58,13 @@ class CDP:
         target = await self.send("Target.createTarget", {"url": "about:blank"})
         attached = await self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
         session = attached["sessionId"]
-        await self.send("Page.enable", session=session)
-        await self.send("Page.navigate", {"url": url}, session=session)
-        await self.wait_until(lambda: self.loaded(session))
+        await self.navigate(url, session)
         return session
+
+    async def navigate(self, url: str, session: str) -> None:
+        """Go to ``url`` and wait until that document has loaded."""
+        await self.send("Page.navigate", {"url": url}, session=session)
+        await self.wait_until(lambda: self.loaded(url, session))
 
     async def evaluate(self, expression: str, session: str, await_promise: bool = False) -> Any:
         result = await self.send(
@@ -73,8 +76,9 @@ class CDP:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    async def loaded(self, session: str) -> bool:
-        return bool(await self.evaluate("document.readyState === 'complete' && location.href !== 'about:blank'", session))
+    async def loaded(self, url: str, session: str) -> bool:
+        check = f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
+        return bool(await self.evaluate(check, session))
 
     async def wait_until(self, check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
         deadline = asyncio.get_running_loop().time() + timeout

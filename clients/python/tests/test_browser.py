@@ -92,19 +92,21 @@ def test_uploads_reach_the_page_and_downloads_come_back(service: Service, api_ke
                 await cdp.send("DOM.setFileInputFiles", {"nodeId": node["nodeId"], "files": [up.path]}, session=session)
                 content = await cdp.evaluate("document.getElementById('f').files[0].text()", session, await_promise=True)
 
+                # The download behaviour holds while this DevTools connection does: wait here for the file.
                 await cdp.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": "/ignored"})
-                await cdp.send("Page.navigate", {"url": f"{pages}/page"}, session=session)
-                await cdp.wait_until(lambda: cdp.loaded(session))
+                await cdp.navigate(f"{pages}/page", session)
                 await cdp.evaluate("document.getElementById('dl').click()", session)
+
+                async def saved() -> bool:
+                    files = await asyncio.to_thread(b.downloads)
+                    return any(f.name == "report.txt" and f.complete for f in files)
+
+                await cdp.wait_until(saved)
                 return content
             finally:
                 await cdp.close()
 
         assert asyncio.run(drive()) == "hello from python"
-        deadline = time.monotonic() + 20
-        while not any(f.name == "report.txt" and f.complete for f in b.downloads()):
-            assert time.monotonic() < deadline, b.downloads()
-            time.sleep(0.2)
         [report] = [f for f in b.downloads() if f.name == "report.txt"]
         assert report.size == len(DOWNLOAD_BODY)
         assert b.download("report.txt") == DOWNLOAD_BODY

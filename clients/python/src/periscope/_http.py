@@ -60,9 +60,9 @@ class HttpClient:
         self.timeout = timeout
         self.retry = retry
         self.authorization = f"Bearer {api_key}"
-        # The default handlers, proxies from the environment included; no redirect is followed
-        # silently for a method other than GET (urllib's own rule).
-        self._opener = urllib.request.build_opener()
+        # urllib's default handlers (proxies from the environment included), with connections
+        # that read an answer the service sent before taking the whole body.
+        self._opener = urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
 
     def url(self, path: str, query: Optional[Mapping[str, str]] = None) -> str:
         url = self.base_url + path
@@ -125,6 +125,46 @@ class AsyncHttpClient:
                     raise
             await asyncio.sleep(delay)
             attempt, waited = attempt + 1, waited + delay
+
+
+class _EarlyAnswerMixin:
+    """A connection that stops sending a body the server has refused, and reads its answer.
+
+    The service refuses a file over its limit from its ``Content-Length`` with ``413`` and
+    ``Connection: close``, before reading it; a client still sending then meets a broken pipe
+    or a reset, while the answer is already in its receive buffer. ``getresponse()`` reads it;
+    when there is none it fails as the lost connection it is.
+    """
+
+    def send(self, data: Any) -> None:
+        try:
+            super().send(data)  # type: ignore[misc]
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class _HTTPConnection(_EarlyAnswerMixin, http.client.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_EarlyAnswerMixin, http.client.HTTPSConnection):
+    pass
+
+
+_CONNECTIONS: Mapping[type, type] = {
+    http.client.HTTPConnection: _HTTPConnection,
+    http.client.HTTPSConnection: _HTTPSConnection,
+}
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(_CONNECTIONS.get(http_class, http_class), req, **kwargs)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(_CONNECTIONS.get(http_class, http_class), req, **kwargs)
 
 
 def _transport_error(reason: object, call: "Call[Any]", timeout: float) -> PeriscopeError:

@@ -71,13 +71,28 @@ class StartSocket:
 
 
 async def open_start_socket(url: str, headers: Mapping[str, str], timeout: float) -> StartSocket:
-    """Open ``/start`` and read the browser id; refusals are raised as typed errors."""
+    """Open ``/start`` and read the browser id within ``timeout`` seconds; refusals raise typed errors.
+
+    On a timeout the error is raised at once; closing the half-open connection goes on in the
+    background (a WebSocket client waits a moment for the server to close first).
+    """
+    opening = asyncio.ensure_future(_open(url, dict(headers)))
     try:
-        ws = await _connect(url, dict(headers), timeout)
+        done, _ = await asyncio.wait({opening}, timeout=timeout)
+    except BaseException:  # cancelled: a browser obtained meanwhile must not be left behind
+        opening.cancel()
+        raise
+    if not done:
+        opening.cancel()
+        raise PeriscopeTimeoutError(f"/start: no browser within {timeout:g} s")
+    return opening.result()
+
+
+async def _open(url: str, headers: Dict[str, str]) -> StartSocket:
+    try:
+        ws = await _connect(url, headers)
     except PeriscopeError:
         raise
-    except asyncio.TimeoutError:
-        raise PeriscopeTimeoutError(f"/start: no browser within {timeout:g} s") from None
     except InvalidHandshake as exc:
         refusal = _refusal(exc)
         if refusal is None:
@@ -86,11 +101,9 @@ async def open_start_socket(url: str, headers: Mapping[str, str], timeout: float
     except (OSError, WebSocketException) as exc:
         raise PeriscopeConnectionError(f"/start: {exc}") from exc
     try:
-        message = await asyncio.wait_for(ws.recv(), timeout)
+        message = await ws.recv()
     except BaseException as exc:
         await _abandon(ws)
-        if isinstance(exc, asyncio.TimeoutError):
-            raise PeriscopeTimeoutError(f"/start: no browser id within {timeout:g} s") from None
         if isinstance(exc, ConnectionClosed):
             raise PeriscopeConnectionError(f"/start closed before the browser id: {exc}") from exc
         raise
@@ -119,12 +132,12 @@ def _ended(closed: ConnectionClosed, closing: bool) -> Ended:
 
 if _NEW_API:
 
-    async def _connect(url: str, headers: Dict[str, str], timeout: float) -> Any:
+    async def _connect(url: str, headers: Dict[str, str]) -> Any:
         return await _connect_new(
             url,
             additional_headers=headers,
             user_agent_header=USER_AGENT,
-            open_timeout=timeout,
+            open_timeout=None,  # open_start_socket keeps the one deadline
             close_timeout=CLOSE_TIMEOUT,
             max_size=_MAX_REFUSAL_BODY,
         )
@@ -171,13 +184,13 @@ else:
             except InvalidStatusCode as exc:
                 raise error_from_response(exc.status_code, dict(exc.headers.raw_items()), self._refusal_body) from None
 
-    async def _connect(url: str, headers: Dict[str, str], timeout: float) -> Any:
+    async def _connect(url: str, headers: Dict[str, str]) -> Any:
         return await _connect_legacy(
             url,
             create_protocol=_Protocol,
             extra_headers=headers,
             user_agent_header=USER_AGENT,
-            open_timeout=timeout,
+            open_timeout=None,  # open_start_socket keeps the one deadline
             close_timeout=CLOSE_TIMEOUT,
             max_size=_MAX_REFUSAL_BODY,
         )
