@@ -20,7 +20,11 @@ def test_a_recorded_browser(service: Service, pages: str) -> None:
         async def visit() -> None:
             cdp = await CDP.connect(b.cdp_url, b.headers)
             try:
-                await cdp.open_page(f"{pages}/page")
+                session = await cdp.open_page(f"{pages}/page")
+                # The recorder may attach to a new tab after its first navigation (seen on a
+                # loaded machine); a later one is recorded.
+                await asyncio.sleep(0.5)
+                await cdp.navigate(f"{pages}/page?again", session)
             finally:
                 await cdp.close()
 
@@ -35,7 +39,7 @@ def test_a_recorded_browser(service: Service, pages: str) -> None:
             time.sleep(0.3)
         assert rec.id == b.id and rec.live and rec.ended_at is None and rec.screen_bytes > 0
         assert [e["seq"] for e in rec.events] == list(range(1, len(rec.events) + 1))
-        assert any(e["type"] == "navigation" and e["url"] == f"{pages}/page" for e in rec.events)
+        assert any(e["type"] == "navigation" and e["url"] == f"{pages}/page?again" for e in rec.events)
 
         frame = next(e for e in rec.events if e["type"] == "frame")
         jpeg = client.browsers.recording_frame(b.id, frame["offset"], frame["length"])
@@ -46,7 +50,7 @@ def test_a_recorded_browser(service: Service, pages: str) -> None:
 
     found = client.recordings.events(type=["navigation"], host="127.0.0.1", since=datetime.now(timezone.utc) - timedelta(hours=1))
     assert found.sessions >= 1 and not found.truncated
-    assert any(m.browser == b.id and m.event["url"] == f"{pages}/page" for m in found.matches)
+    assert any(m.browser == b.id and m.event["url"] == f"{pages}/page?again" for m in found.matches)
     assert all(m.event["type"] == "navigation" for m in found.matches)
 
     with pytest.raises(BadRequestError) as caught:
