@@ -112,3 +112,16 @@ def test_uploads_reach_the_page_and_downloads_come_back(service: Service, api_ke
         assert b.download("report.txt") == DOWNLOAD_BODY
         with pytest.raises(NotFoundError):
             b.download("absent.txt")
+
+
+def test_start_options_the_service_does_not_know_yet_are_ignored(service: Service, api_key: str) -> None:
+    client = Periscope(api_key=api_key, base_url=service.url)
+    with client.browser(
+        profile="shop",
+        persist=False,
+        queue=True,
+        proxy="http://proxy.example:8080",
+        params={"region": "eu"},
+        headers={"X-Trace": "t1"},
+    ) as b:
+        assert b.id.startswith("br_") and b.ended is None

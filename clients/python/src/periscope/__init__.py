@@ -1,10 +1,14 @@
 """Periscope's Python client: cloud browsers and web search of a Periscope service.
 
->>> from periscope import Periscope
->>> periscope = Periscope()  # PERISCOPE_API_KEY, PERISCOPE_URL
->>> with periscope.browser() as b:
-...     browser = playwright.chromium.connect_over_cdp(b.cdp_url, headers=b.headers)
->>> periscope.search("asyncio gather").results[0].url
+::
+
+    from periscope import Periscope
+
+    periscope = Periscope()  # $PERISCOPE_API_KEY, $PERISCOPE_URL
+    with periscope.browser() as b:
+        browser = playwright.chromium.connect_over_cdp(b.cdp_url, headers=b.headers)
+        ...
+    periscope.search("asyncio gather").results[0].url
 """
 
 from ._async_browser import AsyncBrowser

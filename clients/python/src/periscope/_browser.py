@@ -48,7 +48,7 @@ class Browser:
             self._request_stop()
             raise
         if self._open_error is not None:
-            self._thread.join()
+            self._thread.join(CLOSE_TIMEOUT + 5)
             raise self._open_error
         try:
             self.cdp_url = self.version()["webSocketDebuggerUrl"]

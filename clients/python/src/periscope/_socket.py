@@ -32,6 +32,8 @@ BROWSER_ID_RE = re.compile(r"^br_[A-Za-z0-9_-]{32}$")
 
 #: A refusal's body is a short JSON object; more than this is not read.
 _MAX_REFUSAL_BODY = 64 * 1024
+#: The service sends one short message, the browser id.
+_MAX_MESSAGE = 64 * 1024
 
 #: How long a clean close waits for the service's answering close frame.
 CLOSE_TIMEOUT = 5.0
@@ -139,7 +141,7 @@ if _NEW_API:
             user_agent_header=USER_AGENT,
             open_timeout=None,  # open_start_socket keeps the one deadline
             close_timeout=CLOSE_TIMEOUT,
-            max_size=_MAX_REFUSAL_BODY,
+            max_size=_MAX_MESSAGE,
         )
 
     def _refusal(exc: InvalidHandshake) -> Optional[PeriscopeError]:
@@ -192,7 +194,7 @@ else:
             user_agent_header=USER_AGENT,
             open_timeout=None,  # open_start_socket keeps the one deadline
             close_timeout=CLOSE_TIMEOUT,
-            max_size=_MAX_REFUSAL_BODY,
+            max_size=_MAX_MESSAGE,
         )
 
     def _refusal(exc: InvalidHandshake) -> Optional[PeriscopeError]:
