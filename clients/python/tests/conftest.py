@@ -98,6 +98,16 @@ class Service:
         assert done.returncode == 0, done.stderr
         return done.stdout.strip().splitlines()[-1]
 
+    def stop(self) -> Optional[int]:
+        """SIGTERM (the service ends its browsers with 1001) and wait for it to exit."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
 
 def _index(env: Dict[str, str], pages_dir: Path) -> None:
     for name, html in PAGES.items():
@@ -113,12 +123,9 @@ def _index(env: Dict[str, str], pages_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.fixture(scope="session")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    data_dir = tmp_path_factory.mktemp("data")
-    pages_dir = tmp_path_factory.mktemp("pages")
-    env = {**os.environ, **SERVICE_ENV, "DATA_DIR": str(data_dir)}
-    _index(env, pages_dir)
+def start_service(data_dir: Path, env_overrides: Optional[Dict[str, str]] = None) -> Service:
+    """Start ``node server/service/main.ts`` on a free loopback port and wait until it listens."""
+    env = {**os.environ, **SERVICE_ENV, "DATA_DIR": str(data_dir), **(env_overrides or {})}
     process = subprocess.Popen(
         [node(), str(ROOT / "server/service/main.ts")],
         cwd=ROOT,
@@ -129,10 +136,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         text=True,
     )
     logs: List[dict] = []
+    stderr: List[str] = []
     listening = threading.Event()
     found: Dict[str, str] = {}
 
-    def read_stdout() -> None:  # drains the pipe for the whole session, so the service never blocks on it
+    def read_stdout() -> None:  # drains the pipe for the service's life, so it never blocks on it
         assert process.stdout is not None
         for line in process.stdout:
             try:
@@ -147,8 +155,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
                 listening.set()
         listening.set()
 
-    stderr: List[str] = []
-
     def read_stderr() -> None:
         assert process.stderr is not None
         for line in process.stderr:
@@ -160,14 +166,20 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     if "url" not in found:
         process.kill()
         process.wait()
-        pytest.exit(f"the service did not start:\n{''.join(stderr)}", returncode=3)
-    yield Service(url=found["url"], env=env, process=process, logs=logs)
-    process.send_signal(signal.SIGTERM)
+        raise RuntimeError(f"the service did not start:\n{''.join(stderr)}")
+    return Service(url=found["url"], env=env, process=process, logs=logs)
+
+
+@pytest.fixture(scope="session")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    data_dir = tmp_path_factory.mktemp("data")
+    _index({**os.environ, **SERVICE_ENV, "DATA_DIR": str(data_dir)}, tmp_path_factory.mktemp("pages"))
     try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        started = start_service(data_dir)
+    except RuntimeError as err:
+        pytest.exit(str(err), returncode=3)
+    yield started
+    started.stop()
 
 
 @pytest.fixture(scope="session")
