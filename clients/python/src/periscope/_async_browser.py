@@ -9,7 +9,7 @@ from typing import Any, Dict, Generator, List, Mapping, Optional, Type
 from . import _endpoints as api
 from ._errors import PeriscopeTimeoutError
 from ._http import AsyncHttpClient
-from ._socket import StartSocket, open_start_socket
+from ._socket import StartSocket, cdp_url_of, open_start_socket
 from ._types import DownloadedFile, Ended, UploadedFile
 
 __all__ = ["AsyncBrowser", "BrowserStart"]
@@ -36,7 +36,7 @@ class AsyncBrowser:
     async def open(cls, http: AsyncHttpClient, url: str, headers: Mapping[str, str], timeout: float) -> "AsyncBrowser":
         browser = cls(http, await open_start_socket(url, headers, timeout))
         try:
-            browser.cdp_url = (await browser.version())["webSocketDebuggerUrl"]
+            browser.cdp_url = cdp_url_of(await browser.version())
         except BaseException:
             await asyncio.shield(browser.stop())
             raise

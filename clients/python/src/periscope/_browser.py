@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Type
 from . import _endpoints as api
 from ._errors import PeriscopeTimeoutError
 from ._http import HttpClient
-from ._socket import CLOSE_TIMEOUT, StartSocket, open_start_socket
+from ._socket import CLOSE_TIMEOUT, StartSocket, cdp_url_of, open_start_socket
 from ._types import DownloadedFile, Ended, UploadedFile
 
 __all__ = ["Browser"]
@@ -51,16 +51,17 @@ class Browser:
             self._thread.join(CLOSE_TIMEOUT + 5)
             raise self._open_error
         try:
-            self.cdp_url = self.version()["webSocketDebuggerUrl"]
+            self.cdp_url = cdp_url_of(self.version())
         except BaseException:
             self.stop()
             raise
 
     async def _hold(self, url: str, headers: Dict[str, str], timeout: float) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop_requested = asyncio.Event()
+        """The thread's one coroutine: open the socket, then hold it until it ends or stop()."""
         try:
-            socket: StartSocket = await open_start_socket(url, headers, timeout)
+            self._loop = asyncio.get_running_loop()
+            self._stop_requested = asyncio.Event()
+            socket = await open_start_socket(url, headers, timeout)
         except BaseException as exc:  # handed to the thread that asked for the browser
             self._open_error = exc
             self._done.set()
@@ -68,14 +69,24 @@ class Browser:
             return
         self.id = socket.id
         self._ready.set()
+        try:
+            self._ended = await self._until_ended(socket, self._stop_requested)
+        except BaseException as exc:  # the thread must still say how the browser ended
+            self._ended = Ended("connection_lost", 1006, f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._done.set()
+
+    @staticmethod
+    async def _until_ended(socket: StartSocket, stop_requested: asyncio.Event) -> Ended:
         ended = asyncio.ensure_future(socket.wait_ended())
-        stop = asyncio.ensure_future(self._stop_requested.wait())
+        stop = asyncio.ensure_future(stop_requested.wait())
         await asyncio.wait({ended, stop}, return_when=asyncio.FIRST_COMPLETED)
         stop.cancel()
         if not ended.done():
             await socket.close()
-        self._ended = await ended
-        self._done.set()
+        return await ended
 
     def _request_stop(self) -> None:
         loop, event = self._loop, self._stop_requested

@@ -26,7 +26,7 @@ except ImportError:  # websockets < 13: the legacy asyncio client
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, WebSocketException
 
-__all__ = ["StartSocket", "open_start_socket", "websockets_api"]
+__all__ = ["StartSocket", "open_start_socket", "cdp_url_of", "websockets_api"]
 
 BROWSER_ID_RE = re.compile(r"^br_[A-Za-z0-9_-]{32}$")
 
@@ -113,6 +113,14 @@ async def _open(url: str, headers: Dict[str, str]) -> StartSocket:
         await _abandon(ws)
         raise PeriscopeError(f"/start sent {message!r}, not a browser id")
     return StartSocket(ws, message)
+
+
+def cdp_url_of(version: Mapping[str, Any]) -> str:
+    """The DevTools address in a ``/json/version`` answer."""
+    url = version.get("webSocketDebuggerUrl")
+    if not isinstance(url, str) or not url:
+        raise PeriscopeError("/json/version answered without a webSocketDebuggerUrl")
+    return url
 
 
 async def _abandon(ws: Any) -> None:
