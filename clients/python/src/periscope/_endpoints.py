@@ -16,7 +16,7 @@ from ._http import Call, Response
 from ._types import BrowserInfo, DownloadedFile, EventSearch, Recording, SearchResponse, UploadedFile
 
 #: What ``upload`` accepts: the bytes, a path to a local file, or a binary file open for reading.
-FileData = Union[bytes, bytearray, memoryview, "os.PathLike[str]", IO[bytes]]
+FileData = Union[bytes, bytearray, memoryview, os.PathLike, IO[bytes]]
 
 
 def _quote(segment: str) -> str:

@@ -17,7 +17,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Generic, Mapping, Optional, TypeVar
+from typing import Any, Callable, Generic, Mapping, Optional, TypeVar
 
 from ._errors import PeriscopeConnectionError, PeriscopeError, PeriscopeTimeoutError, error_from_response
 from ._retry import RetryPolicy
@@ -72,7 +72,7 @@ class HttpClient:
 
     def send_once(self, call: "Call[Any]") -> Response:
         """One request; a 2xx answer, or the typed error for anything else."""
-        headers: Dict[str, str] = {"Authorization": self.authorization, "User-Agent": USER_AGENT, "Accept": "application/json"}
+        headers = {"Authorization": self.authorization, "User-Agent": USER_AGENT, "Accept": "application/json"}
         headers.update(call.headers)
         request = urllib.request.Request(
             self.url(call.path, call.query), data=call.body, headers=headers, method=call.method
@@ -98,11 +98,13 @@ class HttpClient:
         attempt, waited = 0, 0.0
         while True:
             try:
-                return call.parse(self.send_once(call))
+                response = self.send_once(call)
             except PeriscopeError as err:
                 delay = self.retry.delay(err, attempt, waited)
                 if delay is None:
                     raise
+            else:
+                return parse(call, response)
             time.sleep(delay)
             attempt, waited = attempt + 1, waited + delay
 
@@ -118,13 +120,26 @@ class AsyncHttpClient:
         while True:
             try:
                 response = await asyncio.to_thread(self.sync.send_once, call)
-                return call.parse(response)
             except PeriscopeError as err:
                 delay = self.sync.retry.delay(err, attempt, waited)
                 if delay is None:
                     raise
+            else:
+                return parse(call, response)
             await asyncio.sleep(delay)
             attempt, waited = attempt + 1, waited + delay
+
+
+def parse(call: "Call[T]", response: Response) -> T:
+    """The call's reading of a 2xx answer; one it cannot read is a :class:`PeriscopeError`."""
+    try:
+        return call.parse(response)
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise PeriscopeError(
+            f"{call.method} {call.path}: unexpected answer ({type(err).__name__}: {err})",
+            status=response.status,
+            body=response.body[:1000].decode("utf-8", "replace"),
+        ) from err
 
 
 class _EarlyAnswerMixin:
