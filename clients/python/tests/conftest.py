@@ -41,6 +41,9 @@ SERVICE_ENV = {
 }
 
 DOWNLOAD_BODY = b"quarterly figures, 42 rows\n"
+#: /slow sends its first kilobyte, then the rest once a test sets SLOW_RELEASE: a download in progress.
+SLOW_BODY = bytes(range(256)) * 400
+SLOW_RELEASE = threading.Event()
 
 PAGES = {
     "index.html": (
@@ -194,10 +197,23 @@ class _Pages(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if self.path == "/report":
             self._send(200, DOWNLOAD_BODY, "text/plain", {"Content-Disposition": 'attachment; filename="report.txt"'})
+        elif self.path == "/slow":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(SLOW_BODY)))
+            self.send_header("Content-Disposition", 'attachment; filename="slow.bin"')
+            self.end_headers()
+            self.wfile.write(SLOW_BODY[:1024])
+            self.wfile.flush()
+            SLOW_RELEASE.wait(60)
+            self.wfile.write(SLOW_BODY[1024:])
         elif self.path == "/form":
             self._send(200, b"<!doctype html><title>Form</title><input type=file id=f>", "text/html")
         elif self.path.startswith("/page"):
-            body = b"<!doctype html><title>Periscope from Python</title><a id=dl href=/report>report</a>"
+            body = (
+                b"<!doctype html><title>Periscope from Python</title>"
+                b"<a id=dl href=/report>report</a> <a id=slow href=/slow>slow</a>"
+            )
             self._send(200, body, "text/html")
         else:
             self._send(404, b"not here", "text/plain")
@@ -222,6 +238,7 @@ def pages() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    SLOW_RELEASE.set()
     server.shutdown()
     server.server_close()
     thread.join()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import List
 
 import pytest
 from cdp import CDP
-from conftest import DOWNLOAD_BODY, Service
+from conftest import DOWNLOAD_BODY, SLOW_BODY, SLOW_RELEASE, Service
 
 import periscope
-from periscope import NotFoundError, Periscope
+from periscope import ConflictError, DownloadedFile, NotFoundError, Periscope
 
 
 def test_a_page_driven_over_raw_cdp(service: Service, api_key: str, pages: str) -> None:
@@ -125,3 +126,39 @@ def test_start_options_the_service_does_not_know_yet_are_ignored(service: Servic
         headers={"X-Trace": "t1"},
     ) as b:
         assert b.id.startswith("br_") and b.ended is None
+
+
+def test_a_download_still_being_written_is_a_conflict(service: Service, api_key: str, pages: str) -> None:
+    with Periscope(api_key=api_key, base_url=service.url).browser() as b:
+
+        async def drive() -> str:
+            cdp = await CDP.connect(b.cdp_url, b.headers)
+            try:
+                session = await cdp.open_page(f"{pages}/page")
+                await cdp.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": "/ignored"})
+                await cdp.evaluate("document.getElementById('slow').click()", session)
+                pending: List[DownloadedFile] = []
+
+                async def started() -> bool:
+                    pending[:] = [f for f in await asyncio.to_thread(b.downloads) if not f.complete]
+                    return bool(pending)
+
+                await cdp.wait_until(started)
+                assert pending[0].name.endswith(".crdownload")
+                with pytest.raises(ConflictError) as caught:
+                    b.download(pending[0].name)
+                assert (caught.value.status, caught.value.code) == (409, "conflict")
+
+                SLOW_RELEASE.set()
+
+                async def finished() -> bool:
+                    return any(f.name == "slow.bin" and f.complete for f in await asyncio.to_thread(b.downloads))
+
+                await cdp.wait_until(finished)
+                return "done"
+            finally:
+                SLOW_RELEASE.set()
+                await cdp.close()
+
+        assert asyncio.run(drive()) == "done"
+        assert b.download("slow.bin") == SLOW_BODY

@@ -5,13 +5,15 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Iterator, List
 
 import pytest
-from conftest import Service
+from conftest import Service, start_service
 
 from periscope import (
     AuthenticationError,
+    BadGatewayError,
     Browser,
     PayloadTooLargeError,
     Periscope,
@@ -86,6 +88,25 @@ def test_searches_over_the_rate_retried_after_retry_after(service: Service) -> N
     started = time.monotonic()
     assert client.search("asyncio").results  # refused once more, then answered after Retry-After
     assert time.monotonic() - started >= caught.value.retry_after - 1.0
+
+
+def test_an_index_that_cannot_answer(tmp_path: Path) -> None:
+    corrupt = tmp_path / "index.db"
+    corrupt.write_bytes(b"not a database, " * 512)
+    own = start_service(tmp_path, {"SEARCH_INDEX_PATH": str(corrupt), "BROWSER_POOL_SIZE": "0"})
+    try:
+        key = own.create_key("bad-index")
+        with pytest.raises(BadGatewayError) as caught:
+            Periscope(api_key=key, base_url=own.url, max_retries=0).search("asyncio")
+        assert (caught.value.status, caught.value.code) == (502, "bad_gateway")
+
+        # Retried twice, backing off 0.5 s then 1 s (a 502 has no Retry-After), then raised.
+        started = time.monotonic()
+        with pytest.raises(BadGatewayError):
+            Periscope(api_key=key, base_url=own.url).search("asyncio")
+        assert 1.5 <= time.monotonic() - started < 10
+    finally:
+        own.stop()
 
 
 def test_a_file_over_the_limit(service: Service, api_key: str) -> None:
