@@ -63,6 +63,8 @@ def test_a_process_that_forgets_to_stop_still_exits(service: Service, api_key: s
 
 
 def test_installs_with_pip_from_its_folder(tmp_path: Path) -> None:
+    has = subprocess.run([PYTHON, "-c", "import ensurepip, setuptools"], capture_output=True, timeout=60)
+    assert has.returncode == 0, "this test needs Debian's python3-venv and python3-setuptools (apt-get install)"
     # From a copy of the folder as git holds it: the build's own files stay out of the source tree.
     source = tmp_path / "python"
     shutil.copytree(CLIENT_DIR, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", ".*"))
