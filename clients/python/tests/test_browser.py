@@ -120,7 +120,7 @@ def test_start_options_the_service_does_not_know_yet_are_ignored(service: Servic
     with client.browser(
         profile="shop",
         persist=False,
-        queue=True,
+        queue=30,
         proxy="http://proxy.example:8080",
         params={"region": "eu"},
         headers={"X-Trace": "t1"},

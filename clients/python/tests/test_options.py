@@ -20,7 +20,7 @@ def test_start_options_pass_through_as_query_and_headers() -> None:
         profile="shop",
         persist=True,
         timeout=300.0,
-        queue=False,
+        queue=30,
         proxy="http://user:pw@proxy.example:8080",
         params={"region": "eu", "skip": None},
         headers={"X-Trace": "t1"},
@@ -29,9 +29,9 @@ def test_start_options_pass_through_as_query_and_headers() -> None:
     assert (parts.scheme, parts.netloc, parts.path) == ("wss", "browser.example.com", "/start")
     assert dict(urllib.parse.parse_qsl(parts.query)) == {
         "profile": "shop",
-        "persist": "true",
+        "persist": "1",
         "timeout": "300",
-        "queue": "false",
+        "queue": "30",
         "region": "eu",
     }
     assert headers == {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ._endpoints import start_query
 from ._errors import PeriscopeError
@@ -57,7 +57,7 @@ class ClientConfig:
         profile: Optional[str],
         persist: Optional[bool],
         timeout: Optional[float],
-        queue: Optional[Union[bool, float]],
+        queue: Optional[float],
         proxy: Optional[str],
         params: Optional[Mapping[str, Any]],
         headers: Optional[Mapping[str, str]],

@@ -212,19 +212,20 @@ def start_query(
     profile: Optional[str],
     persist: Optional[bool],
     timeout: Optional[float],
-    queue: Optional[Union[bool, float]],
+    queue: Optional[float],
     params: Optional[Mapping[str, Any]],
 ) -> Dict[str, str]:
-    """The ``/start`` query: the options the service takes, passed as they are, plus free ``params``."""
+    """The ``/start`` query: free ``params``, then the options the service takes by their own names
+    (``persist`` as ``1`` or ``0``, seconds as whole numbers), which win over a free one of the same name."""
     named: Dict[str, Any] = {"profile": profile, "persist": persist, "timeout": timeout, "queue": queue}
-    merged = {k: v for k, v in named.items() if v is not None}
-    merged.update({k: v for k, v in (params or {}).items() if v is not None})
+    merged = {k: v for k, v in (params or {}).items() if v is not None}
+    merged.update({k: v for k, v in named.items() if v is not None})
     return {k: _query_value(v) for k, v in merged.items()}
 
 
 def _query_value(value: Any) -> str:
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return "1" if value else "0"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -63,7 +63,7 @@ class Periscope:
         profile: Optional[str] = None,
         persist: Optional[bool] = None,
         timeout: Optional[float] = None,
-        queue: Optional[Union[bool, float]] = None,
+        queue: Optional[float] = None,
         proxy: Optional[str] = None,
         params: Optional[Mapping[str, Any]] = None,
         headers: Optional[Mapping[str, str]] = None,
