@@ -39,6 +39,17 @@ export class ServiceMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly startQueue = new Gauge({
+    name: 'periscope_start_queue_waiting',
+    help: 'Starts waiting for room to start a browser (/start?queue=)',
+    registers: [this.registry],
+  });
+  readonly startQueueSeconds = new Histogram({
+    name: 'periscope_start_queue_wait_seconds',
+    help: 'How long a start waited in the queue before it got room',
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
   readonly startRefused = new Counter({
     name: 'periscope_browser_start_refused_total',
     help: '/start requests refused, by status',

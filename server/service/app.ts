@@ -174,6 +174,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log: log.child({ part: 'fleet' }),
     onProvisioned: (s, warm) => metricsRegistry.provisionSeconds.observe({ pool: warm ? 'warm' : 'cold' }, s),
     onCountChange: (n) => metricsRegistry.instancesLive.set(n),
+    onQueue: (n) => metricsRegistry.startQueue.set(n),
+    onQueued: (s) => metricsRegistry.startQueueSeconds.observe(s),
     prepare: async (instance, key) => {
       if (key.record)
         await recordings.begin(instance).catch((err: Error) => log.error({ err, browserId: instance.id }, 'could not begin a recording'));

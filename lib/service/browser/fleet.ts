@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { NotFound, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NotFound, ServiceUnavailable, TooManyRequests, type DomainError } from '#shared/errors.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { BROWSER_ID_PREFIX, type EndReason } from '#shared/protocol/start.ts';
 import type { Chromium } from './chromium.ts';
 import type { BrowserPool } from './pool.ts';
+import { StartQueue } from './start-queue.ts';
 
 export type Instance = {
   readonly id: string;
@@ -23,6 +25,10 @@ export type FleetOptions = {
   /** Done before the client gets the instance (its recording begins here); must not throw. */
   prepare?: (instance: Instance, key: ApiKey) => Promise<void>;
   onCountChange?: (live: number) => void;
+  /** Clients waiting for room now (`/start?queue=`). */
+  onQueue?: (waiting: number) => void;
+  /** A waiting client got its turn after this many seconds. */
+  onQueued?: (seconds: number) => void;
   /**
    * Where a key's limit is counted when several nodes share it (the cluster registry): a browser
    * is admitted there before it is started, and released when it ends or fails to start.
@@ -38,6 +44,14 @@ export type KeyAdmission = {
 type Entry = { instance: Instance; lifetime: NodeJS.Timeout; ending: Promise<void> | null };
 
 export const newBrowserId = (): string => BROWSER_ID_PREFIX + randomBytes(24).toString('base64url');
+
+/** How often starts waiting for room look again when several nodes share the limits. */
+const QUEUE_TICK_MS = 500;
+
+const keyLimit = (key: ApiKey) =>
+  new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
+
+type QueueOptions = { ms: number; signal: AbortSignal | undefined };
 
 /** How long a browser's own exit waits to be seen as part of a shutdown before it counts as a crash. */
 const SHUTDOWN_GRACE_MS = 250;
@@ -58,6 +72,9 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
   #draining = false;
   /** Provisions under way, which shutdown waits for so that no browser outlives the service. */
   readonly #provisioning = new Set<Promise<unknown>>();
+  /** Starts waiting for room (`/start?queue=`), fair across keys. */
+  readonly #queue = new StartQueue<ApiKey>();
+  #tick: NodeJS.Timeout | null = null;
 
   constructor(opts: FleetOptions) {
     super();
@@ -79,6 +96,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    */
   async drain(ms: number): Promise<void> {
     this.#draining = true;
+    this.#queue.clear(() => new ServiceUnavailable('this service node is shutting down and takes no new browsers; try again shortly', 5));
     const deadline = Date.now() + ms;
     while (this.#entries.size > 0 || this.#provisioning.size > 0) {
       const left = deadline - Date.now();
@@ -109,10 +127,15 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
 
   /**
    * A new instance for `key`, within the machine's capacity and the key's own limit; it ends with
-   * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's).
+   * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's). With
+   * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
+   * instead of being refused at once; `signal` takes it out of the queue (its client went away).
    */
-  provision(key: ApiKey, { lifetimeMs }: { lifetimeMs?: number } = {}): Promise<Instance> {
-    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs));
+  provision(
+    key: ApiKey,
+    { lifetimeMs, queueMs = 0, signal }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Instance> {
+    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal });
     this.#provisioning.add(provisioning);
     void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
     return provisioning;
@@ -134,33 +157,49 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     }
   }
 
-  async #provision(key: ApiKey, lifetimeMs: number): Promise<Instance> {
-    if (this.#closing) throw new ServiceUnavailable('the service is shutting down');
-    if (this.#draining) throw new ServiceUnavailable('this service node is shutting down and takes no new browsers; try again shortly', 5);
-    if (this.#liveCount() + this.#reserved >= this.#opts.capacity) {
-      throw new ServiceUnavailable(`the service is at capacity (${this.#opts.capacity} browsers); try again shortly`, 5);
-    }
-    if (this.countFor(key.id) >= key.maxInstances) {
-      throw new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
-    }
-    const id = newBrowserId();
+  /**
+   * Room for one more browser of `key`, then a browser from the pool, admitted across nodes when
+   * there are several: at once, or after waiting in the queue until `queue.ms` passes. The room
+   * stays reserved for the caller, which releases it as it registers the instance.
+   */
+  async #acquire(key: ApiKey, queue: QueueOptions): Promise<{ id: string; taken: Awaited<ReturnType<BrowserPool['take']>> }> {
     const { admission } = this.#opts;
-    this.#reserve(key.id, +1);
-    const t0 = performance.now();
-    let taken: Awaited<ReturnType<BrowserPool['take']>>;
-    try {
-      if (admission && !(await admission.admit(id, key.id, key.maxInstances)))
-        throw new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
+    const deadline = Date.now() + queue.ms;
+    for (;;) {
+      await this.#room(key, deadline, queue.signal);
+      const id = newBrowserId();
+      let taken: Awaited<ReturnType<BrowserPool['take']>> | null = null;
       try {
-        taken = await this.#takeWithRetry();
+        if (!admission || (await admission.admit(id, key.id, key.maxInstances))) {
+          try {
+            taken = await this.#takeWithRetry();
+          } catch (err) {
+            await admission?.release(id);
+            throw err;
+          }
+        } else if (Date.now() >= deadline) {
+          throw keyLimit(key); // the key's limit across nodes
+        }
       } catch (err) {
-        await admission?.release(id);
+        this.#reserve(key.id, -1);
+        this.#dispatch();
         throw err;
       }
-    } finally {
+      // Taken: the room stays reserved until the caller registers the instance in it.
+      if (taken) return { id, taken };
       this.#reserve(key.id, -1);
+      // Refused across nodes: the key's browsers on other nodes end without a word to this one.
+      this.#dispatch();
+      await sleep(Math.min(QUEUE_TICK_MS, Math.max(0, deadline - Date.now())), undefined, { signal: queue.signal });
     }
+  }
+
+  async #provision(key: ApiKey, lifetimeMs: number, queue: QueueOptions): Promise<Instance> {
+    const { admission } = this.#opts;
+    const t0 = performance.now();
+    const { id, taken } = await this.#acquire(key, queue);
     const instance: Instance = { id, keyId: key.id, browser: taken.browser, createdAt: new Date() };
+    this.#reserve(key.id, -1); // the instance takes the room from here on: no await before it is registered
     if (this.#closing) {
       await taken.browser.close();
       await admission?.release(id);
@@ -218,6 +257,8 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       this.#opts.log.info({ browserId: id, reason }, 'instance ended');
       this.emit('ended', entry.instance, reason);
     })();
+    // An ending instance counts no more: its room goes to the next client waiting for one.
+    this.#dispatch();
     return entry.ending;
   }
 
@@ -234,8 +275,65 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
   /** End every instance and refuse new ones. */
   async shutdown(): Promise<void> {
     this.#closing = true;
+    this.#queue.clear(() => new ServiceUnavailable('the service is shutting down'));
     await Promise.allSettled([...this.#provisioning]);
     await Promise.all([...this.#entries.keys()].map((id) => this.end(id, 'shutdown')));
+  }
+
+  /** Clients waiting for room to start a browser, and how long the first of them has waited. */
+  get queued(): { waiting: number; oldestSeconds: number } {
+    return { waiting: this.#queue.size, oldestSeconds: this.#queue.oldestWaitMs() / 1000 };
+  }
+
+  /** Why `key` cannot have another browser now (the machine's capacity, the key's limit), or null. */
+  #refusal(key: ApiKey): DomainError | null {
+    if (this.#closing) return new ServiceUnavailable('the service is shutting down');
+    if (this.#draining) return new ServiceUnavailable('this service node is shutting down and takes no new browsers; try again shortly', 5);
+    if (this.#liveCount() + this.#reserved >= this.#opts.capacity)
+      return new ServiceUnavailable(`the service is at capacity (${this.#opts.capacity} browsers); try again shortly`, 5);
+    if (this.countFor(key.id) >= key.maxInstances) return keyLimit(key);
+    return null;
+  }
+
+  /** Take room for one start of `key` (reserved until the start registers its instance or fails): at once, or by a turn in the queue. */
+  async #room(key: ApiKey, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    const refusal = this.#refusal(key);
+    if (!refusal) return this.#reserve(key.id, +1);
+    if (Date.now() >= deadline || this.#closing || this.#draining) throw refusal;
+    this.#opts.onQueue?.(this.#queue.size + 1);
+    this.#ticking();
+    try {
+      const waitedMs = await this.#queue.wait(key, deadline, signal, () => this.#refusal(key) ?? refusal);
+      this.#opts.onQueued?.(waitedMs / 1000);
+    } finally {
+      this.#opts.onQueue?.(this.#queue.size);
+    }
+  }
+
+  /** Give turns to waiters while there is room for them, reserving it as each is served. */
+  #dispatch(): void {
+    if (this.#queue.size === 0) return;
+    this.#queue.dispatch((key) => {
+      if (this.#refusal(key)) return false;
+      this.#reserve(key.id, +1);
+      return true;
+    });
+  }
+
+  /**
+   * With several nodes, room can come from another node (a key's browser ending there): look again
+   * every QUEUE_TICK_MS while anyone waits. One node alone hears of all its room itself.
+   */
+  #ticking(): void {
+    if (this.#tick || !this.#opts.admission) return;
+    this.#tick = setInterval(() => {
+      this.#dispatch();
+      if (this.#queue.size === 0 && this.#tick) {
+        clearInterval(this.#tick);
+        this.#tick = null;
+      }
+    }, QUEUE_TICK_MS);
+    this.#tick.unref();
   }
 
   #liveCount(): number {

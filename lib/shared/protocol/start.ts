@@ -43,7 +43,12 @@ export const isBrowserId = (text: string): boolean => BROWSER_ID_RE.test(text);
 export type StartOptions = {
   /** `timeout=SECONDS`: this browser's lifetime, at most the operator's BROWSER_MAX_LIFETIME_SECONDS. */
   lifetimeSeconds?: number;
+  /** `queue=SECONDS`: wait up to this long for room instead of being refused at once (503 or 429). */
+  queueSeconds?: number;
 };
+
+/** The longest a client may wait in the queue for room. */
+export const MAX_QUEUE_SECONDS = 300;
 
 /**
  * Read `/start`'s query: every option it names checked (a FieldIssue per bad one, named after the
@@ -54,18 +59,25 @@ export function checkStartOptions(
   maxLifetimeSeconds: number,
 ): { ok: true; options: StartOptions } | { ok: false; issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
-  const options: StartOptions = {};
-  const timeouts = query.getAll('timeout');
-  if (timeouts.length > 1) issues.push({ field: 'timeout', message: 'must be given once' });
-  else if (timeouts.length === 1) {
-    const text = timeouts[0] as string;
-    const seconds = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(seconds >= 1 && seconds <= maxLifetimeSeconds))
-      issues.push({
-        field: 'timeout',
-        message: `must be a whole number of seconds from 1 to ${maxLifetimeSeconds} (the service's longest lifetime), got ${JSON.stringify(text.slice(0, 40))}`,
-      });
-    else options.lifetimeSeconds = seconds;
-  }
-  return issues.length ? { ok: false, issues } : { ok: true, options };
+  /** A parameter given at most once, a whole number of seconds from `min` to `max`; undefined when absent. */
+  const seconds = (name: string, min: number, max: number, what: string): number | undefined => {
+    const given = query.getAll(name);
+    if (given.length > 1) return void issues.push({ field: name, message: 'must be given once' });
+    if (given.length === 0) return undefined;
+    const text = given[0] as string;
+    const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+    if (n >= min && n <= max) return n;
+    issues.push({
+      field: name,
+      message: `must be a whole number of seconds from ${min} to ${max} (${what}), got ${JSON.stringify(text.slice(0, 40))}`,
+    });
+    return undefined;
+  };
+  const lifetimeSeconds = seconds('timeout', 1, maxLifetimeSeconds, "the service's longest lifetime");
+  const queueSeconds = seconds('queue', 0, MAX_QUEUE_SECONDS, 'the longest wait for room');
+  if (issues.length) return { ok: false, issues };
+  return {
+    ok: true,
+    options: { ...(lifetimeSeconds !== undefined ? { lifetimeSeconds } : {}), ...(queueSeconds ? { queueSeconds } : {}) },
+  };
 }

@@ -16,6 +16,9 @@ export const healthz =
       warm: ctx.pool.idle,
       prepared: ctx.launcher?.prepared ?? 0,
       capacity: ctx.config.browser.capacity,
+      // Starts waiting for room (`/start?queue=`): what an autoscaler watches.
+      queued: ctx.fleet.queued.waiting,
+      oldestQueuedSeconds: Math.round(ctx.fleet.queued.oldestSeconds * 10) / 10,
       isolation: ctx.isolation,
     };
     // A node draining before it stops answers 503 so that the balancer sends it no new clients; the

@@ -28,6 +28,11 @@ export class StartSockets {
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     let instance: Instance;
+    // A client that goes away while it waits for room (`queue=`) leaves the queue at once.
+    const gone = new AbortController();
+    const left = () => gone.abort(new Error('the client went away while waiting for room'));
+    socket.once('close', left);
+    socket.once('end', left);
     try {
       assertWebSocketHandshake(req);
       const key = await authenticate(this.#ctx.keys, req.headers.authorization);
@@ -36,9 +41,14 @@ export class StartSockets {
         this.#ctx.config.browser.maxLifetimeMs / 1000,
       );
       if (!asked.ok) throw new ValidationFailed(asked.issues, 'the /start options break the rules');
-      const { lifetimeSeconds } = asked.options;
-      instance = await this.#ctx.fleet.provision(key, lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {});
+      const { lifetimeSeconds, queueSeconds } = asked.options;
+      instance = await this.#ctx.fleet.provision(key, {
+        ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
+        ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
+      });
     } catch (err) {
+      // A client that gave up while waiting in the queue left nothing to answer, nor behind.
+      if (gone.signal.aborted) return;
       const status = rejectUpgrade(socket, err);
       this.#ctx.metrics.startRefused.inc({ status: String(status) });
       return;
@@ -49,6 +59,8 @@ export class StartSockets {
       void this.#ctx.fleet.end(instance.id, 'client-closed');
       return;
     }
+    socket.off('close', left);
+    socket.off('end', left);
     socket.once('close', () => void this.#ctx.fleet.end(instance.id, 'client-closed'));
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#hold(ws, instance));
   }
