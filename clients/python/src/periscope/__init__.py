@@ -39,6 +39,7 @@ from ._types import (
     Recording,
     RecordingEvent,
     SearchResponse,
+    FetchResponse,
     SearchResult,
     UploadedFile,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "Ended",
     "EndReason",
     "SearchResponse",
+    "FetchResponse",
     "SearchResult",
     "UploadedFile",
     "DownloadedFile",

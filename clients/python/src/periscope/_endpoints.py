@@ -10,10 +10,10 @@ import os
 import urllib.parse
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._http import Call, Response
-from ._types import BrowserInfo, DownloadedFile, EventSearch, Recording, SearchResponse, UploadedFile
+from ._types import BrowserInfo, DownloadedFile, EventSearch, FetchResponse, Recording, SearchResponse, UploadedFile
 
 #: What ``upload`` accepts: the bytes, a path to a local file, or a binary file open for reading.
 FileData = Union[bytes, bytearray, memoryview, os.PathLike, IO[bytes]]
@@ -65,6 +65,85 @@ def search(
         headers={"Content-Type": "application/json"},
         body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
     )
+
+
+# --- page actions: one call, one page (docs/api.md, "Page actions") ----------------------------
+
+#: The service's own default ``timeoutMs`` of a page action, and the room its answer needs on top.
+_ACTION_DEFAULT_S = 30.0
+_ANSWER_ROOM_S = 10.0
+
+
+def _page_action(path: str, parse: Any, body: Dict[str, Any]) -> Call[Any]:
+    sent = {k: v for k, v in body.items() if v is not None}
+    works_for = (sent.get("timeoutMs", _ACTION_DEFAULT_S * 1000) / 1000) + _ANSWER_ROOM_S
+    return Call(
+        "POST",
+        path,
+        parse,
+        headers={"Content-Type": "application/json"},
+        body=json.dumps(sent, ensure_ascii=False).encode("utf-8"),
+        works_for=works_for,
+    )
+
+
+def fetch_page(
+    url: str,
+    *,
+    format: Optional[str] = None,
+    wait_until: Optional[str] = None,
+    timeout_ms: Optional[int] = None,
+) -> Call[FetchResponse]:
+    body = {"url": url, "format": format, "waitUntil": wait_until, "timeoutMs": timeout_ms}
+    return _page_action("/v0/fetch", lambda r: FetchResponse.from_json(r.json()), body)
+
+
+def screenshot(
+    url: str,
+    *,
+    format: Optional[str] = None,
+    quality: Optional[int] = None,
+    full_page: Optional[bool] = None,
+    viewport: Optional[Tuple[int, int]] = None,
+    wait_until: Optional[str] = None,
+    timeout_ms: Optional[int] = None,
+) -> Call[bytes]:
+    body = {
+        "url": url,
+        "format": format,
+        "quality": quality,
+        "fullPage": full_page,
+        "viewport": {"width": viewport[0], "height": viewport[1]} if viewport else None,
+        "waitUntil": wait_until,
+        "timeoutMs": timeout_ms,
+    }
+    return _page_action("/v0/screenshot", _bytes, body)
+
+
+def pdf(
+    url: str,
+    *,
+    format: Optional[str] = None,
+    landscape: Optional[bool] = None,
+    print_background: Optional[bool] = None,
+    scale: Optional[float] = None,
+    margin: Optional[Mapping[str, float]] = None,
+    page_ranges: Optional[str] = None,
+    wait_until: Optional[str] = None,
+    timeout_ms: Optional[int] = None,
+) -> Call[bytes]:
+    body = {
+        "url": url,
+        "format": format,
+        "landscape": landscape,
+        "printBackground": print_background,
+        "scale": scale,
+        "margin": dict(margin) if margin is not None else None,
+        "pageRanges": page_ranges,
+        "waitUntil": wait_until,
+        "timeoutMs": timeout_ms,
+    }
+    return _page_action("/v0/pdf", _bytes, body)
 
 
 # --- one browser: /json/version and its files ---------------------------------------------------

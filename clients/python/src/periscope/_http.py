@@ -50,6 +50,9 @@ class Call(Generic[T]):
     query: Mapping[str, str] = field(default_factory=dict)
     headers: Mapping[str, str] = field(default_factory=dict)
     body: Optional[bytes] = None
+    #: Seconds the service may work on this call (a page action's own ``timeoutMs``): the
+    #: client then waits at least that long, whatever its own ``timeout``.
+    works_for: Optional[float] = None
 
 
 class HttpClient:
@@ -78,7 +81,7 @@ class HttpClient:
             self.url(call.path, call.query), data=call.body, headers=headers, method=call.method
         )
         try:
-            with self._opener.open(request, timeout=self.timeout) as answer:
+            with self._opener.open(request, timeout=max(self.timeout, call.works_for or 0)) as answer:
                 return Response(answer.status, dict(answer.headers.items()), answer.read())
         except urllib.error.HTTPError as err:
             try:

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Literal, Mapping, Optional
 __all__ = [
     "SearchResult",
     "SearchResponse",
+    "FetchResponse",
     "UploadedFile",
     "DownloadedFile",
     "PageInfo",
@@ -102,6 +103,33 @@ class SearchResponse:
             results=[SearchResult.from_json(r) for r in raw.get("results", [])],
             next_offset=nxt.get("offset") if isinstance(nxt, dict) else None,
             corrected=corrected.get("query") if isinstance(corrected, dict) else None,
+        )
+
+
+@dataclass(frozen=True)
+class FetchResponse:
+    """``POST /v0/fetch``: a page as a real browser rendered it."""
+
+    url: str
+    #: Where the page ended up after redirects.
+    final_url: str
+    #: The HTTP status of the page's own document (a 404 page is a page).
+    status: int
+    title: str
+    #: The page's main content, in the format asked for (Markdown by default).
+    content: str
+    #: Every http(s) link of the rendered page, absolute, without repeats.
+    links: List[str]
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "FetchResponse":
+        return cls(
+            url=raw["url"],
+            final_url=raw["finalUrl"],
+            status=int(raw["status"]),
+            title=raw.get("title", ""),
+            content=raw.get("content", ""),
+            links=list(raw.get("links", [])),
         )
 
 

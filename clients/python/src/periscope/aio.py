@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _endpoints as api
 from ._async_browser import AsyncBrowser, BrowserStart
 from ._config import ClientConfig
 from ._http import AsyncHttpClient, HttpClient
 from ._retry import RetryPolicy
-from ._types import BrowserInfo, EventSearch, Recording, SearchResponse
+from ._types import BrowserInfo, EventSearch, FetchResponse, Recording, SearchResponse
 
 __all__ = ["AsyncPeriscope", "AsyncBrowsers", "AsyncRecordings", "AsyncBrowser", "BrowserStart"]
 
@@ -97,6 +97,70 @@ class AsyncPeriscope:
                 offset=offset,
                 sites=sites,
                 exclude_sites=exclude_sites,
+            )
+        )
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        format: Optional[str] = None,
+        wait_until: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> FetchResponse:
+        """``POST /v0/fetch``: a page as a real browser rendered it, its main content as Markdown
+        (``format="html"`` or ``"text"`` for those), its title and links, in one call."""
+        return await self._http.call(api.fetch_page(url, format=format, wait_until=wait_until, timeout_ms=timeout_ms))
+
+    async def screenshot(
+        self,
+        url: str,
+        *,
+        format: Optional[str] = None,
+        quality: Optional[int] = None,
+        full_page: Optional[bool] = None,
+        viewport: Optional[Tuple[int, int]] = None,
+        wait_until: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> bytes:
+        """``POST /v0/screenshot``: the page's PNG (or ``format="jpeg"``) bytes; ``viewport=(width, height)``."""
+        return await self._http.call(
+            api.screenshot(
+                url,
+                format=format,
+                quality=quality,
+                full_page=full_page,
+                viewport=viewport,
+                wait_until=wait_until,
+                timeout_ms=timeout_ms,
+            )
+        )
+
+    async def pdf(
+        self,
+        url: str,
+        *,
+        format: Optional[str] = None,
+        landscape: Optional[bool] = None,
+        print_background: Optional[bool] = None,
+        scale: Optional[float] = None,
+        margin: Optional[Mapping[str, float]] = None,
+        page_ranges: Optional[str] = None,
+        wait_until: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> bytes:
+        """``POST /v0/pdf``: the page printed as PDF bytes (paper ``format`` such as ``"a4"``, margins in inches)."""
+        return await self._http.call(
+            api.pdf(
+                url,
+                format=format,
+                landscape=landscape,
+                print_background=print_background,
+                scale=scale,
+                margin=margin,
+                page_ranges=page_ranges,
+                wait_until=wait_until,
+                timeout_ms=timeout_ms,
             )
         )
 
