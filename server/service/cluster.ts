@@ -82,7 +82,11 @@ export class ClusterGateway {
     const { nodeId, localLoad } = this.#opts;
     const nodes = (await this.#opts.registry.get().nodes()).map((n) => (n.id === nodeId ? { ...n, load: localLoad() } : n));
     const order = placement(nodes, nodeId);
-    if (order.length === 0) throw new ServiceUnavailable('every node of the service is at capacity; try again shortly', 5);
+    if (order.length === 0) {
+      // Every node is full: a start that asked to wait (`queue=`) waits for room here, on this node.
+      if (wantsQueue(req)) return false;
+      throw new ServiceUnavailable('every node of the service is at capacity; try again shortly', 5);
+    }
     let last: Refusal | null = null;
     for (const node of order) {
       if (node.id === this.#opts.nodeId) return false;
@@ -186,4 +190,10 @@ function browserIdOf(req: IncomingMessage, url: URL): string | null {
   const header = req.headers['x-browser-id'];
   if (typeof header === 'string' && isBrowserId(header.trim())) return header.trim();
   return BROWSER_PATH.exec(url.pathname)?.[1] ?? null;
+}
+
+/** Whether a `/start` asks to wait for room (`queue` of one second or more). */
+function wantsQueue(req: IncomingMessage): boolean {
+  const queue = new URL(req.url ?? '/', 'http://localhost').searchParams.get('queue');
+  return queue !== null && /^\d+$/.test(queue) && Number(queue) > 0;
 }
