@@ -9,6 +9,7 @@ import { EgressProxy } from '#service/browser/egress/proxy.ts';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { DiskGuard } from '#service/browser/disk-guard.ts';
 import { BrowserFleet } from '#service/browser/fleet.ts';
+import { ConnectTickets } from '#service/browser/connect-tickets.ts';
 import { SINGLE_NODE } from '#service/browser/history.ts';
 import { Recordings } from '#service/browser/recording/recordings.ts';
 import { prepareInstancesDir, removeStaleInstanceFolders } from '#service/browser/instance-folders.ts';
@@ -230,6 +231,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     pool,
     launcher,
     fleet,
+    tickets: new ConnectTickets(config.cluster?.secret),
     history,
     recordings,
     search,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ConnectTickets } from '#service/browser/connect-tickets.ts';
 import type { ClusterRegistry } from '#service/cluster/registry.ts';
 import { placement } from '#service/cluster/registry.ts';
 import type { NodeAuth } from '#shared/node-auth.ts';
@@ -189,6 +190,8 @@ export class ClusterGateway {
 function browserIdOf(req: IncomingMessage, url: URL): string | null {
   const header = req.headers['x-browser-id'];
   if (typeof header === 'string' && isBrowserId(header.trim())) return header.trim();
+  const ticket = url.searchParams.get('ticket');
+  if (ticket) return ConnectTickets.browserIdOf(ticket);
   return BROWSER_PATH.exec(url.pathname)?.[1] ?? null;
 }
 

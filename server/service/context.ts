@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { BrowserFleet } from '#service/browser/fleet.ts';
+import type { ConnectTickets } from '#service/browser/connect-tickets.ts';
 import type { BrowserHistory } from '#service/browser/history.ts';
 import type { Recordings } from '#service/browser/recording/recordings.ts';
 import type { Launcher } from '#service/browser/launcher.ts';
@@ -25,6 +26,8 @@ export type ServiceContext = {
   /** Launches browsers, one prepared ahead; null when this host cannot isolate them. */
   launcher: Pick<Launcher<unknown>, 'prepared'> | null;
   fleet: BrowserFleet;
+  /** Connect tickets of `/json/version`'s `connectUrl`. */
+  tickets: ConnectTickets;
   /** Every key's live and recently ended browsers. */
   history: BrowserHistory;
   /** Session recordings of the keys that turn them on. */

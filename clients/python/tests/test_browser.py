@@ -32,6 +32,19 @@ def test_a_page_driven_over_raw_cdp(service: Service, api_key: str, pages: str) 
 
         assert asyncio.run(drive()) == "Periscope from Python"
         assert "Chrome" in b.version()["Browser"]
+
+        # The same through the address alone, as tools that take no headers connect.
+        assert b.connect_url is not None and b.connect_url.startswith(b.cdp_url + "?ticket=")
+
+        async def drive_by_address() -> str:
+            cdp = await CDP.connect(b.connect_url, {})
+            try:
+                session = await cdp.open_page(f"{pages}/page")
+                return await cdp.evaluate("document.title", session)
+            finally:
+                await cdp.close()
+
+        assert asyncio.run(drive_by_address()) == "Periscope from Python"
     assert b.ended == periscope.Ended("closed_by_client", 1000, "")
 
 

@@ -32,6 +32,8 @@ export type BrowserVersion = {
   'V8-Version'?: string;
   'WebKit-Version'?: string;
   webSocketDebuggerUrl: string;
+  /** The same address with a ticket for this browser alone, for tools that send no headers (services that offer it). */
+  connectUrl?: string;
 };
 
 export type UploadedFile = { name: string; path: string; size: number };
@@ -60,6 +62,12 @@ export class RemoteBrowser {
   readonly headers: Readonly<Record<string, string>>;
   /** Chromium's version, as the browser answered it. */
   readonly version: BrowserVersion;
+  /**
+   * The DevTools address with a ticket for this browser alone, for tools that take only an address
+   * (`chromium.connectOverCDP(connectUrl)`, no headers); it works as long as the browser lives.
+   * Undefined from a service that does not offer it.
+   */
+  readonly connectUrl: string | undefined;
   /** Settles once the browser has ended, saying how and why; it never rejects. */
   readonly ended: Promise<BrowserEnd>;
 
@@ -72,6 +80,7 @@ export class RemoteBrowser {
     this.id = id;
     this.version = version;
     this.webSocketDebuggerUrl = version.webSocketDebuggerUrl;
+    this.connectUrl = version.connectUrl;
     this.headers = Object.freeze({ Authorization: `Bearer ${http.apiKey}`, 'X-Browser-ID': id });
     this.ended = held.ended;
   }

@@ -3,12 +3,13 @@ import { isBrowserId } from '#shared/protocol/start.ts';
 import type { ChromiumVersion } from './chromium.ts';
 import type { Instance } from './fleet.ts';
 
-/** The /json/version answer for an instance: Chromium's own, with the address rewritten to ours. */
-export function publicVersion(instance: Instance, publicWsUrl: string): ChromiumVersion {
-  return {
-    ...instance.browser.version,
-    webSocketDebuggerUrl: `${publicWsUrl}/devtools/browser/${instance.browser.guid}`,
-  };
+/**
+ * The /json/version answer for an instance: Chromium's own, with the address rewritten to ours, and
+ * `connectUrl`, the same address with the browser's connect ticket for clients that cannot send headers.
+ */
+export function publicVersion(instance: Instance, publicWsUrl: string, ticket: string): ChromiumVersion & { connectUrl: string } {
+  const address = `${publicWsUrl}/devtools/browser/${instance.browser.guid}`;
+  return { ...instance.browser.version, webSocketDebuggerUrl: address, connectUrl: `${address}?ticket=${encodeURIComponent(ticket)}` };
 }
 
 /** Validate the X-Browser-ID header's value. */

@@ -227,6 +227,12 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     return entry.instance;
   }
 
+  /** The live instance `id`, whichever key holds it (a connect ticket names it; the ticket was checked by its caller). */
+  find(id: string): Instance | undefined {
+    const entry = this.#entries.get(id);
+    return entry && !entry.ending ? entry.instance : undefined;
+  }
+
   listFor(keyId: string): Instance[] {
     return [...this.#entries.values()].filter((e) => e.instance.keyId === keyId && !e.ending).map((e) => e.instance);
   }

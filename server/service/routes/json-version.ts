@@ -8,5 +8,6 @@ import { requireInstance } from '../instance.ts';
 export const jsonVersion =
   (ctx: ServiceContext): Handler =>
   async (req, res) => {
-    sendJson(res, 200, publicVersion(await requireInstance(ctx, req.headers), ctx.advertised.ws));
+    const instance = await requireInstance(ctx, req.headers);
+    sendJson(res, 200, publicVersion(instance, ctx.advertised.ws, ctx.tickets.issue(instance.id, instance.browser.guid)));
   };

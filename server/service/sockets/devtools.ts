@@ -15,7 +15,7 @@ import {
 } from '#service/protocol/devtools.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
-import { requireInstance } from '../instance.ts';
+import { requireDevtoolsInstance } from '../instance.ts';
 
 /** A client socket holds this much unsent data before the instance's pipe stops being read. */
 const HIGH_WATER = 16 * 1024 * 1024;
@@ -52,7 +52,7 @@ export class DevtoolsSockets {
     try {
       const path = parseDevtoolsPath(url.pathname);
       if (!path) throw new NotFound('no such DevTools endpoint; use the webSocketDebuggerUrl from /json/version');
-      instance = await requireInstance(this.#ctx, req.headers);
+      instance = await requireDevtoolsInstance(this.#ctx, req.headers, url);
       if (path.kind === 'browser' && path.id !== instance.browser.guid)
         throw new NotFound('that DevTools address does not belong to this browser');
       target = path.kind === 'browser' ? { kind: 'browser' } : { kind: 'page', targetId: path.id };

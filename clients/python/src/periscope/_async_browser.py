@@ -25,6 +25,9 @@ class AsyncBrowser:
 
     #: The browser's DevTools address (``webSocketDebuggerUrl`` of ``/json/version``).
     cdp_url: str
+    #: The same address with a ticket for this browser alone, for tools that take only an address
+    #: (no headers); ``None`` from a service that does not offer it (``connectUrl`` of ``/json/version``).
+    connect_url: Optional[str]
 
     def __init__(self, http: AsyncHttpClient, socket: StartSocket) -> None:
         self._http = http
@@ -36,7 +39,9 @@ class AsyncBrowser:
     async def open(cls, http: AsyncHttpClient, url: str, headers: Mapping[str, str], timeout: float) -> "AsyncBrowser":
         browser = cls(http, await open_start_socket(url, headers, timeout))
         try:
-            browser.cdp_url = cdp_url_of(await browser.version())
+            version = await browser.version()
+            browser.cdp_url = cdp_url_of(version)
+            browser.connect_url = version.get("connectUrl")
         except BaseException:
             await asyncio.shield(browser.stop())
             raise

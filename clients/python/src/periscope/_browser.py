@@ -29,6 +29,9 @@ class Browser:
     id: str
     #: The browser's DevTools address (``webSocketDebuggerUrl`` of ``/json/version``).
     cdp_url: str
+    #: The same address with a ticket for this browser alone, for tools that take only an address
+    #: (no headers); ``None`` from a service that does not offer it (``connectUrl`` of ``/json/version``).
+    connect_url: Optional[str]
 
     def __init__(self, http: HttpClient, url: str, headers: Mapping[str, str], timeout: float) -> None:
         self._http = http
@@ -51,7 +54,9 @@ class Browser:
             self._thread.join(CLOSE_TIMEOUT + 5)
             raise self._open_error
         try:
-            self.cdp_url = cdp_url_of(self.version())
+            version = self.version()
+            self.cdp_url = cdp_url_of(version)
+            self.connect_url = version.get("connectUrl")
         except BaseException:
             self.stop()
             raise
