@@ -147,6 +147,13 @@ describe('@periscope/client', () => {
     });
   });
 
+  it('reads the service’s health', async () => {
+    const health = await periscope.health();
+    assert.equal(health.status, 'ok');
+    assert.ok(health.browsers.capacity > 0);
+    assert.equal(health.search.pages, 2);
+  });
+
   it('searches with typed results and rate-limit state', async () => {
     const answer = await periscope.search({ query: 'descale kettle', count: 5 });
     assert.equal(answer.results[0]?.url, 'https://docs.falcot.test/guide/kettle.html');

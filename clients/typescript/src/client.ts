@@ -6,6 +6,14 @@ import { search, type SearchRequest, type SearchResponse } from './search.ts';
 
 export const VERSION = '0.1.0';
 
+/** `GET /healthz`'s answer; fields a newer service adds are kept. */
+export type Health = {
+  status: string;
+  browsers: { live: number; warm: number; capacity: number; queued?: number; [field: string]: unknown };
+  search: { pages?: number; [field: string]: unknown };
+  [field: string]: unknown;
+};
+
 export type PeriscopeOptions = {
   /** The API key (`psk_…`); default `PERISCOPE_API_KEY`. */
   apiKey?: string;
@@ -65,6 +73,14 @@ export class Periscope {
   /** Search the service's index: ranked, de-duplicated results (docs/api.md, "Search"). */
   search(request: SearchRequest, call: CallOptions = {}): Promise<SearchResponse> {
     return search(this.#http, request, call);
+  }
+
+  /**
+   * `GET /healthz`: whether the service can serve, and its browsers (live, warm, capacity, queued)
+   * and index (docs/api.md, "Health"). A draining node answers 503: an UnavailableError.
+   */
+  health(call: CallOptions = {}): Promise<Health> {
+    return this.#http.json<Health>({ method: 'GET', path: '/healthz' }, { maxRetries: 0, ...call });
   }
 
   /** A page as a real browser rendered it: its main content (Markdown by default), title and links. */

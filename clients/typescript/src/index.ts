@@ -1,4 +1,4 @@
-export { Periscope, VERSION, type PeriscopeOptions } from './client.ts';
+export { Periscope, VERSION, type Health, type PeriscopeOptions } from './client.ts';
 export {
   RemoteBrowser,
   type BrowserVersion,
