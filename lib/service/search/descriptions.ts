@@ -42,8 +42,11 @@ export function namedBy(
   links: readonly { page: number; text: string; context: string }[],
 ): { links: number; words: string[] }[] {
   const byName = new Map<string, { links: number; words: string[] }>();
+  // Link texts repeat (`len()`, `str`): each is read as a name once.
+  const heads = new Map<string, string | undefined>();
   for (const l of links) {
-    const head = definitionHeads(l.text)[0]?.head;
+    let head = heads.get(l.text);
+    if (head === undefined && !heads.has(l.text)) heads.set(l.text, (head = definitionHeads(l.text)[0]?.head));
     if (!head) continue;
     const key = `${l.page} ${head}`;
     let named = byName.get(key);

@@ -349,7 +349,9 @@ export class IndexReader {
       scored.push({ c, s: score(c, concepts, req.language, max, question) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
-    // Nothing is better than noise: a page holding less than half of the query's words is no answer.
+    // Nothing is better than noise: a page holding less than half of the query's words is no answer,
+    // unless one of its definitions is for what a question asks (its words are the corpus's, not
+    // the page's: `trim` for `str.rstrip`).
     // One of several copies of a page under other languages' addresses stands for them all (the
     // list it goes into keeps the first of each address).
     const copies = copiesByLanguage(
@@ -359,7 +361,7 @@ export class IndexReader {
     const ranked: Candidate[] = [];
     for (const { c } of scored) {
       const shown = copies.get(c.id) ?? c;
-      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED) ranked.push(shown);
+      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED || shown.described > 0) ranked.push(shown);
     }
     return { ranked, ids: known, more };
   }

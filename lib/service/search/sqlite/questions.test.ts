@@ -101,6 +101,24 @@ describe('a question', () => {
     ]);
     assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
   });
+
+  it('answers with a page holding few of its words when one of its definitions is for what it asks', () => {
+    const reader = build('described-few', [
+      [
+        'https://docs.test/types.html',
+        page(
+          'Built-in types',
+          '<dl><dt id="str.rstrip">str.rstrip()</dt><dd><p>Return a copy with the final characters removed.</p></dd></dl>',
+        ),
+      ],
+      [
+        'https://docs.test/faq.html',
+        page('FAQ', '<p>Trim the spaces at the end of a line: see <a href="types.html#str.rstrip">str.rstrip()</a>.</p>'),
+      ],
+    ]);
+    const results = search(reader, 'how do I trim the spaces at the end of a line').map((r) => r.url);
+    assert.ok(results.includes('https://docs.test/types.html'), 'not one of the words is on the page');
+  });
 });
 
 describe('any query', () => {
