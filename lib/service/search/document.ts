@@ -1,5 +1,5 @@
 import type { FetchedPage } from './backend.ts';
-import { extractHtml } from './extract.ts';
+import { extractHtml, type Described } from './extract.ts';
 import { detectLanguages, dominantLanguage } from './language.ts';
 import { normalizeTag, primaryLanguage, type LanguageShares } from './language-tags.ts';
 import { UnparseablePage } from './unparseable-page.ts';
@@ -16,6 +16,8 @@ export type PageDocument = {
   description: string;
   headings: string[];
   terms: string[];
+  /** Definition-list terms with the first words of their descriptions (extract.ts). */
+  described: Described[];
   blocks: string[];
   /** Language of the page: the markup's when it says, else the one most of the text is in. */
   lang: string | null;
@@ -91,6 +93,7 @@ export function buildDocument(page: FetchedPage): PageDocument {
     description: x.description,
     headings: x.headings,
     terms: x.terms,
+    described: x.described,
     blocks: x.blocks,
     lang: markupLang ? primaryLanguage(markupLang) : dominantLanguage(langShares),
     langShares,

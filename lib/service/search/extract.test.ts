@@ -78,3 +78,17 @@ test('each link carries the words of the block of text it stands in', () => {
   assert.equal(context('/agg.html'), 'median sample computed aggregate functions');
   assert.equal(context('/other.html'), 'see section 9 11');
 });
+
+test('each definition term with the first words of its description, without its members or code', () => {
+  const x = extractHtml(
+    `<html><body><main><dl class="py class"><dt id="Kettle">class Kettle(size)</dt><dd><p>A kettle that <em>boils</em> water.</p>
+    <pre>k = Kettle(2)</pre><dl><dt id="Kettle.pour">pour()</dt><dd><p>Pours the water out.</p></dd></dl></dd></dl>
+    <dl><dt>descale</dt><dd>Removes scale.</dd><dt>orphan</dt></dl></main></body></html>`,
+    'https://shop.test/k.html',
+  );
+  assert.deepEqual(x.described, [
+    { term: 'Kettle.pour', words: 'pours the water out' },
+    { term: 'Kettle', words: 'a kettle that boils water' },
+    { term: 'descale', words: 'removes scale' },
+  ]);
+});

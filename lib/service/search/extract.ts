@@ -19,6 +19,11 @@ export type Extracted = {
   blocks: string[];
   /** Terms the page defines: definition-list terms and the ids of its anchors (`asyncio.gather`). */
   terms: string[];
+  /** The definition-list terms with the words of the description that follows them (a `<dt>` and
+   * its `<dd>`, the member definitions nested in it and code left out): what each name is for, in
+   * the manual's words (`str.strip`: `Return a copy of the string with the leading and trailing
+   * characters removed …`). */
+  described: Described[];
   /** Outgoing links (normalised absolute addresses) with their anchor text, and the words of the
    * block of text they stand in (linkContext()). */
   links: { url: string; text: string; context: string }[];
@@ -118,12 +123,15 @@ const ANCHORED_WORDS = 16;
 const MAX_BLOCKS = 20_000;
 
 type Link = { url: string; text: string; context: string };
+/** A defined name and the first words of its description (extract.ts described). */
+export type Described = { term: string; words: string };
 
 type Sink = {
   blocks: string[];
   cur: string;
   headings: string[];
   terms: string[];
+  described: Described[];
   links: Link[];
   /** Links of the block being read, given its text as their context when it ends. */
   open: Link[];
@@ -138,6 +146,7 @@ const newSink = (): Sink => ({
   cur: '',
   headings: [],
   terms: [],
+  described: [],
   links: [],
   open: [],
   indexed: [],
@@ -177,6 +186,7 @@ function merge(into: Sink, from: Sink): void {
   into.blocks.push(...from.blocks);
   into.headings.push(...from.headings);
   into.terms.push(...from.terms);
+  into.described.push(...from.described);
   into.links.push(...from.links);
   into.indexed.push(...from.indexed);
   into.anchored.push(...from.anchored);
@@ -261,6 +271,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     const t = clean(textOf(node));
     if (t && t.length <= 80) define(target, t, w.marks.holds(marked));
   }
+  if (name === 'dl') describe(target, node);
   if (name === 'tr') {
     const t = keyCell(node);
     if (t) define(target, t, w.marks.holds(marked));
@@ -273,6 +284,27 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
   if (maybe) {
     const density = target.textChars ? target.linkChars / target.textChars : 0;
     if (target.textChars >= 200 && density < 0.35) merge(sink, target);
+  }
+}
+
+/** Words of a definition's description kept (its first sentences say what it is for). */
+const DESCRIPTION_WORDS = 60;
+/** What a description's words leave out: the definitions nested in it (a class's members) and code. */
+const NOT_DESCRIPTION = new Set([...SKIP, 'dl', 'pre']);
+
+/** Each term of a definition list with the description after it (Sphinx's `<dt id="str.strip">`
+ * names it by its id, qualified; a term without one by its text). */
+function describe(s: Sink, dl: Node): void {
+  let term = '';
+  for (const c of dl.children ?? []) {
+    if (c.name === 'dt') {
+      const id = c.attribs?.id;
+      term = id && !NOISE_ID.test(id) && id.length <= 80 ? id : clean(textOf(c)).slice(0, 300);
+    } else if (c.name === 'dd' && term) {
+      const text = words(anyTextOf(c, NOT_DESCRIPTION)).slice(0, DESCRIPTION_WORDS);
+      if (text.length) s.described.push({ term, words: text.join(' ') });
+      term = '';
+    }
   }
 }
 
@@ -362,6 +394,7 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     headings: sink.headings.slice(0, 500),
     blocks: sink.blocks,
     terms: [...new Set(sink.terms)].slice(0, 5000),
+    described: sink.described.slice(0, 5000),
     links: sink.links.slice(0, 5000),
     indexed: [...new Set(sink.indexed)].slice(0, 5000),
     anchored: sink.anchored.slice(0, 2000),

@@ -22,6 +22,7 @@ const base: Candidate = {
   held: 1,
   passage: 0,
   linkShare: 0,
+  described: 0,
   onNamedSite: 0,
   authority: 1,
   fields: rankFields('Shell environment', 'https://h.test/x.html', ''),

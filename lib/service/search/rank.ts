@@ -45,6 +45,9 @@ export type Candidate = {
   passage: number;
   /** The share of the query (by worth) the best block of text a link to the page stands in holds. */
   linkShare: number;
+  /** How well the page's best definition answers a question (descriptions.ts), 0 to 1, in the
+   * measure the first stage's best pages are on its site. */
+  described: number;
   /** 1 when the page is on a site the query names (`postgres vacuum`; site-hints.ts), else 0. */
   onNamedSite: number;
   /** The page's PageRank over the links between pages, the average page 1 (authority.ts). */
@@ -163,6 +166,10 @@ export const WEIGHTS = {
   passage: 1,
   linkShare: 2,
   authority: 0.15,
+  /** What a definition of the page is for, as its description and the links naming it say
+   * (descriptions.ts), in the measure the page is in the query's language: chosen on the even half
+   * of the natural questions with the plain and handbook questions beside it (0.5 to 3). */
+  described: 1.5,
 };
 
 /** English plurals to their singular, and nothing more (titles and headings are matched word for
@@ -293,7 +300,11 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     // What answers a question rather than names a thing (decision 0082), in the measure the query
     // reads as one: the page's best passage, what the pages linking to it say it is for, and how
     // much the whole manual points at it.
-    question * (w.passage * c.passage + w.linkShare * c.linkShare + w.authority * Math.log(Math.max(c.authority, 1e-3)))
+    question *
+      (w.passage * c.passage +
+        w.linkShare * c.linkShare +
+        w.authority * Math.log(Math.max(c.authority, 1e-3)) +
+        w.described * c.described * lang.text)
   );
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filtersSites, hostCovers, hostOf, siteAllows, siteFiltersKey } from './sites.ts';
+import { filtersSites, hostCovers, hostOf, hostShares, siteAllows, siteFiltersKey } from './sites.ts';
 
 describe('site filters', () => {
   it('a host covers itself and the hosts under it, nothing else', () => {
@@ -50,5 +50,19 @@ describe('site filters', () => {
     assert.equal(siteFiltersKey({ sites: ['b.example', 'a.example'] }), siteFiltersKey({ sites: ['a.example', 'b.example'] }));
     assert.notEqual(siteFiltersKey({ sites: ['a.example'] }), siteFiltersKey({ excludeSites: ['a.example'] }));
     assert.equal(siteFiltersKey({}), siteFiltersKey({ sites: [], excludeSites: [] }));
+  });
+});
+
+describe('hosts of a list of results', () => {
+  it("each host's share of the addresses", () => {
+    const shares = hostShares(['https://a.test/1', 'https://a.test/2', 'https://B.test/3', 'not an address']);
+    assert.deepEqual(
+      [...shares],
+      [
+        ['a.test', 0.5],
+        ['b.test', 0.25],
+      ],
+    );
+    assert.equal(hostShares([]).size, 0);
   });
 });

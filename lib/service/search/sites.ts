@@ -12,6 +12,16 @@ export function hostOf(url: string): string | null {
   return m ? (m[1] as string).toLowerCase() : null;
 }
 
+/** The share of `urls` on each host (an address without one counts for none). */
+export function hostShares(urls: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const url of urls) {
+    const host = hostOf(url);
+    if (host !== null) out.set(host, (out.get(host) ?? 0) + 1 / urls.length);
+  }
+  return out;
+}
+
 export type SiteFilters = { sites?: readonly string[]; excludeSites?: readonly string[] };
 
 /** Whether a request filters by site at all. */

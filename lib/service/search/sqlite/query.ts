@@ -7,7 +7,7 @@ import { copiesByLanguage, decodeRankFields, rankFields, score, type Candidate, 
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { hostOf } from '../sites.ts';
+import { hostOf, hostShares } from '../sites.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
@@ -15,12 +15,18 @@ import { PostingsStage } from './postings.ts';
 import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
+import { DescribedDefinitions } from './described.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
+/** The pages whose definitions best answer a question (descriptions.ts) that join its candidates
+ * and count as answering it (chosen on the even half of the natural questions, 10 to 40). */
+const DESCRIBED_PAGES = 20;
+/** The first stage's best pages whose sites say which manual a question is about. */
+const SITE_SAMPLE = 10;
 /** A word of the block an index anchor opens, against a name the anchor marks (decision 0080). */
 const PASSAGE_WEIGHT = 0.5;
 /** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
@@ -122,6 +128,8 @@ export class IndexReader {
   readonly #sites: StatementSync;
   /** The pages each site filter allows, for the index version it is told. */
   readonly #sitePages: SitePages;
+  /** What the index's definitions are for (descriptions.ts), read once per index version. */
+  readonly #described: DescribedDefinitions;
   #keptVersion = -1;
   #stage: FirstStage;
 
@@ -149,6 +157,7 @@ export class IndexReader {
     this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
     this.#inbound = new InboundLinks(this.#db);
+    this.#described = new DescribedDefinitions(this.#db, this.#postings);
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
@@ -206,6 +215,7 @@ export class IndexReader {
     this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
+    if (version !== this.#keptVersion) this.#described.clear();
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }
@@ -277,10 +287,12 @@ export class IndexReader {
     const heads = queryHeads(typed);
     if (question >= QUESTION_FROM) heads.push(...questionHeads(concepts, heads, question));
     const defines = this.#definersOf(heads);
+    // For a question, the pages whose definitions are for what it asks join them too.
+    const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
     if (!skip)
-      for (const id of defines.keys()) {
+      for (const id of [...defines.keys(), ...(described?.keys() ?? [])]) {
         if (known.has(id) || (allowed && !allowed[id])) continue;
         rows.push({ id, s: 0 });
         known.add(id);
@@ -303,6 +315,10 @@ export class IndexReader {
         )
       : null;
     const linkShares = worth ? this.#inbound.shares(concepts, rows, worth) : null;
+    // A definition answers a question about its own manual: its worth counts in the measure the
+    // first stage's best pages are on its site (twice their share, at most 1), so a question about
+    // PostgreSQL is not answered by a Python definition that uses its words.
+    const onSites = described?.size ? hostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
     const scored: { c: Candidate; s: number }[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -325,6 +341,7 @@ export class IndexReader {
         held: matched ? (matched.get(r.id) ?? 0) : 1,
         passage: passages?.get(r.id) ?? 0,
         linkShare: linkShares?.get(r.id) ?? 0,
+        described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(hostOf(p.url) ?? '') ?? 0)) : 0,
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
         fields: p.fields,
@@ -332,7 +349,9 @@ export class IndexReader {
       scored.push({ c, s: score(c, concepts, req.language, max, question) });
     }
     scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
-    // Nothing is better than noise: a page holding less than half of the query's words is no answer.
+    // Nothing is better than noise: a page holding less than half of the query's words is no answer,
+    // unless one of its definitions is for what a question asks (its words are the corpus's, not
+    // the page's: `trim` for `str.rstrip`).
     // One of several copies of a page under other languages' addresses stands for them all (the
     // list it goes into keeps the first of each address).
     const copies = copiesByLanguage(
@@ -342,7 +361,7 @@ export class IndexReader {
     const ranked: Candidate[] = [];
     for (const { c } of scored) {
       const shown = copies.get(c.id) ?? c;
-      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED) ranked.push(shown);
+      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED || shown.described > 0) ranked.push(shown);
     }
     return { ranked, ids: known, more };
   }

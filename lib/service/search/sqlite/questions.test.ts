@@ -73,6 +73,52 @@ describe('a question', () => {
     assert.match(long?.snippet ?? '', /leading and trailing whitespace/, 'the snippet is the passage that answers, 300 paragraphs down');
     assert.equal(results[0]?.url, 'https://docs.test/long.html');
   });
+
+  it('finds the definition whose description and the links naming it say what the question asks', () => {
+    // The reference page holds half of the question's words, in every one of its definitions (its
+    // answer says `final` and `removed`); the how-to holds them all, in its title and its text, and
+    // names the answer in a link, as the FAQ does.
+    const defs = Array.from(
+      { length: 40 },
+      (_, i) => `<dt id="str.m${i}">str.m${i}()</dt><dd><p>Return the string with item ${i} at the end of the line changed.</p></dd>`,
+    ).join('');
+    const reader = build('described', [
+      [
+        'https://docs.test/types.html',
+        page(
+          'Built-in types',
+          `<dl>${defs}<dt id="str.rstrip">str.rstrip()</dt><dd><p>Return a copy of the string with the final characters removed.</p></dd></dl>`,
+        ),
+      ],
+      [
+        'https://docs.test/howto.html',
+        page(
+          'Trim the spaces at the end of a line',
+          '<p>To trim the spaces at the end of a line, a program may call <a href="types.html#str.rstrip">str.rstrip()</a>.</p>',
+        ),
+      ],
+      ['https://docs.test/faq.html', page('FAQ', '<p>Spaces at the end: see <a href="types.html#str.rstrip">str.rstrip()</a>.</p>')],
+    ]);
+    assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
+  });
+
+  it('answers with a page holding few of its words when one of its definitions is for what it asks', () => {
+    const reader = build('described-few', [
+      [
+        'https://docs.test/types.html',
+        page(
+          'Built-in types',
+          '<dl><dt id="str.rstrip">str.rstrip()</dt><dd><p>Return a copy with the final characters removed.</p></dd></dl>',
+        ),
+      ],
+      [
+        'https://docs.test/faq.html',
+        page('FAQ', '<p>Trim the spaces at the end of a line: see <a href="types.html#str.rstrip">str.rstrip()</a>.</p>'),
+      ],
+    ]);
+    const results = search(reader, 'how do I trim the spaces at the end of a line').map((r) => r.url);
+    assert.ok(results.includes('https://docs.test/types.html'), 'not one of the words is on the page');
+  });
 });
 
 describe('any query', () => {

@@ -23,6 +23,7 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * link_words  per word and page, which of the blocks of text the page's inbound links stand in hold
  *          the word (`blocks` by number; `mask` bit i % 31 for the i-th block of the most repeated
  *          contexts; links.context has each link's block)
+ * described  per page, each definition-list term and the first words of its description (extract.ts)
  *
  * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
  * page's section path as JSON (trail.ts); signals.authority its PageRank (authority.ts), the average page 1.
@@ -213,6 +214,20 @@ export const indexMigrations: readonly Migration[] = [
     // the first contexts only, folded into 31 bits. Existing rows have none, and answer as before
     // until the next `npm run index` (the postings format changed with it, so every page is redone).
     up: `ALTER TABLE link_words ADD COLUMN blocks BLOB;`,
+  },
+  {
+    version: 9,
+    name: 'search definition descriptions',
+    // Each definition-list term of a page with the first words of its description (decision 0082,
+    // descriptions.ts). An existing index has none, and answers as before until the next `npm run
+    // index` of its sources stores its pages again.
+    up: `
+      CREATE TABLE described (
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        term TEXT NOT NULL,
+        words TEXT NOT NULL
+      );
+      CREATE INDEX described_page ON described(page_id);`,
   },
 ];
 

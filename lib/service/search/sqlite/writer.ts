@@ -42,6 +42,8 @@ function prepare(db: DatabaseSync) {
       WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_LINK_BLOCKS}`),
     dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
     linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
+    dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
+    described: db.prepare('INSERT INTO described (page_id, term, words) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
     def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
@@ -151,6 +153,8 @@ export class SqliteIndexWriter implements IndexWriter {
       this.#touchedTargets.add(l.key);
     }
     this.#storeDefinitions(id, doc);
+    q.dropDescribed.run(id);
+    for (const d of doc.described ?? []) q.described.run(id, d.term, d.words);
     if (doc.icon) q.site.run(hostOf(doc.url), doc.icon);
     q.dirty.run(id);
     return outcome;

@@ -1,0 +1,143 @@
+import { definitionHeads } from './definitions.ts';
+
+/**
+ * What each defined name is for (decision 0082): a question asks for what a name does, not for the
+ * name (`remove trailing whitespace` for `str.rstrip`, `the length of a list` for `len`). Each
+ * definition of the index is a small document of its own: the first words of its description
+ * (extract.ts `described`: `Return a copy of the string with trailing characters removed …`), and
+ * the words around the links that name it elsewhere in the corpus (`hasattr()` in the glossary's
+ * *duck-typing*, `len()` in a tutorial's sentence about the size of a list): term associations
+ * learnt from the corpus, the words people use beside the name. The definitions whose documents
+ * hold most of a question, by how rare each of its words is among all definitions, say which pages
+ * define the answer, even where the page as a whole ranks low for it (a long reference page holds
+ * every word somewhere, and so do its neighbours).
+ */
+export type DescribedRow = {
+  page: number;
+  term: string;
+  /** The index's terms of its description and of the words around the links naming it. */
+  terms: readonly string[];
+  /** How many links name it (namedBy()). */
+  links: number;
+};
+
+/** A page's best definition for a question: how well its document holds the question, 0 to 1. */
+export type DescriptionMatch = { page: number; term: string; share: number };
+
+/** How much of a definition's score its popularity (the links naming it, log-scaled against the
+ * most named definition's) decides: chosen on the even half of the natural questions. */
+const NAMED_PRIOR = 0.5;
+/** Words around the links naming one definition kept, at most. */
+export const MAX_LINKED_WORDS = 2000;
+
+/**
+ * The links naming each definition: a link to the definition's page whose text is the
+ * definition's name (`hasattr()`, `str.strip()`, or a dotted name's tail: `strip()` for
+ * `str.strip`), their number and the words of the blocks they stand in (extract.ts linkContext,
+ * one context a line). `links` are the links to the described pages; the result is by index of
+ * `described`.
+ */
+export function namedBy(
+  described: readonly { page: number; term: string }[],
+  links: readonly { page: number; text: string; context: string }[],
+): { links: number; words: string[] }[] {
+  const byName = new Map<string, { links: number; words: string[] }>();
+  // Link texts repeat (`len()`, `str`): each is read as a name once.
+  const heads = new Map<string, string | undefined>();
+  for (const l of links) {
+    let head = heads.get(l.text);
+    if (head === undefined && !heads.has(l.text)) heads.set(l.text, (head = definitionHeads(l.text)[0]?.head));
+    if (!head) continue;
+    const key = `${l.page} ${head}`;
+    let named = byName.get(key);
+    if (!named) byName.set(key, (named = { links: 0, words: [] }));
+    named.links++;
+    if (named.words.length < MAX_LINKED_WORDS) for (const w of l.context.split(/\s+/)) if (w) named.words.push(w);
+  }
+  return described.map((d) => {
+    const out = { links: 0, words: [] as string[] };
+    for (const h of definitionHeads(d.term)) {
+      const named = byName.get(`${d.page} ${h.head}`);
+      if (!named) continue;
+      out.links += named.links;
+      out.words.push(...named.words);
+    }
+    return out;
+  });
+}
+
+export class Descriptions {
+  readonly #pages: Int32Array;
+  readonly #names: string[] = [];
+  /** Each definition's popularity, 0 to 1: log(1 + links) over the most named definition's. */
+  readonly #named: Float64Array;
+  /** Per term, the definitions whose documents hold it (by index, ascending). */
+  readonly #holding = new Map<string, number[]>();
+  /** Scratch space of match(): each definition's score and number of concepts held. */
+  readonly #acc: Float64Array;
+  readonly #hits: Uint8Array;
+
+  constructor(rows: readonly DescribedRow[]) {
+    this.#pages = new Int32Array(rows.length);
+    this.#named = new Float64Array(rows.length);
+    let most = 1;
+    for (const r of rows) most = Math.max(most, r.links);
+    rows.forEach((r, i) => {
+      this.#pages[i] = r.page;
+      this.#names.push(r.term);
+      this.#named[i] = Math.log1p(r.links) / Math.log1p(most);
+      for (const t of new Set(r.terms)) {
+        const list = this.#holding.get(t);
+        if (list) list.push(i);
+        else this.#holding.set(t, [i]);
+      }
+    });
+    this.#acc = new Float64Array(rows.length);
+    this.#hits = new Uint8Array(rows.length);
+  }
+
+  get size(): number {
+    return this.#names.length;
+  }
+
+  /**
+   * The pages whose definitions best answer a question, each by its best definition, best first
+   * (at most `limit`). `concepts`: each concept of the question as the terms any of which stand
+   * for it. A concept is worth its idf among the definitions (one no definition holds, as much as
+   * the rarest); a definition scores the worth of the concepts its document holds over the whole
+   * question's, weighed by how often the corpus names it (NAMED_PRIOR). A definition holding one
+   * concept of a question of several is no match: one word says little of what a name is for.
+   */
+  match(concepts: readonly (readonly string[])[], limit: number): DescriptionMatch[] {
+    const n = this.#names.length;
+    if (!n || !concepts.length || limit <= 0) return [];
+    const acc = this.#acc;
+    const hits = this.#hits;
+    const touched: number[] = [];
+    let total = 0;
+    for (const terms of concepts) {
+      const defs = new Set<number>();
+      for (const t of terms) for (const i of this.#holding.get(t) ?? []) defs.add(i);
+      const idf = Math.log(1 + (n - defs.size + 0.5) / (defs.size + 0.5));
+      total += idf;
+      for (const i of defs) {
+        if (hits[i] === 0) touched.push(i);
+        acc[i] = (acc[i] as number) + idf;
+        hits[i] = Math.min(255, (hits[i] as number) + 1);
+      }
+    }
+    const need = concepts.length > 1 ? 2 : 1;
+    const best = new Map<number, DescriptionMatch>();
+    for (const i of touched) {
+      const share = ((acc[i] as number) / total) * (1 - NAMED_PRIOR + NAMED_PRIOR * (this.#named[i] as number));
+      const held = hits[i] as number;
+      acc[i] = 0;
+      hits[i] = 0;
+      if (held < need) continue;
+      const page = this.#pages[i] as number;
+      const had = best.get(page);
+      if (!had || share > had.share) best.set(page, { page, term: this.#names[i] as string, share });
+    }
+    return [...best.values()].sort((a, b) => b.share - a.share || a.page - b.page).slice(0, limit);
+  }
+}
