@@ -52,6 +52,13 @@ const QUESTIONS: { query: string; language: string; answers: string[] }[] = [
       'https://www.postgresql.org/docs/15/backup.html',
     ],
   },
+  {
+    // PostgreSQL's logging settings answer it too (they write log messages to files); the issue asks
+    // that Python's logging HOWTOs be among the first three.
+    query: 'log messages to a file',
+    language: 'en',
+    answers: ['https://docs.python.org/3/howto/logging.html', 'https://docs.python.org/3/howto/logging-cookbook.html'],
+  },
 ];
 
 test('questions people type find their answer in the first three, and no translation above the original', async ({ browser }) => {
