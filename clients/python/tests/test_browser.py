@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import List
+from typing import Dict, List
 
 import pytest
 from cdp import CDP
@@ -22,29 +22,19 @@ def test_a_page_driven_over_raw_cdp(service: Service, api_key: str, pages: str) 
         assert b.headers == {"Authorization": f"Bearer {api_key}", "X-Browser-ID": b.id}
         assert b.ended is None
 
-        async def drive() -> str:
-            cdp = await CDP.connect(b.cdp_url, b.headers)
+        async def drive(url: str, headers: Dict[str, str]) -> str:
+            cdp = await CDP.connect(url, headers)
             try:
                 session = await cdp.open_page(f"{pages}/page")
                 return await cdp.evaluate("document.title", session)
             finally:
                 await cdp.close()
 
-        assert asyncio.run(drive()) == "Periscope from Python"
+        assert asyncio.run(drive(b.cdp_url, b.headers)) == "Periscope from Python"
         assert "Chrome" in b.version()["Browser"]
-
         # The same through the address alone, as tools that take no headers connect.
         assert b.connect_url is not None and b.connect_url.startswith(b.cdp_url + "?ticket=")
-
-        async def drive_by_address() -> str:
-            cdp = await CDP.connect(b.connect_url, {})
-            try:
-                session = await cdp.open_page(f"{pages}/page")
-                return await cdp.evaluate("document.title", session)
-            finally:
-                await cdp.close()
-
-        assert asyncio.run(drive_by_address()) == "Periscope from Python"
+        assert asyncio.run(drive(b.connect_url, {})) == "Periscope from Python"
     assert b.ended == periscope.Ended("closed_by_client", 1000, "")
 
 
