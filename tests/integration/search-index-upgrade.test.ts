@@ -39,7 +39,7 @@ describe('an index from before the question ranking', () => {
     const r = runIndex(dataDir, [site, '--base-url', 'https://docs.falcot.test/', '--quiet']);
     assert.equal(r.status, 0, r.stderr);
     const db = new DatabaseSync(file());
-    db.exec(`ALTER TABLE signals DROP COLUMN authority; ALTER TABLE link_words DROP COLUMN blocks;
+    db.exec(`ALTER TABLE signals DROP COLUMN authority; ALTER TABLE link_words DROP COLUMN blocks; DROP TABLE described;
       UPDATE search_meta SET value = 'postings 1; weights title=8' WHERE key = 'postings';
       DELETE FROM schema_migrations WHERE version >= 7;`);
     db.close();

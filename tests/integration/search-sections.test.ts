@@ -68,7 +68,7 @@ describe('POST /v0/search: section paths and favicons from the index', () => {
     const db = new DatabaseSync(join(dataDir, 'index.db'));
     db.exec(`DROP TABLE link_words; ALTER TABLE links DROP COLUMN context; ALTER TABLE signals DROP COLUMN authority;
       DROP TABLE sites; ALTER TABLE defs DROP COLUMN kind; ALTER TABLE signals DROP COLUMN section;
-      ALTER TABLE pages DROP COLUMN section; DELETE FROM schema_migrations WHERE version >= 5;`);
+      ALTER TABLE pages DROP COLUMN section; DROP TABLE described; DELETE FROM schema_migrations WHERE version >= 5;`);
     db.close();
     ({ service, token } = await serve(dataDir));
     const before = await search(service.url, token, { query: 'descale kettle' });
