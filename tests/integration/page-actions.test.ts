@@ -35,6 +35,13 @@ async function fixtureSite(): Promise<{ url: string; server: Server }> {
     if (path === '/article') return html(200, ARTICLE);
     if (path === '/old') return html(301, '', { location: '/article' });
     if (path === '/tall') return html(200, TALL);
+    if (path === '/hostile')
+      // A page that would make the answer as large as it can: a huge title, and links of 20 KB.
+      return html(
+        200,
+        `<title>${'t'.repeat(100_000)}</title><a href="/short">short</a>` +
+          Array.from({ length: 50 }, (_, i) => `<a href="/long/${i}/${'x'.repeat(20_000)}">long</a>`).join(''),
+      );
     if (path === '/missing')
       return html(404, '<!doctype html><title>Not here</title><h1>No such page</h1><p>Nothing lives at this address.</p>');
     if (path === '/never') {
@@ -120,6 +127,13 @@ describe('page actions: POST /v0/fetch, /v0/screenshot, /v0/pdf', () => {
     assert.doesNotMatch(text.json.content as string, /\*\*/);
     const html = await call(service, token, '/v0/fetch', { url: `${site.url}/article`, format: 'html', waitUntil: 'networkidle' });
     assert.match(html.json.content as string, /<strong>citric acid<\/strong>/);
+  });
+
+  it('keeps a hostile page from swelling the answer: titles and links are cut to size', async () => {
+    const r = await call(service, token, '/v0/fetch', { url: `${site.url}/hostile`, format: 'text' });
+    assert.equal(r.status, 200);
+    assert.equal((r.json.title as string).length, 1000, 'the title cut');
+    assert.deepEqual(r.json.links, [`${site.url}/short`], 'links longer than 8 KB left out');
   });
 
   it('follows redirects, and answers a 404 page as the page it is', async () => {

@@ -6,6 +6,12 @@ import type { FetchFormat } from '#shared/protocol/actions.ts';
 export const MAX_LINKS = 2000;
 /** The longest content a fetch answers, in characters; longer is cut, saying so. */
 export const MAX_CONTENT_CHARS = 5_000_000;
+/**
+ * The longest link and title kept: the page is the tenant's and may be hostile, and Chromium
+ * allows addresses of 2 MB, so without these 2,000 links could make gigabytes of answer.
+ */
+export const MAX_LINK_CHARS = 8192;
+export const MAX_TITLE_CHARS = 1000;
 
 export type Extracted = { title: string; content: string; links: string[] };
 
@@ -18,7 +24,7 @@ const source = (specifier: string) => readFileSync(require.resolve(specifier), '
  * browser, in a world of the service's own (ActionPage.evaluateIsolated), on the DOM as rendered.
  * A page Readability finds no article in is read whole (its body).
  */
-const LIBRARIES = `
+const libraries = () => `
   const Readability = (() => {
     const module = { exports: {} };
     ${source('@mozilla/readability/Readability.js')}
@@ -39,15 +45,19 @@ type Libraries = {
 };
 
 /** Runs in the page (isolated world): no closure over this module, only its arguments. */
-function readPage(format: FetchFormat, maxLinks: number, maxChars: number, libraries: Libraries): Extracted {
+function readPage(
+  format: FetchFormat,
+  max: { links: number; linkChars: number; titleChars: number; chars: number },
+  libraries: Libraries,
+): Extracted {
   const links: string[] = [];
   const seen = new Set<string>();
   for (const a of Array.from(document.querySelectorAll('a[href]')) as HTMLAnchorElement[]) {
     const href = a.href;
-    if (!/^https?:/i.test(href) || seen.has(href)) continue;
+    if (!/^https?:/i.test(href) || href.length > max.linkChars || seen.has(href)) continue;
     seen.add(href);
     links.push(href);
-    if (links.length >= maxLinks) break;
+    if (links.length >= max.links) break;
   }
   let article: Article;
   try {
@@ -73,11 +83,16 @@ function readPage(format: FetchFormat, maxLinks: number, maxChars: number, libra
     turndown.remove(['script', 'style', 'noscript', 'template']);
     content = turndown.turndown(html).trim();
   }
-  if (content.length > maxChars) content = `${content.slice(0, maxChars)}\n\n[cut: the content was longer than ${maxChars} characters]`;
-  return { title: document.title || article?.title || '', content, links };
+  if (content.length > max.chars) content = `${content.slice(0, max.chars)}\n\n[cut: the content was longer than ${max.chars} characters]`;
+  return { title: (document.title || article?.title || '').slice(0, max.titleChars), content, links };
 }
+
+/** The libraries' source, read from their packages on the first fetch (not at the service's start). */
+let LIBRARIES: string | null = null;
 
 /** The expression that reads the page: the libraries, then readPage with `format`. */
 export function readPageExpression(format: FetchFormat): string {
-  return `(() => { ${LIBRARIES}; return (${readPage.toString()})(${JSON.stringify(format)}, ${MAX_LINKS}, ${MAX_CONTENT_CHARS}, { Readability, TurndownService }); })()`;
+  LIBRARIES ??= libraries();
+  const max = { links: MAX_LINKS, linkChars: MAX_LINK_CHARS, titleChars: MAX_TITLE_CHARS, chars: MAX_CONTENT_CHARS };
+  return `(() => { ${LIBRARIES}; return (${readPage.toString()})(${JSON.stringify(format)}, ${JSON.stringify(max)}, { Readability, TurndownService }); })()`;
 }
