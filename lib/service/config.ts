@@ -75,6 +75,7 @@ const schema = z.object({
   SEARCH_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
   ACTIONS_RATE_PER_MINUTE: intVar(60, 1, 1_000_000),
   ACTIONS_RATE_WINDOW_SECONDS: intVar(60, 1, 3600),
+  ACTIONS_MAX_PDF_MB: intVar(100, 1, 2048),
   SEARCH_INDEX_PATH: z.string().trim().min(1).optional(),
   SEARCH_INDEX_DIR: z.string().trim().min(1).optional(),
   SEARCH_INDEX_CHECK_SECONDS: intVar(10, 1, 300),
@@ -163,6 +164,8 @@ export type ServiceConfig = {
     /** A key's limit a window when it has none of its own (npm run keys -- create --actions-per-minute). */
     defaultRatePerMinute: number;
     rateWindowMs: number;
+    /** The largest PDF a page action answers; a page that prints to more is refused while it is read. */
+    maxPdfBytes: number;
   };
   search: {
     defaultRatePerMinute: number;
@@ -281,6 +284,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     actions: {
       defaultRatePerMinute: v.ACTIONS_RATE_PER_MINUTE,
       rateWindowMs: v.ACTIONS_RATE_WINDOW_SECONDS * 1000,
+      maxPdfBytes: v.ACTIONS_MAX_PDF_MB * 1024 * 1024,
     },
     search: {
       defaultRatePerMinute: v.SEARCH_RATE_PER_MINUTE,

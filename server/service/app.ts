@@ -220,7 +220,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const search = searchIndex.backend;
   const searchLimiter = openRateLimiter(config, log.child({ part: 'ratelimit' }), 'search');
   const actionLimiter = openRateLimiter(config, log.child({ part: 'ratelimit' }), 'actions');
-  const actions = new PageActions({ fleet, explainUnreachable: (host) => egress.explain(host), log: log.child({ part: 'actions' }) });
+  const actions = new PageActions({
+    fleet,
+    maxPdfBytes: config.actions.maxPdfBytes,
+    explainUnreachable: (host) => egress.explain(host),
+    log: log.child({ part: 'actions' }),
+  });
   await logIndexState(search, searchIndex.where, log);
   const ctx: ServiceContext = {
     config,

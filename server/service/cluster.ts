@@ -6,7 +6,7 @@ import { placement } from '#service/cluster/registry.ts';
 import type { NodeAuth } from '#shared/node-auth.ts';
 import { NODE_HEADERS } from '#shared/node-signature.ts';
 import { ServiceUnavailable } from '#shared/errors.ts';
-import { isBrowserId, START_CLOSE } from '#shared/protocol/start.ts';
+import { checkStartOptions, isBrowserId, START_CLOSE } from '#shared/protocol/start.ts';
 import { forwardRequest, spliceUpgrade, type Refusal } from '../http/forward.ts';
 import { rejectUpgrade, sendError } from '../http/respond.ts';
 
@@ -195,8 +195,8 @@ function browserIdOf(req: IncomingMessage, url: URL): string | null {
   return BROWSER_PATH.exec(url.pathname)?.[1] ?? null;
 }
 
-/** Whether a `/start` asks to wait for room (`queue` of one second or more). */
+/** Whether a `/start` asks to wait for room (a valid `queue` of one second or more; the node that takes it judges the rest). */
 function wantsQueue(req: IncomingMessage): boolean {
-  const queue = new URL(req.url ?? '/', 'http://localhost').searchParams.get('queue');
-  return queue !== null && /^\d+$/.test(queue) && Number(queue) > 0;
+  const asked = checkStartOptions(new URL(req.url ?? '/', 'http://localhost').searchParams, Number.MAX_SAFE_INTEGER);
+  return asked.ok && (asked.options.queueSeconds ?? 0) > 0;
 }

@@ -35,6 +35,11 @@ async function fixtureSite(): Promise<{ url: string; server: Server }> {
     if (path === '/article') return html(200, ARTICLE);
     if (path === '/old') return html(301, '', { location: '/article' });
     if (path === '/tall') return html(200, TALL);
+    if (path === '/book')
+      return html(
+        200,
+        `<title>Book</title>${'<p>Limescale builds up in every kettle that boils hard water; citric acid removes it.</p>'.repeat(8_000)}`,
+      );
     if (path === '/hostile')
       // A page that would make the answer as large as it can: a huge title, and links of 20 KB.
       return html(
@@ -94,7 +99,12 @@ describe('page actions: POST /v0/fetch, /v0/screenshot, /v0/pdf', () => {
 
   before(async () => {
     site = await fixtureSite();
-    service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32', BROWSER_POOL_SIZE: '1', ACTIONS_RATE_WINDOW_SECONDS: '5' });
+    service = await startService({
+      BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+      BROWSER_POOL_SIZE: '1',
+      ACTIONS_RATE_WINDOW_SECONDS: '5',
+      ACTIONS_MAX_PDF_MB: '1',
+    });
     token = service.createKey({ name: 'actions' }).token;
   });
   after(async () => {
@@ -172,6 +182,13 @@ describe('page actions: POST /v0/fetch, /v0/screenshot, /v0/pdf', () => {
     assert.equal(pdf.bytes.subarray(0, 5).toString('latin1'), '%PDF-');
     // A4 landscape: 842 × 595 points.
     assert.match(pdf.bytes.toString('latin1'), /\/MediaBox \[0 0 841\.\d+ 595\.\d+\]/);
+    // A page that prints to more than ACTIONS_MAX_PDF_MB (1 here) is refused as it is read; its first pages are not.
+    const book = await call(service, token, '/v0/pdf', { url: `${site.url}/book`, timeoutMs: 60_000 });
+    assert.equal(book.status, 502, JSON.stringify(book.json));
+    assert.match(book.json.error as string, /prints to more than 1 MB of PDF/);
+    const chapter = await call(service, token, '/v0/pdf', { url: `${site.url}/book`, pageRanges: '1-3', timeoutMs: 60_000 });
+    assert.equal(chapter.status, 200);
+    assert.equal(chapter.bytes.subarray(0, 5).toString('latin1'), '%PDF-');
     const beyond = await call(service, token, '/v0/pdf', { url: `${site.url}/article`, pageRanges: '7-9' });
     assert.equal(beyond.status, 400);
     assert.equal((beyond.json.issues as { field: string }[])[0]?.field, 'pageRanges');

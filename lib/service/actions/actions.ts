@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { BadGateway, DomainError } from '#shared/errors.ts';
-import type { FetchAnswer, FetchRequest, PdfRequest, ScreenshotRequest, WaitUntil } from '#shared/protocol/actions.ts';
+import {
+  MAX_VIEWPORT,
+  type FetchAnswer,
+  type FetchRequest,
+  type PdfRequest,
+  type ScreenshotRequest,
+  type WaitUntil,
+} from '#shared/protocol/actions.ts';
 import type { BrowserFleet, Instance } from '../browser/fleet.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { readPageExpression, type Extracted } from './extract.ts';
@@ -11,6 +18,8 @@ export const MAX_SCREENSHOT_HEIGHT = 16_384;
 
 export type ActionDeps = {
   fleet: BrowserFleet;
+  /** The largest PDF answered (ACTIONS_MAX_PDF_MB). */
+  maxPdfBytes: number;
   /** Why the egress proxy would not connect `host` (refused address and why, no such name, no answer). */
   explainUnreachable(host: string): Promise<string>;
   log: Logger;
@@ -62,7 +71,7 @@ export class PageActions {
         clip = {
           x: 0,
           y: 0,
-          width: Math.max(1, Math.ceil(Math.max(cssContentSize.width, req.viewport.width))),
+          width: Math.max(1, Math.min(MAX_VIEWPORT.width, Math.ceil(Math.max(cssContentSize.width, req.viewport.width)))),
           height: Math.max(1, Math.min(MAX_SCREENSHOT_HEIGHT, Math.ceil(cssContentSize.height))),
           scale: 1,
         };
@@ -80,7 +89,9 @@ export class PageActions {
   pdf(key: ApiKey, req: PdfRequest, signal: AbortSignal): Promise<Buffer> {
     return this.#inInstance(key, req, signal, { width: 1280, height: 800 }, async (page) => {
       try {
-        const { data } = await page.send<{ data: string }>('Page.printToPDF', {
+        // As a stream, read with a limit: a hostile page can print to any size.
+        const { stream } = await page.send<{ stream: string }>('Page.printToPDF', {
+          transferMode: 'ReturnAsStream',
           landscape: req.landscape,
           printBackground: req.printBackground,
           scale: req.scale,
@@ -92,10 +103,10 @@ export class PageActions {
           marginLeft: req.margin.left,
           ...(req.pageRanges ? { pageRanges: req.pageRanges } : {}),
         });
-        return Buffer.from(data, 'base64');
+        return await readStream(page, stream, this.#deps.maxPdfBytes);
       } catch (err) {
         // Chromium refuses a range past the document's last page ("Page range exceeds page count").
-        if (req.pageRanges && /range/i.test((err as Error).message))
+        if (req.pageRanges && /page range/i.test((err as Error).message))
           throw new DomainError('invalid', `pageRanges "${req.pageRanges}" names pages the document does not have`, {
             issues: [{ field: 'pageRanges', message: 'names pages the document does not have' }],
           });
@@ -160,6 +171,25 @@ export class PageActions {
       return `${code}: ${await this.#deps.explainUnreachable(new URL(url).hostname).catch(() => 'the egress proxy did not connect it')}`;
     if (code === 'net::ERR_ABORTED') return `${code}: the address did not open as a page (a download, or the page navigated away at once)`;
     return code;
+  }
+}
+
+/** The bytes of a CDP stream (`IO.read`), refused (502) as soon as they pass `max`; the stream is closed either way. */
+async function readStream(page: ActionPage, handle: string, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const part = await page.send<{ data: string; base64Encoded?: boolean; eof: boolean }>('IO.read', { handle, size: 1 << 20 });
+      const bytes = Buffer.from(part.data, part.base64Encoded ? 'base64' : 'latin1');
+      size += bytes.length;
+      if (size > max)
+        throw new BadGateway(`the page prints to more than ${Math.round(max / 1024 / 1024)} MB of PDF; ask for fewer pages (pageRanges)`);
+      chunks.push(bytes);
+      if (part.eof) return Buffer.concat(chunks);
+    }
+  } finally {
+    await page.send('IO.close', { handle }).catch(() => {});
   }
 }
 
