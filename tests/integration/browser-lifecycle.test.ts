@@ -241,14 +241,12 @@ describe('the launch prepared ahead', () => {
         running.some((c) => !['bwrap', 'sh', 'socat'].includes(c)),
         `Chromium runs as the prepared uid: ${running.join(', ')}`,
       );
-      const next = await eventually(
-        () => profileDirs(service.dataDir, { withPrepared: true }).filter((n) => n.startsWith(PREPARED_PREFIX)),
-        (n) => n.length === 1,
-        10_000,
-      );
+      // Its folder appears a moment before its home is made and handed to its uid: wait until the
+      // service counts it as prepared, which is after that.
+      assert.equal((await eventually(health, (b) => b.prepared === 1, 10_000)).prepared, 1);
+      const next = profileDirs(service.dataDir, { withPrepared: true }).filter((n) => n.startsWith(PREPARED_PREFIX));
       assert.equal(next.length, 1, 'the next launch is prepared');
       assert.notEqual(statSync(join(instancesDir(service.dataDir), next[0] as string, 'home')).uid, uid, 'with another uid');
-      assert.equal((await eventually(health, (b) => b.prepared === 1, 10_000)).prepared, 1);
 
       started.socket.close();
       await started.closed;
