@@ -72,28 +72,34 @@ export class Descriptions {
   /** Each definition's popularity, 0 to 1: log(1 + links) over the most named definition's. */
   readonly #named: Float64Array;
   /** Per term, the definitions whose documents hold it (by index, ascending). */
-  readonly #holding = new Map<string, number[]>();
-  /** Scratch space of match(): each definition's score and number of concepts held. */
+  readonly #holding = new Map<string, Int32Array>();
+  /** Scratch space of match(): each definition's score, number of concepts held, and the last
+   * concept that counted it (a concept of several terms counts a definition once). */
   readonly #acc: Float64Array;
   readonly #hits: Uint8Array;
+  readonly #seen: Uint32Array;
+  #stamp = 0;
 
   constructor(rows: readonly DescribedRow[]) {
     this.#pages = new Int32Array(rows.length);
     this.#named = new Float64Array(rows.length);
     let most = 1;
     for (const r of rows) most = Math.max(most, r.links);
+    const holding = new Map<string, number[]>();
     rows.forEach((r, i) => {
       this.#pages[i] = r.page;
       this.#names.push(r.term);
       this.#named[i] = Math.log1p(r.links) / Math.log1p(most);
       for (const t of new Set(r.terms)) {
-        const list = this.#holding.get(t);
+        const list = holding.get(t);
         if (list) list.push(i);
-        else this.#holding.set(t, [i]);
+        else holding.set(t, [i]);
       }
     });
+    for (const [t, list] of holding) this.#holding.set(t, Int32Array.from(list));
     this.#acc = new Float64Array(rows.length);
     this.#hits = new Uint8Array(rows.length);
+    this.#seen = new Uint32Array(rows.length);
   }
 
   get size(): number {
@@ -113,31 +119,79 @@ export class Descriptions {
     if (!n || !concepts.length || limit <= 0) return [];
     const acc = this.#acc;
     const hits = this.#hits;
+    const need = concepts.length > 1 ? 2 : 1;
+    // Each concept's lists, the most held last: where two concepts must be held, a definition
+    // that only the last one holds is no match, so the last is looked up for those the others
+    // found instead of walked (a common word's list is the longest by far).
+    const lists = concepts
+      .map((terms) => terms.map((t) => this.#holding.get(t)).filter((l) => l !== undefined))
+      .map((ls) => ({ ls, size: ls.reduce((a, l) => a + l.length, 0) }))
+      .sort((a, b) => a.size - b.size);
     const touched: number[] = [];
     let total = 0;
-    for (const terms of concepts) {
-      const defs = new Set<number>();
-      for (const t of terms) for (const i of this.#holding.get(t) ?? []) defs.add(i);
-      const idf = Math.log(1 + (n - defs.size + 0.5) / (defs.size + 0.5));
+    lists.forEach(({ ls }, at) => {
+      const defs = this.#union(ls);
+      const idf = Math.log(1 + (n - defs.length + 0.5) / (defs.length + 0.5));
       total += idf;
-      for (const i of defs) {
-        if (hits[i] === 0) touched.push(i);
-        acc[i] = (acc[i] as number) + idf;
-        hits[i] = Math.min(255, (hits[i] as number) + 1);
+      if (need === 2 && at === lists.length - 1 && touched.length < defs.length) {
+        for (const i of touched) if (ls.some((l) => holds(l, i))) count(i, idf);
+        return;
       }
+      for (let k = 0; k < defs.length; k++) {
+        const i = defs[k] as number;
+        if (hits[i] === 0) touched.push(i);
+        count(i, idf);
+      }
+    });
+    function count(i: number, idf: number) {
+      acc[i] = (acc[i] as number) + idf;
+      if ((hits[i] as number) < 255) hits[i] = (hits[i] as number) + 1;
     }
-    const need = concepts.length > 1 ? 2 : 1;
     const best = new Map<number, DescriptionMatch>();
     for (const i of touched) {
-      const share = ((acc[i] as number) / total) * (1 - NAMED_PRIOR + NAMED_PRIOR * (this.#named[i] as number));
       const held = hits[i] as number;
+      const sum = acc[i] as number;
       acc[i] = 0;
       hits[i] = 0;
       if (held < need) continue;
+      const share = (sum / total) * (1 - NAMED_PRIOR + NAMED_PRIOR * (this.#named[i] as number));
       const page = this.#pages[i] as number;
       const had = best.get(page);
       if (!had || share > had.share) best.set(page, { page, term: this.#names[i] as string, share });
     }
     return [...best.values()].sort((a, b) => b.share - a.share || a.page - b.page).slice(0, limit);
   }
+
+  /** The definitions in any of `lists`, each once. */
+  #union(lists: readonly Int32Array[]): ArrayLike<number> {
+    if (lists.length <= 1) return lists[0] ?? [];
+    if (++this.#stamp === 0xffffffff) {
+      this.#seen.fill(0);
+      this.#stamp = 1;
+    }
+    const stamp = this.#stamp;
+    const seen = this.#seen;
+    const union: number[] = [];
+    for (const list of lists)
+      for (const i of list)
+        if (seen[i] !== stamp) {
+          seen[i] = stamp;
+          union.push(i);
+        }
+    return union;
+  }
+}
+
+/** Whether an ascending list holds `i` (binary search). */
+function holds(list: Int32Array, i: number): boolean {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = list[mid] as number;
+    if (v === i) return true;
+    if (v < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }

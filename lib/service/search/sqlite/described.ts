@@ -55,7 +55,7 @@ export class DescribedDefinitions {
     const named = namedBy(rows, links);
     const words = rows.map((r, i) => [...r.words.split(' '), ...(named[i]?.words ?? [])]);
     const vocabulary = [...new Set(words.flat())];
-    const terms = this.#postings.termsOf(vocabulary);
+    const terms = this.#postings.termsOnce(vocabulary);
     const termsOf = new Map(vocabulary.map((w, i) => [w, terms[i] ?? []]));
     const described: DescribedRow[] = rows.map((r, i) => ({
       page: r.page,

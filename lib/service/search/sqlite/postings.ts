@@ -187,6 +187,11 @@ export class PostingsStage implements FirstStage {
     return tokens.map((t) => this.#tokenizer.terms(t));
   }
 
+  /** termsOf() for a vocabulary read once, not remembered (tokenizer.ts termsOnce). */
+  termsOnce(tokens: readonly string[]): (readonly string[])[] {
+    return this.#tokenizer.termsOnce(tokens);
+  }
+
   /** The posting lists of those of `terms` the index holds (kept in memory like the query's own). */
   lists(terms: readonly string[]): Map<string, PostingList> {
     return this.#postings(terms);

@@ -19,6 +19,10 @@ import { DescribedDefinitions } from './described.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
+/** The index file is read through a memory map up to this size: a query's scattered reads
+ * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
+ * call each through SQLite's own small cache. */
+const MMAP_BYTES = 4 * 1024 ** 3;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
 const MAX_DEFINERS = 50;
@@ -136,6 +140,7 @@ export class IndexReader {
   constructor(file: string) {
     this.#db = new DatabaseSync(file, { readOnly: true });
     this.#db.exec('PRAGMA busy_timeout = 5000');
+    this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     this.#postings = new PostingsStage(this.#db);
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);

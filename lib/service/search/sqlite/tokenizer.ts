@@ -58,23 +58,38 @@ export class FtsTokenizer {
     for (const t of tokens) if (!this.known(t)) fresh.push(t);
     if (!fresh.length) return;
     if (this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
-    let i = 0;
-    let terms: string[] = [];
+    const terms = this.#tokenize(fresh);
+    fresh.forEach((t, i) => this.#memo.set(t, terms[i] as string[]));
+  }
+
+  /**
+   * The terms of each of `tokens`, in one round trip for those not known, without remembering
+   * them: for a whole vocabulary read once (described.ts), which would otherwise fill the memo
+   * past its limit and leave every query after it to start it over.
+   */
+  termsOnce(tokens: readonly string[]): (readonly string[])[] {
+    const fresh: string[] = [];
+    for (const t of tokens) if (!this.known(t)) fresh.push(t);
+    const terms = fresh.length ? this.#tokenize(fresh) : [];
+    const found = new Map(fresh.map((t, i) => [t, terms[i] as string[]]));
+    return tokens.map((t) => this.known(t) ?? (found.get(t) as string[]));
+  }
+
+  /** Each token's terms, through the private table. */
+  #tokenize(tokens: readonly string[]): string[][] {
+    const out: string[][] = [[]];
     this.#db.exec('BEGIN');
     try {
-      this.#insert.run(fresh.join(` ${SEPARATOR} `));
+      this.#insert.run(tokens.join(` ${SEPARATOR} `));
       for (const [term] of this.#read.all() as unknown as [string][]) {
-        if (term !== SEPARATOR) terms.push(term);
-        else {
-          this.#memo.set(fresh[i++] as string, terms);
-          terms = [];
-        }
+        if (term !== SEPARATOR) (out[out.length - 1] as string[]).push(term);
+        else out.push([]);
       }
-      this.#memo.set(fresh[i] as string, terms);
       this.#clear.run();
     } finally {
       this.#db.exec('COMMIT');
     }
+    return out;
   }
 
   close(): void {
