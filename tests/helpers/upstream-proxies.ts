@@ -11,6 +11,8 @@ export type FixtureProxy = {
   tunnels: string[];
   /** Logins it refused. */
   refusedLogins: number;
+  /** Bytes it carried from its clients to their destinations, once their tunnels were open. */
+  carried: number;
   close(): Promise<void>;
 };
 
@@ -31,10 +33,20 @@ function track(server: Server): { sockets: Set<Socket>; close: () => Promise<voi
   };
 }
 
-function pipeTo(client: Socket, host: string, port: number, rest: Buffer, established: () => void, failed: () => void): void {
+function pipeTo(
+  fixture: FixtureProxy,
+  client: Socket,
+  host: string,
+  port: number,
+  rest: Buffer,
+  established: () => void,
+  failed: () => void,
+): void {
   const upstream = connect({ host, port });
   upstream.once('connect', () => {
     established();
+    fixture.carried += rest.length;
+    client.on('data', (c: Buffer) => (fixture.carried += c.length));
     if (rest.length) upstream.write(rest);
     upstream.pipe(client);
     client.pipe(upstream);
@@ -48,7 +60,7 @@ function pipeTo(client: Socket, host: string, port: number, rest: Buffer, establ
 /** An HTTP proxy that answers CONNECT only, after checking Proxy-Authorization (Basic). */
 export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promise<FixtureProxy> {
   const expected = `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}`;
-  const fixture: FixtureProxy = { port: 0, tunnels: [], refusedLogins: 0, close: async () => {} };
+  const fixture: FixtureProxy = { port: 0, tunnels: [], refusedLogins: 0, carried: 0, close: async () => {} };
   const server = createServer((client) => {
     let buffer = Buffer.alloc(0);
     client.on('error', () => client.destroy());
@@ -68,6 +80,7 @@ export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promi
       }
       const target = `${m[1]}:${m[2]}`;
       pipeTo(
+        fixture,
         client,
         m[1]!.replace(/^\[|\]$/g, ''),
         Number(m[2]),
@@ -90,7 +103,7 @@ export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promi
 
 /** A SOCKS5 proxy that takes only the username/password method and the CONNECT command. */
 export async function startSocksProxy(login: Login, host = '127.0.0.1'): Promise<FixtureProxy> {
-  const fixture: FixtureProxy = { port: 0, tunnels: [], refusedLogins: 0, close: async () => {} };
+  const fixture: FixtureProxy = { port: 0, tunnels: [], refusedLogins: 0, carried: 0, close: async () => {} };
   const server = createServer((client) => {
     client.on('error', () => client.destroy());
     let buffer = Buffer.alloc(0);
@@ -133,6 +146,7 @@ export async function startSocksProxy(login: Login, host = '127.0.0.1'): Promise
           stage = 'done';
           const reply = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
           pipeTo(
+            fixture,
             client,
             targetHost,
             port,

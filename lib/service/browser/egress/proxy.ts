@@ -350,8 +350,9 @@ export class EgressProxy {
     const withBody = hasBody(req);
     const send = (retry: boolean): ClientRequest => {
       const upstream = httpRequest({
-        // Through the tenant's proxy: the one tunnel opened for this request, not kept alive.
-        ...(through ? { agent: false, createConnection: () => through as Socket } : { agent }),
+        // Through the tenant's proxy: the one tunnel opened for this request, not kept alive. (No
+        // `agent` beside it: `agent: false` would make a fresh Agent and connect straight to the site.)
+        ...(through ? { createConnection: () => through as Socket } : { agent }),
         host: address || url.hostname,
         port: url.port || 80,
         method: req.method,
@@ -359,6 +360,8 @@ export class EgressProxy {
         headers,
         setHost: false,
       });
+      // The tunnel comes paused (upstream.ts); it flows once the request reads from it.
+      if (through) upstream.once('socket', (socket) => socket.resume());
       upstream.on('response', (up) => {
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(up.headers)) {

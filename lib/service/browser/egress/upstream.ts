@@ -35,7 +35,10 @@ export type OpenOptions = {
 /** The most of a CONNECT answer's head read before the proxy is taken to be broken. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
-/** Open a connection to `target` through `proxy`; resolves with a socket that carries the target's bytes. */
+/**
+ * Open a connection to `target` through `proxy`; resolves with a socket that carries the target's
+ * bytes, paused: it flows once its reader resumes it (or pipes it), so that nothing is lost before.
+ */
 export async function openThrough(proxy: UpstreamProxy, target: UpstreamTarget, o: OpenOptions): Promise<Duplex> {
   const socket = await reach(proxy, o);
   const timeoutMs = o.timeoutMs ?? 15_000;
