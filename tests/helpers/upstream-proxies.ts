@@ -76,7 +76,9 @@ export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promi
       const auth = lines.find((l) => /^proxy-authorization:/i.test(l))?.replace(/^[^:]*:\s*/, '');
       if (auth !== expected) {
         fixture.refusedLogins++;
-        return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="fixture"\r\nContent-Length: 0\r\n\r\n');
+        return void client.end(
+          'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="fixture"\r\nContent-Length: 0\r\n\r\n',
+        );
       }
       const target = `${m[1]}:${m[2]}`;
       pipeTo(
@@ -139,7 +141,11 @@ export async function startSocksProxy(login: Login, host = '127.0.0.1'): Promise
           if (buffer.length < 4 + length + 2) return;
           const raw = buffer.subarray(4, 4 + length);
           const targetHost =
-            type === 1 ? [...raw].join('.') : type === 4 ? (raw.toString('hex').match(/.{4}/g) ?? []).join(':') : raw.subarray(1).toString('utf8');
+            type === 1
+              ? [...raw].join('.')
+              : type === 4
+                ? (raw.toString('hex').match(/.{4}/g) ?? []).join(':')
+                : raw.subarray(1).toString('utf8');
           const port = buffer.readUInt16BE(4 + length);
           const rest = buffer.subarray(4 + length + 2);
           client.off('data', onData);

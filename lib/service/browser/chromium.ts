@@ -327,7 +327,11 @@ export class PreparedLaunch {
         this.#child = spawn(
           o.executable.path,
           [
-            ...chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: this.#teardown.egress?.url ?? '', noSandbox: process.getuid?.() === 0 }),
+            ...chromiumArgs({
+              profileDir: `${folders.home}/profile`,
+              proxyUrl: this.#teardown.egress?.url ?? '',
+              noSandbox: process.getuid?.() === 0,
+            }),
             ...startArgs(window),
           ],
           {

@@ -98,7 +98,8 @@ export function parseUpstreamProxy(value: string | string[] | undefined): Parsed
   if (username.length === 0) return bad('has an empty user name before the "@"');
   // RFC 1929 gives each a length byte; Basic has no limit, the one rule keeps both schemes alike.
   if (utf8Length(username) > 255 || utf8Length(password) > 255) return bad('has a user name or password longer than 255 bytes');
-  if (/[\x00-\x1f\x7f]/.test(username + password)) return bad('has a control character in its user name or password');
+  if ([...(username + password)].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+    return bad('has a control character in its user name or password');
   // Basic authentication cannot carry a ':' in the user name.
   if (username.includes(':')) return bad('has a ":" in its user name');
   return { ok: true, proxy: new UpstreamProxy(scheme, host, port, username, password) };

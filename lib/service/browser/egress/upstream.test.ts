@@ -61,7 +61,8 @@ describe('openThrough: the client side of HTTP CONNECT and SOCKS5', () => {
     site.close();
   });
 
-  const url = (scheme: string, port: number, user = 'tenant', pass = 'pa%3Ass%40word') => proxyOf(`${scheme}://${user}:${pass}@127.0.0.1:${port}`);
+  const url = (scheme: string, port: number, user = 'tenant', pass = 'pa%3Ass%40word') =>
+    proxyOf(`${scheme}://${user}:${pass}@127.0.0.1:${port}`);
 
   it('opens a tunnel through an HTTP proxy with Basic authentication', async () => {
     const before = connectProxy.tunnels.length;
@@ -82,7 +83,11 @@ describe('openThrough: the client side of HTTP CONNECT and SOCKS5', () => {
       ['http', connectProxy.port],
       ['socks5', socksProxy.port],
     ] as const) {
-      const err = await openThrough(url(scheme, port, 'tenant', 'wrong-planted'), { host: '127.0.0.1', port: sitePort }, { address: '127.0.0.1' }).then(
+      const err = await openThrough(
+        url(scheme, port, 'tenant', 'wrong-planted'),
+        { host: '127.0.0.1', port: sitePort },
+        { address: '127.0.0.1' },
+      ).then(
         () => null,
         (e: unknown) => e,
       );
@@ -95,7 +100,9 @@ describe('openThrough: the client side of HTTP CONNECT and SOCKS5', () => {
 
   it('says the proxy could not be reached', async () => {
     const port = await closedPort();
-    const err = await openThrough(url('http', port), { host: '127.0.0.1', port: sitePort }, { address: '127.0.0.1' }).catch((e: unknown) => e);
+    const err = await openThrough(url('http', port), { host: '127.0.0.1', port: sitePort }, { address: '127.0.0.1' }).catch(
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof UpstreamFailed);
     assert.equal(err.kind, 'proxy-unreachable');
     assert.match(err.message, /ECONNREFUSED/);
@@ -112,9 +119,11 @@ describe('openThrough: the client side of HTTP CONNECT and SOCKS5', () => {
 
   it('says a TLS proxy whose certificate is not trusted could not be reached', async () => {
     // A plain HTTP proxy named as https: the TLS handshake fails.
-    const err = await openThrough(url('https', connectProxy.port), { host: '127.0.0.1', port: sitePort }, { address: '127.0.0.1', timeoutMs: 3000 }).catch(
-      (e: unknown) => e,
-    );
+    const err = await openThrough(
+      url('https', connectProxy.port),
+      { host: '127.0.0.1', port: sitePort },
+      { address: '127.0.0.1', timeoutMs: 3000 },
+    ).catch((e: unknown) => e);
     assert.ok(err instanceof UpstreamFailed);
     assert.equal(err.kind, 'proxy-unreachable');
   });

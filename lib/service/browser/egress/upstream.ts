@@ -42,7 +42,9 @@ const MAX_HEAD_BYTES = 16 * 1024;
 export async function openThrough(proxy: UpstreamProxy, target: UpstreamTarget, o: OpenOptions): Promise<Duplex> {
   const socket = await reach(proxy, o);
   const timeoutMs = o.timeoutMs ?? 15_000;
-  socket.setTimeout(timeoutMs, () => socket.destroy(new UpstreamFailed('proxy-unreachable', `${proxy} did not answer within ${timeoutMs} ms`)));
+  socket.setTimeout(timeoutMs, () =>
+    socket.destroy(new UpstreamFailed('proxy-unreachable', `${proxy} did not answer within ${timeoutMs} ms`)),
+  );
   try {
     if (proxy.scheme === 'socks5') await socksConnect(socket, proxy, target);
     else await httpConnect(socket, proxy, target);
@@ -50,7 +52,9 @@ export async function openThrough(proxy: UpstreamProxy, target: UpstreamTarget, 
     return socket;
   } catch (err) {
     socket.destroy();
-    throw err instanceof UpstreamFailed ? err : new UpstreamFailed('proxy-unreachable', `${proxy}: ${(err as NodeJS.ErrnoException).code ?? 'connection lost'}`);
+    throw err instanceof UpstreamFailed
+      ? err
+      : new UpstreamFailed('proxy-unreachable', `${proxy}: ${(err as NodeJS.ErrnoException).code ?? 'connection lost'}`);
   }
 }
 
@@ -60,7 +64,13 @@ function reach(proxy: UpstreamProxy, o: OpenOptions): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const tls = proxy.scheme === 'https';
     const socket: Socket = tls
-      ? tlsConnect({ host: o.address, port: proxy.port, servername: isIP(proxy.host) ? undefined : proxy.host, ALPNProtocols: ['http/1.1'], ...o.tls })
+      ? tlsConnect({
+          host: o.address,
+          port: proxy.port,
+          servername: isIP(proxy.host) ? undefined : proxy.host,
+          ALPNProtocols: ['http/1.1'],
+          ...o.tls,
+        })
       : connect({ host: o.address, port: proxy.port });
     const timer = setTimeout(() => fail(new Error('ETIMEDOUT')), timeoutMs);
     const fail = (err: NodeJS.ErrnoException) => {
