@@ -181,3 +181,46 @@ describe('the tenant’s own upstream proxy (X-Browser-Proxy), with a real servi
       assert.ok(!everything.includes(needle), `leaked: ${needle}`);
   });
 });
+
+describe('the tenant’s own upstream proxy in single-tenant mode (a loopback listener per instance)', () => {
+  let service: ServiceProcess;
+  let pages: Awaited<ReturnType<typeof startPageServer>>;
+  let proxy: FixtureProxy;
+
+  before(async () => {
+    service = await startService({ BROWSER_ISOLATION: 'single-tenant', BROWSER_POOL_SIZE: '1', BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
+    pages = await startPageServer();
+    proxy = await startSocksProxy({ username: USER, password: SECRET });
+  });
+  after(async () => {
+    await proxy?.close();
+    await pages?.close();
+    await service?.stop();
+  });
+
+  it('routes one browser through its proxy and leaves another straight out', async () => {
+    const token = service.createKey({ maxInstances: 5 }).token;
+    const through = await openStart(service.wsUrl, token, { 'x-browser-proxy': `socks5://${USER}:${SECRET}@127.0.0.1:${proxy.port}` });
+    const straight = await openStart(service.wsUrl, token);
+    try {
+      const load = async (started: StartedBrowser) => {
+        const browser = await chromium.connectOverCDP(await debuggerUrl(service.url, started.headers), { headers: started.headers });
+        try {
+          const page = await browser.contexts()[0]!.newPage();
+          return (await page.goto(pages.url))?.status();
+        } finally {
+          await browser.close();
+        }
+      };
+      let before = proxy.tunnels.length;
+      assert.equal(await load(through), 200);
+      assert.ok(proxy.tunnels.length > before, 'the first browser’s page went through the proxy');
+      before = proxy.tunnels.length;
+      assert.equal(await load(straight), 200);
+      assert.equal(proxy.tunnels.length, before, 'the other browser’s did not');
+    } finally {
+      await closeStart(service.url, through);
+      await closeStart(service.url, straight);
+    }
+  });
+});
