@@ -48,6 +48,8 @@ describe('parseUpstreamProxy', () => {
 
   it('never prints the credentials: not in JSON, not in inspect, not in String()', () => {
     const p = parsed('socks5://alice:planted-secret-7@proxy.example:1080');
+    // The search sees the secret where it is meant to be.
+    assert.match(JSON.stringify(p.credentials()), /planted-secret-7/);
     for (const text of [JSON.stringify({ p }), inspect(p), String(p), `${p}`, inspect({ p }, { depth: 5, showHidden: true })])
       assert.doesNotMatch(text, /planted-secret-7|alice/, text);
     assert.equal(String(p), 'socks5://proxy.example:1080');
