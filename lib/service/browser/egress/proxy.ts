@@ -64,7 +64,7 @@ export class ProxyDenied extends Error {}
 export type InstanceEgress = {
   /** `http://127.0.0.1:PORT` when served on a TCP port of its own; '' on a Unix socket. */
   readonly url: string;
-  /** From now on, leave through the tenant's proxy (or straight out again, with null). */
+  /** From now on, leave through the tenant's proxy (or straight out again, with null); open connections are cut. */
   routeThrough(proxy: UpstreamProxy | null): void;
   /** Why the last connection to `host` through the tenant's proxy failed, if it did. */
   failure(host: string): string | undefined;
@@ -176,6 +176,9 @@ export class EgressProxy {
       url: socketPath ? '' : `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       routeThrough: (proxy) => {
         route.upstream = proxy;
+        // A connection the browser opened before (a warm one should have none) is cut: every
+        // connection from now on takes the new route, none is left going around it.
+        for (const s of mine) s.destroy();
       },
       failure: (host) => route.failure(host),
       close: async () => {

@@ -164,7 +164,8 @@ describe("EgressProxy through an instance's own upstream proxy", () => {
   const viaInstance = (target: string) =>
     new Promise<{ status: number; body: string; egress?: string; detail?: string }>((resolve, reject) => {
       const { port } = new URL(served.url);
-      const req = request({ host: '127.0.0.1', port, path: target, headers: { host: new URL(target).host } }, (res) => {
+      // A connection of its own each time: changing the route cuts the instance's open ones.
+      const req = request({ host: '127.0.0.1', port, path: target, agent: false, headers: { host: new URL(target).host } }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c));
         res.on('end', () =>
@@ -226,6 +227,21 @@ describe("EgressProxy through an instance's own upstream proxy", () => {
     assert.equal(r.status, 502);
     assert.equal(r.egress, 'proxy-unreachable');
     assert.match(r.detail ?? '', /ECONNREFUSED/);
+  });
+
+  it('cuts the connections the browser opened before its route changed, so that none goes around the proxy', async () => {
+    served.routeThrough(null);
+    const { port } = new URL(served.url);
+    const socket = await new Promise<Duplex>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'CONNECT', path: `127.0.0.1:${sitePort}` });
+      req.on('connect', (res, s) => (res.statusCode === 200 ? resolve(s) : reject(new Error(`CONNECT ${res.statusCode}`))));
+      req.on('error', reject);
+      req.end();
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    assert.equal(socket.destroyed, false, 'the straight tunnel is open');
+    served.routeThrough(proxyOf(`http://tenant:secret@127.0.0.1:${connectProxy.port}`));
+    await closed;
   });
 
   it('tunnels CONNECT through the tenant’s proxy, and answers a refused one with 502', async () => {
