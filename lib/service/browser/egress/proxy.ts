@@ -341,7 +341,7 @@ export class EgressProxy {
     } catch (err) {
       // Through the tenant's proxy, #viaUpstream has counted and logged the refusal already.
       if (!route?.upstream) this.#refused(url.hostname, err);
-      const answer = refusalAnswer(refusalOf(err), url.host, err instanceof EgressDenied ? err.detail : explainFailure(err));
+      const answer = refusalAnswer(refusalOf(err), url.host, err instanceof EgressDenied ? err.detail : (err as Error).message);
       res.writeHead(answer.status, answer.headers).end(answer.body);
       return;
     }
