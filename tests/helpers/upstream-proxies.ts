@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 
 /**
  * Small real upstream proxies on loopback, standing in for a tenant's own: an HTTP CONNECT proxy
@@ -57,11 +62,47 @@ function pipeTo(
   upstream.once('close', () => client.destroy());
 }
 
-/** An HTTP proxy that answers CONNECT only, after checking Proxy-Authorization (Basic). */
-export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promise<FixtureProxy> {
+/** A self-signed certificate for 127.0.0.1 and localhost (openssl), to serve an https proxy and to be trusted by its clients. */
+export function selfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'periscope-cert-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An HTTP proxy that answers CONNECT only, after checking Proxy-Authorization (Basic); inside TLS
+ * (an https proxy) when given a key and certificate.
+ */
+export async function startConnectProxy(login: Login, host = '127.0.0.1', tls?: { key: string; cert: string }): Promise<FixtureProxy> {
   const expected = `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}`;
   const fixture: FixtureProxy = { port: 0, tunnels: [], refusedLogins: 0, carried: 0, close: async () => {} };
-  const server = createServer((client) => {
+  const serve = (client: Socket) => {
     let buffer = Buffer.alloc(0);
     client.on('error', () => client.destroy());
     const onData = (chunk: Buffer) => {
@@ -95,7 +136,8 @@ export async function startConnectProxy(login: Login, host = '127.0.0.1'): Promi
       );
     };
     client.on('data', onData);
-  });
+  };
+  const server: Server = tls ? createTlsServer(tls, serve) : createServer(serve);
   const tracked = track(server);
   await new Promise<void>((r) => server.listen(0, host, () => r()));
   fixture.port = (server.address() as AddressInfo).port;

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { closeStart, debuggerUrl, openStart, refusedStart, type StartedBrowser } from '../helpers/browser.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
-import { startConnectProxy, startSocksProxy, type FixtureProxy } from '../helpers/upstream-proxies.ts';
+import { selfSignedCertificate, startConnectProxy, startSocksProxy, type FixtureProxy } from '../helpers/upstream-proxies.ts';
 
 /** The password of the fixture proxies: a string that must never leave the service. */
 const SECRET = 'planted-Pr0xy-secret-5d2e';
@@ -25,13 +28,25 @@ describe('the tenant’s own upstream proxy (X-Browser-Proxy), with a real servi
   let pages: Awaited<ReturnType<typeof startPageServer>>;
   let connectProxy: FixtureProxy;
   let socksProxy: FixtureProxy;
+  let tlsProxy: FixtureProxy;
   let hits = 0;
   const held: { started: StartedBrowser; browser: Browser }[] = [];
 
   before(async () => {
     // 127.0.0.1 stands in for the internet (the fixture proxies and the site); the rest of loopback
     // and the private ranges stay refused. Debug logs, so that every egress refusal is in the log searched.
-    service = await startService({ BROWSER_POOL_SIZE: '1', BROWSER_EGRESS_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'debug' });
+    // The https proxy's certificate is trusted by the service as an operator would make it trust a
+    // private authority (NODE_EXTRA_CA_CERTS).
+    const certificate = selfSignedCertificate();
+    const caFile = join(mkdtempSync(join(tmpdir(), 'periscope-ca-')), 'ca.pem');
+    writeFileSync(caFile, certificate.cert);
+    service = await startService({
+      BROWSER_POOL_SIZE: '1',
+      BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+      LOG_LEVEL: 'debug',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    tlsProxy = await startConnectProxy({ username: USER, password: SECRET }, '127.0.0.1', certificate);
     token = service.createKey({ maxInstances: 10, actionsPerMinute: 1000 }).token;
     pages = await startPageServer();
     pages.server.prependListener('request', () => hits++);
@@ -45,6 +60,7 @@ describe('the tenant’s own upstream proxy (X-Browser-Proxy), with a real servi
     }
     await connectProxy?.close();
     await socksProxy?.close();
+    await tlsProxy?.close();
     await pages?.close();
     await service?.stop();
   });
@@ -113,6 +129,14 @@ describe('the tenant’s own upstream proxy (X-Browser-Proxy), with a real servi
     assert.ok(connectProxy.tunnels.slice(before.tunnels).includes(new URL(pages.url).host), 'the page’s connection went through the proxy');
     assert.ok(connectProxy.carried > before.carried, 'the request itself went through the proxy');
     assert.ok(hits > before.hits);
+  });
+
+  it('loads a page through an https proxy (TLS to the proxy, CONNECT inside)', async () => {
+    const before = { tunnels: tlsProxy.tunnels.length, carried: tlsProxy.carried };
+    const action = await fetchAction(pages.url, proxyUrl('https', tlsProxy.port));
+    assert.equal(action.status, 200, JSON.stringify(action.body));
+    assert.ok(tlsProxy.tunnels.slice(before.tunnels).includes(new URL(pages.url).host));
+    assert.ok(tlsProxy.carried > before.carried);
   });
 
   it('loads a page through a SOCKS5 proxy with a username and password, and a page action does too', async () => {

@@ -5,7 +5,12 @@ import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { parseUpstreamProxy, type UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
-import { startConnectProxy, startSocksProxy, type FixtureProxy } from '../../../../tests/helpers/upstream-proxies.ts';
+import {
+  selfSignedCertificate,
+  startConnectProxy,
+  startSocksProxy,
+  type FixtureProxy,
+} from '../../../../tests/helpers/upstream-proxies.ts';
 import { parseCidrList } from '../../net/cidr.ts';
 import { EgressPolicy } from './policy.ts';
 import { EgressProxy, type InstanceEgress } from './proxy.ts';
@@ -114,6 +119,28 @@ describe('openThrough: the client side of HTTP CONNECT and SOCKS5', () => {
       const err = await openThrough(proxy, { host: '127.0.0.1', port }, { address: '127.0.0.1' }).catch((e: unknown) => e);
       assert.ok(err instanceof UpstreamFailed, String(err));
       assert.equal(err.kind, 'proxy-refused');
+    }
+  });
+
+  it('opens a tunnel through an https proxy whose certificate it trusts', async () => {
+    const certificate = selfSignedCertificate();
+    const tlsProxy = await startConnectProxy(login, '127.0.0.1', certificate);
+    try {
+      const socket = await openThrough(
+        url('https', tlsProxy.port),
+        { host: '127.0.0.1', port: sitePort },
+        { address: '127.0.0.1', tls: { ca: certificate.cert } },
+      );
+      assert.equal(await getOver(socket, '127.0.0.1'), 'hello through the proxy');
+      assert.deepEqual(tlsProxy.tunnels, [`127.0.0.1:${sitePort}`]);
+      // Without the authority, the same proxy is not trusted.
+      const err = await openThrough(url('https', tlsProxy.port), { host: '127.0.0.1', port: sitePort }, { address: '127.0.0.1' }).catch(
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof UpstreamFailed && err.kind === 'proxy-unreachable', String(err));
+      assert.match(err.message, /TLS|SELF_SIGNED|DEPTH_ZERO/);
+    } finally {
+      await tlsProxy.close();
     }
   });
 
