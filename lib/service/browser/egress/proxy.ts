@@ -110,9 +110,10 @@ export class EgressProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
   /**
-   * Kept-alive upstream connections, one pool per instance (by the connection its browser came in
-   * on): a connection one tenant opened, and perhaps authenticated (NTLM, Negotiate), is never
-   * handed to another. The pool of the TCP listener serves single-tenant mode.
+   * Each instance's route, by the connection its browser came in on: its own pool of kept-alive
+   * upstream connections (a connection one tenant opened, and perhaps authenticated with NTLM or
+   * Negotiate, is never handed to another) and its tenant's own proxy, if any. Every instance has a
+   * listener of its own; the shared TCP listener and its pool serve only callers without one.
    */
   readonly #routes = new WeakMap<Duplex, InstanceRoute>();
   readonly #sharedAgent = keptAlive();
