@@ -58,7 +58,7 @@ export class ServiceMetrics {
   });
   readonly egressRefused = new Counter({
     name: 'periscope_egress_refused_total',
-    help: 'Connections from browsers the egress proxy refused: denied_address (the policy), unresolved (no such name)',
+    help: 'Connections from browsers the egress proxy refused: denied_address (the policy), unresolved (no such name); through a tenant’s own proxy, proxy_denied (its address, by the policy), proxy_auth (its login failed), proxy_refused, proxy_unreachable',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -19,6 +19,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { page, runIndex } from '../helpers/search.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
+import { startSocksProxy } from '../helpers/upstream-proxies.ts';
 
 /**
  * The TypeScript client as its users meet it: against the real service and real Chromium, every
@@ -175,6 +176,31 @@ describe('@periscope/client', () => {
     assert.equal(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-');
     const err = await periscope.fetch({ url: 'ftp://example.com/' }).catch((e: unknown) => e);
     assert.ok(err instanceof InvalidRequestError && err.field === 'url', String(err));
+  });
+
+  it('sends `proxy` as X-Browser-Proxy, for a browser and for a page action', async () => {
+    const proxy = await startSocksProxy({ username: 'u', password: 'p' });
+    const target = new URL(pages.url).host;
+    try {
+      const url = `socks5://u:p@127.0.0.1:${proxy.port}`;
+      await periscope.browsers.with(
+        async (browser) => {
+          const cdp = await browser.connectPlaywright(chromium);
+          const tab = await cdp.contexts()[0]!.newPage();
+          assert.equal((await tab.goto(pages.url))?.status(), 200);
+          await cdp.close();
+        },
+        { proxy: url },
+      );
+      assert.ok(proxy.tunnels.includes(target), 'the browser’s page went through the proxy');
+      const before = proxy.tunnels.length;
+      assert.equal((await periscope.fetch({ url: pages.url, proxy: url })).status, 200);
+      assert.ok(proxy.tunnels.slice(before).includes(target), 'the page action went through the proxy');
+      const err = await periscope.fetch({ url: pages.url, proxy: 'socks5://nowhere' }).catch((e: unknown) => e);
+      assert.ok(err instanceof InvalidRequestError && err.field === 'X-Browser-Proxy', String(err));
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('throws InvalidRequestError naming the wrong field', async () => {

@@ -15,9 +15,9 @@ export type StartedBrowser = {
   closed: Promise<{ code: number; reason: string }>;
 };
 
-/** Open /start the way any client does and read the browser id from the first message. */
-export function openStart(wsUrl: string, token: string): Promise<StartedBrowser> {
-  const socket = new WebSocket(`${wsUrl}/start`, { headers: { authorization: `Bearer ${token}` } });
+/** Open /start the way any client does and read the browser id from the first message; `extra` headers go with it. */
+export function openStart(wsUrl: string, token: string, extra: Record<string, string> = {}): Promise<StartedBrowser> {
+  const socket = new WebSocket(`${wsUrl}/start`, { headers: { ...extra, authorization: `Bearer ${token}` } });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
   );

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
+import threading
+from typing import List
 
 import pytest
 from conftest import Service
@@ -53,3 +56,93 @@ def test_the_async_client_does_the_same(service: Service, api_key: str, pages: s
         return page.title
 
     assert asyncio.run(run()) == "Periscope from Python"
+
+
+class _SocksProxy:
+    """A SOCKS5 proxy on loopback with a username and password (RFC 1928, 1929), counting its tunnels."""
+
+    def __init__(self, username: str, password: str) -> None:
+        self.tunnels: List[str] = []
+        self._login = (username.encode(), password.encode())
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = self._server.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(client,), daemon=True).start()
+
+    def _handle(self, client: socket.socket) -> None:
+        def read(n: int) -> bytes:
+            data = b""
+            while len(data) < n:
+                chunk = client.recv(n - len(data))
+                if not chunk:
+                    raise ConnectionError("closed")
+                data += chunk
+            return data
+
+        try:
+            _, count = read(2)
+            if 2 not in read(count):
+                client.sendall(b"\x05\xff")
+                return
+            client.sendall(b"\x05\x02")
+            _, ulen = read(2)
+            user = read(ulen)
+            (plen,) = read(1)
+            if (user, read(plen)) != self._login:
+                client.sendall(b"\x01\x01")
+                return
+            client.sendall(b"\x01\x00")
+            _, _, _, kind = read(4)
+            host = socket.inet_ntoa(read(4)) if kind == 1 else read(read(1)[0]).decode()
+            port = struct.unpack(">H", read(2))[0]
+            upstream = socket.create_connection((host, port))
+            self.tunnels.append(f"{host}:{port}")
+            client.sendall(b"\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00")
+            threading.Thread(target=_pump, args=(upstream, client), daemon=True).start()
+            _pump(client, upstream)
+        except OSError:
+            pass
+        finally:
+            client.close()
+
+    def close(self) -> None:
+        self._server.close()
+
+
+def _pump(a: socket.socket, b: socket.socket) -> None:
+    """Copy one way until either side closes, then close both ways."""
+    try:
+        while chunk := a.recv(65536):
+            b.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def test_proxy_is_sent_as_x_browser_proxy(service: Service, api_key: str, pages: str) -> None:
+    proxy = _SocksProxy("tenant", "s3cret")
+    try:
+        client = Periscope(api_key=api_key, base_url=service.url, max_retries=0)
+        page = client.fetch(f"{pages}/page", format="text", proxy=f"socks5://tenant:s3cret@127.0.0.1:{proxy.port}")
+        assert page.status == 200
+        assert pages.split("//")[1].rstrip("/") in proxy.tunnels, "the page went through the proxy"
+        with pytest.raises(BadGatewayError) as refused:
+            client.fetch(f"{pages}/page", proxy=f"socks5://tenant:wrong@127.0.0.1:{proxy.port}")
+        assert "refused the login" in refused.value.message
+        with pytest.raises(BadRequestError) as bad:
+            client.fetch(f"{pages}/page", proxy="socks5://no-port.example")
+        assert bad.value.field == "X-Browser-Proxy"
+    finally:
+        proxy.close()

@@ -58,3 +58,17 @@ def test_defaults_and_checks(monkeypatch: pytest.MonkeyPatch) -> None:
         config(timeout=0)
     with pytest.raises(ValueError):
         config(max_retries=-1)
+
+
+def test_page_actions_send_the_proxy_as_a_header_and_never_in_the_body() -> None:
+    from periscope import _endpoints as api
+
+    proxy = "socks5://user:pw@proxy.example:1080"
+    for call in (
+        api.fetch_page("https://a.example/", proxy=proxy),
+        api.screenshot("https://a.example/", proxy=proxy),
+        api.pdf("https://a.example/", proxy=proxy),
+    ):
+        assert call.headers["X-Browser-Proxy"] == proxy
+        assert b"proxy" not in (call.body or b"") and b"pw" not in (call.body or b"")
+    assert "X-Browser-Proxy" not in api.fetch_page("https://a.example/").headers

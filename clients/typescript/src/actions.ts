@@ -8,6 +8,8 @@ export type PageActionRequest = {
   waitUntil?: 'load' | 'domcontentloaded' | 'networkidle';
   /** The whole call on the service, 1 to 60,000 ms (default 30,000). */
   timeoutMs?: number;
+  /** The call's browser's own upstream proxy, `http://user:pass@host:port` (sent as `X-Browser-Proxy`, not in the body). */
+  proxy?: string;
 };
 
 export type FetchRequest = PageActionRequest & { format?: 'markdown' | 'html' | 'text' };
@@ -51,8 +53,10 @@ const ANSWER_ROOM_MS = 10_000;
 /** One page action: the client waits at least as long as the service may work on it. */
 function post(http: Http, path: string, request: PageActionRequest, call: CallOptions) {
   const timeoutMs = Math.max(call.timeoutMs ?? http.timeoutMs, (request.timeoutMs ?? SERVICE_DEFAULT_MS) + ANSWER_ROOM_MS);
+  const { proxy, ...body } = request;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(proxy ? { 'X-Browser-Proxy': proxy } : {}) };
   return {
-    req: { method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request) },
+    req: { method: 'POST', path, headers, body: JSON.stringify(body) },
     call: { ...call, timeoutMs },
   };
 }

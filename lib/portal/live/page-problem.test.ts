@@ -68,6 +68,21 @@ describe('egressProblem', () => {
     assert.equal(egressProblem('http://nope.test/', 'unresolved', '').operator, null);
     assert.equal(egressProblem('http://up.test:81/', 'unreachable', 'connection refused').title, 'up.test:81 did not answer');
   });
+
+  it("explains each failure of the tenant's own proxy, with the proxy's account", () => {
+    const denied = egressProblem(
+      'http://a.test/',
+      'proxy-denied',
+      'your proxy http://10.0.0.9:3128: 10.0.0.9 is in 10.0.0.0/8 (private-use)',
+    );
+    assert.equal(denied.title, 'Blocked: your proxy is at a private or reserved address');
+    assert.match(denied.detail, /X-Browser-Proxy: your proxy http:\/\/10\.0\.0\.9:3128/);
+    assert.match(denied.operator ?? '', /BROWSER_EGRESS_ALLOW/);
+    assert.equal(egressProblem('http://a.test/', 'proxy-auth', '407').title, 'Your proxy refused the login');
+    assert.equal(egressProblem('http://a.test/', 'proxy-refused', '').title, 'Your proxy would not connect to a.test');
+    assert.equal(egressProblem('http://a.test/', 'proxy-unreachable', 'ECONNREFUSED').title, 'Your proxy did not answer');
+    assert.equal(egressProblemOf('http://a.test/', { 'x-periscope-egress': 'proxy-auth' })?.code, 'egress:proxy-auth');
+  });
 });
 
 describe('egressProblemOf', () => {

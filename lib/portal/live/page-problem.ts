@@ -9,7 +9,16 @@ import type { PageProblem } from '../protocol/live.ts';
  */
 
 /** The reasons the egress proxy gives in `X-Periscope-Egress`. */
-export const EGRESS_REASONS = ['denied-address', 'unresolved', 'unreachable'] as const;
+export const EGRESS_REASONS = [
+  'denied-address',
+  'unresolved',
+  'unreachable',
+  // Through the tenant's own proxy (X-Browser-Proxy, decision 0104).
+  'proxy-denied',
+  'proxy-auth',
+  'proxy-refused',
+  'proxy-unreachable',
+] as const;
 export type EgressReason = (typeof EGRESS_REASONS)[number];
 
 const ALLOW_HINT = (host: string) =>
@@ -44,6 +53,39 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         code: 'egress:unreachable',
         title: `${host} did not answer`,
         detail: `The browser service found ${host} but could not connect to it${aside}: the site may be down, or not accept connections on that port.`,
+        operator: null,
+      };
+    case 'proxy-denied':
+      return {
+        url,
+        code: 'egress:proxy-denied',
+        title: 'Blocked: your proxy is at a private or reserved address',
+        detail: `The browser service refused to connect to the proxy named in X-Browser-Proxy${told}. Remote browsers may not reach loopback, private, link-local or reserved addresses, nor the service's own machine, through a proxy either.`,
+        operator:
+          'If the proxy is on a network you trust, the operator of the browser service can allow its address or range with BROWSER_EGRESS_ALLOW.',
+      };
+    case 'proxy-auth':
+      return {
+        url,
+        code: 'egress:proxy-auth',
+        title: 'Your proxy refused the login',
+        detail: `The proxy named in X-Browser-Proxy did not accept its user name and password${aside}. Check them.`,
+        operator: null,
+      };
+    case 'proxy-refused':
+      return {
+        url,
+        code: 'egress:proxy-refused',
+        title: `Your proxy would not connect to ${host}`,
+        detail: `The proxy named in X-Browser-Proxy refused the connection${aside}.`,
+        operator: null,
+      };
+    case 'proxy-unreachable':
+      return {
+        url,
+        code: 'egress:proxy-unreachable',
+        title: 'Your proxy did not answer',
+        detail: `The browser service could not connect to the proxy named in X-Browser-Proxy${aside}: it may be down, or not listen on that port.`,
         operator: null,
       };
   }

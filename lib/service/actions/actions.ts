@@ -8,6 +8,8 @@ import {
   type ScreenshotRequest,
   type WaitUntil,
 } from '#shared/protocol/actions.ts';
+import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
+import type { Chromium } from '../browser/chromium.ts';
 import type { BrowserFleet, Instance } from '../browser/fleet.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { readPageExpression, type Extracted } from './extract.ts';
@@ -26,6 +28,9 @@ export type ActionDeps = {
 };
 
 type Common = { url: string; waitUntil: WaitUntil; timeoutMs: number };
+
+/** How a call's browser reaches the web: straight out, or through the tenant's own proxy (X-Browser-Proxy). */
+export type ActionRoute = { upstream: UpstreamProxy | null };
 
 /** The call took longer than its `timeoutMs` (504). */
 export class ActionTimedOut extends DomainError {
@@ -48,8 +53,8 @@ export class PageActions {
   }
 
   /** The page as the browser rendered it: its main content in `format`, its title and links. */
-  fetch(key: ApiKey, req: FetchRequest, signal: AbortSignal): Promise<FetchAnswer> {
-    return this.#inInstance(key, req, signal, { width: 1280, height: 800 }, async (page, landed) => {
+  fetch(key: ApiKey, req: FetchRequest, signal: AbortSignal, route: ActionRoute = { upstream: null }): Promise<FetchAnswer> {
+    return this.#inInstance(key, req, signal, route, { width: 1280, height: 800 }, async (page, landed) => {
       const read = await page.evaluateIsolated<Extracted>(readPageExpression(req.format));
       return {
         url: req.url,
@@ -63,8 +68,8 @@ export class PageActions {
   }
 
   /** The page as an image, of the viewport or of the whole page. */
-  screenshot(key: ApiKey, req: ScreenshotRequest, signal: AbortSignal): Promise<Buffer> {
-    return this.#inInstance(key, req, signal, req.viewport, async (page) => {
+  screenshot(key: ApiKey, req: ScreenshotRequest, signal: AbortSignal, route: ActionRoute = { upstream: null }): Promise<Buffer> {
+    return this.#inInstance(key, req, signal, route, req.viewport, async (page) => {
       let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
       if (req.fullPage) {
         const { cssContentSize } = await page.send<{ cssContentSize: { width: number; height: number } }>('Page.getLayoutMetrics');
@@ -86,8 +91,8 @@ export class PageActions {
   }
 
   /** The page printed as a PDF. */
-  pdf(key: ApiKey, req: PdfRequest, signal: AbortSignal): Promise<Buffer> {
-    return this.#inInstance(key, req, signal, { width: 1280, height: 800 }, async (page) => {
+  pdf(key: ApiKey, req: PdfRequest, signal: AbortSignal, route: ActionRoute = { upstream: null }): Promise<Buffer> {
+    return this.#inInstance(key, req, signal, route, { width: 1280, height: 800 }, async (page) => {
       try {
         // As a stream, read with a limit: a hostile page can print to any size.
         const { stream } = await page.send<{ stream: string }>('Page.printToPDF', {
@@ -119,6 +124,7 @@ export class PageActions {
     key: ApiKey,
     req: Common,
     signal: AbortSignal,
+    route: ActionRoute,
     viewport: { width: number; height: number },
     work: (page: ActionPage, landed: Landed) => Promise<T>,
   ): Promise<T> {
@@ -126,13 +132,13 @@ export class PageActions {
     const stop = AbortSignal.any([signal, timeout]);
     const stopped = () =>
       timeout.aborted ? new ActionTimedOut(req.timeoutMs, req.waitUntil) : new DomainError('bad_request', 'the client went away');
-    const provisioning = this.#deps.fleet.provision(key);
+    const provisioning = this.#deps.fleet.provision(key, { upstream: route.upstream });
     let instance: Instance | null = null;
     let page: ActionPage | null = null;
     try {
       instance = await until(provisioning, stop, stopped);
       page = await until(ActionPage.open(instance.browser.mux, viewport), stop, stopped);
-      const landed = await until(this.#open(page, req), stop, stopped);
+      const landed = await until(this.#open(page, req, instance.browser), stop, stopped);
       return await until(work(page, landed), stop, stopped);
     } finally {
       page?.close();
@@ -143,13 +149,13 @@ export class PageActions {
   }
 
   /** Navigate, and turn what stopped the page from loading into words (502). */
-  async #open(page: ActionPage, req: Common): Promise<Landed> {
+  async #open(page: ActionPage, req: Common, browser: Chromium): Promise<Landed> {
     let landed: Landed;
     try {
       landed = await page.navigate(req.url, req.waitUntil);
     } catch (err) {
       if (!(err instanceof NavigationFailed)) throw err;
-      throw new BadGateway(`could not open ${req.url}: ${await this.#why(err, req.url)}`);
+      throw new BadGateway(`could not open ${req.url}: ${await this.#why(err, req.url, browser)}`);
     }
     // Only a plain-http answer can be the egress proxy's own (docs/api.md, "Network egress").
     const refusal = landed.finalUrl.startsWith('http:') ? landed.headers['x-periscope-egress'] : undefined;
@@ -159,16 +165,25 @@ export class PageActions {
         'denied-address': 'refused by the egress policy',
         unresolved: 'the name did not resolve',
         unreachable: 'the site did not answer',
+        'proxy-denied': 'your proxy is refused by the egress policy',
+        'proxy-auth': 'your proxy refused the login',
+        'proxy-refused': 'your proxy refused the connection',
+        'proxy-unreachable': 'your proxy did not answer',
       };
       throw new BadGateway(`could not open ${req.url}: ${what[refusal as keyof typeof what] ?? refusal}${detail ? ` (${detail})` : ''}`);
     }
     return landed;
   }
 
-  async #why(err: NavigationFailed, url: string): Promise<string> {
+  async #why(err: NavigationFailed, url: string, browser: Chromium): Promise<string> {
     const code = err.errorText;
-    if (code === 'net::ERR_TUNNEL_CONNECTION_FAILED' || code === 'net::ERR_PROXY_CONNECTION_FAILED')
-      return `${code}: ${await this.#deps.explainUnreachable(new URL(url).hostname).catch(() => 'the egress proxy did not connect it')}`;
+    if (code === 'net::ERR_TUNNEL_CONNECTION_FAILED' || code === 'net::ERR_PROXY_CONNECTION_FAILED') {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      // Through the tenant's own proxy, the instance remembers why its last connection there failed.
+      const why =
+        browser.egressFailure(host) ?? (await this.#deps.explainUnreachable(host).catch(() => 'the egress proxy did not connect it'));
+      return `${code}: ${why}`;
+    }
     if (code === 'net::ERR_ABORTED') return `${code}: the address did not open as a page (a download, or the page navigated away at once)`;
     return code;
   }

@@ -7,6 +7,8 @@ import type { Readable, Writable } from 'node:stream';
 import { CdpPipe } from '#shared/cdp/pipe.ts';
 import { CdpMux } from './cdp-mux.ts';
 import type { InstanceFolders as PolicyFolders } from './cdp-policy.ts';
+import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
+import type { InstanceEgress } from './egress/proxy.ts';
 import type { ChromiumExecutable } from './executable.ts';
 import { createInstanceFolders, promoteInstanceFolders, removeInstanceFolders, type InstanceFolders } from './instance-folders.ts';
 import { InstanceCgroups, type CgroupSupport, type Limits } from './sandbox/cgroups.ts';
@@ -33,8 +35,11 @@ export type LaunchOptions = {
   /** DATA_DIR/browsers: one folder per instance. */
   instancesDir: string;
   isolation: Isolation;
-  /** The instance's way out: a Unix socket path (sandbox) or an http://127.0.0.1:PORT proxy (single-tenant). */
-  egress: { serveInstance(socketPath: string, instance: string): Promise<() => Promise<void>>; url: string };
+  /**
+   * The instance's way out, a listener of its own on the egress proxy: a Unix socket (sandbox) or a
+   * loopback port (single-tenant, `socketPath` null).
+   */
+  egress: { serveInstance(socketPath: string | null, instance: string): Promise<InstanceEgress> };
   timeoutMs: number;
   viewport?: { width: number; height: number };
 };
@@ -101,7 +106,7 @@ type Teardown = {
   cgroups: InstanceCgroups | null;
   uid: number | null;
   uids: UidPool | null;
-  closeEgress: () => Promise<void>;
+  egress: InstanceEgress | null;
 };
 
 /** How a started process becomes a Chromium: set by Chromium, used by PreparedLaunch (its constructor stays private). */
@@ -183,6 +188,20 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     return this.#teardown.cgroups?.folders ?? [];
   }
 
+  /**
+   * Send the browser's traffic through the tenant's own proxy (after the egress proxy), or straight
+   * out with null. Set before the browser is handed to its client: a warm browser has opened nothing yet.
+   */
+  routeThrough(proxy: UpstreamProxy | null): void {
+    if (!this.#teardown.egress) throw new Error('the instance has no egress listener of its own');
+    this.#teardown.egress.routeThrough(proxy);
+  }
+
+  /** Why the last connection to `host` through the tenant's proxy failed, if it did. */
+  egressFailure(host: string): string | undefined {
+    return this.#teardown.egress?.failure(host);
+  }
+
   /** Prepare a launch and start it at once (PreparedLaunch says what each step does). */
   static async launch(options: LaunchOptions): Promise<Chromium> {
     return (await PreparedLaunch.make(options)).start();
@@ -252,15 +271,15 @@ export class PreparedLaunch {
       cgroups: null,
       uid,
       uids: sandboxed ? isolation.uids : null,
-      closeEgress: async () => {},
+      egress: null,
     };
     let child: ChildProcess | null = null;
     const stderrTail: string[] = [];
     try {
       const folders = await createInstanceFolders(options.instancesDir, uid, { prepared: true });
       teardown.folders = folders;
+      teardown.egress = await options.egress.serveInstance(sandboxed ? `${folders.run}/egress.sock` : null, folders.name);
       if (sandboxed) {
-        teardown.closeEgress = await options.egress.serveInstance(`${folders.run}/egress.sock`, folders.name);
         if (isolation.cgroups) teardown.cgroups = await InstanceCgroups.create(isolation.cgroups, folders.name, isolation.limits);
         child = spawnSandboxed({
           tools: isolation.tools,
@@ -308,7 +327,11 @@ export class PreparedLaunch {
         this.#child = spawn(
           o.executable.path,
           [
-            ...chromiumArgs({ profileDir: `${folders.home}/profile`, proxyUrl: o.egress.url, noSandbox: process.getuid?.() === 0 }),
+            ...chromiumArgs({
+              profileDir: `${folders.home}/profile`,
+              proxyUrl: this.#teardown.egress?.url ?? '',
+              noSandbox: process.getuid?.() === 0,
+            }),
             ...startArgs(window),
           ],
           {
@@ -467,7 +490,7 @@ async function destroy(child: ChildProcess | null, t: Teardown): Promise<void> {
   }
   if (t.uid !== null) await killUids(t.uid, t.uid + 1);
   await t.cgroups?.remove();
-  await t.closeEgress().catch(() => {});
+  await t.egress?.close().catch(() => {});
   if (t.folders) await removeInstanceFolders(t.folders);
   if (t.uid !== null) t.uids?.release(t.uid);
 }

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFound, ServiceUnavailable, TooManyRequests, type DomainError } from '#shared/errors.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { BROWSER_ID_PREFIX, type EndReason } from '#shared/protocol/start.ts';
+import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import type { Chromium } from './chromium.ts';
 import type { BrowserPool } from './pool.ts';
 import { StartQueue } from './start-queue.ts';
@@ -130,12 +131,18 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's). With
    * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
    * instead of being refused at once; `signal` takes it out of the queue (its client went away).
+   * With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
    */
   provision(
     key: ApiKey,
-    { lifetimeMs, queueMs = 0, signal }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal } = {},
+    {
+      lifetimeMs,
+      queueMs = 0,
+      signal,
+      upstream = null,
+    }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal; upstream?: UpstreamProxy | null } = {},
   ): Promise<Instance> {
-    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal });
+    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal }, upstream);
     this.#provisioning.add(provisioning);
     void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
     return provisioning;
@@ -194,10 +201,12 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     }
   }
 
-  async #provision(key: ApiKey, lifetimeMs: number, queue: QueueOptions): Promise<Instance> {
+  async #provision(key: ApiKey, lifetimeMs: number, queue: QueueOptions, upstream: UpstreamProxy | null): Promise<Instance> {
     const { admission } = this.#opts;
     const t0 = performance.now();
     const { id, taken } = await this.#acquire(key, queue);
+    // Before anyone holds the browser: a warm one has opened no connection yet.
+    if (upstream) taken.browser.routeThrough(upstream);
     const instance: Instance = { id, keyId: key.id, browser: taken.browser, createdAt: new Date() };
     this.#reserve(key.id, -1); // the instance takes the room from here on: no await before it is registered
     if (this.#closing) {

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { ValidationFailed } from '#shared/errors.ts';
 import { parseActionBody, type PageAction } from '#shared/protocol/actions.ts';
+import { PROXY_HEADER, parseUpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { Handler } from '../../http/router.ts';
 import type { ServiceContext } from '../context.ts';
@@ -23,13 +25,16 @@ export const pageAction = (ctx: ServiceContext, action: PageAction): Handler =>
     failure: `page action ${action} failed`,
     answer: async (res, { key, text, limitHeaders, gone }) => {
       const started = performance.now();
+      const proxy = parseUpstreamProxy(res.req.headers[PROXY_HEADER]);
+      if (!proxy.ok) throw new ValidationFailed(proxy.issues, 'the X-Browser-Proxy header breaks the rules');
+      const route = { upstream: proxy.proxy };
       if (action === 'fetch') {
-        sendJson(res, 200, await ctx.actions.fetch(key, parseActionBody('fetch', text), gone), limitHeaders);
+        sendJson(res, 200, await ctx.actions.fetch(key, parseActionBody('fetch', text), gone, route), limitHeaders);
       } else if (action === 'screenshot') {
         const request = parseActionBody('screenshot', text);
-        sendBytes(res, await ctx.actions.screenshot(key, request, gone), `image/${request.format}`, limitHeaders);
+        sendBytes(res, await ctx.actions.screenshot(key, request, gone, route), `image/${request.format}`, limitHeaders);
       } else {
-        sendBytes(res, await ctx.actions.pdf(key, parseActionBody('pdf', text), gone), 'application/pdf', limitHeaders);
+        sendBytes(res, await ctx.actions.pdf(key, parseActionBody('pdf', text), gone, route), 'application/pdf', limitHeaders);
       }
       ctx.metrics.actionSeconds.observe({ action }, (performance.now() - started) / 1000);
     },

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BadRequest, ValidationFailed } from '#shared/errors.ts';
 import type { Instance } from '#service/browser/fleet.ts';
 import { authenticate } from '#service/keys/auth.ts';
+import { PROXY_HEADER, parseUpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import { checkStartOptions, START_CLOSE, START_MAX_CLIENT_MESSAGE_BYTES, type EndReason } from '#shared/protocol/start.ts';
 import { rejectUpgrade } from '../../http/respond.ts';
 import type { ServiceContext } from '../context.ts';
@@ -41,8 +42,11 @@ export class StartSockets {
         this.#ctx.config.browser.maxLifetimeMs / 1000,
       );
       if (!asked.ok) throw new ValidationFailed(asked.issues, 'the /start options break the rules');
+      const proxy = parseUpstreamProxy(req.headers[PROXY_HEADER]);
+      if (!proxy.ok) throw new ValidationFailed(proxy.issues, 'the X-Browser-Proxy header breaks the rules');
       const { lifetimeSeconds, queueSeconds } = asked.options;
       instance = await this.#ctx.fleet.provision(key, {
+        upstream: proxy.proxy,
         ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
         ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
       });

@@ -74,14 +74,18 @@ _ACTION_DEFAULT_S = 30.0
 _ANSWER_ROOM_S = 10.0
 
 
-def _page_action(path: str, parse: Any, body: Dict[str, Any]) -> Call[Any]:
+def _page_action(path: str, parse: Any, body: Dict[str, Any], proxy: Optional[str] = None) -> Call[Any]:
     sent = {k: v for k, v in body.items() if v is not None}
     works_for = (sent.get("timeoutMs", _ACTION_DEFAULT_S * 1000) / 1000) + _ANSWER_ROOM_S
+    headers = {"Content-Type": "application/json"}
+    if proxy is not None:
+        # The call's browser's own upstream proxy travels as a header, never in the body.
+        headers["X-Browser-Proxy"] = proxy
     return Call(
         "POST",
         path,
         parse,
-        headers={"Content-Type": "application/json"},
+        headers=headers,
         body=json.dumps(sent, ensure_ascii=False).encode("utf-8"),
         works_for=works_for,
     )
@@ -93,9 +97,10 @@ def fetch_page(
     format: Optional[str] = None,
     wait_until: Optional[str] = None,
     timeout_ms: Optional[int] = None,
+    proxy: Optional[str] = None,
 ) -> Call[FetchResponse]:
     body = {"url": url, "format": format, "waitUntil": wait_until, "timeoutMs": timeout_ms}
-    return _page_action("/v0/fetch", lambda r: FetchResponse.from_json(r.json()), body)
+    return _page_action("/v0/fetch", lambda r: FetchResponse.from_json(r.json()), body, proxy)
 
 
 def screenshot(
@@ -107,6 +112,7 @@ def screenshot(
     viewport: Optional[Tuple[int, int]] = None,
     wait_until: Optional[str] = None,
     timeout_ms: Optional[int] = None,
+    proxy: Optional[str] = None,
 ) -> Call[bytes]:
     body = {
         "url": url,
@@ -117,7 +123,7 @@ def screenshot(
         "waitUntil": wait_until,
         "timeoutMs": timeout_ms,
     }
-    return _page_action("/v0/screenshot", _bytes, body)
+    return _page_action("/v0/screenshot", _bytes, body, proxy)
 
 
 def pdf(
@@ -131,6 +137,7 @@ def pdf(
     page_ranges: Optional[str] = None,
     wait_until: Optional[str] = None,
     timeout_ms: Optional[int] = None,
+    proxy: Optional[str] = None,
 ) -> Call[bytes]:
     body = {
         "url": url,
@@ -143,7 +150,7 @@ def pdf(
         "waitUntil": wait_until,
         "timeoutMs": timeout_ms,
     }
-    return _page_action("/v0/pdf", _bytes, body)
+    return _page_action("/v0/pdf", _bytes, body, proxy)
 
 
 # --- one browser: /json/version and its files ---------------------------------------------------

@@ -107,10 +107,11 @@ class AsyncPeriscope:
         format: Optional[str] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> FetchResponse:
         """``POST /v0/fetch``: a page as a real browser rendered it, its main content as Markdown
         (``format="html"`` or ``"text"`` for those), its title and links, in one call."""
-        return await self._http.call(api.fetch_page(url, format=format, wait_until=wait_until, timeout_ms=timeout_ms))
+        return await self._http.call(api.fetch_page(url, format=format, wait_until=wait_until, timeout_ms=timeout_ms, proxy=proxy))
 
     async def screenshot(
         self,
@@ -122,6 +123,7 @@ class AsyncPeriscope:
         viewport: Optional[Tuple[int, int]] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> bytes:
         """``POST /v0/screenshot``: the page's PNG (or ``format="jpeg"``) bytes; ``viewport=(width, height)``."""
         return await self._http.call(
@@ -133,6 +135,7 @@ class AsyncPeriscope:
                 viewport=viewport,
                 wait_until=wait_until,
                 timeout_ms=timeout_ms,
+                proxy=proxy,
             )
         )
 
@@ -148,6 +151,7 @@ class AsyncPeriscope:
         page_ranges: Optional[str] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> bytes:
         """``POST /v0/pdf``: the page printed as PDF bytes (paper ``format`` such as ``"a4"``, margins in inches)."""
         return await self._http.call(
@@ -161,6 +165,7 @@ class AsyncPeriscope:
                 page_ranges=page_ranges,
                 wait_until=wait_until,
                 timeout_ms=timeout_ms,
+                proxy=proxy,
             )
         )
 

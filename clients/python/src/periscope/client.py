@@ -111,10 +111,11 @@ class Periscope:
         format: Optional[str] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> FetchResponse:
         """``POST /v0/fetch``: a page as a real browser rendered it, its main content as Markdown
         (``format="html"`` or ``"text"`` for those), its title and links, in one call."""
-        return self._http.call(api.fetch_page(url, format=format, wait_until=wait_until, timeout_ms=timeout_ms))
+        return self._http.call(api.fetch_page(url, format=format, wait_until=wait_until, timeout_ms=timeout_ms, proxy=proxy))
 
     def screenshot(
         self,
@@ -126,6 +127,7 @@ class Periscope:
         viewport: Optional[Tuple[int, int]] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> bytes:
         """``POST /v0/screenshot``: the page's PNG (or ``format="jpeg"``) bytes; ``viewport=(width, height)``."""
         return self._http.call(
@@ -137,6 +139,7 @@ class Periscope:
                 viewport=viewport,
                 wait_until=wait_until,
                 timeout_ms=timeout_ms,
+                proxy=proxy,
             )
         )
 
@@ -152,6 +155,7 @@ class Periscope:
         page_ranges: Optional[str] = None,
         wait_until: Optional[str] = None,
         timeout_ms: Optional[int] = None,
+        proxy: Optional[str] = None,
     ) -> bytes:
         """``POST /v0/pdf``: the page printed as PDF bytes (paper ``format`` such as ``"a4"``, margins in inches)."""
         return self._http.call(
@@ -165,6 +169,7 @@ class Periscope:
                 page_ranges=page_ranges,
                 wait_until=wait_until,
                 timeout_ms=timeout_ms,
+                proxy=proxy,
             )
         )
 

@@ -175,7 +175,7 @@ describe('EgressProxy', () => {
       );
       assert.equal((await viaProxy(target.url)).body, 'connection 3', 'nor does the TCP listener');
     } finally {
-      await Promise.all(stops.map((stop) => stop()));
+      await Promise.all(stops.map((served) => served.close()));
       target.server.closeAllConnections();
       target.server.close();
       await rm(dir, { recursive: true, force: true });

@@ -12,8 +12,10 @@ import { chmod, rm } from 'node:fs/promises';
 import { connect, createServer as createNetServer, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import type { EgressPolicy } from './policy.ts';
-import { EGRESS_HEADER_PREFIX, refusalAnswer } from './refusal.ts';
+import { EGRESS_HEADER_PREFIX, refusalAnswer, type EgressRefusal } from './refusal.ts';
+import { openThrough, UpstreamFailed } from './upstream.ts';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -37,8 +39,12 @@ const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 /** A pool of kept-alive upstream connections, as Node's global one (the newest idle connection is reused first). */
 const keptAlive = () => new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
 
-/** Why a connection was refused: the address is one the policy denies, or the name did not resolve. */
-export type RefusalReason = 'denied_address' | 'unresolved';
+/**
+ * Why a connection was refused: the address is one the policy denies, or the name did not resolve;
+ * or, through a tenant's own proxy, the proxy's address is one the policy denies, the proxy refused
+ * the login, refused the connection, or could not be reached.
+ */
+export type RefusalReason = 'denied_address' | 'unresolved' | 'proxy_denied' | 'proxy_auth' | 'proxy_refused' | 'proxy_unreachable';
 
 export class EgressDenied extends Error {
   readonly reason: RefusalReason;
@@ -51,7 +57,45 @@ export class EgressDenied extends Error {
   }
 }
 
-export type EgressProxyOptions = { resolve?: Resolver; onRefused?: (reason: RefusalReason) => void };
+/** The tenant's proxy is at an address the policy refuses. */
+export class ProxyDenied extends Error {}
+
+/** What an instance's way out is, for the browser that holds it (chromium.ts). */
+export type InstanceEgress = {
+  /** `http://127.0.0.1:PORT` when served on a TCP port of its own; '' on a Unix socket. */
+  readonly url: string;
+  /** From now on, leave through the tenant's proxy (or straight out again, with null); open connections are cut. */
+  routeThrough(proxy: UpstreamProxy | null): void;
+  /** Why the last connection to `host` through the tenant's proxy failed, if it did. */
+  failure(host: string): string | undefined;
+  /** Stop serving the instance and cut its open connections. */
+  close(): Promise<void>;
+};
+
+/** One instance's way out: its own kept-alive connections, and its tenant's proxy if it named one. */
+class InstanceRoute {
+  readonly agent = keptAlive();
+  upstream: UpstreamProxy | null = null;
+  readonly #failures = new Map<string, string>();
+
+  remember(host: string, why: string): void {
+    this.#failures.delete(host);
+    this.#failures.set(host, why);
+    // A few hosts are enough to explain the page's last failures.
+    if (this.#failures.size > 32) this.#failures.delete(this.#failures.keys().next().value as string);
+  }
+
+  failure(host: string): string | undefined {
+    return this.#failures.get(host);
+  }
+}
+
+export type EgressProxyOptions = {
+  resolve?: Resolver;
+  onRefused?: (reason: RefusalReason) => void;
+  /** How long connecting to and logging in at a tenant's proxy may take. */
+  upstreamTimeoutMs?: number;
+};
 
 /**
  * The forward proxy every remote browser is started behind. It resolves each destination itself
@@ -66,18 +110,21 @@ export class EgressProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
   /**
-   * Kept-alive upstream connections, one pool per instance (by the connection its browser came in
-   * on): a connection one tenant opened, and perhaps authenticated (NTLM, Negotiate), is never
-   * handed to another. The pool of the TCP listener serves single-tenant mode.
+   * Each instance's route, by the connection its browser came in on: its own pool of kept-alive
+   * upstream connections (a connection one tenant opened, and perhaps authenticated with NTLM or
+   * Negotiate, is never handed to another) and its tenant's own proxy, if any. Every instance has a
+   * listener of its own; the shared TCP listener and its pool serve only callers without one.
    */
-  readonly #agents = new WeakMap<Duplex, Agent>();
+  readonly #routes = new WeakMap<Duplex, InstanceRoute>();
   readonly #sharedAgent = keptAlive();
+  readonly #upstreamTimeoutMs: number;
   #port = 0;
 
   constructor(policy: EgressPolicy, log: Logger, options: EgressProxyOptions = {}) {
     this.#policy = policy;
     this.#resolve = options.resolve ?? systemResolver;
     this.#onRefused = options.onRefused ?? (() => {});
+    this.#upstreamTimeoutMs = options.upstreamTimeoutMs ?? 15_000;
     this.#log = log;
     this.#server = createServer((req, res) => void this.#forward(req, res));
     this.#server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#tunnel(req, socket, head));
@@ -104,30 +151,42 @@ export class EgressProxy {
   }
 
   /**
-   * Also serve one sandboxed instance on a Unix socket of its own (the only way out of its network
-   * namespace). Returns the function that stops serving it and cuts its open connections.
+   * Also serve one instance on a listener of its own: a Unix socket (a sandboxed instance's only
+   * way out of its network namespace), or, with `socketPath` null, a loopback TCP port (single-tenant
+   * mode). Its connections are told apart from every other instance's by that listener alone.
    */
-  async serveInstance(socketPath: string, instance: string): Promise<() => Promise<void>> {
+  async serveInstance(socketPath: string | null, instance: string): Promise<InstanceEgress> {
     const mine = new Set<Socket>();
-    const agent = keptAlive();
+    const route = new InstanceRoute();
     const server = createNetServer((socket) => {
       mine.add(socket);
       socket.once('close', () => mine.delete(socket));
-      this.#agents.set(socket, agent);
+      this.#routes.set(socket, route);
       this.#server.emit('connection', socket);
     });
-    await rm(socketPath, { force: true });
+    if (socketPath) await rm(socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(socketPath, () => resolve());
+      if (socketPath) server.listen(socketPath, () => resolve());
+      else server.listen(0, '127.0.0.1', () => resolve());
     });
     // The instance runs as its own uid: it must be able to connect.
-    await chmod(socketPath, 0o666);
+    if (socketPath) await chmod(socketPath, 0o666);
     this.#log.debug({ instance }, 'egress socket open');
-    return async () => {
-      for (const s of mine) s.destroy();
-      agent.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    return {
+      url: socketPath ? '' : `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      routeThrough: (proxy) => {
+        route.upstream = proxy;
+        // A connection the browser opened before (a warm one should have none) is cut: every
+        // connection from now on takes the new route, none is left going around it.
+        for (const s of mine) s.destroy();
+      },
+      failure: (host) => route.failure(host),
+      close: async () => {
+        for (const s of mine) s.destroy();
+        route.agent.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
     };
   }
 
@@ -168,8 +227,39 @@ export class EgressProxy {
    * private address is the tenant's business, and a busy host would fill its log with them.
    */
   #refused(host: string, err: unknown): void {
-    this.#onRefused(err instanceof EgressDenied ? err.reason : 'unresolved');
+    this.#onRefused(
+      err instanceof EgressDenied
+        ? err.reason
+        : err instanceof ProxyDenied
+          ? 'proxy_denied'
+          : err instanceof UpstreamFailed
+            ? (err.kind.replace('-', '_') as RefusalReason)
+            : 'unresolved',
+    );
     this.#log.debug({ host, reason: (err as Error).message }, 'egress refused');
+  }
+
+  /**
+   * A connection to `host:port` through the instance's own proxy. The destination is judged where
+   * it can be: an address, or a name that resolves here to one the policy refuses, is refused (a
+   * name that does not resolve here is the proxy's to resolve). The proxy's own address is judged
+   * as any destination. Failures are remembered for the instance, to explain a failed page.
+   */
+  async #viaUpstream(route: InstanceRoute, proxy: UpstreamProxy, host: string, port: number): Promise<Duplex> {
+    try {
+      await this.pick(host).catch((err: unknown) => {
+        if (!(err instanceof EgressDenied && err.reason === 'unresolved')) throw err;
+      });
+      const address = await this.pick(proxy.host).catch((err: unknown) => {
+        const detail = err instanceof EgressDenied ? err.detail : (err as Error).message;
+        throw new ProxyDenied(`your proxy ${proxy}: ${detail}`);
+      });
+      return await openThrough(proxy, { host: host.replace(/^\[|\]$/g, ''), port }, { address, timeoutMs: this.#upstreamTimeoutMs });
+    } catch (err) {
+      this.#refused(host, err);
+      route.remember(host.replace(/^\[|\]$/g, ''), explainFailure(err));
+      throw err;
+    }
   }
 
   #track(socket: Duplex): void {
@@ -181,6 +271,8 @@ export class EgressProxy {
     client.on('error', () => client.destroy());
     const target = parseAuthority(req.url ?? '');
     if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    const route = this.#routes.get(client);
+    if (route?.upstream) return this.#tunnelUpstream(route, route.upstream, target, client, head);
     let address: string;
     try {
       address = await this.pick(target.host);
@@ -206,6 +298,32 @@ export class EgressProxy {
     upstream.once('close', () => client.destroy());
   }
 
+  /** CONNECT through the tenant's proxy. A refused one is a 502, which Chromium shows as a failed tunnel. */
+  async #tunnelUpstream(
+    route: InstanceRoute,
+    proxy: UpstreamProxy,
+    target: { host: string; port: number },
+    client: Duplex,
+    head: Buffer,
+  ): Promise<void> {
+    let upstream: Duplex;
+    try {
+      upstream = await this.#viaUpstream(route, proxy, target.host, target.port);
+    } catch {
+      return void client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    }
+    this.#track(upstream);
+    if (client.destroyed) return void upstream.destroy();
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) upstream.write(head);
+    upstream.on('error', () => client.destroy());
+    upstream.pipe(client);
+    client.pipe(upstream);
+    upstream.resume();
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  }
+
   async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL;
     try {
@@ -215,13 +333,16 @@ export class EgressProxy {
       res.writeHead(400, { 'content-type': 'text/plain' }).end(`bad proxy request: ${(err as Error).message}\n`);
       return;
     }
-    let address: string;
+    const route = this.#routes.get(req.socket);
+    let address = '';
+    let through: Duplex | null = null;
     try {
-      address = await this.pick(url.hostname);
+      if (route?.upstream) through = await this.#viaUpstream(route, route.upstream, url.hostname, Number(url.port || 80));
+      else address = await this.pick(url.hostname);
     } catch (err) {
-      this.#refused(url.hostname, err);
-      const denied = err instanceof EgressDenied && err.reason === 'denied_address';
-      const answer = refusalAnswer(denied ? 'denied-address' : 'unresolved', url.host, err instanceof EgressDenied ? err.detail : '');
+      // Through the tenant's proxy, #viaUpstream has counted and logged the refusal already.
+      if (!route?.upstream) this.#refused(url.hostname, err);
+      const answer = refusalAnswer(refusalOf(err), url.host, err instanceof EgressDenied ? err.detail : (err as Error).message);
       res.writeHead(answer.status, answer.headers).end(answer.body);
       return;
     }
@@ -229,18 +350,22 @@ export class EgressProxy {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
-    const agent = this.#agents.get(req.socket) ?? this.#sharedAgent;
+    const agent = route?.agent ?? this.#sharedAgent;
     const withBody = hasBody(req);
     const send = (retry: boolean): ClientRequest => {
       const upstream = httpRequest({
-        agent,
-        host: address,
+        // Through the tenant's proxy: the one tunnel opened for this request, not kept alive. (No
+        // `agent` beside it: `agent: false` would make a fresh Agent and connect straight to the site.)
+        ...(through ? { createConnection: () => through as Socket } : { agent }),
+        host: address || url.hostname,
         port: url.port || 80,
         method: req.method,
         path: url.pathname + url.search,
         headers,
         setHost: false,
       });
+      // The tunnel comes paused (upstream.ts); it flows once the request reads from it.
+      if (through) upstream.once('socket', (socket) => socket.resume());
       upstream.on('response', (up) => {
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(up.headers)) {
@@ -256,7 +381,7 @@ export class EgressProxy {
         // a new one, as browsers do, when it has no body (so nothing of it was lost).
         if (retry && upstream.reusedSocket && STALE_CONNECTION.has(err.code ?? '') && !res.destroyed)
           return void (current = send(false)).end();
-        const answer = refusalAnswer('unreachable', url.host, `${address}: ${err.code ?? err.message}`);
+        const answer = refusalAnswer('unreachable', url.host, `${address || `through ${route?.upstream}`}: ${err.code ?? err.message}`);
         res.writeHead(answer.status, answer.headers).end(answer.body);
       });
       return upstream;
@@ -273,6 +398,22 @@ export class EgressProxy {
       current.end();
     }
   }
+}
+
+/** The refusal page's kind for a failure through the tenant's proxy. */
+function refusalOf(err: unknown): EgressRefusal {
+  if (err instanceof ProxyDenied) return 'proxy-denied';
+  if (err instanceof UpstreamFailed) return err.kind;
+  if (err instanceof EgressDenied) return err.reason === 'unresolved' ? 'unresolved' : 'denied-address';
+  return 'proxy-unreachable';
+}
+
+/** A failure through the tenant's proxy in words (never its credentials: no message here holds them). */
+function explainFailure(err: unknown): string {
+  if (err instanceof ProxyDenied) return `refused by the egress policy: ${err.message}`;
+  if (err instanceof UpstreamFailed) return `your proxy failed: ${err.message}`;
+  if (err instanceof EgressDenied) return err.reason === 'unresolved' ? err.message : `refused by the egress policy: ${err.detail}`;
+  return 'your proxy could not be used';
 }
 
 /** Whether a request carries a body (which, once sent, cannot be sent again). */

@@ -4,7 +4,15 @@
  * (`X-Periscope-Egress`, `X-Periscope-Egress-Detail`; docs/api.md, "Egress"). A refused https
  * connection cannot carry either: Chromium shows no answer to a refused CONNECT.
  */
-export type EgressRefusal = 'denied-address' | 'unresolved' | 'unreachable';
+export type EgressRefusal =
+  | 'denied-address'
+  | 'unresolved'
+  | 'unreachable'
+  // Through the tenant's own proxy (X-Browser-Proxy, decision 0104).
+  | 'proxy-denied'
+  | 'proxy-auth'
+  | 'proxy-refused'
+  | 'proxy-unreachable';
 
 /** Every header of the proxy's own starts so; the proxy removes them from the answers it forwards. */
 export const EGRESS_HEADER_PREFIX = 'x-periscope-egress';
@@ -26,6 +34,28 @@ const WORDS: Record<EgressRefusal, { status: number; title: string; explain: str
     status: 502,
     title: 'The site did not answer',
     explain: 'The browser service could not connect to it: the site may be down, or not accept connections on that port.',
+  },
+  'proxy-denied': {
+    status: 403,
+    title: 'Your proxy is blocked by the egress policy',
+    explain:
+      'The proxy named in X-Browser-Proxy is at a loopback, private, link-local or reserved address, or on the machine the browser service runs on. ' +
+      'The operator of the service can allow an address or range with BROWSER_EGRESS_ALLOW.',
+  },
+  'proxy-auth': {
+    status: 502,
+    title: 'Your proxy refused the login',
+    explain: 'The proxy named in X-Browser-Proxy did not accept its user name and password. Check them.',
+  },
+  'proxy-refused': {
+    status: 502,
+    title: 'Your proxy refused the connection',
+    explain: 'The proxy named in X-Browser-Proxy would not connect to this site.',
+  },
+  'proxy-unreachable': {
+    status: 502,
+    title: 'Your proxy did not answer',
+    explain: 'The browser service could not connect to the proxy named in X-Browser-Proxy: it may be down, or not listen on that port.',
   },
 };
 
