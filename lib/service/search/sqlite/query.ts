@@ -220,7 +220,10 @@ export class IndexReader {
     this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
-    if (version !== this.#keptVersion) this.#described.clear();
+    if (version !== this.#keptVersion) {
+      this.#described.clear();
+      this.#speller.clear();
+    }
     if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }

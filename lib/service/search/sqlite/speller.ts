@@ -5,8 +5,13 @@ import { FtsTokenizer } from './tokenizer.ts';
 
 /** At most this many words of one query are corrected (the rest are searched as typed). */
 const MAX_CORRECTED = 3;
+/** Misspelt words whose corrections considered are remembered (a few kilobytes each). */
+const WORDS_KEPT = 2000;
 
 type Word = { concept: number; part: string; term: string };
+type Options = Map<string, { edit: Edit; spelling: string | null }>;
+/** The corrections considered for a misspelt word, and those of them the index holds. */
+type Considered = { options: Options; held: string[] };
 
 /** A word is corrected when it has enough letters and is not a number. */
 const correctable = (w: Word) => w.term !== '' && (w.part.match(/\p{L}/gu)?.length ?? 0) >= MIN_CORRECTED_LENGTH;
@@ -26,10 +31,18 @@ export class Speller {
   readonly #tokenizer = new FtsTokenizer(20_000);
   /** The corrections considered for the word being corrected: the edit behind each term, and
    * the word to show for it once known. */
-  #options = new Map<string, { edit: Edit; spelling: string | null }>();
+  #options: Options = new Map();
+  /** What was considered for each misspelt word (by word as typed and its term), while the index
+   * stays the same: its edits and which of them the index holds do not depend on the query. */
+  readonly #considered = new Map<string, Considered>();
 
   constructor(stage: PostingsStage) {
     this.#stage = stage;
+  }
+
+  /** Forgets what was considered (the index changed). */
+  clear(): void {
+    this.#considered.clear();
   }
 
   /** The corrections (lower-case word as typed -> corrected word), empty when there is none. */
@@ -77,19 +90,8 @@ export class Speller {
    * the mistake into the ending: `diaonal` is not one edit from `diagon`, `diagonal`'s term).
    */
   #correction(w: Word, context: Uint32Array | null, ident: readonly string[] | null): string | null {
-    const options = (this.#options = new Map<string, { edit: Edit; spelling: string | null }>());
-    const offer = (term: string, edit: Edit, spelling: string | null) => {
-      const seen = options.get(term);
-      if (term !== w.term && (!seen || likelihood(edit) > likelihood(seen.edit))) options.set(term, { edit, spelling });
-    };
-    for (const e of editsOf(w.term)) offer(e.text, e, null);
-    const typed = typistEdits(w.part);
-    this.#tokenizer.learn(typed.map((e) => e.text));
-    for (const e of typed) {
-      const terms = this.#tokenizer.terms(e.text);
-      if (terms.length === 1) offer(terms[0] as string, e, e.text);
-    }
-    const held = this.#stage.held([...options.keys()]);
+    const { options, held } = this.#consider(w);
+    this.#options = options;
     if (!held.length) return null;
     let candidates: Candidate[] = [];
     for (const [term, list] of this.#stage.lists(held)) {
@@ -108,6 +110,29 @@ export class Speller {
     }
     const best = bestCandidate(candidates);
     return best ? this.#spellingOf(w, best.term) : null;
+  }
+
+  /** The corrections considered for a word, and those the index holds (remembered). */
+  #consider(w: Word): Considered {
+    const key = `${w.part}\u0000${w.term}`;
+    const kept = this.#considered.get(key);
+    if (kept) return kept;
+    const options: Options = new Map();
+    const offer = (term: string, edit: Edit, spelling: string | null) => {
+      const seen = options.get(term);
+      if (term !== w.term && (!seen || likelihood(edit) > likelihood(seen.edit))) options.set(term, { edit, spelling });
+    };
+    for (const e of editsOf(w.term)) offer(e.text, e, null);
+    const typed = typistEdits(w.part);
+    this.#tokenizer.learn(typed.map((e) => e.text));
+    for (const e of typed) {
+      const terms = this.#tokenizer.terms(e.text);
+      if (terms.length === 1) offer(terms[0] as string, e, e.text);
+    }
+    const considered = { options, held: this.#stage.held([...options.keys()]) };
+    if (this.#considered.size >= WORDS_KEPT) this.#considered.clear();
+    this.#considered.set(key, considered);
+    return considered;
   }
 
   #spellingOf(w: Word, term: string): string | null {
