@@ -41,11 +41,19 @@ export class StartSockets {
         this.#ctx.config.browser.maxLifetimeMs / 1000,
       );
       if (!asked.ok) throw new ValidationFailed(asked.issues, 'the /start options break the rules');
-      const { lifetimeSeconds, queueSeconds } = asked.options;
-      instance = await this.#ctx.fleet.provision(key, {
-        ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
-        ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
-      });
+      const { lifetimeSeconds, queueSeconds, profile: asksProfile } = asked.options;
+      // A profile in use by another persisting browser is a 409 here, before anything starts.
+      const profile = asksProfile && (await this.#ctx.profiles.use(key.id, asksProfile.name, asksProfile.persist));
+      instance = await this.#ctx.fleet
+        .provision(key, {
+          ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
+          ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
+          ...(profile ? { profile } : {}),
+        })
+        .catch(async (err: unknown) => {
+          await profile?.release();
+          throw err;
+        });
     } catch (err) {
       // A client that gave up while waiting in the queue left nothing to answer, nor behind.
       if (gone.signal.aborted) return;
