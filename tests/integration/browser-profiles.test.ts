@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -17,10 +17,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ProfileSealer } from '#service/profiles/seal.ts';
+import { ProfileFolder } from '#service/profiles/store.ts';
 import { eventually, instancesDir, profileDirs, type StartedBrowser } from '../helpers/browser.ts';
 import { killUids } from '#service/browser/sandbox/uids.ts';
 import { endAndWaitForSave, listProfiles, logIn, startLoginSite, startWith, whoIsLoggedIn } from '../helpers/profiles.ts';
-import { startService, type ServiceProcess } from '../helpers/service.ts';
+import { ROOT, startService, type ServiceProcess } from '../helpers/service.ts';
 
 const SECRET = 'profile-secret-for-tests-only-0123456789';
 
@@ -181,7 +182,7 @@ describe('saved browser profiles', () => {
     await endAndWaitForSave(service.url, token, s, 'sealed');
     const file = join(service.dataDir, 'profiles', createHash('sha256').update(keyId).digest('hex').slice(0, 32), 'p-sealed');
     const stored = readFileSync(file);
-    const plain = new ProfileSealer(SECRET).open(stored, keyId, 'sealed');
+    const plain = new ProfileSealer(SECRET).open(stored, ProfileFolder.ownerTag(keyId), 'sealed');
     // What the check looks for is in the plaintext: it could see it, were it stored as is.
     assert.ok(plain.includes('token-of-carol'));
     assert.equal(stored.includes('token-of-carol'), false);
@@ -226,6 +227,23 @@ describe('saved browser profiles', () => {
         await logIn(node.url, s, site.url, 'grace');
         await node.stop('SIGTERM');
         assert.equal((await s.closed).code, 1001);
+        // The operator rotates the secret while the service is stopped; the next run has only the new one.
+        const NEW = 'rotated-profile-secret-for-tests-0123456789';
+        const rotated = spawnSync(
+          process.execPath,
+          [join(ROOT, 'server/cli/profiles-rotate-secret.ts'), '--new-secret-env', 'NEW_SECRET'],
+          {
+            env: { ...process.env, ...env, NEW_SECRET: NEW },
+            encoding: 'utf8',
+          },
+        );
+        assert.equal(rotated.status, 0, rotated.stderr);
+        assert.match(rotated.stdout, /sealed 1 saved profile\(s\) again/);
+        const ownKeyId = (readdirSync(join(dataDir, 'profiles')).filter((n) => /^[0-9a-f]{32}$/.test(n)) as string[])[0] as string;
+        const stored = readFileSync(join(dataDir, 'profiles', ownKeyId, 'p-kept'));
+        assert.throws(() => new ProfileSealer(SECRET).open(stored, ownKeyId, 'kept'));
+        assert.ok(new ProfileSealer(NEW).open(stored, ownKeyId, 'kept').length > 0);
+        env.PROFILE_ENCRYPTION_SECRET = NEW;
         node = await startService(env);
         const next = await startWith(node.wsUrl, own, 'profile=kept');
         assert.deepEqual(await whoIsLoggedIn(node.url, next, site.url), { cookie: 'session=grace', token: 'token-of-grace' });
@@ -329,7 +347,10 @@ describe('saved browser profiles', () => {
       entries.push(Buffer.from('E'));
       const dir = join(service.dataDir, 'profiles', createHash('sha256').update(keyId).digest('hex').slice(0, 32));
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'p-climber'), new ProfileSealer(SECRET).seal(Buffer.concat(entries), keyId, 'climber'));
+      writeFileSync(
+        join(dir, 'p-climber'),
+        new ProfileSealer(SECRET).seal(Buffer.concat(entries), ProfileFolder.ownerTag(keyId), 'climber'),
+      );
 
       const { status, body } = await refusal('profile=climber');
       assert.equal(status, 500);

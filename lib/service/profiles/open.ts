@@ -20,18 +20,12 @@ export async function openProfiles(
 ): Promise<Profiles> {
   const folder = new ProfileFolder(config.profiles.dir);
   await folder.init();
-  // The seal's key is derived for profiles alone (HKDF with its own label), so sharing the cluster's secret shares no key.
-  let secret = config.profiles.secret ?? config.cluster?.secret ?? null;
-  if (!secret) {
-    const file = join(config.dataDir, 'secrets', 'profile-encryption.secret');
-    const made = loadOrCreateSecret(file);
-    secret = made.secret;
-    if (made.created)
-      o.log.warn(
-        { file },
-        'generated a secret for saved browser profiles; set PROFILE_ENCRYPTION_SECRET in production and keep it out of DATA_DIR',
-      );
-  }
+  const { secret, file, created } = profileSecret(config);
+  if (created)
+    o.log.warn(
+      { file },
+      'generated a secret for saved browser profiles; set PROFILE_ENCRYPTION_SECRET in production and keep it out of DATA_DIR',
+    );
   return new Profiles({
     folder,
     sealer: new ProfileSealer(secret, config.profiles.previousSecrets),
@@ -40,6 +34,33 @@ export async function openProfiles(
     log: o.log,
     onSaved: o.onSaved,
   });
+}
+
+/** Where the generated secret is kept when none is configured. */
+export const profileSecretFile = (dataDir: string): string => join(dataDir, 'secrets', 'profile-encryption.secret');
+
+/**
+ * The secret profiles are sealed with: PROFILE_ENCRYPTION_SECRET; else CLUSTER_SECRET on several
+ * nodes (the seal's key is derived for profiles alone, with its own HKDF label, so no key is
+ * shared); else one generated into DATA_DIR/secrets (`file`, `created` the first time).
+ */
+export function profileSecret(config: ServiceConfig): { secret: string; file: string | null; created: boolean } {
+  const configured = config.profiles.secret ?? config.cluster?.secret;
+  if (configured) return { secret: configured, file: null, created: false };
+  const file = profileSecretFile(config.dataDir);
+  return { ...loadOrCreateSecret(file), file };
+}
+
+/**
+ * Seal every stored profile again with `next` (those `from` opens; the rotation of
+ * PROFILE_ENCRYPTION_SECRET). Run with the service stopped. Returns how many were sealed again;
+ * a profile that does not open stops it with an error, the ones done so far sealed with `next`
+ * (the rotation is run again with the old secret in PROFILE_ENCRYPTION_SECRET_PREVIOUS).
+ */
+export async function resealProfiles(config: ServiceConfig, from: ProfileSealer, next: ProfileSealer): Promise<number> {
+  return new ProfileFolder(config.profiles.dir).resealAll((sealed, owner, name) =>
+    next.isCurrent(sealed) ? null : next.seal(from.open(sealed, owner, name), owner, name),
+  );
 }
 
 /** Read a secret from `file`, or create it (256 random bits, owner-only, exclusively so two processes agree on one). */

@@ -4,7 +4,7 @@ import { DomainError, NotFound } from '#shared/errors.ts';
 import { checkArchive, packProfile, ProfileTooLarge, unpackProfile } from './archive.ts';
 import type { ProfileLocks } from './locks.ts';
 import { ProfileSealer } from './seal.ts';
-import type { ProfileFolder } from './store.ts';
+import { ProfileFolder } from './store.ts';
 
 /** One browser's use of a saved profile, from its /start to its end (docs/decisions/0106-saved-profiles.md). */
 export type ProfileUse = {
@@ -67,7 +67,7 @@ export class Profiles {
     let plain: Buffer | null;
     try {
       const sealed = await folder.read(keyId, name, maxBytes + ProfileSealer.overhead);
-      plain = sealed && sealer.open(sealed, keyId, name);
+      plain = sealed && sealer.open(sealed, ProfileFolder.ownerTag(keyId), name);
       // Checked whole before anything starts, so that a bad one is a clear refusal, not a failed launch.
       if (plain) checkArchive(plain, maxBytes);
     } catch (err) {
@@ -97,7 +97,7 @@ export class Profiles {
     const t0 = performance.now();
     try {
       const packed = await packProfile(profileDir, maxBytes);
-      await folder.write(keyId, name, sealer.seal(packed.data, keyId, name));
+      await folder.write(keyId, name, sealer.seal(packed.data, ProfileFolder.ownerTag(keyId), name));
       if (packed.skipped.length)
         log.warn({ profile: name, keyId, skipped: packed.skipped.slice(0, 20) }, 'left entries out of a saved profile');
       log.info({ profile: name, keyId, bytes: packed.data.length, ms: Math.round(performance.now() - t0) }, 'profile saved');

@@ -6,8 +6,9 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
  * does (decision 0022). A sealed profile reads
  *   "PSP1" | key id (8 bytes) | nonce (12) | ciphertext | tag (16)
  * The key id is a fingerprint of the key, so a keyring of the current and previous secrets opens
- * profiles sealed before a rotation. The associated data names the API key and the profile, so a
- * file moved to another key's or another profile's place fails to open, like any tampering.
+ * profiles sealed before a rotation. The associated data names the API key (by the tag its profiles
+ * are kept under, a hash of its id) and the profile, so a file moved to another key's or another
+ * profile's place fails to open, like any tampering.
  */
 const MAGIC = Buffer.from('PSP1');
 const INFO = 'periscope saved browser profile v1';
@@ -29,7 +30,7 @@ function derive(secret: string): Key {
   return { id: createHash('sha256').update(key).update('key id').digest().subarray(0, 8), key };
 }
 
-const associated = (keyId: string, name: string) => Buffer.from(`${INFO}\0${keyId}\0${name}`, 'utf8');
+const associated = (owner: string, name: string) => Buffer.from(`${INFO}\0${owner}\0${name}`, 'utf8');
 
 export class ProfileSealer {
   readonly #current: Key;
@@ -44,17 +45,17 @@ export class ProfileSealer {
   /** Bytes that sealing adds to a profile. */
   static readonly overhead = HEAD + TAG;
 
-  seal(plain: Buffer, keyId: string, name: string): Buffer {
+  seal(plain: Buffer, owner: string, name: string): Buffer {
     const nonce = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#current.key, nonce);
-    cipher.setAAD(associated(keyId, name));
+    cipher.setAAD(associated(owner, name));
     const body = cipher.update(plain);
     const final = cipher.final();
     return Buffer.concat([MAGIC, this.#current.id, nonce, body, final, cipher.getAuthTag()]);
   }
 
   /** The plaintext, or ProfileSealError when it was altered, moved, or sealed with a secret this configuration does not hold. */
-  open(sealed: Buffer, keyId: string, name: string): Buffer {
+  open(sealed: Buffer, owner: string, name: string): Buffer {
     if (sealed.length < HEAD + TAG || !sealed.subarray(0, MAGIC.length).equals(MAGIC))
       throw new ProfileSealError('not a sealed profile of a known version');
     const id = sealed.subarray(MAGIC.length, MAGIC.length + 8);
@@ -63,7 +64,7 @@ export class ProfileSealer {
     const nonce = sealed.subarray(MAGIC.length + 8, HEAD);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, nonce, { authTagLength: TAG });
-      decipher.setAAD(associated(keyId, name));
+      decipher.setAAD(associated(owner, name));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG));
       return Buffer.concat([decipher.update(sealed.subarray(HEAD, sealed.length - TAG)), decipher.final()]);
     } catch {

@@ -22,8 +22,13 @@ export class ProfileFolder {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
   }
 
+  /** The name a key's profiles are kept under: a hash of its id, also bound into each profile's seal. */
+  static ownerTag(keyId: string): string {
+    return createHash('sha256').update(keyId).digest('hex').slice(0, 32);
+  }
+
   #keyDir(keyId: string): string {
-    return join(this.#dir, createHash('sha256').update(keyId).digest('hex').slice(0, 32));
+    return join(this.#dir, ProfileFolder.ownerTag(keyId));
   }
 
   #file(keyId: string, name: string): string {
@@ -51,7 +56,10 @@ export class ProfileFolder {
 
   /** Replace the profile with `sealed` once it is wholly on disk. */
   async write(keyId: string, name: string, sealed: Buffer): Promise<void> {
-    const dir = this.#keyDir(keyId);
+    await this.#writeAt(this.#keyDir(keyId), `p-${name}`, sealed);
+  }
+
+  async #writeAt(dir: string, file: string, sealed: Buffer): Promise<void> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
     try {
@@ -62,7 +70,7 @@ export class ProfileFolder {
       } finally {
         await fh.close();
       }
-      await rename(tmp, this.#file(keyId, name));
+      await rename(tmp, join(dir, file));
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
@@ -85,6 +93,26 @@ export class ProfileFolder {
       if (st?.isFile()) out.push({ name: file.slice(2), bytes: st.size, updatedAt: st.mtime });
     }
     return out;
+  }
+
+  /**
+   * Every stored profile, for the rotation of the secret: `reseal` gets each one's sealed bytes,
+   * its owner's tag and its name, and returns new bytes (written in its place) or null (kept).
+   */
+  async resealAll(reseal: (sealed: Buffer, ownerTag: string, name: string) => Buffer | null): Promise<number> {
+    let count = 0;
+    for (const tag of (await readdir(this.#dir).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{32}$/.test(n)).sort()) {
+      const dir = join(this.#dir, tag);
+      for (const file of (await readdir(dir)).filter((n) => n.startsWith('p-')).sort()) {
+        const fh = await open(join(dir, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const sealed = await fh.readFile().finally(() => fh.close());
+        const next = reseal(sealed, tag, file.slice(2));
+        if (!next) continue;
+        await this.#writeAt(dir, file, next);
+        count++;
+      }
+    }
+    return count;
   }
 
   /** True when there was one to remove. */
