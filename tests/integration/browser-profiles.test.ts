@@ -189,6 +189,31 @@ describe('saved browser profiles', () => {
     assert.equal(stored.includes('carol'), false);
   });
 
+  it('saves a browser started without a profile when it is stopped with saveAs (the portal\'s "Stop and save as profile")', async () => {
+    const plain = await startWith(service.wsUrl, token, '');
+    await logIn(service.url, plain, site.url, 'henry');
+    const stop = (id: string, saveAs: string) =>
+      fetch(`${service.url}/v0/browsers/${id}?saveAs=${encodeURIComponent(saveAs)}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const bad = await stop(plain.id, '../up');
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { issues: { field: string }[] }).issues[0]?.field, 'saveAs');
+    const holder = await startWith(service.wsUrl, token, 'profile=held&persist=1');
+    assert.equal((await stop(plain.id, 'held')).status, 409, 'a profile another browser saves into');
+    assert.equal((await stop(holder.id, 'elsewhere')).status, 409, 'a browser that saves into its own profile already');
+    holder.socket.close();
+    assert.equal((await stop(plain.id, 'from-live')).status, 204);
+    assert.equal((await plain.closed).code, 4410);
+    // Answered once saved: listed at once.
+    const listed = (await listProfiles(service.url, token)).find((p) => p.name === 'from-live');
+    assert.ok(listed && !listed.inUse);
+    const next = await startWith(service.wsUrl, token, 'profile=from-live');
+    assert.deepEqual(await whoIsLoggedIn(service.url, next, site.url), { cookie: 'session=henry', token: 'token-of-henry' });
+    next.socket.close();
+  });
+
   describe('whatever ends the browser', () => {
     it('saves when the lifetime ends (4408) and when Chromium crashes (4500)', async () => {
       const timed = await startWith(service.wsUrl, token, 'profile=ends&persist=1&timeout=5');

@@ -230,6 +230,11 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     this.#teardown.keepProfile = keep;
   }
 
+  /** Whether its user data folder is kept when it ends (keepProfileOnEnd was called). */
+  get keepsProfile(): boolean {
+    return this.#teardown.keepProfile !== undefined;
+  }
+
   /** End every process of the instance, wait for them, remove its folders and cgroups. Safe to call more than once. */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -92,6 +92,31 @@ export class Profiles {
     };
   }
 
+  /**
+   * Save a live browser that was started without persisting into `name` as it ends (the portal's
+   * "Stop and save as profile"): the profile held for it from now on (409 when another persisting
+   * browser holds it, or when this browser already saves into a profile of its own).
+   */
+  async saveOnEnd(
+    browser: { readonly keepsProfile: boolean; keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): void },
+    keyId: string,
+    name: string,
+  ): Promise<void> {
+    if (browser.keepsProfile)
+      throw new DomainError('conflict', 'this browser already saves into the profile it was started with; stop it without saveAs');
+    const holder = randomBytes(12).toString('base64url');
+    if (!(await this.#o.locks.claim(keyId, name, holder))) throw inUse(name);
+    browser.keepProfileOnEnd(async (profileDir) => {
+      try {
+        await this.#save(keyId, name, profileDir);
+      } finally {
+        await this.#o.locks
+          .release(keyId, name, holder)
+          .catch((err: Error) => this.#o.log.error({ err, profile: name }, 'could not let a profile go'));
+      }
+    });
+  }
+
   async #save(keyId: string, name: string, profileDir: string): Promise<void> {
     const { folder, sealer, maxBytes, log, onSaved } = this.#o;
     const t0 = performance.now();
