@@ -81,6 +81,8 @@ export async function packProfile(profileDir: string, maxBytes: number): Promise
   let fileBytes = 0;
   let entries = 0;
   const skipped: string[] = [];
+  // Named in the log: the first hundred are enough to say what a tenant left.
+  const skip = (rel: string) => void (skipped.length < 100 && skipped.push(rel));
   const push = (b: Buffer) => {
     total += b.length;
     if (total > maxBytes) throw new ProfileTooLarge(maxBytes);
@@ -107,8 +109,10 @@ export async function packProfile(profileDir: string, maxBytes: number): Promise
       const sub = [...parts, name];
       if (!isKept(sub)) continue;
       const rel = sub.join('/');
-      if (Buffer.byteLength(rel) > MAX_PATH_BYTES || sub.length > MAX_DEPTH || ++entries > MAX_ENTRIES) {
-        skipped.push(rel);
+      // More entries than a profile may hold is as refused as more bytes: the save keeps the old one.
+      if (++entries > MAX_ENTRIES) throw new ProfileTooLarge(maxBytes);
+      if (Buffer.byteLength(rel) > MAX_PATH_BYTES || sub.length > MAX_DEPTH) {
+        skip(rel);
         continue;
       }
       const full = join(dir, name);
@@ -120,7 +124,7 @@ export async function packProfile(profileDir: string, maxBytes: number): Promise
         await packFile(full, rel, st, push, header);
         fileBytes += st.size;
       } else {
-        skipped.push(rel);
+        skip(rel);
       }
     }
   };
