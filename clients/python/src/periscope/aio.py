@@ -204,7 +204,8 @@ class AsyncProfiles:
         return await self._http.call(api.list_profiles())
 
     async def delete(self, name: str) -> None:
-        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a persisting browser holds it."""
+        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a
+        persisting browser holds it."""
         await self._http.call(api.delete_profile(name))
 
 

@@ -208,7 +208,8 @@ class Profiles:
         return self._http.call(api.list_profiles())
 
     def delete(self, name: str) -> None:
-        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a persisting browser holds it."""
+        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a
+        persisting browser holds it."""
         self._http.call(api.delete_profile(name))
 
 
