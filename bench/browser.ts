@@ -5,6 +5,7 @@ import { RawCdp } from '../tests/helpers/cdp.ts';
 import { startPageServer } from '../tests/helpers/pages.ts';
 import { startService, type ServiceProcess } from '../tests/helpers/service.ts';
 import { chromiumCpuMs, DirectChromiums, directProcesses, nextEvent, pssMb, withProcessGroups, type Mode } from './_direct.ts';
+import { measureProfiles } from './_profiles.ts';
 import { ms, percentile, printTable, type Row } from './_stats.ts';
 
 /**
@@ -15,7 +16,7 @@ import { ms, percentile, printTable, type Row } from './_stats.ts';
  * the memory of an idle instance. The two services run at once and samples alternate between
  * them, so that drift in the machine's load weighs on both alike; no sample starts before both
  * are idle (pools full, no instance being torn down). CHROME_PATH selects the binary, as for the
- * service.
+ * service. Then starts from saved profiles of 10 and 100 MB against starts without one (_profiles.ts).
  */
 const COLD_RUNS = 24;
 /** Starts whose whole CPU is counted (each waits for Chromium to settle). */
@@ -410,4 +411,6 @@ async function measure(began: number, pageUrl: string, direct: DirectChromiums):
 }
 
 await main();
+// Starts from saved profiles (decision 0106), on services of their own.
+await measureProfiles();
 process.exit(0);

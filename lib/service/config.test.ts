@@ -101,4 +101,32 @@ describe('loadServiceConfig', () => {
       (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('SEARCH_INDEX_CHECK_SECONDS: ')),
     );
   });
+
+  it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each', () => {
+    const plain = loadServiceConfig({ DATA_DIR: '/srv/p' });
+    assert.deepEqual(plain.profiles, { dir: '/srv/p/profiles', maxBytes: 200 * 1024 * 1024, secret: null, previousSecrets: [] });
+    const set = loadServiceConfig({
+      DATA_DIR: '/srv/p',
+      BROWSER_PROFILES_DIR: '/mnt/shared/profiles',
+      BROWSER_PROFILE_MAX_MB: '10',
+      PROFILE_ENCRYPTION_SECRET: 'n'.repeat(32),
+      PROFILE_ENCRYPTION_SECRET_PREVIOUS: `${'o'.repeat(32)}, ${'p'.repeat(40)}`,
+    });
+    assert.deepEqual(set.profiles, {
+      dir: '/mnt/shared/profiles',
+      maxBytes: 10 * 1024 * 1024,
+      secret: 'n'.repeat(32),
+      previousSecrets: ['o'.repeat(32), 'p'.repeat(40)],
+    });
+    for (const [name, value] of [
+      ['BROWSER_PROFILE_MAX_MB', '0'],
+      ['PROFILE_ENCRYPTION_SECRET', 'short'],
+      ['PROFILE_ENCRYPTION_SECRET_PREVIOUS', `${'o'.repeat(32)},short`],
+    ] as const)
+      assert.throws(
+        () => loadServiceConfig({ [name]: value }),
+        (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith(`${name}: `)),
+        `${name}=${value}`,
+      );
+  });
 });

@@ -64,6 +64,19 @@ const schema = z.object({
   BROWSER_FILE_MAX_MB: intVar(100, 1, 10_240),
   BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
   BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
+  BROWSER_PROFILE_MAX_MB: intVar(200, 1, 10_240),
+  BROWSER_PROFILES_DIR: z.string().trim().min(1).optional(),
+  PROFILE_ENCRYPTION_SECRET: clusterSecretVar,
+  PROFILE_ENCRYPTION_SECRET_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every((s) => s.length >= 32), 'every previous secret is at least 32 characters'),
   RECORDING_MAX_MB: intVar(200, 1, 102_400),
   RECORDING_RETENTION_HOURS: intVar(7 * 24, 1, 366 * 24),
   RECORDING_FPS: intVar(2, 1, 15),
@@ -145,6 +158,19 @@ export type ServiceConfig = {
     /** What one instance's folders may hold on disk; past it the instance ends (4413). */
     diskLimitBytes: number;
     diskCheckMs: number;
+  };
+  /** Saved browser profiles (docs/api.md, "Saved profiles"; decision 0106). */
+  profiles: {
+    /** The folder of sealed profiles, shared by every node (default DATA_DIR/profiles). */
+    dir: string;
+    /** What one profile may hold, counted while it is saved. */
+    maxBytes: number;
+    /**
+     * The secret profiles are sealed with, and earlier ones that still open them during a
+     * rotation; null: CLUSTER_SECRET with several nodes, else one generated into DATA_DIR/secrets.
+     */
+    secret: string | null;
+    previousSecrets: string[];
   };
   /** Session recordings of the keys that turn them on (docs/api.md, "Session recordings"). */
   recording: {
@@ -273,6 +299,12 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       uploadsMaxBytes: v.BROWSER_UPLOADS_MAX_MB * 1024 * 1024,
       diskLimitBytes: v.BROWSER_DISK_LIMIT_MB * 1024 * 1024,
       diskCheckMs: v.BROWSER_DISK_CHECK_SECONDS * 1000,
+    },
+    profiles: {
+      dir: resolve(dataDir, v.BROWSER_PROFILES_DIR ?? 'profiles'),
+      maxBytes: v.BROWSER_PROFILE_MAX_MB * 1024 * 1024,
+      secret: v.PROFILE_ENCRYPTION_SECRET ?? null,
+      previousSecrets: v.PROFILE_ENCRYPTION_SECRET_PREVIOUS,
     },
     recording: {
       dir: resolve(dataDir, 'recordings'),

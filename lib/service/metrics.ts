@@ -50,6 +50,12 @@ export class ServiceMetrics {
     buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
+  readonly profileSaves = new Counter({
+    name: 'periscope_profile_saves_total',
+    help: 'Saves of browser profiles as their browser ended: saved, too-large (refused, the old one kept), failed',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly startRefused = new Counter({
     name: 'periscope_browser_start_refused_total',
     help: '/start requests refused, by status',

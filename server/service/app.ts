@@ -2,7 +2,7 @@ import { rmdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { PreparedLaunch } from '#service/browser/chromium.ts';
+import { PreparedLaunch, type StartHooks } from '#service/browser/chromium.ts';
 import { Launcher } from '#service/browser/launcher.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
@@ -27,6 +27,7 @@ import { createLogger } from '#shared/log.ts';
 import { ServiceMetrics } from '#service/metrics.ts';
 import { openRateLimiter } from '#service/ratelimit/open.ts';
 import { PageActions } from '#service/actions/actions.ts';
+import { openProfiles } from '#service/profiles/open.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import { openServiceSearch } from '#service/search/open.ts';
 import type { ServiceContext } from './context.ts';
@@ -35,6 +36,7 @@ import { guardConnections } from '../http/connection-guard.ts';
 import { Router } from '../http/router.ts';
 import { listBrowsers, stopBrowser } from './routes/browsers.ts';
 import { getRecording, getRecordingScreen, searchRecordedEvents } from './routes/recordings.ts';
+import { listProfiles, removeProfile } from './routes/profiles.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { jsonVersion } from './routes/json-version.ts';
@@ -125,18 +127,18 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log.warn({ processes: staleProcesses, folders: staleFolders }, 'ended browsers and removed folders left by an earlier run');
   // The next launch is always prepared ahead, so that a cold start is Chromium's own start (decision 0050).
   const launcher = isolation
-    ? new Launcher(
+    ? new Launcher<Awaited<ReturnType<PreparedLaunch['start']>>, StartHooks>(
         () => PreparedLaunch.make({ executable, instancesDir, isolation, egress, timeoutMs: config.browser.launchTimeoutMs }),
         log.child({ part: 'launcher' }),
       )
     : null;
-  const launch = async () => {
+  const launch = async (hooks?: StartHooks) => {
     if (!launcher)
       throw new ServiceUnavailable(
         `this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`,
       );
     const end = metricsRegistry.launchSeconds.startTimer();
-    const browser = await launcher.launch();
+    const browser = await launcher.launch(hooks);
     end();
     return browser;
   };
@@ -158,6 +160,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     redis.on('error', (err: Error) => log.debug({ err }, 'redis connection error'));
     await redisReady(redis);
   }
+  const profiles = await openProfiles(config, {
+    redis,
+    nodeId,
+    log: log.child({ part: 'profiles' }),
+    onSaved: (outcome) => metricsRegistry.profileSaves.inc({ outcome }),
+  });
   const clustered = () => {
     if (!registry) throw new ServiceUnavailable('this node is still joining its cluster; try again shortly', 1);
     return registry;
@@ -239,6 +247,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     tickets: new ConnectTickets(config.cluster?.secret),
     history,
     recordings,
+    profiles,
     search,
     searchLimiter,
     actions,
@@ -264,6 +273,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('GET', '/v0/browsers/:id/recording', getRecording(ctx))
     .on('GET', '/v0/browsers/:id/recording/screen', getRecordingScreen(ctx))
     .on('GET', '/v0/recordings/events', searchRecordedEvents(ctx))
+    .on('GET', '/v0/profiles', listProfiles(ctx))
+    .on('DELETE', '/v0/profiles/:name', removeProfile(ctx))
     .on('GET', '/v0/browser/uploads', getUploads(ctx))
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))

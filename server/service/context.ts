@@ -9,6 +9,7 @@ import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
 import type { ServiceConfig } from '#service/config.ts';
 import type { KeyStore } from '#service/keys/store.ts';
 import type { PageActions } from '#service/actions/actions.ts';
+import type { Profiles } from '#service/profiles/profiles.ts';
 import type { RateLimiter } from '#service/ratelimit/limiter.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import type { ServiceMetrics } from '#service/metrics.ts';
@@ -32,6 +33,8 @@ export type ServiceContext = {
   history: BrowserHistory;
   /** Session recordings of the keys that turn them on. */
   recordings: Recordings;
+  /** Saved browser profiles of every key (`/start?profile=`, /v0/profiles). */
+  profiles: Profiles;
   /** The search index engine and the per-key limit of the search API. */
   search: SearchBackend;
   searchLimiter: RateLimiter;

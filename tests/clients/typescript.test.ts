@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import {
   AuthenticationError,
+  ConflictError,
   ConnectionError,
   InvalidRequestError,
   NotFoundError,
@@ -111,6 +112,42 @@ describe('@periscope/client', () => {
     assert.deepEqual(await browser.ended, { reason: 'stopped', code: 4410, message: 'stopped through the API' });
     await assert.rejects(periscope.browsers.stop(browser.id), NotFoundError, 'an ended browser cannot be stopped again');
     await assert.rejects(periscope.browsers.stop('br_not-an-id'), (err: unknown) => err instanceof InvalidRequestError);
+  });
+
+  it('starts a browser from a saved profile with { profile, persist }, lists and deletes profiles', async () => {
+    const writer = await periscope.browsers.start({ profile: 'client-profile', persist: true });
+    const pw = await writer.connectPlaywright(chromium);
+    const tab = await pw.contexts()[0]!.newPage();
+    await tab.goto(pages.url);
+    await tab.evaluate(() => localStorage.setItem('kept', 'by the profile'));
+    await pw.close();
+    await assert.rejects(periscope.browsers.start({ profile: 'client-profile', persist: true }), ConflictError);
+    await writer.stop();
+    const listed = await eventually(
+      () => periscope.profiles.list(),
+      (list) => list.some((p) => p.name === 'client-profile' && !p.inUse),
+      20_000,
+    );
+    assert.ok((listed.find((p) => p.name === 'client-profile')?.bytes ?? 0) > 0);
+
+    const reader = await periscope.browsers.start({ profile: 'client-profile' });
+    const again = await reader.connectPlaywright(chromium);
+    const page2 = await again.contexts()[0]!.newPage();
+    await page2.goto(pages.url);
+    assert.equal(await page2.evaluate(() => localStorage.getItem('kept')), 'by the profile');
+    await again.close();
+    await reader.stop();
+
+    await periscope.profiles.delete('client-profile');
+    assert.equal(
+      (await periscope.profiles.list()).some((p) => p.name === 'client-profile'),
+      false,
+    );
+    await assert.rejects(periscope.profiles.delete('client-profile'), NotFoundError);
+    await assert.rejects(
+      periscope.browsers.start({ profile: '../x' }),
+      (err: unknown) => err instanceof InvalidRequestError && err.field === 'profile',
+    );
   });
 
   it('uploads files for inputs, lists and removes them, and fetches downloads', async () => {

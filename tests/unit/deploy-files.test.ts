@@ -24,6 +24,8 @@ describe('deploy/', () => {
     assert.equal(c.cluster?.nodeId, 'service-1');
     assert.equal(c.cluster?.nodeUrl, 'http://10.0.0.11:3100');
     assert.equal(c.http.perAddress, 0);
+    assert.equal(c.profiles.dir, '/mnt/periscope-profiles');
+    assert.notEqual(c.profiles.secret, c.cluster?.secret, 'profiles are sealed with a secret of their own');
   });
 
   it("portal.env is a portal node's valid configuration, pointing at the balancer", () => {

@@ -165,3 +165,36 @@ def test_a_download_still_being_written_is_a_conflict(service: Service, api_key:
 
         assert asyncio.run(drive()) == "done"
         assert b.download("slow.bin") == SLOW_BODY
+
+
+def test_a_saved_profile_kept_listed_and_deleted(service: Service, api_key: str, pages: str) -> None:
+    client = Periscope(api_key=api_key, base_url=service.url)
+
+    async def local_storage(url: str, headers: Dict[str, str], script: str) -> str:
+        cdp = await CDP.connect(url, headers)
+        try:
+            session = await cdp.open_page(f"{pages}/page")
+            return await cdp.evaluate(script, session)
+        finally:
+            await cdp.close()
+
+    with client.browser(profile="py-profile", persist=True) as writer:
+        asyncio.run(local_storage(writer.cdp_url, writer.headers, "localStorage.setItem('kept', 'from python'), 'set'"))
+        with pytest.raises(ConflictError):
+            client.browser(profile="py-profile", persist=True)
+    deadline = time.monotonic() + 20
+    listed: List[periscope.ProfileInfo] = []
+    while time.monotonic() < deadline:
+        listed = [p for p in client.profiles.list() if p.name == "py-profile" and not p.in_use]
+        if listed:
+            break
+        time.sleep(0.2)
+    assert listed and listed[0].bytes > 0 and listed[0].updated_at.tzinfo is not None
+
+    with client.browser(profile="py-profile") as reader:
+        assert asyncio.run(local_storage(reader.cdp_url, reader.headers, "localStorage.getItem('kept')")) == "from python"
+
+    client.profiles.delete("py-profile")
+    assert "py-profile" not in [p.name for p in client.profiles.list()]
+    with pytest.raises(NotFoundError):
+        client.profiles.delete("py-profile")

@@ -120,3 +120,33 @@ export class Recordings {
     return this.#http.json({ method: 'GET', path: '/v0/recordings/events', query }, call);
   }
 }
+
+/** A saved browser profile, as `GET /v0/profiles` lists it (docs/api.md, section 7). */
+export type ProfileSummary = {
+  name: string;
+  /** Its stored (sealed) size. */
+  bytes: number;
+  /** When its last save ended. */
+  updatedAt: string;
+  /** Whether a browser started with `persist` holds it now. */
+  inUse: boolean;
+};
+
+/** The key's saved profiles: start a browser from one with `browsers.start({ profile, persist })`. */
+export class Profiles {
+  readonly #http: Http;
+
+  constructor(http: Http) {
+    this.#http = http;
+  }
+
+  /** The key's saved profiles, by name. */
+  async list(call: CallOptions = {}): Promise<ProfileSummary[]> {
+    return (await this.#http.json<{ profiles: ProfileSummary[] }>({ method: 'GET', path: '/v0/profiles' }, call)).profiles;
+  }
+
+  /** Delete one: a NotFoundError when the key has none of that name, a ConflictError while a persisting browser holds it. */
+  delete(name: string, call: CallOptions = {}): Promise<void> {
+    return this.#http.empty({ method: 'DELETE', path: `/v0/profiles/${encodeURIComponent(name)}` }, call);
+  }
+}

@@ -1,5 +1,5 @@
 import { fetchPage, pdf, screenshot, type FetchRequest, type FetchResponse, type PdfRequest, type ScreenshotRequest } from './actions.ts';
-import { Browsers, Recordings } from './browsers.ts';
+import { Browsers, Profiles, Recordings } from './browsers.ts';
 import { PeriscopeError } from './errors.ts';
 import { Http, type CallOptions } from './http.ts';
 import { search, type SearchRequest, type SearchResponse } from './search.ts';
@@ -42,6 +42,8 @@ const DEFAULT_URL = 'http://127.0.0.1:3100';
 export class Periscope {
   readonly browsers: Browsers;
   readonly recordings: Recordings;
+  /** The key's saved browser profiles (list, delete). */
+  readonly profiles: Profiles;
   readonly #http: Http;
 
   constructor(options: PeriscopeOptions = {}) {
@@ -68,6 +70,7 @@ export class Periscope {
     });
     this.browsers = new Browsers(this.#http);
     this.recordings = new Recordings(this.#http);
+    this.profiles = new Profiles(this.#http);
   }
 
   /** Search the service's index: ranked, de-duplicated results (docs/api.md, "Search"). */

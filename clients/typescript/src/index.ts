@@ -10,8 +10,10 @@ export {
 } from './browser.ts';
 export {
   Browsers,
+  Profiles,
   Recordings,
   type BrowserSummary,
+  type ProfileSummary,
   type EventFilters,
   type EventMatch,
   type Recording,

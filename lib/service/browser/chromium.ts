@@ -92,6 +92,15 @@ export function startArgs(window: { width: number; height: number }): string[] {
   return [`--window-size=${window.width},${window.height}`, 'about:blank'];
 }
 
+/** What a start of Chromium needs of its caller: a saved profile to restore (lib/service/profiles/). */
+export type StartHooks = {
+  /** Before Chromium runs: fill its user data folder `profileDir` (not yet made), giving what it makes to `owner` (null: the service's uid). */
+  beforeStart?: (profileDir: string, owner: number | null) => Promise<void>;
+};
+
+/** How long an instance whose profile is kept is given to exit by itself (flushing its cookies and storage) before it is killed. */
+const PROFILE_EXIT_MS = 5000;
+
 /** Not isolated: the fontconfig file beside the instance's folders (sandbox/layout.ts `fontsConfig`). */
 const FONTS_CONF = 'fonts.conf';
 
@@ -107,7 +116,12 @@ type Teardown = {
   uid: number | null;
   uids: UidPool | null;
   egress: InstanceEgress | null;
+  /** Once nothing of the instance runs and before its folders go: keep its user data folder (a saved profile). */
+  keepProfile?: (profileDir: string) => Promise<void>;
 };
+
+/** The user data folder of an instance on the host (in the sandbox: SANDBOX.profile, the same folder). */
+const profileDirOf = (folders: InstanceFolders): string => join(folders.home, 'profile');
 
 /** How a started process becomes a Chromium: set by Chromium, used by PreparedLaunch (its constructor stays private). */
 let whenReady: (
@@ -226,10 +240,40 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
     };
   }
 
+  /**
+   * Before its folders go, hand its user data folder to `keep` (a persisting profile's save), once
+   * nothing of the instance runs any more, whatever ends it. Its close then first asks Chromium to
+   * exit by itself, so that it writes out its cookies and storage.
+   */
+  keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): void {
+    this.#teardown.keepProfile = keep;
+  }
+
+  /** Whether its user data folder is kept when it ends (keepProfileOnEnd was called). */
+  get keepsProfile(): boolean {
+    return this.#teardown.keepProfile !== undefined;
+  }
+
   /** End every process of the instance, wait for them, remove its folders and cgroups. Safe to call more than once. */
   close(): Promise<void> {
-    this.#closing ??= destroy(this.#child, this.#teardown);
+    this.#closing ??= (async () => {
+      if (this.#teardown.keepProfile && !this.#exited) await this.#exitGracefully();
+      await destroy(this.#child, this.#teardown);
+    })();
     return this.#closing;
+  }
+
+  /** Ask Chromium to close (it then flushes what it holds in memory) and wait for its exit, at most PROFILE_EXIT_MS. */
+  async #exitGracefully(): Promise<void> {
+    const exited = new Promise<void>((resolve) => {
+      if (this.#exited) resolve();
+      else this.#child.once('exit', () => resolve());
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, PROFILE_EXIT_MS)));
+    this.mux.call('Browser.close').catch(() => {});
+    await Promise.race([exited, late]);
+    clearTimeout(timer);
   }
 }
 
@@ -311,7 +355,7 @@ export class PreparedLaunch {
   }
 
   /** Start Chromium; resolves once it answers on its DevTools pipe. A failed start leaves nothing behind. */
-  async start(): Promise<Chromium> {
+  async start(hooks: StartHooks = {}): Promise<Chromium> {
     if (this.#used) throw new Error('a prepared launch starts once');
     this.#used = true;
     const o = this.#options;
@@ -322,6 +366,9 @@ export class PreparedLaunch {
       const folders = await promoteInstanceFolders(this.#folders);
       this.#folders = folders;
       this.#teardown.folders = folders;
+      // Nothing of the instance runs yet as its uid but the waiting sandbox: its profile is written
+      // before anything the tenant controls can touch the folder.
+      await hooks.beforeStart?.(profileDirOf(folders), this.#teardown.uid);
       if (this.#child) startSandboxed(this.#child, window);
       else {
         this.#child = spawn(
@@ -491,6 +538,7 @@ async function destroy(child: ChildProcess | null, t: Teardown): Promise<void> {
   if (t.uid !== null) await killUids(t.uid, t.uid + 1);
   await t.cgroups?.remove();
   await t.egress?.close().catch(() => {});
+  if (t.folders && t.keepProfile) await t.keepProfile(profileDirOf(t.folders));
   if (t.folders) await removeInstanceFolders(t.folders);
   if (t.uid !== null) t.uids?.release(t.uid);
 }

@@ -42,6 +42,13 @@ export type KeyAdmission = {
   release(browserId: string): Promise<void>;
 };
 
+/** A saved profile a browser starts from, and saves into when it ends if `persist` (lib/service/profiles/profiles.ts `ProfileUse`). */
+export type StartProfile = {
+  readonly persist: boolean;
+  restore(profileDir: string, owner: number | null): Promise<void>;
+  finish(profileDir: string): Promise<void>;
+};
+
 type Entry = { instance: Instance; lifetime: NodeJS.Timeout; ending: Promise<void> | null };
 
 export const newBrowserId = (): string => BROWSER_ID_PREFIX + randomBytes(24).toString('base64url');
@@ -52,7 +59,7 @@ const QUEUE_TICK_MS = 500;
 const keyLimit = (key: ApiKey) =>
   new TooManyRequests(`this API key already holds its limit of ${key.maxInstances} concurrent browsers; close one first`, 5);
 
-type QueueOptions = { ms: number; signal: AbortSignal | undefined };
+type QueueOptions = { ms: number; signal: AbortSignal | undefined; profile: StartProfile | undefined };
 
 /** How long a browser's own exit waits to be seen as part of a shutdown before it counts as a crash. */
 const SHUTDOWN_GRACE_MS = 250;
@@ -132,6 +139,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
    * instead of being refused at once; `signal` takes it out of the queue (its client went away).
    * With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
+   * With `profile`, the browser starts from it (never a warm one), and saves into it as it ends.
    */
   provision(
     key: ApiKey,
@@ -140,19 +148,22 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       queueMs = 0,
       signal,
       upstream = null,
-    }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal; upstream?: UpstreamProxy | null } = {},
+      profile,
+    }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal; upstream?: UpstreamProxy | null; profile?: StartProfile } = {},
   ): Promise<Instance> {
-    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal }, upstream);
+    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal, profile }, upstream);
     this.#provisioning.add(provisioning);
     void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
     return provisioning;
   }
 
   /** A launch that fails (a crash at start, a full disk) is tried once more before the client hears 503. */
-  async #takeWithRetry(): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
+  async #takeWithRetry(profile: StartProfile | undefined): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#opts.pool.take();
+        const taken = await this.#opts.pool.take(profile && { beforeStart: (dir, owner) => profile.restore(dir, owner) });
+        if (profile?.persist) taken.browser.keepProfileOnEnd((dir) => profile.finish(dir));
+        return taken;
       } catch (err) {
         if (err instanceof ServiceUnavailable) throw err;
         if (attempt >= 2 || this.#closing) {
@@ -179,7 +190,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       try {
         if (!admission || (await admission.admit(id, key.id, key.maxInstances))) {
           try {
-            taken = await this.#takeWithRetry();
+            taken = await this.#takeWithRetry(queue.profile);
           } catch (err) {
             await admission?.release(id);
             throw err;

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 
 /** A launch made ready ahead of time (chromium.ts `PreparedLaunch`), used once: started or discarded. */
-export interface Prepared<B> {
+export interface Prepared<B, O = undefined> {
   /** Not yet used, and still able to start (a prepared sandbox can die while it waits). */
   readonly usable: boolean;
-  start(): Promise<B>;
+  /** `o`: what the start needs of its caller (chromium.ts `StartHooks`). */
+  start(o?: O): Promise<B>;
   discard(): Promise<void>;
 }
 
@@ -16,17 +17,17 @@ export interface Prepared<B> {
  * starts nor while its client is handed the browser, so that the two do not share the machine's
  * cores. A burst of launches prepares the second and later ones as they come.
  */
-export class Launcher<B> {
-  readonly #prepare: () => Promise<Prepared<B>>;
+export class Launcher<B, O = undefined> {
+  readonly #prepare: () => Promise<Prepared<B, O>>;
   readonly #log: Logger;
   readonly #aheadDelayMs: number;
   #aheadTimer: NodeJS.Timeout | null = null;
   /** The next launch: being prepared, or ready; null when none is (or its preparation failed). */
-  #next: Promise<Prepared<B> | null> | null = null;
-  #ready: Prepared<B> | null = null;
+  #next: Promise<Prepared<B, O> | null> | null = null;
+  #ready: Prepared<B, O> | null = null;
   #closed = false;
 
-  constructor(prepare: () => Promise<Prepared<B>>, log: Logger, o: { aheadDelayMs?: number } = {}) {
+  constructor(prepare: () => Promise<Prepared<B, O>>, log: Logger, o: { aheadDelayMs?: number } = {}) {
     this.#prepare = prepare;
     this.#log = log;
     this.#aheadDelayMs = o.aheadDelayMs ?? 250;
@@ -56,7 +57,7 @@ export class Launcher<B> {
   }
 
   /** A started browser: the prepared launch if one is (being) made and still usable, else one prepared now. */
-  async launch(): Promise<B> {
+  async launch(o?: O): Promise<B> {
     if (this.#closed) throw new Error('the launcher is closed');
     const next = this.#next;
     this.#next = null;
@@ -69,7 +70,7 @@ export class Launcher<B> {
     }
     prepared ??= await this.#prepare();
     try {
-      return await prepared.start();
+      return await prepared.start(o);
     } finally {
       this.#prepareSoon();
     }

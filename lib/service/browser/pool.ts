@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Chromium } from './chromium.ts';
+import type { Chromium, StartHooks } from './chromium.ts';
 
 /** Starts a browser: the Launcher (launcher.ts), with its next launch prepared ahead. */
-export type LaunchBrowser = () => Promise<Chromium>;
+export type LaunchBrowser = (o?: StartHooks) => Promise<Chromium>;
 
 /**
  * Started browsers waiting to be handed out, so that /start answers without a cold start.
@@ -35,9 +35,13 @@ export class BrowserPool {
     await this.#fill();
   }
 
-  /** A warm browser if one waits, else a fresh one. `warm` says which. */
-  async take(): Promise<{ browser: Chromium; warm: boolean }> {
+  /**
+   * A warm browser if one waits, else a fresh one. `warm` says which. A start that must do
+   * something before Chromium runs (`hooks`: a saved profile to restore) always gets a fresh one.
+   */
+  async take(hooks?: StartHooks): Promise<{ browser: Chromium; warm: boolean }> {
     if (this.#closed) throw new Error('the browser pool is closed');
+    if (hooks) return { browser: await this.#launch(hooks), warm: false };
     const browser = this.#idle.shift();
     this.#onChange(this.#idle.length);
     void this.#fill();

@@ -45,7 +45,12 @@ export type StartOptions = {
   lifetimeSeconds?: number;
   /** `queue=SECONDS`: wait up to this long for room instead of being refused at once (503 or 429). */
   queueSeconds?: number;
+  /** `profile=NAME[&persist=1]`: start from the key's saved profile, and save the state back into it when `persist`. */
+  profile?: { name: string; persist: boolean };
 };
+
+/** A profile's name: 1 to 64 of `A-Za-z0-9._-` (docs/api.md, "Saved profiles"). */
+export const PROFILE_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The longest a client may wait in the queue for room. */
 export const MAX_QUEUE_SECONDS = 300;
@@ -75,9 +80,31 @@ export function checkStartOptions(
   };
   const lifetimeSeconds = seconds('timeout', 1, maxLifetimeSeconds, "the service's longest lifetime");
   const queueSeconds = seconds('queue', 0, MAX_QUEUE_SECONDS, 'the longest wait for room');
+  const profile = checkProfileOption(query, issues);
   if (issues.length) return { ok: false, issues };
   return {
     ok: true,
-    options: { ...(lifetimeSeconds !== undefined ? { lifetimeSeconds } : {}), ...(queueSeconds ? { queueSeconds } : {}) },
+    options: {
+      ...(lifetimeSeconds !== undefined ? { lifetimeSeconds } : {}),
+      ...(queueSeconds ? { queueSeconds } : {}),
+      ...(profile ? { profile } : {}),
+    },
   };
+}
+
+/** `profile=NAME` and `persist=1|0`, each at most once; `persist` only with a profile. */
+function checkProfileOption(query: URLSearchParams, issues: FieldIssue[]): StartOptions['profile'] {
+  const names = query.getAll('profile');
+  const persists = query.getAll('persist');
+  if (names.length > 1) issues.push({ field: 'profile', message: 'must be given once' });
+  if (persists.length > 1) issues.push({ field: 'persist', message: 'must be given once' });
+  const name = names[0];
+  const persist = persists[0];
+  if (name !== undefined && !PROFILE_NAME_RE.test(name))
+    issues.push({ field: 'profile', message: `must be 1 to 64 of A-Za-z0-9._-, got ${JSON.stringify(name.slice(0, 70))}` });
+  if (persist !== undefined && persist !== '1' && persist !== '0')
+    issues.push({ field: 'persist', message: `must be 1 or 0, got ${JSON.stringify(persist.slice(0, 40))}` });
+  else if (persist === '1' && name === undefined) issues.push({ field: 'persist', message: 'needs a profile=NAME to save into' });
+  if (name === undefined || names.length > 1 || !PROFILE_NAME_RE.test(name)) return undefined;
+  return { name, persist: persist === '1' };
 }

@@ -1,8 +1,8 @@
 import type { BrowserRecord } from '#service/browser/history.ts';
 import type { PageState } from '#service/browser/tab-watch.ts';
 import { authenticate } from '#service/keys/auth.ts';
-import { BadRequest } from '#shared/errors.ts';
-import { isBrowserId } from '#shared/protocol/start.ts';
+import { BadRequest, ValidationFailed } from '#shared/errors.ts';
+import { isBrowserId, PROFILE_NAME_RE } from '#shared/protocol/start.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { Handler } from '../../http/router.ts';
 import type { LiveElsewhere } from '../cluster.ts';
@@ -50,11 +50,19 @@ export const listBrowsers =
 /** DELETE /v0/browsers/{id}: end one of the key's live browsers now (its /start closes with 4410). */
 export const stopBrowser =
   (ctx: ServiceContext): Handler =>
-  async (req, res, _url, params) => {
+  async (req, res, url, params) => {
     const key = await authenticate(ctx.keys, req.headers.authorization);
     const id = params.id ?? '';
     if (!isBrowserId(id)) throw new BadRequest('malformed browser id: expected the br_... id sent on /start');
+    const saveAs = url.searchParams.get('saveAs');
+    if (saveAs !== null && !PROFILE_NAME_RE.test(saveAs))
+      throw new ValidationFailed(
+        [{ field: 'saveAs', message: 'must be a profile name: 1 to 64 of A-Za-z0-9._-' }],
+        'the stop options break the rules',
+      );
     const instance = ctx.fleet.get(id, key.id);
+    // Saved as it ends (docs/api.md, section 7): answered once the profile is saved.
+    if (saveAs !== null) await ctx.profiles.saveOnEnd(instance.browser, key.id, saveAs);
     await ctx.fleet.end(instance.id, 'stopped');
     res.writeHead(204).end();
   };

@@ -44,12 +44,20 @@ export class StartSockets {
       if (!asked.ok) throw new ValidationFailed(asked.issues, 'the /start options break the rules');
       const proxy = parseUpstreamProxy(req.headers[PROXY_HEADER]);
       if (!proxy.ok) throw new ValidationFailed(proxy.issues, 'the X-Browser-Proxy header breaks the rules');
-      const { lifetimeSeconds, queueSeconds } = asked.options;
-      instance = await this.#ctx.fleet.provision(key, {
-        upstream: proxy.proxy,
-        ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
-        ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
-      });
+      const { lifetimeSeconds, queueSeconds, profile: asksProfile } = asked.options;
+      // A profile in use by another persisting browser is a 409 here, before anything starts.
+      const profile = asksProfile && (await this.#ctx.profiles.use(key.id, asksProfile.name, asksProfile.persist));
+      instance = await this.#ctx.fleet
+        .provision(key, {
+          upstream: proxy.proxy,
+          ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
+          ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
+          ...(profile ? { profile } : {}),
+        })
+        .catch(async (err: unknown) => {
+          await profile?.release();
+          throw err;
+        });
     } catch (err) {
       // A client that gave up while waiting in the queue left nothing to answer, nor behind.
       if (gone.signal.aborted) return;

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._http import Call, Response
-from ._types import BrowserInfo, DownloadedFile, EventSearch, FetchResponse, Recording, SearchResponse, UploadedFile
+from ._types import BrowserInfo, DownloadedFile, EventSearch, FetchResponse, ProfileInfo, Recording, SearchResponse, UploadedFile
 
 #: What ``upload`` accepts: the bytes, a path to a local file, or a binary file open for reading.
 FileData = Union[bytes, bytearray, memoryview, os.PathLike, IO[bytes]]
@@ -215,6 +215,14 @@ def list_browsers(status: Optional[str] = None) -> Call[List[BrowserInfo]]:
 
 def stop_browser(browser_id: str) -> Call[None]:
     return Call("DELETE", f"/v0/browsers/{_quote(browser_id)}", _none)
+
+
+def list_profiles() -> Call[List[ProfileInfo]]:
+    return Call("GET", "/v0/profiles", lambda r: [ProfileInfo.from_json(p) for p in r.json()["profiles"]])
+
+
+def delete_profile(name: str) -> Call[None]:
+    return Call("DELETE", f"/v0/profiles/{_quote(name)}", _none)
 
 
 def recording(browser_id: str, after: Optional[int] = None) -> Call[Recording]:

@@ -164,6 +164,23 @@ class DownloadedFile:
 
 
 @dataclass(frozen=True)
+class ProfileInfo:
+    """One of the key's saved browser profiles as ``GET /v0/profiles`` lists it (docs/api.md, section 7)."""
+
+    name: str
+    #: Its stored (sealed) size.
+    bytes: int
+    #: When its last save ended.
+    updated_at: datetime
+    #: Whether a browser started with ``persist=True`` holds it now.
+    in_use: bool
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "ProfileInfo":
+        return cls(name=raw["name"], bytes=int(raw["bytes"]), updated_at=parse_time(raw["updatedAt"]), in_use=bool(raw["inUse"]))
+
+
+@dataclass(frozen=True)
 class PageInfo:
     url: str
     title: str

@@ -10,7 +10,7 @@ from ._async_browser import AsyncBrowser, BrowserStart
 from ._config import ClientConfig
 from ._http import AsyncHttpClient, HttpClient
 from ._retry import RetryPolicy
-from ._types import BrowserInfo, EventSearch, FetchResponse, Recording, SearchResponse
+from ._types import BrowserInfo, EventSearch, FetchResponse, ProfileInfo, Recording, SearchResponse
 
 __all__ = ["AsyncPeriscope", "AsyncBrowsers", "AsyncRecordings", "AsyncBrowser", "BrowserStart"]
 
@@ -40,6 +40,7 @@ class AsyncPeriscope:
         )
         self.browsers = AsyncBrowsers(self._http)
         self.recordings = AsyncRecordings(self._http)
+        self.profiles = AsyncProfiles(self._http)
 
     @property
     def base_url(self) -> str:
@@ -195,6 +196,22 @@ class AsyncBrowsers:
     async def recording_frame(self, browser_id: str, offset: int, length: int) -> bytes:
         """One JPEG frame of the screen, from a ``frame`` event's ``offset`` and ``length``."""
         return await self._http.call(api.recording_frame(browser_id, offset, length))
+
+
+class AsyncProfiles:
+    """The key's saved browser profiles: ``aperiscope.profiles``; start from one with ``browser(profile=..., persist=...)``."""
+
+    def __init__(self, http: AsyncHttpClient) -> None:
+        self._http = http
+
+    async def list(self) -> List[ProfileInfo]:
+        """The key's saved profiles, by name."""
+        return await self._http.call(api.list_profiles())
+
+    async def delete(self, name: str) -> None:
+        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a
+        persisting browser holds it."""
+        await self._http.call(api.delete_profile(name))
 
 
 class AsyncRecordings:

@@ -10,7 +10,7 @@ from ._browser import Browser
 from ._config import ClientConfig
 from ._http import HttpClient
 from ._retry import RetryPolicy
-from ._types import BrowserInfo, EventSearch, FetchResponse, Recording, SearchResponse
+from ._types import BrowserInfo, EventSearch, FetchResponse, ProfileInfo, Recording, SearchResponse
 
 __all__ = ["Periscope", "Browsers", "Recordings"]
 
@@ -41,6 +41,7 @@ class Periscope:
         )
         self.browsers = Browsers(self._http)
         self.recordings = Recordings(self._http)
+        self.profiles = Profiles(self._http)
 
     @property
     def base_url(self) -> str:
@@ -199,6 +200,22 @@ class Browsers:
     def recording_frame(self, browser_id: str, offset: int, length: int) -> bytes:
         """One JPEG frame of the screen, from a ``frame`` event's ``offset`` and ``length``."""
         return self._http.call(api.recording_frame(browser_id, offset, length))
+
+
+class Profiles:
+    """The key's saved browser profiles: ``periscope.profiles``; start from one with ``browser(profile=..., persist=...)``."""
+
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def list(self) -> List[ProfileInfo]:
+        """The key's saved profiles, by name."""
+        return self._http.call(api.list_profiles())
+
+    def delete(self, name: str) -> None:
+        """Delete one: ``NotFoundError`` when the key has none of that name, ``ConflictError`` while a
+        persisting browser holds it."""
+        self._http.call(api.delete_profile(name))
 
 
 class Recordings:

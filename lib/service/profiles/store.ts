@@ -1,0 +1,128 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type StoredProfile = { name: string; bytes: number; updatedAt: Date };
+
+/**
+ * Where sealed profiles are kept: a folder every service node sees (BROWSER_PROFILES_DIR, by default
+ * DATA_DIR/profiles; decision 0106), one subfolder per API key named after a hash of its id, one
+ * file per profile, `p-<name>`. A new state is written beside the old one, flushed to disk, then
+ * renamed over it: a reader on any node sees the old profile or the new one, never a part.
+ */
+export class ProfileFolder {
+  readonly #dir: string;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** The name a key's profiles are kept under: a hash of its id, also bound into each profile's seal. */
+  static ownerTag(keyId: string): string {
+    return createHash('sha256').update(keyId).digest('hex').slice(0, 32);
+  }
+
+  #keyDir(keyId: string): string {
+    return join(this.#dir, ProfileFolder.ownerTag(keyId));
+  }
+
+  #file(keyId: string, name: string): string {
+    return join(this.#keyDir(keyId), `p-${name}`);
+  }
+
+  /** The sealed profile, or null when there is none; refused past `maxBytes` without reading it. */
+  async read(keyId: string, name: string, maxBytes: number): Promise<Buffer | null> {
+    let fh;
+    try {
+      fh = await open(this.#file(keyId, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new Error('a stored profile is not a file');
+      if (st.size > maxBytes) throw new Error(`a stored profile of ${st.size} bytes is past the limit of ${maxBytes}`);
+      return await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Replace the profile with `sealed` once it is wholly on disk. */
+  async write(keyId: string, name: string, sealed: Buffer): Promise<void> {
+    await this.#writeAt(this.#keyDir(keyId), `p-${name}`, sealed);
+  }
+
+  async #writeAt(dir: string, file: string, sealed: Buffer): Promise<void> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const tmp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+    try {
+      const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        await fh.writeFile(sealed);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, join(dir, file));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const d = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    await d.sync().finally(() => d.close());
+  }
+
+  async list(keyId: string): Promise<StoredProfile[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.#keyDir(keyId));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const out: StoredProfile[] = [];
+    for (const file of names.filter((n) => n.startsWith('p-')).sort()) {
+      const st = await stat(join(this.#keyDir(keyId), file)).catch(() => null);
+      if (st?.isFile()) out.push({ name: file.slice(2), bytes: st.size, updatedAt: st.mtime });
+    }
+    return out;
+  }
+
+  /**
+   * Every stored profile, for the rotation of the secret: `reseal` gets each one's sealed bytes,
+   * its owner's tag and its name, and returns new bytes (written in its place) or null (kept).
+   */
+  async resealAll(reseal: (sealed: Buffer, ownerTag: string, name: string) => Buffer | null): Promise<number> {
+    let count = 0;
+    for (const tag of (await readdir(this.#dir).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{32}$/.test(n)).sort()) {
+      const dir = join(this.#dir, tag);
+      for (const file of (await readdir(dir)).filter((n) => n.startsWith('p-')).sort()) {
+        const fh = await open(join(dir, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const sealed = await fh.readFile().finally(() => fh.close());
+        const next = reseal(sealed, tag, file.slice(2));
+        if (!next) continue;
+        await this.#writeAt(dir, file, next);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** True when there was one to remove. */
+  async remove(keyId: string, name: string): Promise<boolean> {
+    try {
+      await rm(this.#file(keyId, name));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  }
+}
