@@ -68,9 +68,11 @@ export class Recorder {
     browser.mux.serviceEvents.on('event', recorder.#onSession);
     browser.tabs.on('current', recorder.#onCurrent);
     out.event('start', { startedAt: new Date(Date.now() - out.now()).toISOString() });
+    // Each new tab waits for the recorder to watch it before its first navigation, so that a tab
+    // opened by window.open or a target=_blank link has its first page recorded (`#root` lets it go).
     await browser.mux.call('Target.setAutoAttach', {
       autoAttach: true,
-      waitForDebuggerOnStart: false,
+      waitForDebuggerOnStart: true,
       flatten: true,
       filter: [{ type: 'page' }],
     });
@@ -98,13 +100,18 @@ export class Recorder {
     if (method === 'Target.attachedToTarget') {
       const info = params.targetInfo as { targetId: string; type: string; url: string };
       const sessionId = String(params.sessionId);
-      if (info.type !== 'page' || /^chrome:\/\//.test(info.url)) return;
+      // A tab opened while the recorder watches waits for it (auto-attach's waitForDebuggerOnStart)
+      // and must be let go whatever the recorder makes of it, or its page never loads.
+      const release = () => this.#call('Runtime.runIfWaitingForDebugger', {}, sessionId);
+      if (info.type !== 'page' || /^chrome:\/\//.test(info.url)) return release();
       this.#sessions.set(sessionId, info.targetId);
       this.#out.event('tab', { tab: info.targetId, action: 'opened', url: info.url });
       this.#call('Page.enable', {}, sessionId);
       this.#call('Runtime.enable', {}, sessionId);
       // Only events: no response bodies are kept for this session.
       this.#call('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }, sessionId);
+      // Sent after the domains are on (a session's commands run in order): its first page is seen.
+      release();
       void this.#followScreen();
     } else if (method === 'Target.detachedFromTarget') {
       const sessionId = String(params.sessionId);
