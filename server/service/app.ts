@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { PreparedLaunch } from '#service/browser/chromium.ts';
+import { LaunchHealth } from '#service/browser/launch-health.ts';
 import { Launcher } from '#service/browser/launcher.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
@@ -92,6 +93,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   });
   await egress.listen();
 
+  const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // The whole block of the uid range (config: defaultUidBase); an instance's uid is reused only once its processes are gone.
   const uidCount = UID_BLOCK - 1;
   const { report: isolationReport, isolation } = await probeIsolation({
@@ -101,6 +103,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     bwrapPath: config.browser.bwrapPath,
     tag: String(config.browser.uidBase),
     limits: { memoryBytes: config.browser.memoryLimitBytes, pids: config.browser.pidsLimit },
+    instancesDir,
+    chromiumDir: executable.installDir,
   });
   if (isolationReport.mode === 'sandbox') log.info({ isolation: isolationReport }, 'browser isolation: every instance in its own sandbox');
   else if (isolationReport.mode === 'single-tenant')
@@ -115,7 +119,6 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     );
   metricsRegistry.reportIsolation(isolationReport);
 
-  const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // A service that died without shutting down (SIGKILL, power loss) leaves its browsers and
   // folders behind: end them before starting new ones.
   const staleProcesses =
@@ -130,15 +133,23 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         log.child({ part: 'launcher' }),
       )
     : null;
+  const launchHealth = new LaunchHealth();
   const launch = async () => {
     if (!launcher)
       throw new ServiceUnavailable(
         `this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`,
       );
     const end = metricsRegistry.launchSeconds.startTimer();
-    const browser = await launcher.launch();
-    end();
-    return browser;
+    try {
+      const browser = await launcher.launch();
+      launchHealth.succeeded();
+      return browser;
+    } catch (err) {
+      launchHealth.failed(err);
+      throw err;
+    } finally {
+      end();
+    }
   };
   const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
     metricsRegistry.poolSize.set(n),
@@ -170,6 +181,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         }
       : undefined,
     pool,
+    launchProblem: () => launchHealth.problem,
     capacity: config.browser.capacity,
     lifetimeMs: config.browser.maxLifetimeMs,
     log: log.child({ part: 'fleet' }),
@@ -235,6 +247,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     keys,
     pool,
     launcher,
+    launchHealth,
     fleet,
     tickets: new ConnectTickets(config.cluster?.secret),
     history,
