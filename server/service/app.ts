@@ -38,6 +38,8 @@ import { listBrowsers, stopBrowser } from './routes/browsers.ts';
 import { getRecording, getRecordingScreen, searchRecordedEvents } from './routes/recordings.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
+import { operatorRoutes } from './routes/operator.ts';
+import { OPERATOR_KEYS_PATH } from '#shared/protocol/operator.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { McpEndpoint } from './routes/mcp.ts';
 import { search as searchRoute } from './routes/search.ts';
@@ -260,6 +262,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     cluster: null,
   };
   const mcp = new McpEndpoint(ctx);
+  const operator = operatorRoutes(ctx);
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
@@ -281,7 +284,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
     .on('GET', '/v0/browser/downloads', getDownloads(ctx))
-    .on('GET', '/v0/browser/downloads/:name', getDownload(ctx));
+    .on('GET', '/v0/browser/downloads/:name', getDownload(ctx))
+    .on('GET', OPERATOR_KEYS_PATH, operator.list)
+    .on('POST', OPERATOR_KEYS_PATH, operator.create)
+    .on('GET', `${OPERATOR_KEYS_PATH}/:id`, operator.get)
+    .on('PATCH', `${OPERATOR_KEYS_PATH}/:id`, operator.change)
+    .on('DELETE', `${OPERATOR_KEYS_PATH}/:id`, operator.revoke);
   const gateway = config.cluster
     ? new ClusterGateway({
         registry: { get: clustered },

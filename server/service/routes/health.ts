@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerMatches } from '#shared/bearer.ts';
 import { Unauthorized, UpgradeRequired } from '#shared/errors.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
@@ -55,10 +55,3 @@ export const metrics =
 export const upgradeRequired: Handler = () => {
   throw new UpgradeRequired();
 };
-
-/** Constant-time comparison of a bearer token (hashed first, so lengths do not leak either). */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(token));
-}
