@@ -271,6 +271,31 @@ describe('session recordings', () => {
     await held.ended;
   });
 
+  it("sends a client of a recorded browser no answer to a command it did not send (the recorder's are its own)", async () => {
+    const held = await holdBrowser(service.url, recorded);
+    const { default: WebSocket } = await import('ws');
+    const socket = new WebSocket(held.debuggerUrl, { headers: held.headers });
+    const heard: { id?: number; method?: string }[] = [];
+    socket.on('message', (data) => heard.push(JSON.parse(data.toString()) as { id?: number; method?: string }));
+    await new Promise((resolve) => socket.once('open', resolve));
+    // One command of its own, answered after anything the service's recorder set off at connect.
+    socket.send(JSON.stringify({ id: 7, method: 'Target.getTargets' }));
+    await eventually(
+      () => heard,
+      (h) => h.some((m) => m.id === 7),
+      10_000,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      heard.filter((m) => m.id !== undefined).map((m) => m.id),
+      [7],
+      JSON.stringify(heard.filter((m) => m.id !== 7)),
+    );
+    socket.close();
+    held.release();
+    await held.ended;
+  });
+
   it('records nothing for a key that does not turn it on, and from its next browser once it does', async () => {
     const held = await holdBrowser(service.url, plain);
     held.release();
