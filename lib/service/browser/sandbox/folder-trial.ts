@@ -116,7 +116,7 @@ export function unwalkable(path: string, uid: number | undefined): string | null
     }
     const walkable = owner === uid ? mode & 0o100 : group === uid ? mode & 0o010 : mode & 0o001;
     if (!walkable)
-      return `${dir} (mode ${(mode & 0o777).toString(8).padStart(3, '0')}) may not be entered by other users, and ${path} is inside it; give it o+x (chmod o+x ${dir}), or set BROWSER_INSTANCES_DIR (or TMPDIR) to a folder outside it`;
+      return `${dir} (mode ${(mode & 0o777).toString(8).padStart(3, '0')}) may not be entered by other users${dir === path ? '' : `, and ${path} is inside it`}; give it o+x (chmod o+x ${dir}), or set BROWSER_INSTANCES_DIR (or TMPDIR) to a folder ${dir === path ? 'they may enter' : 'outside it'}`;
   }
   return null;
 }
