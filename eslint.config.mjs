@@ -2,8 +2,8 @@
 // (docs/decisions/0060-code-sorted-by-owner.md, which extends 0002):
 //   lib/shared/   used by both processes         imports neither lib/service/ nor lib/portal/
 //   lib/service/  the browser and search service  imports lib/shared/
-//   lib/portal/   the portal's domain             imports lib/shared/, and of the service only
-//                                                 lib/service/keys/key-database.ts (the embedded key issuer)
+//   lib/portal/   the portal's domain             imports lib/shared/ only: it reaches the service over its
+//                                                 interfaces (keys through the operator interface, decision 0107)
 //   lib/mcp/      the MCP server (decision 0101)  imports lib/shared/ and packages: it reaches the service
 //                                                 only over its public interface, through @periscope/client
 //   server/service/, server/portal/  each process's routes and sockets, over its own lib/ folder
@@ -46,9 +46,8 @@ export default tseslint.config(
   ]),
   boundary(
     ['lib/portal/**'],
-    'lib/portal/ may use lib/shared/; of the service only #service/keys/key-database.ts (decision 0060).',
+    'lib/portal/ may use lib/shared/ only; it reaches the service over its interfaces (keys: the operator interface, decision 0107).',
     ['service', 'app', 'server'],
-    { except: 'keys/key-database\\.ts' },
   ),
   boundary(
     ['lib/mcp/**'],

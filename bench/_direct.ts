@@ -74,6 +74,8 @@ export class DirectChromiums {
       uidCount: UIDS,
       tag: `bench-${uidBase}`,
       limits: { memoryBytes: 2048 * 1024 * 1024, pids: 2048 },
+      instancesDir,
+      chromiumDir: executable.installDir,
     });
     return new DirectChromiums({ executable, egress, dir, uidBase, instancesDir, sandbox: isolation, problems: report.problems });
   }

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +24,10 @@ if (!dev && !existsSync(join(root, '.next', 'BUILD_ID'))) {
   });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
+
+// The portal issues keys through the service's operator interface (decision 0107): the two
+// processes of one command share an operator token, made for this run unless the operator set one.
+process.env.SERVICE_OPERATOR_TOKEN ??= randomBytes(32).toString('base64url');
 
 const children = new Map<string, ChildProcess>();
 let stopping = false;

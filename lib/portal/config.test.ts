@@ -4,9 +4,10 @@ import { loadPortalConfig } from './config.ts';
 import { ConfigError } from '#shared/config-schema.ts';
 
 describe('portal configuration', () => {
-  it('has working defaults: embedded service, no OAuth, secrets left to DATA_DIR', () => {
+  it('has working defaults: the service beside it, no OAuth, secrets left to DATA_DIR', () => {
     const c = loadPortalConfig({});
-    assert.equal(c.embeddedService, true);
+    assert.equal(c.serviceUrl, 'http://127.0.0.1:3100');
+    assert.equal(c.operatorToken, undefined);
     assert.deepEqual(c.oauth, []);
     assert.equal(c.keyEncryptionSecret, undefined);
     assert.equal(c.publicUrl, 'http://127.0.0.1:3000');
@@ -67,10 +68,11 @@ describe('portal configuration', () => {
     assert.throws(() => loadPortalConfig({ KEY_ENCRYPTION_SECRET: 'short' }), /KEY_ENCRYPTION_SECRET: must be at least 32/);
   });
 
-  it('uses a remote service without issuing keys when SERVICE_URL is set', () => {
-    const c = loadPortalConfig({ SERVICE_URL: 'https://api.example.test' });
-    assert.equal(c.embeddedService, false);
-    assert.equal(loadPortalConfig({ SERVICE_URL: 'https://api.example.test', EMBEDDED_SERVICE: 'true' }).embeddedService, true);
+  it('issues keys through the service, beside it or remote, only with the operator token', () => {
+    const token = 'o'.repeat(32);
+    const c = loadPortalConfig({ SERVICE_URL: 'https://api.example.test', SERVICE_OPERATOR_TOKEN: token });
+    assert.deepEqual([c.serviceUrl, c.operatorToken], ['https://api.example.test', token]);
+    assert.throws(() => loadPortalConfig({ SERVICE_OPERATOR_TOKEN: 'short' }), /SERVICE_OPERATOR_TOKEN: must be at least 32/);
   });
 
   it('runs as one process unless REDIS_URL names a Redis, and then needs a cluster secret', () => {

@@ -43,7 +43,7 @@ const schema = z.object({
   PORT: portVar(3000),
   SERVICE_PORT: portVar(3100),
   SERVICE_URL: baseUrlVar(['http:', 'https:']),
-  EMBEDDED_SERVICE: boolVar(undefined),
+  SERVICE_OPERATOR_TOKEN: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   DATA_DIR: dataDirVar,
   DATABASE_URL: databaseUrlVar,
   REDIS_URL: redisUrlVar,
@@ -117,8 +117,11 @@ export type PortalConfig = {
    * serviceUrl); answers are cached for ttlMs, at most `entries` of them (0: no cache).
    */
   search: { url: string; cacheEntries: number; cacheTtlMs: number };
-  /** True when the service runs beside the portal on the same DATA_DIR, so the portal can issue keys. */
-  embeddedService: boolean;
+  /**
+   * The service's operator token (SERVICE_OPERATOR_TOKEN): with it the portal issues, records and
+   * revokes keys through the service's operator interface, beside it or remote (decision 0107).
+   */
+  operatorToken: string | undefined;
   dataDir: string;
   /** Where the portal's data lives: PostgreSQL at DATABASE_URL, or SQLite in DATA_DIR (decision 0090). */
   database: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
@@ -195,7 +198,7 @@ export function loadPortalConfig(env: Env = process.env): PortalConfig {
       cacheEntries: v.PORTAL_SEARCH_CACHE_ENTRIES,
       cacheTtlMs: v.PORTAL_SEARCH_CACHE_TTL_SECONDS * 1000,
     },
-    embeddedService: v.EMBEDDED_SERVICE ?? v.SERVICE_URL === undefined,
+    operatorToken: v.SERVICE_OPERATOR_TOKEN,
     dataDir: isAbsolute(v.DATA_DIR) ? v.DATA_DIR : resolve(v.DATA_DIR),
     database: v.DATABASE_URL ? { kind: 'postgres', url: v.DATABASE_URL } : { kind: 'sqlite' },
     cluster:

@@ -10,8 +10,8 @@ import { recordBrowserEvents, recordEnded } from './live/browsers.ts';
 import { LocalDirectory, type BrowserDirectory } from './live/directory.ts';
 import { joinCluster, type PortalCluster } from './cluster/join.ts';
 import { publishedPortal } from './handle.ts';
-import { defaultKeyLimits } from '#service/keys/key-database.ts';
-import { EmbeddedIssuer, NoIssuer, type KeyIssuer } from './keys/issuer.ts';
+import { NoIssuer, ServiceIssuer, type KeyIssuer } from './keys/issuer.ts';
+import { OperatorClient } from './service-client/operator.ts';
 import { SearchProxy } from './search/search.ts';
 import { resolvePortalSecrets } from './keys/secrets.ts';
 import { SignInThrottle } from './accounts/throttle.ts';
@@ -47,17 +47,17 @@ export type Portal = {
  * database (SQLite in DATA_DIR or PostgreSQL at DATABASE_URL, migrated), the key vault, the sign-in throttle, the search proxy and the live browser
  * registry, wired once. The caller (server/portal/main.ts) publishes the result.
  */
-export async function createPortal(config: PortalConfig, env: NodeJS.ProcessEnv = process.env): Promise<Portal> {
+export async function createPortal(config: PortalConfig): Promise<Portal> {
   const secrets = resolvePortalSecrets(config);
   const log = createLogger('portal', config.logLevel);
   for (const file of secrets.generated) {
     log.warn({ file }, 'generated a secret on first start; set NEXTAUTH_SECRET and KEY_ENCRYPTION_SECRET in production (see README)');
   }
   const data = await openPortalData(config);
-  let issuer: KeyIssuer = new NoIssuer();
-  if (config.embeddedService) {
-    issuer = new EmbeddedIssuer(config, defaultKeyLimits(env, config.dataDir));
-  }
+  // Keys are issued through the service's operator interface, beside it or remote (decision 0107).
+  const issuer: KeyIssuer = config.operatorToken
+    ? new ServiceIssuer(new OperatorClient(config.serviceUrl, config.operatorToken))
+    : new NoIssuer();
   const box = new SecretBox(secrets.keyEncryptionSecret, config.previousKeyEncryptionSecrets);
   const { idleMs, maxPerUser, maxPerTeam } = config.live;
   let browsers: BrowserDirectory | null = null;

@@ -39,6 +39,7 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: intVar(300, 1, 3600),
   MAX_CONNECTIONS_PER_ADDRESS: intVar(256, 0, 1_000_000),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
+  SERVICE_OPERATOR_TOKEN: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional()
@@ -126,6 +127,8 @@ export type ServiceConfig = {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; perAddress: number };
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** When set, the operator interface for keys (/v0/operator/keys) answers `Authorization: Bearer <token>`; off when unset. */
+  operatorToken: string | undefined;
   chromePath: string | undefined;
   /**
    * On SIGTERM, how long the node keeps its live browsers while it takes no new ones (and tells the
@@ -273,6 +276,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     publicWsUrl,
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN,
+    operatorToken: v.SERVICE_OPERATOR_TOKEN,
     http: {
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { PreparedLaunch, type StartHooks } from '#service/browser/chromium.ts';
+import { LaunchHealth } from '#service/browser/launch-health.ts';
 import { Launcher } from '#service/browser/launcher.ts';
 import { EgressPolicy } from '#service/browser/egress/policy.ts';
 import { EgressProxy } from '#service/browser/egress/proxy.ts';
@@ -39,6 +40,8 @@ import { getRecording, getRecordingScreen, searchRecordedEvents } from './routes
 import { listProfiles, removeProfile } from './routes/profiles.ts';
 import { getDownload, getDownloads, getUploads, putUpload, removeUpload } from './routes/browser-files.ts';
 import { healthz, metrics, upgradeRequired } from './routes/health.ts';
+import { operatorRoutes } from './routes/operator.ts';
+import { OPERATOR_KEYS_PATH } from '#shared/protocol/operator.ts';
 import { jsonVersion } from './routes/json-version.ts';
 import { McpEndpoint } from './routes/mcp.ts';
 import { search as searchRoute } from './routes/search.ts';
@@ -94,6 +97,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   });
   await egress.listen();
 
+  const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // The whole block of the uid range (config: defaultUidBase); an instance's uid is reused only once its processes are gone.
   const uidCount = UID_BLOCK - 1;
   const { report: isolationReport, isolation } = await probeIsolation({
@@ -103,6 +107,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     bwrapPath: config.browser.bwrapPath,
     tag: String(config.browser.uidBase),
     limits: { memoryBytes: config.browser.memoryLimitBytes, pids: config.browser.pidsLimit },
+    instancesDir,
+    chromiumDir: executable.installDir,
   });
   if (isolationReport.mode === 'sandbox') log.info({ isolation: isolationReport }, 'browser isolation: every instance in its own sandbox');
   else if (isolationReport.mode === 'single-tenant')
@@ -117,7 +123,6 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     );
   metricsRegistry.reportIsolation(isolationReport);
 
-  const instancesDir = await prepareInstancesDir(config.browser.instancesDir);
   // A service that died without shutting down (SIGKILL, power loss) leaves its browsers and
   // folders behind: end them before starting new ones.
   const staleProcesses =
@@ -132,15 +137,23 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         log.child({ part: 'launcher' }),
       )
     : null;
+  const launchHealth = new LaunchHealth();
   const launch = async (hooks?: StartHooks) => {
     if (!launcher)
       throw new ServiceUnavailable(
         `this host cannot isolate browsers: ${isolationReport.problems.join('; ')}. The operator can set BROWSER_ISOLATION=single-tenant only if every API key holder is trusted`,
       );
     const end = metricsRegistry.launchSeconds.startTimer();
-    const browser = await launcher.launch(hooks);
-    end();
-    return browser;
+    try {
+      const browser = await launcher.launch(hooks);
+      launchHealth.succeeded();
+      return browser;
+    } catch (err) {
+      launchHealth.failed(err);
+      throw err;
+    } finally {
+      end();
+    }
   };
   const pool = new BrowserPool(launch, isolation ? config.browser.poolSize : 0, log.child({ part: 'pool' }), (n) =>
     metricsRegistry.poolSize.set(n),
@@ -178,6 +191,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         }
       : undefined,
     pool,
+    launchProblem: () => launchHealth.problem,
     capacity: config.browser.capacity,
     lifetimeMs: config.browser.maxLifetimeMs,
     log: log.child({ part: 'fleet' }),
@@ -243,6 +257,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     keys,
     pool,
     launcher,
+    launchHealth,
     fleet,
     tickets: new ConnectTickets(config.cluster?.secret),
     history,
@@ -256,6 +271,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     cluster: null,
   };
   const mcp = new McpEndpoint(ctx);
+  const operator = operatorRoutes(ctx);
   const router = new Router(log, (route, status) => metricsRegistry.httpRequests.inc({ route, status: String(status) }))
     .on('GET', '/healthz', healthz(ctx))
     .on('GET', '/metrics', metrics(ctx))
@@ -279,7 +295,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('PUT', '/v0/browser/uploads/:name', putUpload(ctx))
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
     .on('GET', '/v0/browser/downloads', getDownloads(ctx))
-    .on('GET', '/v0/browser/downloads/:name', getDownload(ctx));
+    .on('GET', '/v0/browser/downloads/:name', getDownload(ctx))
+    .on('GET', OPERATOR_KEYS_PATH, operator.list)
+    .on('POST', OPERATOR_KEYS_PATH, operator.create)
+    .on('GET', `${OPERATOR_KEYS_PATH}/:id`, operator.get)
+    .on('PATCH', `${OPERATOR_KEYS_PATH}/:id`, operator.change)
+    .on('DELETE', `${OPERATOR_KEYS_PATH}/:id`, operator.revoke);
   const gateway = config.cluster
     ? new ClusterGateway({
         registry: { get: clustered },

@@ -3,6 +3,7 @@ import type { BrowserFleet } from '#service/browser/fleet.ts';
 import type { ConnectTickets } from '#service/browser/connect-tickets.ts';
 import type { BrowserHistory } from '#service/browser/history.ts';
 import type { Recordings } from '#service/browser/recording/recordings.ts';
+import type { LaunchHealth } from '#service/browser/launch-health.ts';
 import type { Launcher } from '#service/browser/launcher.ts';
 import type { BrowserPool } from '#service/browser/pool.ts';
 import type { IsolationReport } from '#service/browser/sandbox/probe.ts';
@@ -26,6 +27,8 @@ export type ServiceContext = {
   pool: BrowserPool;
   /** Launches browsers, one prepared ahead; null when this host cannot isolate them. */
   launcher: Pick<Launcher<unknown>, 'prepared'> | null;
+  /** Whether launches keep failing, and why (/healthz). */
+  launchHealth: Pick<LaunchHealth, 'problem'>;
   fleet: BrowserFleet;
   /** Connect tickets of `/json/version`'s `connectUrl`. */
   tickets: ConnectTickets;

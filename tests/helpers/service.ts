@@ -31,9 +31,10 @@ export type ServiceProcess = {
 
 /**
  * Start the real service (`node server/service/main.ts`) on a free loopback port with its own
- * DATA_DIR, and wait until it listens. Extra environment overrides the test defaults.
+ * DATA_DIR, and wait until it listens. Extra environment overrides the test defaults. `prefix` is a
+ * command the service is started under (it must exec the rest of its arguments, e.g. `unshare ...`).
  */
-export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string> = {}, o: { prefix?: string[] } = {}): Promise<ServiceProcess> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'periscope-test-'));
   const fullEnv = {
     ...process.env,
@@ -44,7 +45,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     BROWSER_POOL_SIZE: '1',
     ...env,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'server/service/main.ts')], {
+  const [file, ...args] = [...(o.prefix ?? []), process.execPath, join(ROOT, 'server/service/main.ts')];
+  const child = spawn(file as string, args, {
     cwd: ROOT,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -148,6 +148,8 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
       uidCount: 4,
       tag: `test-${base}`,
       limits: { memoryBytes: 1024 ** 3, pids: 1024 },
+      instancesDir: instances,
+      chromiumDir: executable.installDir,
     });
     assert.equal(report.mode, 'sandbox', `this host must isolate for this suite: ${report.problems.join('; ')}`);
     sandboxed = await Chromium.launch({
@@ -308,6 +310,8 @@ describe('an instance fully controlled by its tenant, without the CDP policy', (
       uidCount: 2,
       tag: `test-${base}-b`,
       limits: { memoryBytes: 1024 ** 3, pids: 1024 },
+      instancesDir: instances,
+      chromiumDir: executable.installDir,
     });
     const browser = await Chromium.launch({
       executable,

@@ -239,6 +239,63 @@ describe('session recordings', () => {
     assert.ok(frames.length < 40, `sampled, not every change: ${frames.length} frames`);
   });
 
+  it("records a new tab's first page, whether window.open or a target=_blank link opened it", async () => {
+    const held = await holdBrowser(service.url, recorded);
+    const cdp = await RawCdp.connect(held.debuggerUrl, held.headers);
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string; url: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page' && !t.url.startsWith('chrome://'))!.targetId;
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page, flatten: true });
+    await cdp.send('Page.enable', {}, sessionId);
+    await cdp.send('Page.navigate', { url: `${pages.url}?opener` }, sessionId);
+    const openers = {
+      'window.open': (url: string) => `window.open(${JSON.stringify(url)})`,
+      'a target=_blank link': (url: string) =>
+        `{ const a = document.createElement('a'); a.href = ${JSON.stringify(url)}; a.target = '_blank'; a.textContent = 'new tab'; document.body.append(a); a.click(); }`,
+    };
+    for (const [how, open] of Object.entries(openers)) {
+      const url = `${pages.url}?opened-by-${how.replaceAll(/\W+/g, '-')}`;
+      await cdp.send('Runtime.evaluate', { expression: open(url), userGesture: true }, sessionId);
+      const r = await eventually(
+        () => recording(recorded, held.id),
+        (r) => r.events.some((e) => e.type === 'navigation' && e.url === url),
+        10_000,
+      );
+      const navigation = r.events.find((e) => e.type === 'navigation' && e.url === url);
+      assert.ok(navigation, `${how}: the new tab's first page is recorded`);
+      assert.notEqual(navigation.tab, page, `${how}: in the new tab`);
+      const opened = r.events.find((e) => e.type === 'tab' && e.action === 'opened' && e.tab === navigation.tab);
+      assert.ok(opened && r.events.indexOf(opened) < r.events.indexOf(navigation), `${how}: the tab opened before its page`);
+    }
+    await cdp.close();
+    held.release();
+    await held.ended;
+  });
+
+  it("sends a client of a recorded browser no answer to a command it did not send (the recorder's are its own)", async () => {
+    const held = await holdBrowser(service.url, recorded);
+    const { default: WebSocket } = await import('ws');
+    const socket = new WebSocket(held.debuggerUrl, { headers: held.headers });
+    const heard: { id?: number; method?: string }[] = [];
+    socket.on('message', (data) => heard.push(JSON.parse(data.toString()) as { id?: number; method?: string }));
+    await new Promise((resolve) => socket.once('open', resolve));
+    // One command of its own, answered after anything the service's recorder set off at connect.
+    socket.send(JSON.stringify({ id: 7, method: 'Target.getTargets' }));
+    await eventually(
+      () => heard,
+      (h) => h.some((m) => m.id === 7),
+      10_000,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      heard.filter((m) => m.id !== undefined).map((m) => m.id),
+      [7],
+      JSON.stringify(heard.filter((m) => m.id !== 7)),
+    );
+    socket.close();
+    held.release();
+    await held.ended;
+  });
+
   it('records nothing for a key that does not turn it on, and from its next browser once it does', async () => {
     const held = await holdBrowser(service.url, plain);
     held.release();

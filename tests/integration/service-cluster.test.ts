@@ -10,10 +10,12 @@ import { startPageServer } from '../helpers/pages.ts';
  * Any node serves any browser (issue 15, items 2, 3 and 5): three real service nodes on one Redis,
  * each with real, sandboxed Chromium.
  */
+const OPERATOR_TOKEN = 'operator-token-of-the-cluster-test-0123456789';
 const cluster = await startServiceCluster(3, (i) => ({
   BROWSER_POOL_SIZE: '0',
   BROWSER_CAPACITY: '1',
   BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
+  SERVICE_OPERATOR_TOKEN: OPERATOR_TOKEN,
   // node-2 drains before it stops (a rolling restart); the others stop at once.
   ...(i === 1 ? { SHUTDOWN_DRAIN_SECONDS: '30' } : {}),
 }));
@@ -32,6 +34,32 @@ describe('a cluster of service nodes', { skip }, () => {
     for (const s of open) await closeStart(node(1).url, s).catch(() => {});
     await pages?.close();
     await c.stop();
+  });
+
+  it('answers the operator interface for keys alike on every node (decision 0107)', async () => {
+    const operator = (i: number, method: string, path = '', body?: unknown) =>
+      fetch(`${node(i).url}/v0/operator/keys${path}`, {
+        method,
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const use = (i: number, token: string) => fetch(`${node(i).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
+    const created = await operator(1, 'POST', '', { name: 'issued on node 1' });
+    assert.equal(created.status, 201);
+    const { key, token } = (await created.json()) as { key: { id: string }; token: string };
+    assert.equal((await use(2, token)).status, 200, 'node 2 accepts it');
+    const listed = (await (await operator(3, 'GET')).json()) as { keys: { id: string }[] };
+    assert.ok(
+      listed.keys.some((k) => k.id === key.id),
+      'node 3 lists it',
+    );
+    assert.equal(
+      ((await (await operator(2, 'PATCH', `/${key.id}`, { record: true })).json()) as { key: { record: boolean } }).key.record,
+      true,
+    );
+    assert.equal(((await (await operator(1, 'GET', `/${key.id}`)).json()) as { key: { record: boolean } }).key.record, true);
+    assert.equal((await operator(3, 'DELETE', `/${key.id}`)).status, 200);
+    for (const i of [1, 2, 3]) assert.equal((await use(i, token)).status, 401, `node ${i} refuses it at once`);
   });
 
   it('drives a browser started through node 1 with Playwright through node 3', async () => {

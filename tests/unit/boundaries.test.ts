@@ -29,14 +29,15 @@ describe('import boundaries', () => {
     await allowed('lib/shared/protocol/x.ts', '../errors.ts');
   });
 
-  it('keeps the service out of the portal and the portal out of the service, but for the key database', async () => {
+  it('keeps the service out of the portal and the portal out of the service, its key database included (decision 0107)', async () => {
     await refused('lib/service/search/x.ts', '#portal/search/search.ts');
     await refused('lib/service/x.ts', '../portal/config.ts');
     await refused('lib/portal/x.ts', '#service/browser/fleet.ts');
     await refused('lib/portal/live/x.ts', '../../service/keys/store.ts');
     await refused('lib/portal/keys/x.ts', '../../service/keys/key-database.ts');
-    await allowed('lib/portal/keys/x.ts', '#service/keys/key-database.ts');
-    await refused('lib/portal/keys/x.ts', '#service/keys/key-database.ts.bak');
+    await refused('lib/portal/keys/x.ts', '#service/keys/key-database.ts');
+    await refused('lib/portal/keys/x.ts', '#service/keys/operator.ts');
+    await allowed('lib/portal/keys/x.ts', '#shared/protocol/operator.ts');
     await allowed('lib/portal/x.ts', '#shared/errors.ts');
     await allowed('lib/portal/live/x.ts', '../service-client/browser.ts');
   });

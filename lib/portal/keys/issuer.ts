@@ -1,6 +1,18 @@
-import { openKeyDatabase, type DatabasePlace, type KeyLimits, type KeyStore } from '#service/keys/key-database.ts';
+import { BadGateway, BadRequest } from '#shared/errors.ts';
+import { OperatorCallFailed, type OperatorClient } from '../service-client/operator.ts';
 
-/** Issues and revokes service API keys, when the portal runs beside the service. */
+/** The service's refusal of what the portal asked, as the portal's own error: a bad name is the user's; the rest the service's. */
+async function calling<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof OperatorCallFailed && err.status === 400) throw new BadRequest(err.message);
+    if (err instanceof OperatorCallFailed) throw new BadGateway(err.message);
+    throw err;
+  }
+}
+
+/** Issues and revokes service API keys, when the portal holds the service's operator token. */
 export interface KeyIssuer {
   readonly available: boolean;
   issue(name: string, options?: { record?: boolean }): Promise<{ serviceKeyId: string; token: string }>;
@@ -12,63 +24,50 @@ export interface KeyIssuer {
 }
 
 /**
- * Embedded mode: the service's own key store where the service keeps it (DATA_DIR/service.db, or
- * PostgreSQL at the DATABASE_URL both processes are given), through the one module of the service
- * the portal may use (docs/decisions/0060-code-sorted-by-owner.md).
+ * Keys issued, recorded and revoked through the service's operator interface (decision 0107), the
+ * same whether the service runs beside the portal or elsewhere (SERVICE_URL). The portal holds the
+ * operator token; it never opens the service's key database.
  */
-export class EmbeddedIssuer implements KeyIssuer {
+export class ServiceIssuer implements KeyIssuer {
   readonly available = true;
-  readonly #where: DatabasePlace;
-  readonly #limits: KeyLimits;
-  #opened: ReturnType<typeof openKeyDatabase> | undefined;
+  readonly #client: OperatorClient;
 
-  constructor(where: DatabasePlace, limits: KeyLimits) {
-    this.#where = where;
-    this.#limits = limits;
-  }
-
-  // Opened on first use, by when the service process has created and migrated its tables; a
-  // failed open is tried again on the next use.
-  async #keys(): Promise<KeyStore> {
-    this.#opened ??= openKeyDatabase(this.#where, this.#limits, { max: 2 });
-    const opened = this.#opened;
-    try {
-      return (await opened).keys;
-    } catch (err) {
-      if (this.#opened === opened) this.#opened = undefined;
-      throw err;
-    }
+  constructor(client: OperatorClient) {
+    this.#client = client;
   }
 
   async issue(name: string, { record = false }: { record?: boolean } = {}) {
-    const { key, token } = await (await this.#keys()).create(name, {}, { record });
+    const { key, token } = await calling(() => this.#client.create({ name, record }));
     return { serviceKeyId: key.id, token };
   }
 
   async revoke(serviceKeyId: string) {
-    await (await this.#keys()).revoke(serviceKeyId);
+    // A key the service no longer has is as good as revoked.
+    await calling(async () => {
+      if (await this.#client.get(serviceKeyId)) await this.#client.revoke(serviceKeyId);
+    });
   }
 
   async setRecord(serviceKeyId: string, record: boolean) {
-    return (await this.#keys()).setRecord(serviceKeyId, record);
+    return calling(async () => {
+      if (!(await this.#client.get(serviceKeyId))) return false;
+      await this.#client.change(serviceKeyId, { record });
+      return true;
+    });
   }
 
   async lastUsed(serviceKeyId: string) {
-    return (await (await this.#keys()).get(serviceKeyId))?.lastUsedAt?.getTime() ?? null;
-  }
-
-  async close() {
-    const opened = this.#opened;
-    this.#opened = undefined;
-    await (await opened?.catch(() => null))?.close();
+    // Only a figure on the keys page: a service out of reach leaves it out rather than failing the page.
+    const at = (await this.#client.get(serviceKeyId).catch(() => null))?.lastUsedAt;
+    return at ? Date.parse(at) : null;
   }
 }
 
-/** Remote mode: the portal cannot issue keys; teams add keys the remote deployment gave them. */
+/** Without the operator token the portal cannot issue keys; teams add keys the service's operator gave them. */
 export class NoIssuer implements KeyIssuer {
   readonly available = false;
   async issue(): Promise<never> {
-    throw new Error('no embedded service');
+    throw new Error('no operator token: this portal cannot issue keys');
   }
   async revoke() {}
   async setRecord() {

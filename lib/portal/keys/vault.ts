@@ -50,14 +50,16 @@ export async function listKeys(v: Vault, actor: Actor, teamId: string): Promise<
 }
 
 /**
- * "Create key" (issued by the embedded service) or "Add existing key" (issued elsewhere). The
+ * "Create key" (issued by the service through its operator interface) or "Add existing key" (issued elsewhere). The
  * returned token is the one time the full key leaves the server.
  */
 export async function addKey(v: Vault, actor: Actor, teamId: string, input: unknown): Promise<{ key: KeyView; token: string }> {
   await requireRole(v.data, actor, teamId, 'admin');
   const parsed = parseOrThrow(newKeySchema, input);
   if (parsed.mode === 'create' && !v.issuer.available) {
-    throw new BadRequest('This portal uses a remote service, so it cannot issue keys. Add a key that the service issued instead.');
+    throw new BadRequest(
+      'This portal has no operator token for the service (SERVICE_OPERATOR_TOKEN), so it cannot issue keys. Add a key that the service issued instead.',
+    );
   }
   const id = newId('key');
   const recording = Boolean((await v.data.team(teamId))?.recordSessions);
@@ -128,7 +130,7 @@ export async function updateKey(v: Vault, actor: Actor, teamId: string, keyId: s
   return await view(v, await keyOf(v, teamId, keyId));
 }
 
-/** Revoke in the vault and, for a key the embedded service issued, at the service too. */
+/** Revoke in the vault and, for a key this portal issued, at the service too. */
 export async function revokeKey(v: Vault, actor: Actor, teamId: string, keyId: string): Promise<KeyView> {
   await requireRole(v.data, actor, teamId, 'admin');
   const key = await keyOf(v, teamId, keyId);

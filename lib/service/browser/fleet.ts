@@ -19,6 +19,8 @@ export type Instance = {
 
 export type FleetOptions = {
   pool: BrowserPool;
+  /** Why launches keep failing on this node, or null (launch-health.ts): said to a client refused for it. */
+  launchProblem?: () => string | null;
   capacity: number;
   lifetimeMs: number;
   log: Logger;
@@ -168,7 +170,11 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
         if (err instanceof ServiceUnavailable) throw err;
         if (attempt >= 2 || this.#closing) {
           this.#opts.log.error({ err, attempt }, 'browser launch failed');
-          throw new ServiceUnavailable('could not start a browser; try again shortly', 5);
+          const problem = this.#opts.launchProblem?.();
+          // A node whose launches keep failing says why: trying again soon would not help.
+          throw problem
+            ? new ServiceUnavailable(`this node cannot start browsers: ${problem}`, 30)
+            : new ServiceUnavailable('could not start a browser; try again shortly', 5);
         }
         this.#opts.log.warn({ err, attempt }, 'browser launch failed; trying once more');
       }

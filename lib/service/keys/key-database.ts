@@ -1,12 +1,10 @@
 import { openServiceDatabase, type DatabasePlace } from '../database.ts';
-import { loadServiceConfig } from '../config.ts';
 import type { KeyLimits, KeyStore } from './store.ts';
 
 /**
  * The service's key store where the configuration puts it (SQLite in DATA_DIR/service.db, or
- * PostgreSQL at DATABASE_URL), opened and migrated, for whoever holds that configuration: the
- * `npm run keys` command, and, in the embedded default only, the portal's key issuer. It is the one
- * module of lib/service/ the portal may import (docs/decisions/0060-code-sorted-by-owner.md).
+ * PostgreSQL at DATABASE_URL), opened and migrated, for the `npm run keys` command beside the
+ * service. The portal no longer opens it: it uses the service's operator interface (decision 0107).
  * SQLite in WAL mode keeps the file safe across those processes; PostgreSQL is shared by design.
  */
 export async function openKeyDatabase(
@@ -19,9 +17,3 @@ export async function openKeyDatabase(
 }
 
 export type { DatabasePlace, KeyLimits, KeyStore };
-
-/** The limits a new key gets, as the service would read them from the same environment. */
-export function defaultKeyLimits(env: NodeJS.ProcessEnv, dataDir: string): KeyLimits {
-  const config = loadServiceConfig({ ...env, DATA_DIR: dataDir });
-  return { ratePerMinute: config.search.defaultRatePerMinute, maxInstances: config.browser.maxInstancesPerKey };
-}

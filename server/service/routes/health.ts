@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerMatches } from '#shared/bearer.ts';
 import { Unauthorized, UpgradeRequired } from '#shared/errors.ts';
 import type { Handler } from '../../http/router.ts';
 import { sendJson } from '../../http/respond.ts';
@@ -24,6 +24,13 @@ export const healthz =
     // A node draining before it stops answers 503 so that the balancer sends it no new clients; the
     // connections it has stay.
     if (ctx.fleet.draining) return sendJson(res, 503, { status: 'draining', browsers, search });
+    // A node that cannot start browsers (the host cannot isolate them, or launches keep failing)
+    // is unhealthy, and says why.
+    const cannot =
+      ctx.isolation.mode === 'unavailable'
+        ? `this host cannot isolate browsers: ${ctx.isolation.problems.join('; ')}`
+        : ctx.launchHealth.problem;
+    if (cannot) return sendJson(res, 503, { status: 'unavailable', reason: cannot, browsers, search });
     if (!ctx.cluster) return sendJson(res, 200, { status: 'ok', browsers, search });
     // Several nodes: a node that cannot reach the shared state cannot serve browsers or searches,
     // and answers 503 so that the load balancer passes it over.
@@ -48,10 +55,3 @@ export const metrics =
 export const upgradeRequired: Handler = () => {
   throw new UpgradeRequired();
 };
-
-/** Constant-time comparison of a bearer token (hashed first, so lengths do not leak either). */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(token));
-}

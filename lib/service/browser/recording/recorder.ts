@@ -19,6 +19,8 @@ const MAX_TEXT = 2000;
 const SCREENCAST_RATE = 60;
 /** How long the screen must be still before its settled state is captured (when frames are skipped). */
 const SETTLE_MS = 400;
+/** Longest a stopping recorder waits for the browser to stop holding new tabs for it. */
+const STOP_WAIT_MS = 2000;
 /** A frame this soon after a capture is the capture's own redraw, not a change of the page. */
 const CAPTURE_ECHO_MS = 150;
 
@@ -68,9 +70,11 @@ export class Recorder {
     browser.mux.serviceEvents.on('event', recorder.#onSession);
     browser.tabs.on('current', recorder.#onCurrent);
     out.event('start', { startedAt: new Date(Date.now() - out.now()).toISOString() });
+    // Each new tab waits for the recorder to watch it before its first navigation, so that a tab
+    // opened by window.open or a target=_blank link has its first page recorded (`#root` lets it go).
     await browser.mux.call('Target.setAutoAttach', {
       autoAttach: true,
-      waitForDebuggerOnStart: false,
+      waitForDebuggerOnStart: true,
       flatten: true,
       filter: [{ type: 'page' }],
     });
@@ -84,6 +88,15 @@ export class Recorder {
     if (this.#pendingTimer) clearTimeout(this.#pendingTimer);
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
     this.#flushFrame();
+    // New tabs must no longer wait for a recorder that has gone (the browser may live on); one that
+    // opened meanwhile is still let go by `#root`, which listens until this is done.
+    // Bounded: a browser that does not answer must not hold the recording's end.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#browser.mux.call('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false }).catch(() => {}),
+      new Promise((resolve) => (bound = setTimeout(resolve, STOP_WAIT_MS))),
+    ]);
+    clearTimeout(bound);
     this.#browser.mux.rootEvents.off('event', this.#onRoot);
     this.#browser.mux.serviceEvents.off('event', this.#onSession);
     this.#browser.tabs.off('current', this.#onCurrent);
@@ -98,13 +111,22 @@ export class Recorder {
     if (method === 'Target.attachedToTarget') {
       const info = params.targetInfo as { targetId: string; type: string; url: string };
       const sessionId = String(params.sessionId);
-      if (info.type !== 'page' || /^chrome:\/\//.test(info.url)) return;
+      // A tab opened while the recorder watches waits for it (auto-attach's waitForDebuggerOnStart)
+      // and must be let go whatever the recorder makes of it, or its page never loads. Only such a
+      // tab: this event also tells of sessions that are not the recorder's (a client's own root
+      // session), where a command of the service's would answer into the client's connection.
+      const release = () => {
+        if (params.waitingForDebugger === true) this.#call('Runtime.runIfWaitingForDebugger', {}, sessionId);
+      };
+      if (info.type !== 'page' || /^chrome:\/\//.test(info.url) || this.#stopped) return release();
       this.#sessions.set(sessionId, info.targetId);
       this.#out.event('tab', { tab: info.targetId, action: 'opened', url: info.url });
       this.#call('Page.enable', {}, sessionId);
       this.#call('Runtime.enable', {}, sessionId);
       // Only events: no response bodies are kept for this session.
       this.#call('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }, sessionId);
+      // Sent after the domains are on (a session's commands run in order): its first page is seen.
+      release();
       void this.#followScreen();
     } else if (method === 'Target.detachedFromTarget') {
       const sessionId = String(params.sessionId);

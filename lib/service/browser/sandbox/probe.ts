@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
+import { trialFolders } from './folder-trial.ts';
 import type { Isolation } from '../chromium.ts';
 import { prepareCgroups } from './cgroups.ts';
 import type { SandboxTools } from './spawn.ts';
@@ -31,6 +32,9 @@ export type ProbeOptions = {
   /** A name for this service's cgroup folders. */
   tag: string;
   limits: { memoryBytes: number; pids: number };
+  /** The folder instances' folders are made in (made already), and the Chromium install: an instance must reach both. */
+  instancesDir: string;
+  chromiumDir: string;
 };
 
 const SEARCH_PATH = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
@@ -155,6 +159,18 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
     problems.push(
       `a trial sandbox failed (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces): ${trial.output}`,
     );
+    return unavailable();
+  }
+  // What every instance needs besides: its own folders and the Chromium install, handed over by
+  // descriptor, which bwrap can bind only where the instance's uid may walk the host path.
+  const folders = await trialFolders({
+    bwrap: tools.bwrap as string,
+    uid: trialUid,
+    instancesDir: o.instancesDir,
+    chromiumDir: o.chromiumDir,
+  });
+  if (folders) {
+    problems.push(folders);
     return unavailable();
   }
   const { support, problem } = root

@@ -65,7 +65,22 @@ export function spawnSandboxed(launch: SandboxedLaunch): ChildProcess {
       launch.uid === null
         ? []
         : [launch.tools.setpriv, `--reuid=${launch.uid}`, `--regid=${launch.uid}`, '--clear-groups', '--no-new-privs'];
-    const argv = ['-c', ROOT_WRAPPER, 'periscope-launch', keep, ...launch.cgroupFolders, '--', ...drop, launch.tools.bwrap, ...bwrap];
+    // `--norc --noprofile`: Debian's bash reads the user's ~/.bashrc when its standard input is a
+    // socket (as Node's pipes are); no start-up file of the operator's belongs in a tenant's launch.
+    // The environment is the one below only, so BASH_ENV and ENV are never set either.
+    const argv = [
+      '--norc',
+      '--noprofile',
+      '-c',
+      ROOT_WRAPPER,
+      'periscope-launch',
+      keep,
+      ...launch.cgroupFolders,
+      '--',
+      ...drop,
+      launch.tools.bwrap,
+      ...bwrap,
+    ];
     const child = spawn(launch.tools.bash, argv, {
       detached: true,
       env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', NODE_ENV: 'production' },
