@@ -110,8 +110,9 @@ export function parseProxyAddress(text: string): ProxyAddress | string {
   }
   const scheme = url.protocol.slice(0, -1);
   if (!Object.hasOwn(PROXY_SCHEMES, scheme)) return 'A proxy address starts with http://, https:// or socks5://.';
-  if (!url.hostname) return 'Name the proxy\'s host, e.g. http://proxy.example.com:8080.';
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) return 'A proxy address has no path, query or fragment after the port.';
+  if (!url.hostname) return "Name the proxy's host, e.g. http://proxy.example.com:8080.";
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash)
+    return 'A proxy address has no path, query or fragment after the port.';
   if (url.password && !url.username) return 'Give a user name with the password.';
   const port = url.port ? Number(url.port) : PROXY_SCHEMES[scheme as ProxyScheme];
   const credentials = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
@@ -128,7 +129,7 @@ export const proxyNameSchema = z.string().trim().min(1, 'Give the proxy a name.'
 export const proxyUrlSchema = z
   .string()
   .trim()
-  .min(1, 'Enter the proxy\'s address.')
+  .min(1, "Enter the proxy's address.")
   .max(2048, 'That address is too long.')
   .transform((text, ctx) => {
     const parsed = parseProxyAddress(text);

@@ -64,7 +64,8 @@ export async function addProxy(v: Vault, actor: Actor, teamId: string, input: un
       detail: { proxy: id, scheme: url.scheme, host: url.host, port: url.port },
     });
   } catch (err) {
-    if (err instanceof ProxyNameTakenError || (err as Error).name === 'ProxyNameTakenError') throw new Conflict(`This team already has a proxy named "${name}".`);
+    if (err instanceof ProxyNameTakenError || (err as Error).name === 'ProxyNameTakenError')
+      throw new Conflict(`This team already has a proxy named "${name}".`);
     throw err;
   }
   return view(proxy);

@@ -174,7 +174,8 @@ async function cancelWaiting(p: Portal, actor: Actor, teamId: string, instanceId
   const waiting = p.live.getWaiting(instanceId);
   if (!waiting || waiting.teamId !== teamId) return false;
   const { role } = await requireRole(p.data, actor, teamId, 'member');
-  if (!waitingView(waiting, actor, role).canCancel) throw new Forbidden('only the person who started this browser, owners and admins can cancel it');
+  if (!waitingView(waiting, actor, role).canCancel)
+    throw new Forbidden('only the person who started this browser, owners and admins can cancel it');
   return p.live.cancelWaiting(instanceId);
 }
 

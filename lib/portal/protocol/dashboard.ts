@@ -64,7 +64,13 @@ export type WaitingRow = {
   canCancel: boolean;
 };
 
-export type DashboardSnapshot = { instances: BrowserRow[]; waiting: WaitingRow[]; fromKeys: KeyBrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
+export type DashboardSnapshot = {
+  instances: BrowserRow[];
+  waiting: WaitingRow[];
+  fromKeys: KeyBrowserRow[];
+  capacity: Capacity;
+  history: EndedInstanceView[];
+};
 
 export type DashboardServerMessage =
   ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot) | { type: 'pong'; t: number } | { type: 'error'; message: string };

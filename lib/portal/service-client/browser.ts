@@ -124,7 +124,10 @@ export async function holdBrowser(serviceUrl: string, apiKey: string, opts: Hold
   // The proxy's address and credentials stay with /start: the later calls name the browser only.
   const browserHeaders = { authorization: `Bearer ${apiKey}`, 'x-browser-id': id };
   try {
-    const res = await fetch(`${serviceUrl}/json/version`, { headers: browserHeaders, signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000) });
+    const res = await fetch(`${serviceUrl}/json/version`, {
+      headers: browserHeaders,
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    });
     if (!res.ok) throw new StartRefused(res.status, `the service answered /json/version with ${res.status}`);
     const { webSocketDebuggerUrl } = (await res.json()) as { webSocketDebuggerUrl?: unknown };
     if (typeof webSocketDebuggerUrl !== 'string') throw new StartRefused(502, 'no webSocketDebuggerUrl in /json/version');
