@@ -8,6 +8,7 @@ import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
 import { StartForm, type KeyChoice, type ProxyChoice } from './start-form.tsx';
 import { WatchBrowserButton } from './watch-button.tsx';
+import { CancelWaitingButton } from './cancel-button.tsx';
 import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 
@@ -185,9 +186,7 @@ export function Dashboard({
                   {w.startedBy.id === me ? ' (you)' : ''} · key {w.keyName}
                 </span>
               </div>
-              {w.canCancel && (
-                <StopBrowserButton teamId={teamId} instanceId={w.id} name={w.name} others={[]} size="sm" label="Cancel" after="stay" />
-              )}
+              {w.canCancel && <CancelWaitingButton teamId={teamId} instanceId={w.id} name={w.name} />}
             </li>
           ))}
         </ul>

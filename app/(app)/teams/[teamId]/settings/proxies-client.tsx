@@ -76,7 +76,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
         <div style={{ flex: '1 1 10rem' }}>
           <Field
             id="proxy-name"
-            label="Name"
+            label="Proxy name"
             value={values.name}
             maxLength={60}
             placeholder="e.g. Office egress"
@@ -88,7 +88,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
         <div style={{ flex: '3 1 18rem' }}>
           <Field
             id="proxy-url"
-            label="Address"
+            label="Proxy address"
             value={values.url}
             placeholder="http://user:password@proxy.example.com:8080"
             autoComplete="off"
