@@ -64,6 +64,8 @@ test('owners keep proxies on the settings page, members choose them, the form st
   await page.getByLabel('Lifetime').selectOption({ label: '5 minutes' });
   await page.getByRole('button', { name: 'Start browser' }).click();
   await expect(page).toHaveURL(/\/browsers\/inst_[\w-]+$/);
+  const instanceId = /\/browsers\/(inst_[\w-]+)$/.exec(page.url())![1]!;
+  expect((await page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`)).status()).toBe(200);
   await page.goto(`/teams/${teamId}/audit`);
   await expect(page.getByText('for at most 300 s')).toBeVisible();
   await expect(page.getByText('Added proxy')).toBeVisible();

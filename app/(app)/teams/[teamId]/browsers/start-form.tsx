@@ -67,10 +67,10 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
             ))}
           </select>
         </div>
-        <div className="field" style={{ flex: '1 1 10rem' }}>
+        <div className="field" style={{ flex: '1 1 11rem' }}>
           <label htmlFor="browser-lifetime">Lifetime</label>
           <select id="browser-lifetime" className="input" value={lifetime} onChange={(e) => setLifetime(e.target.value)}>
-            <option value="">The service&apos;s longest</option>
+            <option value="">Service maximum</option>
             {LIFETIME_CHOICES.map((c) => (
               <option key={c.seconds} value={c.seconds}>
                 {c.label}

@@ -11,6 +11,7 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
 import { Table } from '#app/_ui/table.tsx';
+import './proxies.css';
 
 /**
  * The team's upstream proxies: each listed by name, scheme and host (never its credentials); owners
@@ -22,17 +23,19 @@ export function TeamProxies({ teamId, proxies, canChange }: { teamId: string; pr
       {proxies.length === 0 ? (
         <p className="muted">No proxies yet: browsers reach the web straight from the service.</p>
       ) : (
-        <Table label="Proxies" columns={['Name', 'Address', 'Login', 'Added', ...(canChange ? [{ hidden: 'Actions' }] : [])]}>
+        <Table label="Proxies" columns={['Proxy', 'Login', ...(canChange ? [{ hidden: 'Actions' }] : [])]}>
           {proxies.map((x) => (
             <tr key={x.id} data-proxy-id={x.id}>
-              <td>{x.name}</td>
               <td>
-                <code>
-                  {x.scheme}://{x.host}:{x.port}
-                </code>
+                <div className="proxy-cell">
+                  <strong>{x.name}</strong>
+                  <code>
+                    {x.scheme}://{x.host}:{x.port}
+                  </code>
+                  <span className="muted">added {formatDate(x.createdAt)}</span>
+                </div>
               </td>
               <td>{x.hasCredentials ? 'Yes' : 'No'}</td>
-              <td>{formatDate(x.createdAt)}</td>
               {canChange && (
                 <td>
                   <DeleteProxy teamId={teamId} proxy={x} />
@@ -60,6 +63,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
     onError: (err) => err instanceof ApiError && form.setErrors(err.fields),
   });
   const set = (field: 'name' | 'url', value: string) => {
+    if (mutation.isSuccess) mutation.reset();
     const next = { ...values, [field]: value };
     setValues(next);
     form.change(next, field);
