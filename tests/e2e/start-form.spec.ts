@@ -38,6 +38,7 @@ test('owners keep proxies on the settings page, members choose them, the form st
   const bob = await userSession(browser, 'bob');
   await bob.page.goto(link);
   await bob.page.getByRole('button', { name: 'Join Proxy crew' }).click();
+  await expect(bob.page).toHaveURL(new RegExp(`/teams/${teamId}/keys$`));
   await bob.page.goto(`/teams/${teamId}/settings`);
   await expect(bob.page.getByRole('row').filter({ hasText: 'Office' })).toBeVisible();
   await expect(bob.page.getByRole('button', { name: 'Add proxy' })).toHaveCount(0);
