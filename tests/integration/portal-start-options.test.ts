@@ -5,13 +5,21 @@ import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { WebSocketServer } from 'ws';
-import { recordBrowserEvents } from '#portal/live/browsers.ts';
+import { dashboardSnapshot, recordBrowserEvents, startBrowser, stopBrowser } from '#portal/live/browsers.ts';
+import { LocalDirectory } from '#portal/live/directory.ts';
+import { KeyBrowsers } from '#portal/live/key-browsers.ts';
+import { addProxy } from '#portal/keys/proxies.ts';
+import { addKey } from '#portal/keys/vault.ts';
+import type { PublicUser } from '#portal/accounts/accounts.ts';
+import type { Portal } from '#portal/runtime.ts';
+import { ServiceHealthReader } from '#portal/service-client/health.ts';
+import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
 import { TeamBrowsers, type EndedTeamBrowser } from '#portal/live/team-browsers.ts';
 import { holdBrowser, StartCancelled } from '#portal/service-client/browser.ts';
 import { createTeam } from '#portal/teams/teams.ts';
 import { asDomainError } from '#shared/errors.ts';
 import { eventually } from '../helpers/browser.ts';
-import { account, memoryData } from '../helpers/portal-doubles.ts';
+import { account, memoryData, memoryVault } from '../helpers/portal-doubles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 const silent = pino({ level: 'silent' });
@@ -245,6 +253,88 @@ describe('team browsers against the real service: a lifetime of their own, a wai
       assert.equal(instances.listForTeam('team_q').length, 0);
     } finally {
       await instances.shutdown();
+    }
+  });
+
+  it("shows a waiting start to every member, lets only its starter and admins cancel it, and refuses another team's proxy", async () => {
+    const v = memoryVault();
+    const ann = await account(v.data, 'Ann');
+    const bob = await account(v.data, 'Bob');
+    const carol = await account(v.data, 'Carol');
+    const team = await createTeam(v.data, ann, { name: 'Crew' });
+    const { token } = await createInvite(v.data, ann, team.id, { role: 'member' }, 60_000);
+    await acceptInvite(v.data, bob, token);
+    const carolTeam = await createTeam(v.data, carol, { name: 'Other' });
+    await addKey(v, ann, team.id, { mode: 'add', name: 'crew key', key: service.createKey({ maxInstances: 10 }).token });
+    await addKey(v, carol, carolTeam.id, { mode: 'add', name: 'carol key', key: service.createKey({ maxInstances: 10 }).token });
+    const office = await addProxy(v, ann, team.id, { name: 'Office', url: 'http://alice:s3cret@proxy.example.com:8080' });
+    const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 3, maxPerTeam: 5, log: silent });
+    const p = {
+      data: v.data,
+      vault: v,
+      live,
+      browsers: new LocalDirectory(live),
+      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
+      serviceHealth: new ServiceHealthReader(service.url),
+      log: silent,
+    } as unknown as Portal;
+    const person = (id: string, name: string): PublicUser => ({ id, name, email: `${name.toLowerCase()}@example.test` });
+    try {
+      const bobs = await startBrowser(p, bob, person(bob.userId, 'Bob'), team.id, { name: "Bob's" });
+      // Another team's proxy is not found, before anything is started.
+      await assert.rejects(
+        startBrowser(p, carol, person(carol.userId, 'Carol'), carolTeam.id, { proxyId: office.id }),
+        (err) => asDomainError(err)?.status === 404,
+      );
+      await assert.rejects(
+        startBrowser(p, ann, person(ann.userId, 'Ann'), team.id, { lifetimeSeconds: -5 }),
+        (err) => asDomainError(err)?.issues?.[0]?.field === 'lifetimeSeconds',
+      );
+      const { browsers } = await health();
+      assert.deepEqual([browsers.live, browsers.queued], [1, 0], 'only the first was started, nothing waits');
+
+      const anns = startBrowser(p, ann, person(ann.userId, 'Ann'), team.id, { name: "Ann's", lifetimeSeconds: 600 });
+      const seenByBob = await eventually(
+        () => dashboardSnapshot(p, bob, team.id),
+        (s) => s.waiting.length === 1,
+        10_000,
+      );
+      assert.deepEqual(
+        seenByBob.waiting.map((w) => [w.name, w.startedBy.name, w.canCancel]),
+        [["Ann's", 'Ann', false]],
+        'a member sees it waiting, and may not cancel it',
+      );
+      const waitingId = seenByBob.waiting[0]!.id;
+      assert.equal((await dashboardSnapshot(p, ann, team.id)).waiting[0]?.canCancel, true);
+      await assert.rejects(stopBrowser(p, bob, person(bob.userId, 'Bob'), team.id, waitingId), (err) => asDomainError(err)?.status === 403);
+      await assert.rejects(
+        stopBrowser(p, carol, person(carol.userId, 'Carol'), carolTeam.id, waitingId),
+        (err) => asDomainError(err)?.status === 404,
+        "another team's member does not find it",
+      );
+      await stopBrowser(p, ann, person(ann.userId, 'Ann'), team.id, waitingId);
+      await assert.rejects(anns, (err) => asDomainError(err)?.status === 409);
+      assert.deepEqual((await dashboardSnapshot(p, bob, team.id)).waiting, []);
+      assert.equal(
+        await eventually(
+          async () => (await health()).browsers.queued,
+          (n) => n === 0,
+        ),
+        0,
+      );
+      await stopBrowser(p, bob, person(bob.userId, 'Bob'), team.id, bobs.id);
+      assert.equal(
+        await eventually(
+          async () => (await health()).browsers.live,
+          (n) => n === 0,
+          10_000,
+        ),
+        0,
+        'nothing started for the cancelled one',
+      );
+    } finally {
+      await live.shutdown();
+      await v.data.close();
     }
   });
 });
