@@ -70,9 +70,76 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
 }
 
 export const browserNameSchema = z.string().trim().min(1, 'Give it a name.').max(80, 'Use at most 80 characters.');
+/** The lifetimes the start form offers, in seconds; none chosen is the service's longest (BROWSER_MAX_LIFETIME_SECONDS). */
+export const LIFETIME_CHOICES = [
+  { seconds: 300, label: '5 minutes' },
+  { seconds: 1800, label: '30 minutes' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 6 * 3600, label: '6 hours' },
+] as const;
 export const startBrowserSchema = z
-  .object({ name: z.string().trim().max(80, 'Use at most 80 characters.').optional(), keyId: z.string().min(1).max(64).optional() })
+  .object({
+    name: z.string().trim().max(80, 'Use at most 80 characters.').optional(),
+    keyId: z.string().min(1).max(64).optional(),
+    /** This browser's lifetime (`/start?timeout=`); the service refuses one past its own longest. */
+    lifetimeSeconds: z
+      .number()
+      .int('Give whole seconds.')
+      .min(1, 'A browser lives at least a second.')
+      .max(7 * 24 * 3600, 'A browser lives at most 7 days.')
+      .optional(),
+    /** One of the team's stored proxies, by id; absent or null: none. */
+    proxyId: z.string().min(1).max(64).nullable().optional(),
+  })
   .strict();
+
+/** The schemes an upstream proxy may have (docs/api.md, `X-Browser-Proxy`), and the port each has when none is given. */
+export const PROXY_SCHEMES = { http: 80, https: 443, socks5: 1080 } as const;
+export type ProxyScheme = keyof typeof PROXY_SCHEMES;
+/** A proxy's address read apart: `url` is what /start carries, the rest what may be shown. */
+export type ProxyAddress = { url: string; scheme: ProxyScheme; host: string; port: number; hasCredentials: boolean };
+
+/** Read a proxy's address, `scheme://[user[:password]@]host[:port]`; a sentence saying what is wrong when it is not one. */
+export function parseProxyAddress(text: string): ProxyAddress | string {
+  if (!/^[\x21-\x7e]+$/.test(text)) return 'Write the address without spaces or special characters (percent-encode them in a password).';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'That is not an address: write it as http://user:password@host:port.';
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (!Object.hasOwn(PROXY_SCHEMES, scheme)) return 'A proxy address starts with http://, https:// or socks5://.';
+  if (!url.hostname) return "Name the proxy's host, e.g. http://proxy.example.com:8080.";
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash)
+    return 'A proxy address has no path, query or fragment after the port.';
+  if (url.password && !url.username) return 'Give a user name with the password.';
+  const port = url.port ? Number(url.port) : PROXY_SCHEMES[scheme as ProxyScheme];
+  const credentials = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  return {
+    url: `${scheme}://${credentials}${url.hostname}:${port}`,
+    scheme: scheme as ProxyScheme,
+    host: url.hostname,
+    port,
+    hasCredentials: Boolean(url.username),
+  };
+}
+
+export const proxyNameSchema = z.string().trim().min(1, 'Give the proxy a name.').max(60, 'Use at most 60 characters.');
+export const proxyUrlSchema = z
+  .string()
+  .trim()
+  .min(1, "Enter the proxy's address.")
+  .max(2048, 'That address is too long.')
+  .transform((text, ctx) => {
+    const parsed = parseProxyAddress(text);
+    if (typeof parsed === 'string') {
+      ctx.addIssue({ code: 'custom', message: parsed });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+export const newProxySchema = z.object({ name: proxyNameSchema, url: proxyUrlSchema }).strict();
 /** A shared link to a live browser: what it lets its holder do, for how long, and a name to tell it by. */
 export const createLiveLinkSchema = z
   .object({

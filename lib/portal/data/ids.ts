@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /** A random identifier with a readable prefix, e.g. team_3kq9…; 96 random bits. */
-export const newId = (prefix: 'usr' | 'team' | 'inv' | 'key' | 'lnk'): string => `${prefix}_${randomBytes(12).toString('base64url')}`;
+export const newId = (prefix: 'usr' | 'team' | 'inv' | 'key' | 'lnk' | 'prx'): string => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
 /** A random single-use token (256 bits) and the hash under which it is stored. */
 export function newToken(): { token: string; hash: string } {

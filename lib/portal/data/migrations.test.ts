@@ -22,7 +22,7 @@ describe('portal migrations', () => {
   it('build the whole schema on a fresh database and record every version', () => {
     const db = new DatabaseSync(':memory:');
     assert.equal(migrate(db, portalMigrations), portalMigrations.length);
-    assert.deepEqual(tables(db), ['audit_events', 'control_history', 'instance_history', 'invites', 'live_links', 'memberships', 'oauth_accounts', 'password_resets', 'recent_searches', 'schema_migrations', 'sign_in_failures', 'team_keys', 'teams', 'users']);
+    assert.deepEqual(tables(db), ['audit_events', 'control_history', 'instance_history', 'invites', 'live_links', 'memberships', 'oauth_accounts', 'password_resets', 'recent_searches', 'schema_migrations', 'sign_in_failures', 'team_keys', 'team_proxies', 'teams', 'users']);
     assert.equal(migrate(db, portalMigrations), 0, 'a second run applies nothing');
   });
 

@@ -175,4 +175,22 @@ export const portalMigrations: readonly Migration[] = [
       );
       CREATE INDEX live_links_by_instance ON live_links(team_id, instance_id);`,
   },
+  {
+    version: 9,
+    name: 'upstream proxies per team',
+    up: `
+      CREATE TABLE team_proxies (
+        id TEXT PRIMARY KEY,
+        team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        scheme TEXT NOT NULL CHECK (scheme IN ('http', 'https', 'socks5')),
+        host TEXT NOT NULL,
+        port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+        has_credentials INTEGER NOT NULL CHECK (has_credentials IN (0, 1)),
+        sealed TEXT NOT NULL,
+        created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX team_proxies_name ON team_proxies(team_id, name);`,
+  },
 ];

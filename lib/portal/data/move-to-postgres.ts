@@ -21,6 +21,7 @@ export const PORTAL_TABLES: readonly TableToCopy[] = [
   'password_resets',
   'control_history',
   'live_links',
+  'team_proxies',
 ].map((name) => ({ name }));
 
 /**

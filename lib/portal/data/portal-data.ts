@@ -36,6 +36,16 @@ export type TeamKey = {
   hintPrefix: string; hintLast4: string; sealed: string; isDefault: boolean; createdBy: string | null;
   createdAt: number; lastUsedAt: number | null; revokedAt: number | null;
 };
+/**
+ * An upstream proxy of the team's, chosen by name when a browser starts (decision 0105). `sealed`
+ * holds its whole address, credentials included; scheme, host and port are kept apart to be shown.
+ */
+export type TeamProxy = {
+  id: string; teamId: string; name: string; scheme: 'http' | 'https' | 'socks5'; host: string; port: number;
+  hasCredentials: boolean; sealed: string; createdBy: string | null; createdAt: number;
+};
+/** A sealed secret of either kind (an API key, a proxy's address), for a rotation of the encryption secret. */
+export type SealedRow = { kind: 'key' | 'proxy'; id: string; sealed: string };
 export type AuditInput = { teamId: string; actorId: string | null; action: string; subject: string; detail?: Record<string, unknown> };
 /** `actorLabel` is the actor's email when the event happened, kept after they leave. */
 export type AuditEvent = { id: string; teamId: string; actorId: string | null; actorLabel: string | null; action: string; subject: string; detail: Record<string, unknown>; createdAt: number };
@@ -79,6 +89,14 @@ export class EmailTakenError extends Error {
   constructor() {
     super('email address already in use');
     this.name = 'EmailTakenError';
+  }
+}
+
+/** Thrown when the team already has a proxy of that name. */
+export class ProxyNameTakenError extends Error {
+  constructor() {
+    super('the team already has a proxy of that name');
+    this.name = 'ProxyNameTakenError';
   }
 }
 
@@ -142,10 +160,18 @@ export interface PortalData {
   setDefaultKey(teamId: string, keyId: string, audit: AuditInput): Promise<void>;
   revokeKey(teamId: string, keyId: string, at: number, audit: AuditInput): Promise<boolean>;
   touchKey(keyId: string, at: number): Promise<void>;
-  /** Every sealed secret, for a rotation. */
-  allSealed(): Promise<{ id: string; sealed: string }[]>;
+  /** Every sealed secret (API keys and proxies), for a rotation. */
+  allSealed(): Promise<SealedRow[]>;
   /** Replace sealed secrets in one transaction (all or none). */
-  replaceSealed(rows: readonly { id: string; sealed: string }[]): Promise<void>;
+  replaceSealed(rows: readonly SealedRow[]): Promise<void>;
+
+  // team proxies
+  /** Throws ProxyNameTakenError, changing nothing, when the team has a proxy of that name. */
+  insertProxy(proxy: TeamProxy, audit: AuditInput): Promise<void>;
+  /** The team's proxies, by name. */
+  proxies(teamId: string): Promise<TeamProxy[]>;
+  proxy(teamId: string, proxyId: string): Promise<TeamProxy | undefined>;
+  deleteProxy(teamId: string, proxyId: string, audit: AuditInput): Promise<boolean>;
 
   // audit
   audit(event: AuditInput, at: number): Promise<void>;

@@ -165,4 +165,23 @@ export const portalPostgresMigrations: readonly Migration[] = [
       );
       CREATE INDEX live_links_by_instance ON live_links(team_id, instance_id);`,
   },
+  {
+    version: 2,
+    name: 'upstream proxies per team (SQLite version 9)',
+    up: `
+      CREATE TABLE team_proxies (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        team_id TEXT COLLATE "C" NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        scheme TEXT NOT NULL CHECK (scheme IN ('http', 'https', 'socks5')),
+        host TEXT NOT NULL,
+        port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+        has_credentials BOOLEAN NOT NULL,
+        sealed TEXT NOT NULL,
+        created_by TEXT COLLATE "C" REFERENCES users(id) ON DELETE SET NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX team_proxies_name ON team_proxies(team_id, name);
+      CREATE INDEX team_proxies_by_creator ON team_proxies(created_by);`,
+  },
 ];

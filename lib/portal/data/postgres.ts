@@ -6,6 +6,7 @@ import { portalPostgresMigrations } from './postgres-migrations.ts';
 import {
   EmailTakenError,
   LastOwnerError,
+  ProxyNameTakenError,
   type AccessChange,
   type AuditActor,
   type AuditEvent,
@@ -23,8 +24,10 @@ import {
   type ProfileChange,
   type RecentSearch,
   type Role,
+  type SealedRow,
   type Team,
   type TeamKey,
+  type TeamProxy,
   type TeamWithRole,
   type User,
 } from './portal-data.ts';
@@ -37,6 +40,7 @@ import {
   toKey,
   toLiveLink,
   toMembership,
+  toProxy,
   toRecentSearch,
   toTeam,
   toUser,
@@ -577,14 +581,54 @@ export class PostgresPortalData implements PortalData {
     await this.#run('UPDATE team_keys SET last_used_at = $1 WHERE id = $2', at, keyId);
   }
   async allSealed() {
-    return (await this.#rows('SELECT id, sealed FROM team_keys ORDER BY id')).map((r) => ({
-      id: r.id as string,
-      sealed: r.sealed as string,
-    }));
+    return (
+      await this.#rows(`SELECT 'key' AS kind, id, sealed FROM team_keys UNION ALL SELECT 'proxy' AS kind, id, sealed FROM team_proxies
+        ORDER BY kind, id`)
+    ).map((r) => ({ kind: r.kind as SealedRow['kind'], id: r.id as string, sealed: r.sealed as string }));
   }
-  async replaceSealed(rows: readonly { id: string; sealed: string }[]) {
+  async replaceSealed(rows: readonly SealedRow[]) {
     await this.#tx(async (tx) => {
-      for (const r of rows) await tx.run('UPDATE team_keys SET sealed = $1 WHERE id = $2', r.sealed, r.id);
+      for (const r of rows) await tx.run(`UPDATE ${r.kind === 'key' ? 'team_keys' : 'team_proxies'} SET sealed = $1 WHERE id = $2`, r.sealed, r.id);
+    });
+  }
+
+  // team proxies
+
+  async insertProxy(x: TeamProxy, audit: AuditInput) {
+    try {
+      await this.#tx(async (tx) => {
+        await tx.run(
+          `INSERT INTO team_proxies (id, team_id, name, scheme, host, port, has_credentials, sealed, created_by, created_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          x.id,
+          x.teamId,
+          x.name,
+          x.scheme,
+          x.host,
+          x.port,
+          x.hasCredentials,
+          x.sealed,
+          x.createdBy,
+          x.createdAt,
+        );
+        await this.#audit(tx, audit, x.createdAt);
+      });
+    } catch (err) {
+      throw sqlState(err) === UNIQUE_VIOLATION && violatedConstraint(err) === 'team_proxies_name' ? new ProxyNameTakenError() : err;
+    }
+  }
+  async proxies(teamId: string) {
+    return (await this.#rows('SELECT * FROM team_proxies WHERE team_id = $1 ORDER BY name, id', teamId)).map(toProxy);
+  }
+  async proxy(teamId: string, proxyId: string) {
+    const r = await this.#row('SELECT * FROM team_proxies WHERE team_id = $1 AND id = $2', teamId, proxyId);
+    return r && toProxy(r);
+  }
+  async deleteProxy(teamId: string, proxyId: string, audit: AuditInput) {
+    return this.#tx(async (tx) => {
+      const n = await tx.run('DELETE FROM team_proxies WHERE team_id = $1 AND id = $2', teamId, proxyId);
+      if (n) await this.#audit(tx, audit, Date.now());
+      return n > 0;
     });
   }
 

@@ -14,6 +14,7 @@ import type {
   Role,
   Team,
   TeamKey,
+  TeamProxy,
   User,
 } from './portal-data.ts';
 
@@ -83,6 +84,19 @@ export const toKey = (r: Row): TeamKey => ({
   createdAt: Number(r.created_at),
   lastUsedAt: nullableNumber(r.last_used_at),
   revokedAt: nullableNumber(r.revoked_at),
+});
+
+export const toProxy = (r: Row): TeamProxy => ({
+  id: r.id as string,
+  teamId: r.team_id as string,
+  name: r.name as string,
+  scheme: r.scheme as TeamProxy['scheme'],
+  host: r.host as string,
+  port: Number(r.port),
+  hasCredentials: flag(r.has_credentials),
+  sealed: r.sealed as string,
+  createdBy: text(r.created_by),
+  createdAt: Number(r.created_at),
 });
 
 export const toAuditEvent = (r: Row): AuditEvent => ({

@@ -5,9 +5,9 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { portalMigrations } from './migrations.ts';
 import {
   EmailTakenError, LastOwnerError, type AccessChange, type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, type ControlEntry, type PasswordReset, type ProfileChange, type FailureRecord, type RecentSearch, type InstanceRecord, type Invite, type LiveLink, type InviteAcceptance, type Member,
-  type PortalData, type Role, type Team, type TeamKey, type TeamWithRole, type User,
+  ProxyNameTakenError, type PortalData, type Role, type SealedRow, type Team, type TeamKey, type TeamProxy, type TeamWithRole, type User,
 } from './portal-data.ts';
-import { type Row, toAuditEvent, toControl, toFailures, toInstance, toInvite, toKey, toLiveLink, toMembership, toRecentSearch, toTeam, toUser } from './rows.ts';
+import { type Row, toAuditEvent, toControl, toFailures, toInstance, toInvite, toKey, toLiveLink, toMembership, toProxy, toRecentSearch, toTeam, toUser } from './rows.ts';
 import { openDatabase } from '#shared/sqlite.ts';
 
 
@@ -343,11 +343,42 @@ export class SqlitePortalData implements PortalData {
     this.#run('UPDATE team_keys SET last_used_at = ? WHERE id = ?', at, keyId);
   }
   async allSealed() {
-    return this.#all('SELECT id, sealed FROM team_keys ORDER BY id').map((r) => ({ id: r.id as string, sealed: r.sealed as string }));
+    return this.#all(`SELECT 'key' AS kind, id, sealed FROM team_keys UNION ALL SELECT 'proxy' AS kind, id, sealed FROM team_proxies
+      ORDER BY kind, id`).map((r) => ({ kind: r.kind as SealedRow['kind'], id: r.id as string, sealed: r.sealed as string }));
   }
-  async replaceSealed(rows: readonly { id: string; sealed: string }[]) {
+  async replaceSealed(rows: readonly SealedRow[]) {
     this.#tx(() => {
-      for (const r of rows) this.#run('UPDATE team_keys SET sealed = ? WHERE id = ?', r.sealed, r.id);
+      for (const r of rows) this.#run(`UPDATE ${r.kind === 'key' ? 'team_keys' : 'team_proxies'} SET sealed = ? WHERE id = ?`, r.sealed, r.id);
+    });
+  }
+
+  // team proxies
+
+  async insertProxy(x: TeamProxy, audit: AuditInput) {
+    try {
+      this.#tx(() => {
+        this.#run(`INSERT INTO team_proxies (id, team_id, name, scheme, host, port, has_credentials, sealed, created_by, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, x.id, x.teamId, x.name, x.scheme, x.host, x.port, x.hasCredentials ? 1 : 0, x.sealed,
+          x.createdBy, x.createdAt);
+        this.#audit(audit, x.createdAt);
+      });
+    } catch (err) {
+      if (/UNIQUE constraint failed: team_proxies\.team_id, team_proxies\.name/.test((err as Error).message)) throw new ProxyNameTakenError();
+      throw err;
+    }
+  }
+  async proxies(teamId: string) {
+    return this.#all('SELECT * FROM team_proxies WHERE team_id = ? ORDER BY name, id', teamId).map(toProxy);
+  }
+  async proxy(teamId: string, proxyId: string) {
+    const r = this.#get('SELECT * FROM team_proxies WHERE team_id = ? AND id = ?', teamId, proxyId);
+    return r && toProxy(r);
+  }
+  async deleteProxy(teamId: string, proxyId: string, audit: AuditInput) {
+    return this.#tx(() => {
+      const n = this.#run('DELETE FROM team_proxies WHERE team_id = ? AND id = ?', teamId, proxyId);
+      if (n) this.#audit(audit, Date.now());
+      return n > 0;
     });
   }
 

@@ -1,5 +1,5 @@
 import type { SecretBox } from '../crypto/secretbox.ts';
-import type { PortalData, TeamKey } from '../data/portal-data.ts';
+import type { PortalData, SealedRow, TeamKey } from '../data/portal-data.ts';
 import type { KeyUseLog } from '../teams/audit.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 import { BadRequest, NotFound } from '../errors.ts';
@@ -23,6 +23,9 @@ export type KeyView = {
 export type Vault = { data: PortalData; box: SecretBox; issuer: KeyIssuer; keyUse: KeyUseLog };
 
 const associated = (keyId: string) => `team_key:${keyId}`;
+/** What a sealed proxy address is bound to: its row, as a key's is to its own. */
+export const proxyAssociated = (proxyId: string) => `team_proxy:${proxyId}`;
+const boundTo = (row: SealedRow) => (row.kind === 'key' ? associated(row.id) : proxyAssociated(row.id));
 
 /** The masked form: a short prefix and the last four characters. */
 export function maskKey(token: string): { prefix: string; last4: string } {
@@ -193,10 +196,10 @@ export async function eachTeamKey<T>(
   );
 }
 
-/** Re-encrypt every stored key with the box's current secret. Returns how many were re-sealed. */
+/** Re-encrypt every stored secret (API keys, proxy addresses) with the box's current secret. Returns how many were re-sealed. */
 export async function resealAll(data: PortalData, from: SecretBox, to: SecretBox): Promise<number> {
   const rows = await data.allSealed();
-  const resealed = rows.map((r) => ({ id: r.id, sealed: to.seal(from.open(r.sealed, associated(r.id)), associated(r.id)) }));
+  const resealed = rows.map((r) => ({ ...r, sealed: to.seal(from.open(r.sealed, boundTo(r)), boundTo(r)) }));
   await data.replaceSealed(resealed);
   return resealed.length;
 }

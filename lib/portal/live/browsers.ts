@@ -1,7 +1,7 @@
-import type { BrowserRow, DashboardSnapshot } from '../protocol/dashboard.ts';
+import type { BrowserRow, DashboardSnapshot, WaitingRow } from '../protocol/dashboard.ts';
 import type { PortalData, Role } from '../data/portal-data.ts';
 import type { Logger } from '#shared/log.ts';
-import type { EndedTeamBrowser, Starter, TeamBrowsers } from './team-browsers.ts';
+import type { EndedTeamBrowser, Starter, TeamBrowsers, WaitingStart } from './team-browsers.ts';
 import { rowOf, type HeldRow } from './held-row.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
@@ -10,6 +10,8 @@ import type { Portal } from '../runtime.ts';
 import { renameBrowserSchema, startBrowserSchema } from '../schemas.ts';
 import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
+import { openTeamProxy } from '../keys/proxies.ts';
+import { MAX_QUEUE_SECONDS } from '#shared/protocol/start.ts';
 import type { Located } from './directory.ts';
 import type { LiveEnd } from './live-browser.ts';
 
@@ -104,16 +106,23 @@ function view(i: HeldRow, canStop: boolean): BrowserRow {
   };
 }
 
-/** Start a browser for the team with the given key (default: the team's default key). */
+/**
+ * Start a browser for the team with the given key (default: the team's default key), for the
+ * lifetime asked (default: the service's longest) and through one of the team's proxies if one is
+ * named. The start waits for room (`/start?queue=`) up to the service's longest wait: meanwhile the
+ * dashboard shows it waiting, and it can be cancelled (cancelWaiting).
+ */
 export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserRow> {
   await requireRole(p.data, actor, teamId, 'member');
-  const { name, keyId } = parseOrThrow(startBrowserSchema, input);
+  const { name, keyId, lifetimeSeconds, proxyId } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key)
     throw new BadRequest(
       keyId ? "that key is not one of this team's live keys" : 'this team has no default API key yet; add one on the API keys page',
     );
+  // Another team's proxy, or one deleted meanwhile, is not found before anything is started.
+  const proxy = proxyId ? await openTeamProxy(p.vault, actor, teamId, proxyId) : null;
   const instance = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
     p.live.start({
       teamId,
@@ -122,15 +131,52 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
       keyName: key.name,
       apiKey: token,
       name,
+      options: { lifetimeSeconds, queueSeconds: MAX_QUEUE_SECONDS, ...(proxy ? { proxyUrl: proxy.url } : {}) },
     }),
   );
   // Another node may be asked for it next (the page it opens, through the load balancer).
   await p.browsers.settle();
   await p.data.audit(
-    { teamId, actorId: actor.userId, action: 'browser.started', subject: instance.name, detail: { instance: instance.id, key: key.name } },
+    {
+      teamId,
+      actorId: actor.userId,
+      action: 'browser.started',
+      subject: instance.name,
+      detail: {
+        instance: instance.id,
+        key: key.name,
+        ...(proxy ? { proxy: proxy.name } : {}),
+        ...(lifetimeSeconds ? { lifetimeSeconds } : {}),
+      },
+    },
     instance.startedAt,
   );
   return view(rowOf(instance, p.browsers.nodeId), true);
+}
+
+/** What a person sees of a start waiting for room. */
+function waitingView(w: WaitingStart, actor: Actor, role: Role): WaitingRow {
+  return {
+    id: w.id,
+    name: w.name,
+    startedBy: { id: w.startedBy.userId, name: w.startedBy.name },
+    keyName: w.keyName,
+    since: w.since,
+    canCancel: atLeast(role, 'admin') || w.startedBy.userId === actor.userId,
+  };
+}
+
+/**
+ * Give up a start that waits for room (its starter, owners and admins): its pending /start is
+ * closed, so the service starts nothing for it. False when this node holds no such waiting start.
+ */
+async function cancelWaiting(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<boolean> {
+  const waiting = p.live.getWaiting(instanceId);
+  if (!waiting || waiting.teamId !== teamId) return false;
+  const { role } = await requireRole(p.data, actor, teamId, 'member');
+  if (!waitingView(waiting, actor, role).canCancel)
+    throw new Forbidden('only the person who started this browser, owners and admins can cancel it');
+  return p.live.cancelWaiting(instanceId);
 }
 
 export async function listBrowsers(p: Portal, actor: Actor, teamId: string): Promise<BrowserRow[]> {
@@ -201,6 +247,7 @@ export async function getBrowser(p: Portal, actor: Actor, teamId: string, instan
  * of the team's keys elsewhere (a script) only owners and admins may stop: its holder loses it.
  */
 export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, instanceId: string): Promise<void> {
+  if (await cancelWaiting(p, actor, teamId, instanceId)) return;
   if (!(await p.browsers.find(instanceId))) return stopKeyBrowser(p, actor, teamId, instanceId);
   const { at, canStop } = await mine(p, actor, teamId, instanceId);
   if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
@@ -266,6 +313,7 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
   ]);
   return {
     instances: rows.map((i) => view(i, mayStop(i, actor, role))),
+    waiting: p.live.waitingForTeam(teamId).map((w) => waitingView(w, actor, role)),
     // What the portal holds is listed above, with more to do; the rest of the team's keys' browsers here.
     fromKeys: fromKeys
       .filter((b) => !held.has(b.id))

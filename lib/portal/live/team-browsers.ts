@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
-import { attachBrowser, holdBrowser, StartRefused } from '../service-client/browser.ts';
+import { BadRequest, DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import { attachBrowser, holdBrowser, StartCancelled, StartRefused, type HoldOptions } from '../service-client/browser.ts';
 import { LiveBrowser, type ControlHandover, type ControlHolder, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
@@ -55,6 +55,26 @@ export type TeamBrowsersOptions = {
   elsewhere?: (teamId: string, userId: string) => Promise<{ team: number; user: number }>;
 };
 
+/**
+ * A start that has no browser yet: the service keeps it waiting for room (`/start?queue=`), or is
+ * still starting it. Listed once it has waited `WAITING_SHOWN_AFTER_MS`, so that an ordinary start
+ * does not flash by as waiting; cancelling it closes its pending /start.
+ */
+export type WaitingStart = {
+  readonly id: string;
+  readonly teamId: string;
+  readonly startedBy: Starter;
+  readonly keyName: string;
+  readonly name: string;
+  readonly since: number;
+  /** Shown on dashboards (it has waited long enough to be waiting rather than starting). */
+  shown: boolean;
+  readonly abort: AbortController;
+};
+
+/** A start without its browser after this long is shown as waiting for room. */
+export const WAITING_SHOWN_AFTER_MS = 1000;
+
 export const newInstanceId = (): string => `inst_${randomBytes(12).toString('base64url')}`;
 
 /**
@@ -76,6 +96,7 @@ export class TeamBrowsers extends EventEmitter<{
   readonly #starting = new Map<string, number>();
   readonly #startingForTeam = new Map<string, number>();
   readonly #stopReasons = new Map<string, StopReason>();
+  readonly #waiting = new Map<string, WaitingStart>();
 
   constructor(opts: TeamBrowsersOptions) {
     super();
@@ -89,6 +110,8 @@ export class TeamBrowsers extends EventEmitter<{
     keyName: string;
     apiKey: string;
     name?: string;
+    /** The /start options: lifetime, queue, proxy (never logged: the proxy's address holds its credentials). */
+    options?: Omit<HoldOptions, 'signal' | 'timeoutMs'>;
   }): Promise<TeamBrowser> {
     const others = (await this.#opts.elsewhere?.(input.teamId, input.user.userId)) ?? { team: 0, user: 0 };
     const mine = this.#countFor(input.user.userId) + others.user;
@@ -101,11 +124,30 @@ export class TeamBrowsers extends EventEmitter<{
     }
     this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 0) + 1);
     this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 0) + 1);
+    const name = input.name?.trim() || `Browser ${new Date().toISOString().slice(11, 16)}`;
+    const waiting: WaitingStart = {
+      id: newInstanceId(),
+      teamId: input.teamId,
+      startedBy: input.user,
+      keyName: input.keyName,
+      name,
+      since: Date.now(),
+      shown: false,
+      abort: new AbortController(),
+    };
+    this.#waiting.set(waiting.id, waiting);
+    const shownTimer = setTimeout(() => {
+      waiting.shown = true;
+      this.emit('change', waiting.teamId);
+    }, WAITING_SHOWN_AFTER_MS);
+    shownTimer.unref();
     let live: LiveBrowser;
     try {
-      const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey).catch((err: unknown) => {
-        throw err instanceof StartRefused ? refusalToUser(err, input.keyName) : err;
-      });
+      const held = await holdBrowser(this.#opts.serviceUrl, input.apiKey, { ...input.options, signal: waiting.abort.signal }).catch(
+        (err: unknown) => {
+          throw err instanceof StartRefused ? refusalToUser(err, input.keyName) : err;
+        },
+      );
       try {
         live = await LiveBrowser.open(held, { log: this.#opts.log });
       } catch (err) {
@@ -113,10 +155,37 @@ export class TeamBrowsers extends EventEmitter<{
         throw err;
       }
     } finally {
+      clearTimeout(shownTimer);
+      this.#waiting.delete(waiting.id);
+      if (waiting.shown) this.emit('change', waiting.teamId);
       this.#starting.set(input.user.userId, (this.#starting.get(input.user.userId) ?? 1) - 1);
       this.#startingForTeam.set(input.teamId, (this.#startingForTeam.get(input.teamId) ?? 1) - 1);
     }
-    return this.#register({ ...input, name: input.name?.trim() || `Browser ${new Date().toISOString().slice(11, 16)}` }, live, false);
+    // Cancelled while Chromium was already being handed over: let it go rather than keep what no one wants.
+    if (waiting.abort.signal.aborted) {
+      live.stop();
+      throw new StartCancelled();
+    }
+    return this.#register({ ...input, name }, live, false, waiting.id);
+  }
+
+  /** The team's starts that are waiting for their browser (those waiting long enough to show), oldest first. */
+  waitingForTeam(teamId: string): WaitingStart[] {
+    return [...this.#waiting.values()].filter((w) => w.teamId === teamId && w.shown).sort((a, b) => a.since - b.since);
+  }
+
+  /** A start still waiting for its browser, by the id it will have. */
+  getWaiting(id: string): WaitingStart | undefined {
+    return this.#waiting.get(id);
+  }
+
+  /** Give up a waiting start: its pending /start is closed, and its caller gets StartCancelled. */
+  cancelWaiting(id: string): boolean {
+    const waiting = this.#waiting.get(id);
+    if (!waiting) return false;
+    this.#opts.log.info({ instanceId: id, teamId: waiting.teamId }, 'waiting team browser cancelled');
+    waiting.abort.abort();
+    return true;
   }
 
   /**
@@ -157,9 +226,10 @@ export class TeamBrowsers extends EventEmitter<{
     input: { teamId: string; user: Starter; keyId: string; keyName: string; name: string },
     live: LiveBrowser,
     attached: boolean,
+    id = newInstanceId(),
   ): TeamBrowser {
     const instance: TeamBrowser = {
-      id: newInstanceId(),
+      id,
       teamId: input.teamId,
       startedBy: input.user,
       keyId: input.keyId,
@@ -226,6 +296,7 @@ export class TeamBrowsers extends EventEmitter<{
 
   /** Close every /start socket (the service ends those instances) and wait for the ends. */
   async shutdown(): Promise<void> {
+    for (const id of [...this.#waiting.keys()]) this.cancelWaiting(id);
     const all = [...this.#instances.values()];
     const ends = all.map((i) => new Promise<void>((resolve) => (i.live.ended ? resolve() : i.live.once('ended', () => resolve()))));
     for (const i of all) this.stop(i.id, { reason: 'portal-shutdown', message: 'the portal shut down' });
@@ -282,6 +353,8 @@ export class TeamBrowsers extends EventEmitter<{
 
 /** What the service said when it gave no browser, in the portal's terms. */
 function refusalToUser(err: StartRefused, keyName: string): DomainError {
+  // The service refused what was asked of it (a lifetime past its longest, a proxy it will not use).
+  if (err.serviceStatus === 400) return new BadRequest(`The service refused these options: ${err.message}`);
   switch (err.code) {
     case 'key_refused':
       return new DomainError(

@@ -49,7 +49,28 @@ export type KeyBrowserRow = {
   canStop: boolean;
 };
 
-export type DashboardSnapshot = { instances: BrowserRow[]; fromKeys: KeyBrowserRow[]; capacity: Capacity; history: EndedInstanceView[] };
+/**
+ * A browser started from the portal that has no browser yet: the service keeps it waiting for room
+ * (`/start?queue=`). Its `id` is the one the browser will have; DELETE on it cancels the wait.
+ */
+export type WaitingRow = {
+  id: string;
+  name: string;
+  startedBy: { id: string; name: string };
+  keyName: string;
+  /** When it began to wait (epoch ms). */
+  since: number;
+  /** Its starter, owners and admins may cancel it. */
+  canCancel: boolean;
+};
+
+export type DashboardSnapshot = {
+  instances: BrowserRow[];
+  waiting: WaitingRow[];
+  fromKeys: KeyBrowserRow[];
+  capacity: Capacity;
+  history: EndedInstanceView[];
+};
 
 export type DashboardServerMessage =
   ({ type: 'snapshot'; v: number; at: number } & DashboardSnapshot) | { type: 'pong'; t: number } | { type: 'error'; message: string };

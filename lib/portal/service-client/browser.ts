@@ -41,12 +41,50 @@ export class StartRefused extends DomainError {
   }
 }
 
+/** What the portal asks of a browser at /start (docs/api.md, section 1). */
+export type HoldOptions = {
+  /** `timeout=`: the browser's lifetime in seconds; absent, the service's longest. */
+  lifetimeSeconds?: number;
+  /** `queue=`: wait up to this many seconds for room instead of being refused at once. */
+  queueSeconds?: number;
+  /** `X-Browser-Proxy`: the upstream proxy the browser's traffic leaves through, credentials included. */
+  proxyUrl?: string;
+  /** Give up: the pending /start is closed, and the service starts nothing for it. */
+  signal?: AbortSignal;
+  /** How long the service has to answer beyond the queue's wait. */
+  timeoutMs?: number;
+};
+
+/** The address of /start with the options in its query. */
+export function startAddress(serviceUrl: string, opts: Pick<HoldOptions, 'lifetimeSeconds' | 'queueSeconds'>): string {
+  const url = new URL(`${serviceUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/start`);
+  if (opts.lifetimeSeconds !== undefined) url.searchParams.set('timeout', String(opts.lifetimeSeconds));
+  if (opts.queueSeconds !== undefined) url.searchParams.set('queue', String(opts.queueSeconds));
+  return url.href;
+}
+
+/** Thrown when the caller gave up on a start (HoldOptions.signal) before the browser was there. */
+export class StartCancelled extends DomainError {
+  constructor() {
+    super('conflict', 'the start was cancelled before the browser was ready');
+  }
+}
+
 /** Open /start, read the id, and ask /json/version for the debugger address. */
-export async function holdBrowser(serviceUrl: string, apiKey: string, timeoutMs = 30_000): Promise<HeldBrowser> {
-  const wsBase = serviceUrl.replace(/^http/, 'ws');
-  const socket = new WebSocket(`${wsBase}/start`, { headers: { authorization: `Bearer ${apiKey}` }, handshakeTimeout: timeoutMs });
+export async function holdBrowser(serviceUrl: string, apiKey: string, opts: HoldOptions = {}): Promise<HeldBrowser> {
+  const timeoutMs = (opts.timeoutMs ?? 30_000) + (opts.queueSeconds ?? 0) * 1000;
+  if (opts.signal?.aborted) throw new StartCancelled();
+  const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+  if (opts.proxyUrl) headers['x-browser-proxy'] = opts.proxyUrl;
+  const socket = new WebSocket(startAddress(serviceUrl, opts), { headers, handshakeTimeout: timeoutMs });
   const ended = new Promise<StartEnd>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   socket.on('error', () => {});
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    socket.terminate();
+  };
+  opts.signal?.addEventListener('abort', cancel, { once: true });
   const id = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.terminate();
@@ -76,20 +114,24 @@ export async function holdBrowser(serviceUrl: string, apiKey: string, timeoutMs 
     });
     socket.once('close', () => {
       clearTimeout(timer);
-      reject(new StartRefused(502, 'the service closed /start before sending an id'));
+      reject(cancelled ? new StartCancelled() : new StartRefused(502, 'the service closed /start before sending an id'));
     });
     socket.once('error', (err) => {
       clearTimeout(timer);
-      reject(new StartRefused(502, `cannot reach the service: ${err.message}`));
+      reject(cancelled ? new StartCancelled() : new StartRefused(502, `cannot reach the service: ${err.message}`));
     });
-  });
-  const headers = { authorization: `Bearer ${apiKey}`, 'x-browser-id': id };
+  }).finally(() => opts.signal?.removeEventListener('abort', cancel));
+  // The proxy's address and credentials stay with /start: the later calls name the browser only.
+  const browserHeaders = { authorization: `Bearer ${apiKey}`, 'x-browser-id': id };
   try {
-    const res = await fetch(`${serviceUrl}/json/version`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${serviceUrl}/json/version`, {
+      headers: browserHeaders,
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    });
     if (!res.ok) throw new StartRefused(res.status, `the service answered /json/version with ${res.status}`);
     const { webSocketDebuggerUrl } = (await res.json()) as { webSocketDebuggerUrl?: unknown };
     if (typeof webSocketDebuggerUrl !== 'string') throw new StartRefused(502, 'no webSocketDebuggerUrl in /json/version');
-    return { id, headers, debuggerUrl: webSocketDebuggerUrl, ended, release: () => socket.close(1000, 'released') };
+    return { id, headers: browserHeaders, debuggerUrl: webSocketDebuggerUrl, ended, release: () => socket.close(1000, 'released') };
   } catch (err) {
     socket.close();
     throw err;

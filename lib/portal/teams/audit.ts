@@ -30,6 +30,10 @@ export const AUDIT_ACTIONS = {
     'key.revoked': 'Revoked key',
     'key.used': 'Used key from the portal',
   },
+  proxies: {
+    'proxy.added': 'Added proxy',
+    'proxy.deleted': 'Deleted proxy',
+  },
   browsers: {
     'browser.started': 'Started browser',
     'browser.stopped': 'Stopped browser',
@@ -47,6 +51,7 @@ export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
   team: 'Team',
   members: 'Members',
   keys: 'API keys',
+  proxies: 'Proxies',
   browsers: 'Browsers',
   control: 'Control',
 };
@@ -66,8 +71,12 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
     case 'key.used':
       return `for ${String(d.purpose)}`;
     case 'browser.started':
+      return `with key ${String(d.key)}${d.proxy ? `, through proxy ${String(d.proxy)}` : ''}${d.lifetimeSeconds ? `, for at most ${Number(d.lifetimeSeconds)} s` : ''}`;
     case 'browser.watched':
       return `with key ${String(d.key)}`;
+    case 'proxy.added':
+    case 'proxy.deleted':
+      return `${String(d.scheme)}://${String(d.host)}:${Number(d.port)}`;
     case 'browser.stopped':
     case 'browser.ended':
       return String(d.message ?? d.reason ?? (d.startedThrough === 'api' ? `started through the API with key ${String(d.key)}` : ''));

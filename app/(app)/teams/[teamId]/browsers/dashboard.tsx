@@ -6,8 +6,9 @@ import { duration, formatDate } from '#app/_lib/format.ts';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
-import { StartForm, type KeyChoice } from './start-form.tsx';
+import { StartForm, type KeyChoice, type ProxyChoice } from './start-form.tsx';
 import { WatchBrowserButton } from './watch-button.tsx';
+import { CancelWaitingButton } from './cancel-button.tsx';
 import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 
@@ -65,6 +66,7 @@ export function Dashboard({
   initial,
   renderedAt,
   keys,
+  proxies,
   serviceUrl,
 }: {
   teamId: string;
@@ -72,6 +74,7 @@ export function Dashboard({
   initial: DashboardSnapshot;
   renderedAt: number;
   keys: KeyChoice[];
+  proxies: ProxyChoice[];
   serviceUrl: string;
 }) {
   const [snapshot, setSnapshot] = useState(initial);
@@ -126,7 +129,7 @@ export function Dashboard({
 
   return (
     <>
-      <StartForm teamId={teamId} keys={keys} />
+      <StartForm teamId={teamId} keys={keys} proxies={proxies} />
       <div className="card card-body dash-capacity" aria-label="Capacity">
         <UsageMeter label="This team" usage={snapshot.capacity.team} />
         <UsageMeter label="You" usage={snapshot.capacity.mine} />
@@ -168,6 +171,26 @@ export function Dashboard({
           </select>
         </div>
       </div>
+
+      {snapshot.waiting.length > 0 && (
+        <ul className="dash-waiting" aria-label="Waiting for room">
+          {snapshot.waiting.map((w) => (
+            <li key={w.id} className="card card-body dash-wait" data-browser-id={w.id} aria-label={`${w.name}, waiting for room`}>
+              <div className="dash-wait-text">
+                <strong>{w.name}</strong>
+                <span>
+                  Waiting for room <span className="muted">for {duration(now - w.since)}</span>
+                </span>
+                <span className="muted dash-meta">
+                  by {w.startedBy.name}
+                  {w.startedBy.id === me ? ' (you)' : ''} · key {w.keyName}
+                </span>
+              </div>
+              {w.canCancel && <CancelWaitingButton teamId={teamId} instanceId={w.id} name={w.name} />}
+            </li>
+          ))}
+        </ul>
+      )}
 
       {snapshot.instances.length === 0 ? (
         <div className="card">

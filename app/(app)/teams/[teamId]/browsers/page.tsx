@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { dashboardSnapshot } from '#portal/live/browsers.ts';
 import { listKeys } from '#portal/keys/vault.ts';
+import { listProxies } from '#portal/keys/proxies.ts';
 import { requireTeam } from '#app/_lib/team-page.ts';
 import { Dashboard } from './dashboard.tsx';
 
@@ -9,7 +10,11 @@ export const metadata: Metadata = { title: 'Browsers' };
 export default async function BrowsersPage({ params }: { params: Promise<{ teamId: string }> }) {
   const { teamId } = await params;
   const { portal, actor, user, team } = await requireTeam(teamId);
-  const [snapshot, keys] = await Promise.all([dashboardSnapshot(portal, actor, team.id), listKeys(portal.vault, actor, team.id)]);
+  const [snapshot, keys, proxies] = await Promise.all([
+    dashboardSnapshot(portal, actor, team.id),
+    listKeys(portal.vault, actor, team.id),
+    listProxies(portal.vault, actor, team.id),
+  ]);
   const usable = keys.filter((k) => !k.revokedAt).map((k) => ({ id: k.id, name: k.name, isDefault: k.isDefault }));
   return (
     <section className="stack" aria-labelledby="browsers-title">
@@ -28,6 +33,7 @@ export default async function BrowsersPage({ params }: { params: Promise<{ teamI
         initial={snapshot}
         renderedAt={Date.now()}
         keys={usable}
+        proxies={proxies.map(({ id, name, scheme, host, port }) => ({ id, name, scheme, host, port }))}
         serviceUrl={portal.config.serviceUrl}
       />
     </section>

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
 import type { BrowserRow } from '#portal/protocol/dashboard.ts';
+import { LIFETIME_CHOICES } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
@@ -10,17 +11,27 @@ import { Field } from '#app/_ui/field.tsx';
 import { Link } from '#app/_ui/link.tsx';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
+/** A proxy of the team's as the form offers it: its name and where it is, never its credentials. */
+export type ProxyChoice = { id: string; name: string; scheme: string; host: string; port: number };
 
-/** Name a new browser, pick the key it runs on, start it and open it. */
-export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] }) {
+/**
+ * Name a new browser, pick the key it runs on, how long it may live and the proxy its traffic
+ * leaves through, start it and open it. At capacity the start waits for room: the dashboard lists
+ * it as waiting, where it can be cancelled.
+ */
+export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: KeyChoice[]; proxies: ProxyChoice[] }) {
   const router = useRouter();
   const [name, setName] = useState('');
   const [keyId, setKeyId] = useState(keys.find((k) => k.isDefault)?.id ?? keys[0]?.id ?? '');
+  const [lifetime, setLifetime] = useState('');
+  const [proxyId, setProxyId] = useState('');
   const start = useMutation({
     mutationFn: () =>
       api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
         ...(name.trim() ? { name } : {}),
         ...(keyId ? { keyId } : {}),
+        ...(lifetime ? { lifetimeSeconds: Number(lifetime) } : {}),
+        ...(proxyId ? { proxyId } : {}),
       }),
     onSuccess: ({ browser }) => router.push(`/teams/${teamId}/browsers/${browser.id}`),
   });
@@ -56,6 +67,28 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
             ))}
           </select>
         </div>
+        <div className="field" style={{ flex: '1 1 11rem' }}>
+          <label htmlFor="browser-lifetime">Lifetime</label>
+          <select id="browser-lifetime" className="input" value={lifetime} onChange={(e) => setLifetime(e.target.value)}>
+            <option value="">Service maximum</option>
+            {LIFETIME_CHOICES.map((c) => (
+              <option key={c.seconds} value={c.seconds}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field" style={{ flex: '1 1 12rem' }}>
+          <label htmlFor="browser-proxy">Proxy</label>
+          <select id="browser-proxy" className="input" value={proxyId} onChange={(e) => setProxyId(e.target.value)}>
+            <option value="">None</option>
+            {proxies.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.name} ({x.scheme}://{x.host}:{x.port})
+              </option>
+            ))}
+          </select>
+        </div>
         <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>
           Start browser
         </Button>
@@ -64,6 +97,11 @@ export function StartForm({ teamId, keys }: { teamId: string; keys: KeyChoice[] 
         <Alert tone="warning">
           This team has no API key yet. <Link href={`/teams/${teamId}/keys`}>Add one on the API keys page</Link> to start browsers.
         </Alert>
+      )}
+      {start.isPending && (
+        <p className="muted" role="status">
+          Starting… When the service is full, the browser waits for room and is listed below as waiting.
+        </p>
       )}
       {start.error && !nameError && <Alert tone="error">{failure ? failure.message : 'Could not start a browser.'}</Alert>}
     </>

@@ -1,12 +1,15 @@
 import type { Metadata } from 'next';
 import { canManage, requireTeam } from '#app/_lib/team-page.ts';
+import { listProxies } from '#portal/keys/proxies.ts';
 import { LeaveTeam, RenameTeamForm, TeamRecording } from './settings-client.tsx';
+import { TeamProxies } from './proxies-client.tsx';
 
 export const metadata: Metadata = { title: 'Team settings' };
 
 export default async function SettingsPage({ params }: { params: Promise<{ teamId: string }> }) {
   const { teamId } = await params;
-  const { team, user } = await requireTeam(teamId);
+  const { portal, actor, team, user } = await requireTeam(teamId);
+  const proxies = await listProxies(portal.vault, actor, team.id);
   return (
     <div className="stack">
       <section className="card" aria-labelledby="name-title">
@@ -34,6 +37,18 @@ export default async function SettingsPage({ params }: { params: Promise<{ teamI
             retention. Members see recordings under Recordings.
           </p>
           <TeamRecording teamId={team.id} record={Boolean(team.recordSessions)} canChange={canManage(team)} />
+        </div>
+      </section>
+      <section className="card" aria-labelledby="proxies-title">
+        <div className="card-header">
+          <h2 id="proxies-title">Proxies</h2>
+        </div>
+        <div className="card-body stack">
+          <p className="muted">
+            Upstream proxies a browser of the team can send its traffic through (a company&apos;s egress, a proxy in another country),
+            chosen by name when it starts. The address and its password are kept encrypted, like the team&apos;s API keys.
+          </p>
+          <TeamProxies teamId={team.id} proxies={proxies} canChange={canManage(team)} />
         </div>
       </section>
       <section className="card" aria-labelledby="leave-title">
