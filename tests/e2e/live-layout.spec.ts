@@ -165,6 +165,11 @@ test('on a phone the remote browser has the phone’s viewport and touch, its co
   expect(inWindow(page, await box(account))).toBe(true);
   await account.tap();
   await expect(page).toHaveURL(/\/account$/);
+  // Its cards keep their contents off their edges.
+  const card = await box(page.getByRole('region', { name: 'Password' }));
+  const field = await box(page.getByLabel('Current password'));
+  expect(field.x - card.x, 'the card has padding').toBeGreaterThanOrEqual(8);
+  expect(await sideways(page)).toBeLessThanOrEqual(0);
   await context.close();
 });
 
