@@ -36,7 +36,7 @@ async function scriptedSession(token: string, third?: string): Promise<{ id: str
   await page.goto(`${pages.url}?two`);
   await page.waitForTimeout(700);
   // A long data: address with no room to wrap, as a script's generated pages often have.
-  const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script><!--${'x'.repeat(3000)}-->`;
+  const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script><!--${'x'.repeat(400)}-->`;
   await page.goto(third ?? broken);
   await page.waitForTimeout(1500);
   await browser.close();

@@ -183,6 +183,7 @@ test('a shared link fits the 1280×800 frame its embed code hands out', async ({
   await page.getByRole('button', { name: 'Share' }).click();
   const dialog = page.getByRole('dialog', { name: 'Share this browser' });
   await dialog.getByLabel('Who it is for').fill('Frame');
+  await expect(dialog.getByLabel('Lasts').locator('option').first(), 'the shortest link the service allows').toHaveText('5 minutes');
   await dialog.getByRole('button', { name: 'Create link' }).click();
   const link = (await page.getByTestId('live-link').textContent()) ?? '';
   const code =
