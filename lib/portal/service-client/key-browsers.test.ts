@@ -18,7 +18,9 @@ describe('listKeyBrowsers', () => {
       tabs: 0,
       recorded: true,
     });
-    const server = createServer((_req, res) => res.end(JSON.stringify({ browsers: [browser('a', long), browser('b', 'https://example.com/')] })));
+    const server = createServer((_req, res) =>
+      res.end(JSON.stringify({ browsers: [browser('a', long), browser('b', 'https://example.com/')] })),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const list = await listKeyBrowsers(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'psk_test');
