@@ -107,6 +107,8 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   // Named by its page and its start, not by its id.
   await expect(page.getByRole('heading', { level: 2, name: 'Broken' })).toBeVisible();
   await expect(page.getByText(/^Started .* with the key “recorded key” · Stopped$/)).toBeVisible();
+  // Every date on the page in the portal's one format.
+  await expect(page.getByTestId('recording-end')).toHaveText(/^Ended \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
 
   // The console: the three pages and the error, in order; the error marked as a problem.
   const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
