@@ -1,5 +1,6 @@
 'use client';
 import { useState } from 'react';
+import { clipAddress } from '#app/_lib/address.ts';
 import { clock } from './timeline.ts';
 import type { Comparison, Step } from './compare.ts';
 import './inspector.css';
@@ -30,8 +31,12 @@ export function ComparisonView({ teamId, runs, comparison }: { teamId: string; r
             <li key={p.index} data-same={p.same || undefined} data-chosen={p.index === chosen || undefined}>
               <button type="button" onClick={() => setChosen(p.index)} aria-current={p.index === chosen ? 'step' : undefined}>
                 <span className="compare-n">{p.index + 1}</span>
-                <span className="compare-url">{p.a?.url ?? '—'}</span>
-                <span className="compare-url">{p.same ? '(the same)' : (p.b?.url ?? '—')}</span>
+                <span className="compare-url" title={p.a ? clipAddress(p.a.url, 2000) : undefined}>
+                  {p.a ? clipAddress(p.a.url) : '—'}
+                </span>
+                <span className="compare-url" title={p.b && !p.same ? clipAddress(p.b.url, 2000) : undefined}>
+                  {p.same ? '(the same)' : p.b ? clipAddress(p.b.url) : '—'}
+                </span>
               </button>
             </li>
           ))}
@@ -57,14 +62,14 @@ function StepView({ teamId, run, step }: { teamId: string; run: Run; step: Step 
         <p className="muted">This run opened no page here.</p>
       ) : (
         <>
-          <p className="compare-url" title={step.url}>
-            {clock(step.t)} · {step.url}
+          <p className="compare-url" title={clipAddress(step.url, 2000)}>
+            {clock(step.t)} · {clipAddress(step.url)}
           </p>
           <div className="inspector-screen">
             {step.frame ? (
               <img
                 src={`${base}/screen?offset=${step.frame.offset}&length=${step.frame.length}`}
-                alt={`${run.label}: the screen of ${step.url}`}
+                alt={`${run.label}: the screen of ${clipAddress(step.url, 100)}`}
               />
             ) : (
               <p className="muted">Nothing was drawn on this page.</p>

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
 import type { InspectedRecording } from '#portal/inspector/recordings.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
+import { formatDate } from '#app/_lib/format.ts';
 import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf, type Row } from './timeline.ts';
 import './inspector.css';
 
@@ -109,9 +110,9 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
   const current = currentRow(shown, t);
   return (
     <div className="inspector">
-      <p className="muted">
-        Key {meta.keyName} · started {new Date(meta.startedAt).toLocaleString()}
-        {meta.live ? ' · live, still recording' : meta.endedAt ? ` · ended ${new Date(meta.endedAt).toLocaleString()}` : ''}
+      {/* The key and the start are in the page's heading; the end here, in the portal's one date format. */}
+      <p className="muted" data-testid="recording-end">
+        {meta.live ? 'Live, still recording' : meta.endedAt ? `Ended ${formatDate(Date.parse(meta.endedAt))}` : 'Ended'}
       </p>
       <div className="inspector-screen">
         {frame ? (

@@ -1,5 +1,5 @@
 'use client';
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import type { DialogInfo, FrameMeta, ViewerInfo } from '#portal/protocol/live.ts';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
@@ -167,44 +167,66 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
     return () => clearTimeout(t);
   }, [notice]);
 
-  // The viewport follows the stage's size when the controller chose "fit".
-  useEffect(() => {
+  // A phone (a narrow touch screen) gets a remote browser of its own kind: the phone's viewport and
+  // touch (device emulation), once it has control, rather than a desktop page drawn too small to read.
+  const phone = usePhone();
+  const following = state?.viewport.mode === 'follow';
+  const fitMessage = useCallback(() => {
     const stage = stageRef.current;
-    if (!stage || state?.viewport.mode !== 'follow' || !inControl) return;
+    return {
+      type: 'viewport' as const,
+      mode: 'follow' as const,
+      width: Math.max(100, Math.min(4096, Math.round(stage?.clientWidth ?? 1280))),
+      height: Math.max(100, Math.min(4096, Math.round(stage?.clientHeight ?? 720))),
+      mobile: phone,
+    };
+  }, [phone]);
+  const phoneFitted = useRef(false);
+  useEffect(() => {
+    if (!inControl) phoneFitted.current = false;
+    else if (phone && !phoneFitted.current && state && !(following && state.viewport.mobile)) {
+      phoneFitted.current = true;
+      send(fitMessage());
+    }
+  }, [inControl, phone, following, state, send, fitMessage]);
+
+  // The viewport follows the stage's size when the controller chose "fit". A layout effect: its
+  // observer is gone before the stage takes its fixed shape, which must not be sent as a new size.
+  useLayoutEffect(() => {
+    const stage = stageRef.current;
+    if (!stage || !following || !inControl) return;
     let last = '';
     const observer = new ResizeObserver(([entry]) => {
       if (!entry) return;
       const width = Math.max(100, Math.min(4096, Math.round(entry.contentRect.width)));
       const height = Math.max(100, Math.min(4096, Math.round(entry.contentRect.height)));
-      const key = `${width}x${height}`;
-      if (key !== last) send({ type: 'viewport', mode: 'follow', width, height });
+      const key = `${width}x${height}:${phone}`;
+      if (key !== last) send({ type: 'viewport', mode: 'follow', width, height, mobile: phone });
       last = key;
     });
     observer.observe(stage);
     return () => observer.disconnect();
-  }, [state?.viewport.mode, inControl, send]);
+  }, [following, inControl, phone, send]);
 
   useRemoteInput(canvasRef, keysRef, metaRef, inControl, send);
 
-  // The whole view fits the window: the screen is as tall as the window leaves it between the
-  // tabs and toolbar above and the status bar below, and the view is brought into sight once.
+  // The whole view fits the window without scrolling: the screen is as tall as the window leaves it
+  // below whatever stands above it (the page's head, the tabs and the toolbar) and above the status
+  // bar. Nothing scrolls the page: it opens where it is, at the top.
   const sectionRef = useRef<HTMLElement>(null);
   const [fitHeight, setFitHeight] = useState<number | null>(null);
   useEffect(() => {
     const section = sectionRef.current;
     const stage = stageRef.current;
     if (!section || !stage) return;
-    const measure = () => {
-      const topbar = document.querySelector('.topbar')?.getBoundingClientRect().height ?? 0;
-      const above = stage.getBoundingClientRect().top - section.getBoundingClientRect().top;
-      const below = (section.querySelector('.live-status')?.getBoundingClientRect().height ?? 32) + 24;
-      setFitHeight(Math.max(180, Math.floor(window.innerHeight - topbar - above - below)));
-    };
+    const measure = () => setFitHeight(roomFor(section, stage));
     measure();
-    if (section.getBoundingClientRect().bottom > window.innerHeight) section.scrollIntoView({ block: 'start' });
-    // Again whenever the tabs, toolbar or status bar change height (a second line of viewers, a notice).
+    // Again whenever anything above or below the screen changes height (a second line of viewers,
+    // a notice, the page's head wrapping), and when the window does.
     const observer = new ResizeObserver(measure);
     for (const part of section.children) if (part !== stage) observer.observe(part);
+    for (let el: Element | null = section; el && el !== document.body; el = el.parentElement)
+      for (let sibling = el.previousElementSibling; sibling; sibling = sibling.previousElementSibling) observer.observe(sibling);
     window.addEventListener('resize', measure);
     return () => {
       observer.disconnect();
@@ -385,25 +407,22 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
         <button type="button" className="btn btn-sm" onClick={() => send({ type: 'copy' })} disabled={ended}>
           Copy selection
         </button>
+        {/* A toggle that keeps its name: pressed, the remote browser takes the size of the window's room. */}
         <button
           type="button"
-          className="btn btn-sm"
-          aria-pressed={state?.viewport.mode === 'follow'}
+          className="btn btn-sm live-fit"
+          aria-pressed={following}
           disabled={!inControl}
-          onClick={() =>
-            send(
-              state?.viewport.mode === 'follow'
-                ? { type: 'viewport', mode: 'fixed', width: 1280, height: 720 }
-                : {
-                    type: 'viewport',
-                    mode: 'follow',
-                    width: Math.round(stageRef.current?.clientWidth ?? 1280),
-                    height: Math.round(stageRef.current?.clientHeight ?? 720),
-                  },
-            )
+          title={
+            inControl
+              ? following
+                ? 'The remote browser takes the size of this window; press again for a fixed 1280×720'
+                : 'Give the remote browser the size of this window'
+              : 'Only the viewer in control can resize the remote browser'
           }
+          onClick={() => send(following ? { type: 'viewport', mode: 'fixed', width: 1280, height: 720 } : fitMessage())}
         >
-          {state?.viewport.mode === 'follow' ? 'Fixed size' : 'Fit to window'}
+          Fit to window
         </button>
         {watchOnly ? (
           <span className="muted">Watching through a shared link</span>
@@ -471,10 +490,16 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
         className="live-stage"
         ref={stageRef}
         data-focused={focused || undefined}
-        style={{
-          aspectRatio: `${size.width} / ${size.height}`,
-          width: `min(100%, calc(${fitHeight === null ? '70vh' : `${fitHeight}px`} * ${size.width} / ${size.height}))`,
-        }}
+        data-fill={(following && inControl) || undefined}
+        style={
+          following && inControl
+            ? // The remote browser follows this box: it fills the room, and the remote page takes its size.
+              { width: '100%', height: fitHeight === null ? '70vh' : `${fitHeight}px` }
+            : {
+                aspectRatio: `${size.width} / ${size.height}`,
+                width: `min(100%, calc(${fitHeight === null ? '70vh' : `${fitHeight}px`} * ${size.width} / ${size.height}))`,
+              }
+        }
       >
         {askers.length > 0 && (
           <div className="live-requests" role="alert">
@@ -551,8 +576,8 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
       <div className="live-status" aria-live="polite">
         <span className="live-dot" data-status={status.status} aria-hidden="true" />
         <span>{STATUS_TEXT[status.status]}</span>
-        {status.status === 'live' && <span>{fps} fps</span>}
-        {status.status === 'live' && rtt !== null && <span>{rtt} ms round trip</span>}
+        {status.status === 'live' && <span className="live-fps">{fps} fps</span>}
+        {status.status === 'live' && rtt !== null && <span className="live-fps">{rtt} ms round trip</span>}
         <span>
           {size.width}×{size.height}
         </span>
@@ -613,4 +638,32 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
       </Dialog>
     </section>
   );
+}
+
+/**
+ * How tall the screen may be for the whole view to fit the window when the page is at its top: the
+ * window's height less what stands above the screen and what stands below it (the status bar, the
+ * gap before it and the page's own bottom padding).
+ */
+function roomFor(section: HTMLElement, stage: HTMLElement): number {
+  const top = stage.getBoundingClientRect().top + window.scrollY;
+  const status = section.querySelector('.live-status')?.getBoundingClientRect().height ?? 32;
+  const gap = parseFloat(getComputedStyle(section).rowGap) || 0;
+  const main = section.closest('main');
+  const padding = main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0;
+  return Math.max(120, Math.floor(window.innerHeight - top - gap - status - padding - 1));
+}
+
+const PHONE = '(max-width: 640px) and (pointer: coarse)';
+/** Whether the page is on a phone: a narrow window on a touch screen. */
+function usePhone(): boolean {
+  const [phone, setPhone] = useState(false);
+  useEffect(() => {
+    const query = window.matchMedia(PHONE);
+    const update = () => setPhone(query.matches);
+    update();
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return phone;
 }

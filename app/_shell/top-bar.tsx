@@ -28,7 +28,8 @@ export function TopBar({
         <span className="grow" />
         <ThemeToggle initial={theme} />
         <Link href="/account" className="user-chip" aria-label={`Your account: ${user.email}`} title="Your account">
-          {user.email}
+          <span className="hide-sm">{user.email}</span>
+          <span className="show-sm">Account</span>
         </Link>
         <SignOutButton />
       </nav>

@@ -35,7 +35,8 @@ async function scriptedSession(token: string, third?: string): Promise<{ id: str
   await page.waitForTimeout(700);
   await page.goto(`${pages.url}?two`);
   await page.waitForTimeout(700);
-  const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script>`;
+  // A long data: address with no room to wrap, as a script's generated pages often have.
+  const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script><!--${'x'.repeat(400)}-->`;
   await page.goto(third ?? broken);
   await page.waitForTimeout(1500);
   await browser.close();
@@ -77,6 +78,13 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await search.getByLabel('Status').fill('600');
   await search.getByRole('button', { name: 'Find' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'status must be a status such as 404' })).toBeVisible();
+  // The pages opened, the long data: address among them, fit the window too.
+  await page.goto(`/teams/${teamId}/recordings?type=navigation`);
+  await expect(page.getByRole('table', { name: 'Events found' })).toContainText('Opened data:text/html,<title>Broken');
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    'the page is as wide as the window',
+  ).toBeLessThanOrEqual(0);
   await page.goto(`/teams/${teamId}/recordings?status=failed`);
   await page.getByRole('table', { name: 'Events found' }).getByRole('link').first().click();
   await expect(page).toHaveURL(new RegExp(`/recordings/${id}\\?t=\\d+$`));
@@ -85,8 +93,22 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await page.goto(`/teams/${teamId}/recordings`);
   const row = page.locator(`tr[data-browser-id="${id}"]`);
   await expect(row).toContainText('recorded key');
+  // The script closed its browser: the state says so as the dashboard does, and the long address
+  // is cut in its cell, so that no column is pushed off the screen.
+  await expect(row.getByRole('cell').last()).toHaveText('Stopped');
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    'the page is as wide as the window',
+  ).toBeLessThanOrEqual(0);
+  const state = (await row.getByRole('cell').last().boundingBox())!;
+  expect(state.x + state.width, 'the state column is on screen').toBeLessThanOrEqual(page.viewportSize()!.width);
   await row.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/recordings/${id}$`));
+  // Named by its page and its start, not by its id.
+  await expect(page.getByRole('heading', { level: 2, name: 'Broken' })).toBeVisible();
+  await expect(page.getByText(/^Started .* with the key “recorded key” · Stopped$/)).toBeVisible();
+  // Every date on the page in the portal's one format.
+  await expect(page.getByTestId('recording-end')).toHaveText(/^Ended \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
 
   // The console: the three pages and the error, in order; the error marked as a problem.
   const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
@@ -145,12 +167,17 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   const steps = page.getByRole('list', { name: 'Pages opened, run by run' }).getByRole('listitem');
   await expect(steps.nth(0)).toContainText('(the same)');
   await expect(steps.nth(2)).toContainText('?three');
-  await expect(page.getByRole('list', { name: /Run B: .*problems on this page/ })).toContainText('boom 42');
-  await expect(page.getByRole('img', { name: /^Run A: .*: the screen of .*\?three$/ })).toBeVisible();
+  // Run A is the earlier run (the broken page), whichever order they were ticked in; the long address fits.
+  await expect(page.getByRole('list', { name: /Run A: .*problems on this page/ })).toContainText('boom 42');
+  await expect(page.getByRole('img', { name: /^Run B: .*: the screen of .*\?three$/ })).toBeVisible();
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    'the page is as wide as the window',
+  ).toBeLessThanOrEqual(0);
   await steps.nth(0).getByRole('button').click();
   await expect(page.getByText('No errors or failed requests on this page.')).toHaveCount(2);
   await page
-    .getByRole('region', { name: /^Run B/ })
+    .getByRole('region', { name: /^Run A/ })
     .getByRole('link', { name: 'Open in the inspector here' })
     .click();
   await expect(page).toHaveURL(new RegExp(`/recordings/${id}\\?t=\\d+$`));

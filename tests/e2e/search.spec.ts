@@ -226,6 +226,7 @@ test('a mistyped word is corrected, with the words as typed one click away; nons
   await searchFor(page, 'asyncio gahter');
   const corrected = page.getByTestId('corrected');
   await expect(corrected).toContainText('Showing results for asyncio gather. Search instead for “asyncio gahter”.');
+  await expect(page.getByTestId('results-meta'), 'the count is for the words searched').toContainText('for “asyncio gather”');
   await expect(page.getByTestId('result').first()).toBeVisible();
   // Where each page sits in its manual, and its site's icon, as the index recorded them.
   await expect(page.getByTestId('result-section').first()).toContainText('Python');

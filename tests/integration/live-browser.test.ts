@@ -414,6 +414,32 @@ describe('LiveBrowser: the relay over a real instance', () => {
     assert.equal(meta?.deviceHeight, 600);
   });
 
+  it("emulates a phone for a phone's viewer: its viewport rules and a touch screen, until a fixed size is chosen", async () => {
+    const device = () => evaluate("[innerWidth, navigator.maxTouchPoints > 0, matchMedia('(pointer: coarse)').matches]");
+    assert.deepEqual(await device(), [800, false, false], 'a desktop viewport before');
+    await send('a', { type: 'viewport', mode: 'follow', width: 390, height: 700, mobile: true });
+    await eventually(device, (v) => JSON.stringify(v) === '[390,true,true]');
+    assert.deepEqual(
+      await eventually(
+        () => a.last('state')?.viewport,
+        (v) => v?.mobile === true,
+      ),
+      { mode: 'follow', width: 390, height: 700, mobile: true },
+    );
+    // A fixed size is a desktop's, whatever the message says.
+    await send('a', { type: 'viewport', mode: 'fixed', width: 800, height: 600, mobile: true });
+    assert.deepEqual(await eventually(device, (v) => JSON.stringify(v) === '[800,false,false]'), [800, false, false]);
+    assert.equal(
+      (
+        await eventually(
+          () => a.last('state')?.viewport,
+          (v) => v?.mode === 'fixed',
+        )
+      )?.mobile,
+      false,
+    );
+  });
+
   it('runs the screencast only while someone watches', async () => {
     live.removeViewer('a');
     const seq = live.lastFrame!.meta.seq;

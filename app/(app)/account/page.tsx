@@ -11,11 +11,11 @@ export default async function AccountPage() {
   return (
     <div className="stack">
       <h1>Your account</h1>
-      <section className="card stack" aria-labelledby="profile-title">
+      <section className="card card-body stack" aria-labelledby="profile-title">
         <h2 id="profile-title">Name and email</h2>
         <ProfileForm name={user.name} email={user.email} hasPassword={hasPassword} />
       </section>
-      <section className="card stack" aria-labelledby="password-title">
+      <section className="card card-body stack" aria-labelledby="password-title">
         <h2 id="password-title">{hasPassword ? 'Password' : 'Set a password'}</h2>
         <p className="muted">
           {hasPassword
@@ -24,12 +24,12 @@ export default async function AccountPage() {
         </p>
         <PasswordForm email={user.email} hasPassword={hasPassword} />
       </section>
-      <section className="card stack" aria-labelledby="sessions-title">
+      <section className="card card-body stack" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
         <p className="muted">Signed in on a computer you no longer use? End every session of your account, this one included.</p>
         <SignOutEverywhere />
       </section>
-      <section className="card stack danger-zone" aria-labelledby="delete-title">
+      <section className="card card-body stack danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete account</h2>
         <p className="muted">
           Teams only you are in are deleted with your account, with their keys and history. You leave every other team. If you are the only

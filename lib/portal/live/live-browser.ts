@@ -238,7 +238,7 @@ export class LiveBrowser extends EventEmitter<{
         return viewer.send({ type: 'clipboard', text: typeof r?.result.value === 'string' ? r.result.value : '' });
       }
       case 'viewport':
-        this.#viewport = { mode: msg.mode, width: msg.width, height: msg.height };
+        this.#viewport = { mode: msg.mode, width: msg.width, height: msg.height, mobile: msg.mode === 'follow' && msg.mobile };
         await this.#tabs.setViewport(this.#viewport);
         this.#screencast.resize(this.#viewport);
         return this.#queueState();
@@ -323,7 +323,7 @@ export class LiveBrowser extends EventEmitter<{
       tabs: this.#tabs.list(),
       viewers: this.control.list(),
       controllerId: this.control.controllerId,
-      viewport: { ...this.#viewport },
+      viewport: { ...this.#viewport, mobile: this.#viewport.mobile ?? false },
     };
   }
 

@@ -20,7 +20,8 @@ type Tab = {
 /** How many main-frame navigations of one tab are followed at once (redirect chains, quick retypes). */
 const MAX_NAVIGATIONS = 16;
 
-export type Viewport = { width: number; height: number };
+/** The remote pages' size in CSS pixels; `mobile`: emulate a phone (its viewport rules and a touch screen). */
+export type Viewport = { width: number; height: number; mobile?: boolean };
 
 /**
  * The page targets of one browser, each attached through a flattened session: titles, addresses,
@@ -157,7 +158,11 @@ export class Tabs extends EventEmitter<{
 
   #applyViewport(session: CdpSession): Promise<unknown> {
     if (!this.#emulate) return Promise.resolve();
-    return session.send('Emulation.setDeviceMetricsOverride', { ...this.#viewport, deviceScaleFactor: 1, mobile: false }).catch(() => {});
+    const { width, height, mobile = false } = this.#viewport;
+    return Promise.all([
+      session.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile }),
+      session.send('Emulation.setTouchEmulationEnabled', { enabled: mobile, maxTouchPoints: mobile ? 5 : 1 }),
+    ]).catch(() => {});
   }
 
   async #created(info: Protocol.Target.TargetInfo): Promise<void> {

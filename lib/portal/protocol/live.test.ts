@@ -10,6 +10,18 @@ describe('live protocol', () => {
     assert.ok(parseClientMessage('{"type":"control","action":"grant","viewerId":"v1"}').ok);
   });
 
+  it('takes a phone’s viewport with its mobile flag, a desktop one without, and refuses a flag that is not true or false', () => {
+    const phone = parseClientMessage(JSON.stringify({ type: 'viewport', mode: 'follow', width: 390, height: 700, mobile: true }));
+    assert.ok(phone.ok);
+    assert.deepEqual(phone.message, { type: 'viewport', mode: 'follow', width: 390, height: 700, mobile: true });
+    const desk = parseClientMessage(JSON.stringify({ type: 'viewport', mode: 'fixed', width: 1280, height: 720 }));
+    assert.ok(desk.ok);
+    assert.equal((desk.message as { mobile: boolean }).mobile, false);
+    const bad = parseClientMessage(JSON.stringify({ type: 'viewport', mode: 'follow', width: 390, height: 700, mobile: 'yes' }));
+    assert.ok(!bad.ok);
+    assert.match(bad.error, /^mobile: /);
+  });
+
   it('refuses malformed and hostile messages with a reason', () => {
     for (const text of [
       '',

@@ -86,6 +86,8 @@ export const clientMessage = z.discriminatedUnion('type', [
     mode: z.enum(['follow', 'fixed']),
     width: z.number().int().min(100).max(4096),
     height: z.number().int().min(100).max(4096),
+    /** A phone's view: the remote pages are told they run on a touch screen of a phone (device emulation). */
+    mobile: z.boolean().default(false),
   }),
   z.discriminatedUnion('action', [
     // Ask for control, take the question back, or give control up.
@@ -134,7 +136,7 @@ export type ServerMessage =
       tabs: TabInfo[];
       viewers: ViewerInfo[];
       controllerId: string | null;
-      viewport: { mode: 'follow' | 'fixed'; width: number; height: number };
+      viewport: { mode: 'follow' | 'fixed'; width: number; height: number; mobile: boolean };
     }
   | { type: 'dialog'; dialog: DialogInfo | null }
   | { type: 'clipboard'; text: string }

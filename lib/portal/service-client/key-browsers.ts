@@ -9,6 +9,7 @@ import { DomainError } from '#shared/errors.ts';
  * each must have its `seq`, `t` and `type`.
  */
 const browserId = z.string().regex(/^br_[A-Za-z0-9_-]{32}$/);
+const cut = (max: number) => (text: string) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 const listed = z.object({
   browsers: z.array(
@@ -18,7 +19,10 @@ const listed = z.object({
       startedAt: z.iso.datetime(),
       endedAt: z.iso.datetime().nullable(),
       endReason: z.string().nullable(),
-      page: z.object({ url: z.string().max(8192), title: z.string().max(2048) }).nullable(),
+      // A page chooses its own address and title (a data: address can be megabytes, and an untitled
+      // page's title is its address): they are cut here, not refused, or one page would make the
+      // whole list unreadable.
+      page: z.object({ url: z.string().transform(cut(8192)), title: z.string().transform(cut(2048)) }).nullable(),
       tabs: z.number().int().min(0),
       recorded: z.boolean(),
     }),

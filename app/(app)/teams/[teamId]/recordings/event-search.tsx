@@ -1,10 +1,12 @@
 import type { FoundEvent } from '#portal/inspector/recordings.ts';
 import { EVENT_KINDS } from '#shared/protocol/recording-search.ts';
+import { clipAddress } from '#app/_lib/address.ts';
 import { formatDate } from '#app/_lib/format.ts';
 import { buttonClass } from '#app/_ui/button.tsx';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { Table } from '#app/_ui/table.tsx';
+import './recordings.css';
 
 /** The search form's fields, as the page's address carries them (shareable within the team). */
 export type EventSearchFields = { q?: string; type?: string; status?: string; host?: string; within?: string };
@@ -101,8 +103,10 @@ export function EventSearchResults({
         {matches.map((m) => (
           <tr key={`${m.browser} ${m.event.seq}`} data-browser-id={m.browser}>
             <td>{formatDate(m.at)}</td>
-            <td>
-              <Link href={`/teams/${teamId}/recordings/${m.browser}?t=${Math.round(m.at - m.browserStartedAt)}`}>{describe(m)}</Link>
+            <td className="clip-cell" title={clipAddress(describe(m), 2000)}>
+              <Link href={`/teams/${teamId}/recordings/${m.browser}?t=${Math.round(m.at - m.browserStartedAt)}`}>
+                {clipAddress(describe(m))}
+              </Link>
             </td>
             <td className="muted">
               {m.keyName} · started {formatDate(m.browserStartedAt)}

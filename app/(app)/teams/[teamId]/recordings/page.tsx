@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
 import { searchTeamRecordings, teamRecordings, type FoundEvent, type TeamRecording } from '#portal/inspector/recordings.ts';
 import { asDomainError } from '#portal/errors.ts';
+import { clipAddress } from '#app/_lib/address.ts';
+import { endReasonText } from '#app/_lib/end-reasons.ts';
 import { duration, formatDate } from '#app/_lib/format.ts';
 import { requireTeam } from '#app/_lib/team-page.ts';
 import { Alert } from '#app/_ui/alert.tsx';
@@ -8,6 +10,7 @@ import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { Table } from '#app/_ui/table.tsx';
 import { buttonClass } from '#app/_ui/button.tsx';
+import './recordings.css';
 import { EventSearchForm, EventSearchResults, eventQueryOf, type EventSearchFields } from './event-search.tsx';
 
 export const metadata: Metadata = { title: 'Recordings' };
@@ -81,17 +84,17 @@ export default async function RecordingsPage({
                     type="checkbox"
                     name="run"
                     value={r.id}
-                    aria-label={`Compare ${r.title || r.url || r.id}, started ${formatDate(r.startedAt)}`}
+                    aria-label={`Compare ${clipAddress(r.title || r.url || r.id, 80)}, started ${formatDate(r.startedAt)}`}
                   />
                 </td>
-                <td className="dash-page">
-                  <Link href={`/teams/${teamId}/recordings/${r.id}`}>{r.title || r.url || r.id}</Link>
-                  <span className="muted">{r.url}</span>
+                <td className="clip-cell" title={clipAddress(r.url, 2000)}>
+                  <Link href={`/teams/${teamId}/recordings/${r.id}`}>{clipAddress(r.title || r.url || r.id)}</Link>
+                  <span className="muted">{clipAddress(r.url)}</span>
                 </td>
                 <td>{r.keyName}</td>
                 <td>{formatDate(r.startedAt)}</td>
                 <td>{duration((r.endedAt ?? now) - r.startedAt)}</td>
-                <td>{r.live ? <span className="badge badge-success">Live</span> : (r.endReason ?? 'ended')}</td>
+                <td>{r.live ? <span className="badge badge-success">Live</span> : endReasonText(r.endReason)}</td>
               </tr>
             ))}
           </Table>

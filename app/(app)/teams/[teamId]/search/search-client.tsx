@@ -340,7 +340,8 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
             {data.offset === 0
               ? `Top ${data.results.length} ${data.results.length === 1 ? 'result' : 'results'}`
               : `Results ${data.offset + 1}–${data.offset + data.results.length}`}{' '}
-            for “{data.query}”
+            {/* The words the results are for: the corrected ones when the search corrected them. */}
+            for “{data.corrected ?? data.query}”
             {data.cached && (
               <span
                 className="badge"

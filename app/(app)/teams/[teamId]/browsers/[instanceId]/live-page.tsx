@@ -4,6 +4,7 @@ import type { ViewerInfo } from '#portal/protocol/live.ts';
 import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
 import { ShareBrowser } from './share.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
+import './live-page.css';
 
 /** The live page's head and view together, so that Stop knows who else is watching. */
 export function LiveBrowserPanel({
@@ -32,7 +33,7 @@ export function LiveBrowserPanel({
   const [others, setOthers] = useState<ViewerInfo[]>([]);
   return (
     <>
-      <div className="page-head">
+      <div className="page-head live-page-head">
         {heading}
         <div className="row">
           <ShareBrowser teamId={teamId} instanceId={instanceId} canShareControl={canStop} />

@@ -27,8 +27,11 @@ export default async function LiveBrowserPage({
     if (asDomainError(err)?.code === 'not_found') notFound();
     throw err;
   });
+  const about = browser.attached
+    ? `A browser a script started with the key “${browser.keyName}”, watched here since ${browser.startedBy.name} opened it. It stays the script's: leaving lets go of it, not of the browser.`
+    : `Started by ${browser.startedBy.name} with the key “${browser.keyName}”.`;
   return (
-    <section className="stack" aria-labelledby="live-title">
+    <section className="stack live-page" aria-labelledby="live-title">
       <LiveBrowserPanel
         teamId={team.id}
         instanceId={browser.id}
@@ -39,15 +42,11 @@ export default async function LiveBrowserPage({
         attached={browser.attached}
         rename={<RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />}
         heading={
-          <div>
-            <p>
-              <Link href={`/teams/${team.id}/browsers`}>← All browsers</Link>
-            </p>
+          <div className="live-head">
+            <Link href={`/teams/${team.id}/browsers`}>← All browsers</Link>
             <h2 id="live-title">{browser.name}</h2>
-            <p>
-              {browser.attached
-                ? `A browser a script started with the key “${browser.keyName}”, watched here since ${browser.startedBy.name} opened it. It stays the script's: leaving lets go of it, not of the browser.`
-                : `Started by ${browser.startedBy.name} with the key “${browser.keyName}”.`}
+            <p className="live-head-note" title={about}>
+              {about}
             </p>
           </div>
         }

@@ -10,6 +10,7 @@ import { Dialog } from '#app/_ui/dialog.tsx';
 import { Field } from '#app/_ui/field.tsx';
 
 const DURATIONS = [
+  { minutes: 5, label: '5 minutes' },
   { minutes: 15, label: '15 minutes' },
   { minutes: 60, label: '1 hour' },
   { minutes: 8 * 60, label: '8 hours' },

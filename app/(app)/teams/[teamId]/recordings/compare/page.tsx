@@ -54,6 +54,8 @@ export default async function ComparePage({
       </section>
     );
   }
+  // Run A is the earlier of the two, whichever was ticked first.
+  loaded.sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
   const runs = loaded.map((r, i): Run => ({
     id: r.id,
     label: `Run ${i === 0 ? 'A' : 'B'}: ${r.keyName}, ${formatDate(Date.parse(r.startedAt))}`,
