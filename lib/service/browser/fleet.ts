@@ -153,7 +153,12 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       profile,
     }: { lifetimeMs?: number; queueMs?: number; signal?: AbortSignal; upstream?: UpstreamProxy | null; profile?: StartProfile } = {},
   ): Promise<Instance> {
-    const provisioning = this.#provision(key, Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs), { ms: queueMs, signal, profile }, upstream);
+    const provisioning = this.#provision(
+      key,
+      Math.min(lifetimeMs ?? Infinity, this.#opts.lifetimeMs),
+      { ms: queueMs, signal, profile },
+      upstream,
+    );
     this.#provisioning.add(provisioning);
     void provisioning.catch(() => {}).finally(() => this.#provisioning.delete(provisioning));
     return provisioning;
