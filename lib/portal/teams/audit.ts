@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = {
     'key.default_set': 'Made default key',
     'key.revoked': 'Revoked key',
     'key.used': 'Used key from the portal',
+    'profile.deleted': 'Deleted browser profile',
   },
   browsers: {
     'browser.started': 'Started browser',
@@ -65,6 +66,8 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
       return d.accountDeleted ? 'account deleted' : '';
     case 'key.used':
       return `for ${String(d.purpose)}`;
+    case 'profile.deleted':
+      return `of key ${String(d.key)}`;
     case 'browser.started':
     case 'browser.watched':
       return `with key ${String(d.key)}`;
