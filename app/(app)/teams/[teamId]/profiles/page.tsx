@@ -46,25 +46,40 @@ export default async function ProfilesPage({ params }: { params: Promise<{ teamI
           service could not be reached.
         </Alert>
       )}
-      <div className="card">
+      <div className="card table-tight">
         {profiles.length === 0 ? (
           <EmptyState icon="browser" title="No saved profiles yet">
             A profile is made when a browser started with <code>?profile=NAME&amp;persist=1</code> and one of this team&apos;s keys ends.
             Log in to a site in it once, and every later browser started with <code>?profile=NAME</code> starts logged in.
           </EmptyState>
         ) : (
-          <Table label="Saved profiles" columns={['Profile', 'Key', 'Size', 'Last saved', 'State', { hidden: 'Actions' }]}>
+          <Table
+            label="Saved profiles"
+            columns={[
+              'Profile',
+              { label: 'Key', className: 'hide-sm' },
+              { label: 'Size', className: 'hide-sm' },
+              { label: 'Last saved', className: 'hide-sm' },
+              'State',
+              { hidden: 'Actions' },
+            ]}
+          >
             {profiles.map((p) => (
               <tr key={`${p.keyId} ${p.name}`} data-profile={p.name} data-key-id={p.keyId}>
                 <td>
-                  <strong>{p.name}</strong>
+                  <strong style={{ overflowWrap: 'break-word' }}>{p.name}</strong>
+                  <span className="show-sm muted" style={{ fontSize: '0.8rem' }}>
+                    {p.keyName} · {formatBytes(p.bytes)} · saved {formatDate(p.updatedAt)}
+                  </span>
                 </td>
-                <td>{p.keyName}</td>
-                <td>{formatBytes(p.bytes)}</td>
-                <td>{formatDate(p.updatedAt)}</td>
-                <td>{p.inUse ? <Badge tone="accent">In use</Badge> : <Badge>Not in use</Badge>}</td>
-                <td style={{ textAlign: 'right' }}>
-                  {manage && <DeleteProfile teamId={team.id} keyId={p.keyId} keyName={p.keyName} name={p.name} inUse={p.inUse} />}
+                <td className="hide-sm">{p.keyName}</td>
+                <td className="hide-sm">{formatBytes(p.bytes)}</td>
+                <td className="hide-sm">{formatDate(p.updatedAt)}</td>
+                <td style={{ whiteSpace: 'nowrap' }}>{p.inUse ? <Badge tone="accent">In use</Badge> : <Badge>Not in use</Badge>}</td>
+                <td>
+                  <div className="row" style={{ justifyContent: 'flex-end' }}>
+                    {manage && <DeleteProfile teamId={team.id} keyId={p.keyId} keyName={p.keyName} name={p.name} inUse={p.inUse} />}
+                  </div>
                 </td>
               </tr>
             ))}
