@@ -28,3 +28,15 @@ export function duration(ms: number): string {
   const m = Math.floor((s % 3600) / 60);
   return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
 }
+
+/** A size as a person reads it: `512 B`, `180 KB`, `12.4 MB`, `1.2 GB` (powers of 1024, as the service's limits). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let n = Math.max(0, bytes);
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n < 10 ? n.toFixed(1) : Math.round(n)} ${units[u]}`;
+}

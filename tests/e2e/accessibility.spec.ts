@@ -35,7 +35,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await signUp(page, newUser(`axe-${scheme}`));
     const teamId = teamIdOf(page);
     await createKey(page, teamId, 'axe key');
-    for (const tab of ['keys', 'members', 'search', 'audit', 'settings', 'browsers', 'recordings']) await check(`/teams/${teamId}/${tab}`);
+    for (const tab of ['keys', 'members', 'search', 'audit', 'settings', 'browsers', 'recordings', 'profiles'])
+      await check(`/teams/${teamId}/${tab}`);
     for (const path of ['/account', '/teams/new', `/teams/${teamId}/search?q=kettle`]) await check(path);
 
     // The live view, with a browser running in it.

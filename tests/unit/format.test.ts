@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatDate, onlookersText } from '../../app/_lib/format.ts';
+import { formatBytes, formatDate, onlookersText } from '../../app/_lib/format.ts';
 
 describe('words the portal shows', () => {
   it('says who would see a browser end, in one sentence', () => {
@@ -27,5 +27,14 @@ describe('words the portal shows', () => {
   it('writes dates the same on the server and in the browser', () => {
     assert.equal(formatDate(Date.UTC(2026, 10, 23, 9, 5)), '23 Nov 2026, 09:05 UTC');
     assert.equal(formatDate(null), 'Never');
+  });
+
+  it('writes sizes in the unit a person reads, with one decimal below ten', () => {
+    assert.equal(formatBytes(0), '0 B');
+    assert.equal(formatBytes(1023), '1023 B');
+    assert.equal(formatBytes(1024), '1.0 KB');
+    assert.equal(formatBytes(184_211), '180 KB');
+    assert.equal(formatBytes(13 * 1024 * 1024 + 400 * 1024), '13 MB');
+    assert.equal(formatBytes(1.5 * 1024 ** 3), '1.5 GB');
   });
 });

@@ -2,14 +2,16 @@ import { z } from 'zod';
 import { DomainError } from '#shared/errors.ts';
 
 /**
- * The service's browsers of one key: its list, its stop (docs/api.md, section 5), and its session
- * recordings (section 6), called as any client would. Every answer is validated: a service of
+ * The service's browsers of one key: its list, its stop (docs/api.md, section 5), its session
+ * recordings (section 6) and its saved profiles (section 7), called as any client would. Every answer is validated: a service of
  * another version, or something else at that address, gives a clear error instead of a half-read
  * one. Events keep their own fields (the inspector shows what it knows and skips the rest), but
  * each must have its `seq`, `t` and `type`.
  */
 const browserId = z.string().regex(/^br_[A-Za-z0-9_-]{32}$/);
 const cut = (max: number) => (text: string) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** A profile's name as the service allows it (docs/api.md, section 1). */
+export const PROFILE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 const listed = z.object({
   browsers: z.array(
@@ -50,6 +52,23 @@ export type FoundEvents = {
   sessions: number;
   truncated: boolean;
 };
+
+const profiles = z.object({
+  profiles: z
+    .array(
+      z.object({
+        name: z.string().regex(PROFILE_NAME),
+        bytes: z.number().int().min(0),
+        updatedAt: z.iso.datetime(),
+        inUse: z.boolean(),
+      }),
+    )
+    .max(10_000),
+});
+/** One saved profile of a key: its stored size, the end of its last save, and whether a persisting browser holds it now. */
+export type KeyProfile = { name: string; bytes: number; updatedAt: number; inUse: boolean };
+/** What the service answered to a delete: done, no such profile, or held by a persisting browser. */
+export type ProfileDeleted = 'deleted' | 'not-found' | 'in-use' | 'key-refused';
 
 /** One browser of a key, live (or ending) or ended, started by whoever holds the key. */
 export type KeyBrowser = {
@@ -126,6 +145,26 @@ export async function searchKeyRecordings(serviceUrl: string, apiKey: string, qu
 /** One byte range of the recording's screen, as the service answers it (206, 416 or 404), to pass on. */
 export function readScreen(serviceUrl: string, apiKey: string, id: string, range: string): Promise<Response> {
   return askService(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}/recording/screen`, apiKey, { headers: { range } });
+}
+
+/** The key's saved profiles, by name; null when the service does not accept the key. */
+export async function listKeyProfiles(serviceUrl: string, apiKey: string): Promise<KeyProfile[] | null> {
+  const res = await askService(serviceUrl, '/v0/profiles', apiKey);
+  if (res.status === 401) return null;
+  if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} to the list of profiles`);
+  const body = profiles.safeParse(await res.json().catch(() => null));
+  if (!body.success) throw new DomainError('upstream_failed', 'the service sent a list of profiles this portal cannot read');
+  return body.data.profiles.map((p) => ({ ...p, updatedAt: Date.parse(p.updatedAt) }));
+}
+
+/** Delete one of the key's saved profiles (`name` already checked against PROFILE_NAME). */
+export async function deleteKeyProfile(serviceUrl: string, apiKey: string, name: string): Promise<ProfileDeleted> {
+  const res = await askService(serviceUrl, `/v0/profiles/${encodeURIComponent(name)}`, apiKey, { method: 'DELETE' });
+  if (res.status === 404) return 'not-found';
+  if (res.status === 409) return 'in-use';
+  if (res.status === 401) return 'key-refused';
+  if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} when asked to delete a profile`);
+  return 'deleted';
 }
 
 async function askService(

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = {
     'key.default_set': 'Made default key',
     'key.revoked': 'Revoked key',
     'key.used': 'Used key from the portal',
+    'profile.deleted': 'Deleted browser profile',
   },
   proxies: {
     'proxy.added': 'Added proxy',
@@ -70,6 +71,8 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
       return d.accountDeleted ? 'account deleted' : '';
     case 'key.used':
       return `for ${String(d.purpose)}`;
+    case 'profile.deleted':
+      return `of key ${String(d.key)}`;
     case 'browser.started':
       return `with key ${String(d.key)}${d.proxy ? `, through proxy ${String(d.proxy)}` : ''}${d.lifetimeSeconds ? `, for at most ${Number(d.lifetimeSeconds)} s` : ''}`;
     case 'browser.watched':

@@ -8,6 +8,7 @@ export function TeamTabs({ teamId, showAudit }: { teamId: string; showAudit: boo
     { href: `/teams/${teamId}/search`, label: 'Search' },
     { href: `/teams/${teamId}/browsers`, label: 'Browsers' },
     { href: `/teams/${teamId}/recordings`, label: 'Recordings' },
+    { href: `/teams/${teamId}/profiles`, label: 'Profiles' },
     { href: `/teams/${teamId}/keys`, label: 'API keys' },
     { href: `/teams/${teamId}/members`, label: 'Members' },
     ...(showAudit ? [{ href: `/teams/${teamId}/audit`, label: 'Audit log' }] : []),
