@@ -291,18 +291,32 @@ export class PostingsStage implements FirstStage {
   bestPassages(ids: readonly number[], n = 3): Map<number, number[]> {
     const out = new Map<number, number[]>();
     const lists = this.#lastLists;
+    const byBlock = this.#blockScores;
+    const touched = this.#blocksTouched;
     for (const id of ids) {
-      const weights = new Map<number, number>();
+      let count = 0;
       for (const p of this.#last) {
         const held = placesOf(p.terms, lists, id);
-        if (held) for (const o of held) weights.set(o, (weights.get(o) ?? 0) + p.weight);
+        if (!held) continue;
+        for (const o of held) {
+          if (byBlock[o] === 0) touched[count++] = o;
+          byBlock[o] = (byBlock[o] as number) + p.weight;
+        }
       }
-      if (!weights.size) continue;
-      const best = [...weights].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, n);
-      out.set(
-        id,
-        best.map(([o]) => o),
-      );
+      if (!count) continue;
+      // The n best blocks, the first of equals: a few passes over the blocks touched.
+      const best: number[] = [];
+      for (let k = 0; k < n && k < count; k++) {
+        let at = -1;
+        for (let i = 0; i < count; i++) {
+          const o = touched[i] as number;
+          if (best.includes(o)) continue;
+          if (at < 0 || (byBlock[o] as number) > (byBlock[at] as number) || (byBlock[o] === byBlock[at] && o < at)) at = o;
+        }
+        best.push(at);
+      }
+      for (let i = 0; i < count; i++) byBlock[touched[i] as number] = 0;
+      out.set(id, best);
     }
     return out;
   }
