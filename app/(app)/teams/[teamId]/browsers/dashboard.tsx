@@ -11,24 +11,9 @@ import { WatchBrowserButton } from './watch-button.tsx';
 import { CancelWaitingButton } from './cancel-button.tsx';
 import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
+import { endReasonText } from '#app/_lib/end-reasons.ts';
 
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
-
-const REASONS: Record<string, string> = {
-  stopped: 'Stopped',
-  idle: 'Idle',
-  lifetime: 'Lifetime limit',
-  diskLimit: 'Disk limit',
-  crashed: 'Crashed',
-  keyRevoked: 'Key revoked',
-  shutdown: 'Service shut down',
-  internal: 'Service error',
-  'service-gone': 'Service unreachable',
-  'portal-shutdown': 'Portal shut down',
-  nodeLost: 'Service node lost',
-  'portal-node-lost': 'Portal node lost',
-  'portal-restarted': 'Portal restarted',
-};
 
 function UsageMeter({ label, usage }: { label: string; usage: Usage | null }) {
   if (!usage)
@@ -314,7 +299,7 @@ export function Dashboard({
                 <td>{h.startedByName}</td>
                 <td>{duration(h.endedAt - h.startedAt)}</td>
                 <td>{formatDate(h.endedAt)}</td>
-                <td title={h.message}>{REASONS[h.reason] ?? h.reason}</td>
+                <td title={h.message}>{endReasonText(h.reason)}</td>
               </tr>
             ))}
           </Table>
