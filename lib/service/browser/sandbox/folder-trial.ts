@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { chown, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { SANDBOX } from './layout.ts';
+import { SANDBOX, TRIAL_SYSTEM } from './layout.ts';
 
 export type FolderTrialOptions = {
   bwrap: string;
@@ -36,22 +36,7 @@ export async function trialFolders(o: FolderTrialOptions): Promise<string | null
       '--unshare-pid',
       '--unshare-net',
       '--die-with-parent',
-      '--ro-bind',
-      '/usr',
-      '/usr',
-      '--symlink',
-      'usr/bin',
-      '/bin',
-      '--symlink',
-      'usr/lib',
-      '/lib',
-      '--symlink',
-      'usr/lib64',
-      '/lib64',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
+      ...TRIAL_SYSTEM,
       '--bind-fd',
       '3',
       SANDBOX.home,

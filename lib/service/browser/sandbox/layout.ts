@@ -19,6 +19,27 @@ export const SANDBOX = {
 /** The instance's uid and gid inside its user namespace (mapped to its own host uid). */
 export const SANDBOX_UID = 1000;
 
+/** The least system a trial sandbox of the start-up probe needs (probe.ts, folder-trial.ts): the
+ * host's /usr read-only with the usual links into it, its own /proc and a minimal /dev. */
+export const TRIAL_SYSTEM = [
+  '--ro-bind',
+  '/usr',
+  '/usr',
+  '--symlink',
+  'usr/bin',
+  '/bin',
+  '--symlink',
+  'usr/lib',
+  '/lib',
+  '--symlink',
+  'usr/lib64',
+  '/lib64',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+] as const;
+
 /** The managed policy of full Chromium builds: one more layer for what the CDP policy judges. */
 export function managedPolicy(downloads: string): Record<string, unknown> {
   return {

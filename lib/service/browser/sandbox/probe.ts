@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { trialFolders } from './folder-trial.ts';
+import { TRIAL_SYSTEM } from './layout.ts';
 import type { Isolation } from '../chromium.ts';
 import { prepareCgroups } from './cgroups.ts';
 import type { SandboxTools } from './spawn.ts';
@@ -132,22 +133,7 @@ export async function probeIsolation(o: ProbeOptions): Promise<{ report: Isolati
       '--unshare-net',
       '--unshare-ipc',
       '--die-with-parent',
-      '--ro-bind',
-      '/usr',
-      '/usr',
-      '--symlink',
-      'usr/bin',
-      '/bin',
-      '--symlink',
-      'usr/lib',
-      '/lib',
-      '--symlink',
-      'usr/lib64',
-      '/lib64',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
+      ...TRIAL_SYSTEM,
       '--tmpfs',
       '/tmp',
       '--',
