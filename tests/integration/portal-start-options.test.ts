@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
+import { chromium } from 'playwright-core';
 import { WebSocketServer } from 'ws';
-import { dashboardSnapshot, recordBrowserEvents, startBrowser, stopBrowser } from '#portal/live/browsers.ts';
+import { dashboardSnapshot, listBrowsers, recordBrowserEvents, startBrowser, stopBrowser } from '#portal/live/browsers.ts';
 import { LocalDirectory } from '#portal/live/directory.ts';
 import { KeyBrowsers } from '#portal/live/key-browsers.ts';
-import { addProxy } from '#portal/keys/proxies.ts';
+import { addProxy, listProxies } from '#portal/keys/proxies.ts';
 import { addKey } from '#portal/keys/vault.ts';
 import type { PublicUser } from '#portal/accounts/accounts.ts';
 import type { Portal } from '#portal/runtime.ts';
@@ -18,9 +19,11 @@ import { TeamBrowsers, type EndedTeamBrowser } from '#portal/live/team-browsers.
 import { holdBrowser, StartCancelled } from '#portal/service-client/browser.ts';
 import { createTeam } from '#portal/teams/teams.ts';
 import { asDomainError } from '#shared/errors.ts';
-import { eventually } from '../helpers/browser.ts';
+import { debuggerUrl, eventually } from '../helpers/browser.ts';
+import { startPageServer } from '../helpers/pages.ts';
 import { account, memoryData, memoryVault } from '../helpers/portal-doubles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
+import { startConnectProxy, type FixtureProxy } from '../helpers/upstream-proxies.ts';
 
 const silent = pino({ level: 'silent' });
 const PROXY = 'http://alice:s3cret@proxy.example.com:8080';
@@ -28,8 +31,8 @@ const BROWSER_ID = `br_${'A'.repeat(32)}`;
 
 /**
  * A stand-in for the service's /start that only records each upgrade request and, unless told to
- * hold it, completes it with a browser id (the real service ignores X-Browser-Proxy today, so the
- * header can only be seen here). /json/version answers an address where no DevTools listens.
+ * hold it, completes it with a browser id (so the header and query can be read as sent; the last
+ * suite below proves the real service acts on them). /json/version answers an address where no DevTools listens.
  */
 async function startFixture(): Promise<{
   url: string;
@@ -332,6 +335,99 @@ describe('team browsers against the real service: a lifetime of their own, a wai
         0,
         'nothing started for the cancelled one',
       );
+    } finally {
+      await live.shutdown();
+      await v.data.close();
+    }
+  });
+});
+
+describe("a browser started from the portal through one of the team's proxies, with a real service, Chromium and proxy", () => {
+  /** The fixture proxy's password: it goes into the proxy's stored address and must come back in no answer of the portal's. */
+  const SECRET = 'planted-Portal-proxy-secret-81be';
+  const USER = 'team-proxy-user-4d07';
+  let service: ServiceProcess;
+  let pages: Awaited<ReturnType<typeof startPageServer>>;
+  let proxy: FixtureProxy;
+  let hits = 0;
+
+  before(async () => {
+    // 127.0.0.1 stands in for the internet (the fixture proxy and the site), as in browser-upstream-proxy.test.ts.
+    service = await startService({ BROWSER_POOL_SIZE: '0', BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
+    pages = await startPageServer();
+    pages.server.prependListener('request', () => hits++);
+    proxy = await startConnectProxy({ username: USER, password: SECRET });
+  });
+  after(async () => {
+    await proxy?.close();
+    await pages?.close();
+    await service?.stop();
+  });
+
+  it('loads a page through the chosen team proxy with its login, explains a refused login, and never answers the password', async () => {
+    const v = memoryVault();
+    const ann = await account(v.data, 'Ann');
+    const team = await createTeam(v.data, ann, { name: 'Crew' });
+    await addKey(v, ann, team.id, { mode: 'add', name: 'crew key', key: service.createKey({ maxInstances: 10 }).token });
+    const office = await addProxy(v, ann, team.id, { name: 'Office', url: `http://${USER}:${SECRET}@127.0.0.1:${proxy.port}` });
+    const wrong = await addProxy(v, ann, team.id, { name: 'Wrong', url: `http://${USER}:wrong-password@127.0.0.1:${proxy.port}` });
+    assert.equal(office.hasCredentials, true);
+    const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 3, maxPerTeam: 5, log: silent });
+    const p = {
+      data: v.data,
+      vault: v,
+      live,
+      browsers: new LocalDirectory(live),
+      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
+      serviceHealth: new ServiceHealthReader(service.url),
+      log: silent,
+    } as unknown as Portal;
+    const user: PublicUser = { id: ann.userId, name: 'Ann', email: 'ann@example.test' };
+    /** Load the fixture site in the portal's browser over a second CDP connection, through the service's public interface. */
+    const visit = async (instanceId: string) => {
+      const held = live.get(instanceId)!.live.held;
+      const browser = await chromium.connectOverCDP(await debuggerUrl(service.url, held.headers), { headers: held.headers });
+      try {
+        const page = await browser.contexts()[0]!.newPage();
+        const res = await page.goto(pages.url, { timeout: 20_000 });
+        return { status: res?.status(), text: (await page.textContent('body')) ?? '' };
+      } finally {
+        // Only the CDP connection is closed: the browser stays the portal's.
+        await browser.close().catch(() => {});
+      }
+    };
+    try {
+      const through = await startBrowser(p, ann, user, team.id, { name: 'via-office', proxyId: office.id });
+      let before = { tunnels: proxy.tunnels.length, carried: proxy.carried, refused: proxy.refusedLogins, hits };
+      const r = await visit(through.id);
+      assert.equal(r.status, 200, JSON.stringify(r));
+      assert.ok(
+        proxy.tunnels.slice(before.tunnels).includes(new URL(pages.url).host),
+        'the page’s connection went through the team’s proxy',
+      );
+      assert.ok(proxy.carried > before.carried, 'the request itself went through the proxy');
+      assert.equal(proxy.refusedLogins, before.refused, 'the proxy accepted the login it was given');
+      assert.ok(hits > before.hits, 'the site answered');
+
+      const refused = await startBrowser(p, ann, user, team.id, { name: 'via-wrong', proxyId: wrong.id });
+      before = { tunnels: proxy.tunnels.length, carried: proxy.carried, refused: proxy.refusedLogins, hits };
+      const bad = await visit(refused.id);
+      assert.equal(bad.status, 502);
+      assert.match(bad.text, /Your proxy refused the login/);
+      assert.ok(proxy.refusedLogins > before.refused, 'the fixture saw the wrong login');
+      assert.equal(proxy.tunnels.length, before.tunnels, 'no tunnel was opened for it');
+
+      // What the portal answers for its browsers: the search first proves it sees the rows (their names).
+      const answers = JSON.stringify([
+        through,
+        refused,
+        await listBrowsers(p, ann, team.id),
+        await dashboardSnapshot(p, ann, team.id),
+        await listProxies(v, ann, team.id),
+      ]);
+      assert.ok(answers.includes('via-office') && answers.includes('via-wrong') && answers.includes('Office'), 'the answers hold the rows');
+      for (const needle of [SECRET, encodeURIComponent(SECRET), 'wrong-password', Buffer.from(`${USER}:${SECRET}`).toString('base64')])
+        assert.ok(!answers.includes(needle), `leaked: ${needle}`);
     } finally {
       await live.shutdown();
       await v.data.close();
