@@ -66,6 +66,9 @@ export type Candidate = {
  */
 export type RankFields = {
   words: Map<string, number>;
+  /** A bit signature of `words` (mayHold()): most words a query looks up are in none of a page's
+   * fields, and the signature says so without a lookup in the map. */
+  signature: Uint32Array;
   hasHeadings: boolean;
   titleWords: string[];
   /** How much of the page is links to other pages (linkDensity()), 0 to 1. */
@@ -108,7 +111,34 @@ function fieldsOf(
     [headings, IN_HEADINGS],
   ] as const)
     for (const w of list) all.set(w, (all.get(w) ?? 0) | bit);
-  return { words: all, hasHeadings: headings.length > 0, titleWords, linkDensity };
+  const signature = new Uint32Array(SIGNATURE_BITS / 32);
+  for (const w of all.keys()) {
+    const h = wordHash(w);
+    for (const bit of [h & SIGNATURE_MASK, (h >>> 16) & SIGNATURE_MASK])
+      signature[bit >>> 5] = (signature[bit >>> 5] as number) | (1 << (bit & 31));
+  }
+  return { words: all, signature, hasHeadings: headings.length > 0, titleWords, linkDensity };
+}
+
+/** A page's field words in a signature of this many bits, two a word: a few hundred words (most
+ * pages' title, address and headings) leave most lookups of absent words unmade. */
+const SIGNATURE_BITS = 1024;
+const SIGNATURE_MASK = SIGNATURE_BITS - 1;
+
+/** FNV-1a over a word's UTF-16 code units. */
+function wordHash(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The fields a word of hash `h` is in (IN_TITLE | IN_URL | IN_HEADINGS), 0 for none; the signature
+ * answers for most words that are in none. */
+function fieldsHolding(f: RankFields, word: string, h: number): number {
+  const a = h & SIGNATURE_MASK;
+  const b = (h >>> 16) & SIGNATURE_MASK;
+  if (!(((f.signature[a >>> 5] as number) >>> (a & 31)) & 1) || !(((f.signature[b >>> 5] as number) >>> (b & 31)) & 1)) return 0;
+  return f.words.get(word) ?? 0;
 }
 
 const inField = (f: RankFields, bit: number) => [...f.words].filter(([, bits]) => bits & bit).map(([w]) => w);
@@ -183,14 +213,27 @@ function lightStem(t: string): string {
 }
 
 /** What the field checks need of a query's concepts, worked out once per query (by identity). */
-type Needs = { each: { compound: string | null; stems: string[]; joined: string[] }[]; exact: Set<string>; stemmed: Set<string> };
+type Needs = {
+  each: { compound: string | null; stems: string[]; joined: string[]; hashes: { compound: number; stems: number[]; joined: number[] } }[];
+  exact: Set<string>;
+  stemmed: Set<string>;
+};
 const needsOf = new WeakMap<readonly Concept[], Needs>();
 
 function needs(concepts: readonly Concept[]): Needs {
   let n = needsOf.get(concepts);
   if (!n) {
     n = {
-      each: concepts.map((c, i) => ({ compound: c.compound, stems: c.parts.map(lightStem), joined: joinedWith(concepts, i) })),
+      each: concepts.map((c, i) => {
+        const stems = c.parts.map(lightStem);
+        const joined = joinedWith(concepts, i);
+        return {
+          compound: c.compound,
+          stems,
+          joined,
+          hashes: { compound: c.compound === null ? 0 : wordHash(c.compound), stems: stems.map(wordHash), joined: joined.map(wordHash) },
+        };
+      }),
       // Words compare stemmed, the parts of an identifier exactly (`pg_sequences` is not `pg_sequence`).
       exact: new Set(concepts.filter((c) => c.parts.length > 1).flatMap((c) => c.parts)),
       stemmed: new Set(
@@ -230,12 +273,12 @@ function coverage(n: Needs, f: RankFields): { title: number; url: number; headin
   for (let i = 0; i < each.length; i++) {
     const c = each[i] as Needs['each'][number];
     let bits: number;
-    if (c.compound !== null) bits = f.words.get(c.compound) ?? 0;
+    if (c.compound !== null) bits = fieldsHolding(f, c.compound, c.hashes.compound);
     else {
       bits = IN_TITLE | IN_URL | IN_HEADINGS;
-      for (let j = 0; j < c.stems.length && bits; j++) bits &= f.words.get(c.stems[j] as string) ?? 0;
+      for (let j = 0; j < c.stems.length && bits; j++) bits &= fieldsHolding(f, c.stems[j] as string, c.hashes.stems[j] as number);
     }
-    for (let j = 0; j < c.joined.length; j++) bits |= f.words.get(c.joined[j] as string) ?? 0;
+    for (let j = 0; j < c.joined.length; j++) bits |= fieldsHolding(f, c.joined[j] as string, c.hashes.joined[j] as number);
     if (bits & IN_TITLE) title++;
     if (bits & IN_URL) url++;
     if (bits & IN_HEADINGS) headings++;
