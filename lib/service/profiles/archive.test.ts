@@ -69,6 +69,31 @@ describe('profile archives', () => {
     assert.deepEqual(packed.skipped.sort(), ['Default/Cookies', 'Default/IndexedDB', 'Default/Network/Cookies', 'Default/Preferences']);
   });
 
+  it("never follows a link put in place of the profile folder, or of a folder in it, to another instance's profile", async () => {
+    // Another instance's profile, as it lies beside this one on the host.
+    const victim = fresh();
+    mkdirSync(join(victim, 'Default', 'Network'), { recursive: true });
+    writeFileSync(join(victim, 'Default', 'Network', 'Cookies'), 'victim-session');
+    writeFileSync(join(victim, 'Local State'), '{"victim":true}');
+    // The check can see the leak: packing the victim's own folder carries its cookie.
+    assert.ok((await packProfile(victim, 1 << 20)).data.includes('victim-session'));
+
+    // The tenant moved its profile folder aside and left a link to the victim's in its place.
+    const linked = fresh();
+    mkdirSync(linked);
+    symlinkSync(victim, join(linked, 'profile'));
+    await assert.rejects(packProfile(join(linked, 'profile'), 1 << 20), BadProfileArchive);
+
+    // Or a link to the victim's Default folder in place of its own.
+    const inner = fresh();
+    mkdirSync(inner);
+    writeFileSync(join(inner, 'Local State'), '{}');
+    symlinkSync(join(victim, 'Default'), join(inner, 'Default'));
+    const packed = await packProfile(inner, 1 << 20);
+    assert.ok(!packed.data.includes('victim-session'), "the other instance's cookie is not read");
+    assert.deepEqual(packed.skipped, ['Default']);
+  });
+
   it('stops packing at the limit instead of reading the whole of a large file', async () => {
     const from = fresh();
     mkdirSync(join(from, 'Default', 'IndexedDB'), { recursive: true });

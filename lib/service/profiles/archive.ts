@@ -68,10 +68,13 @@ export class BadProfileArchive extends Error {
 export type PackResult = { data: Buffer; fileBytes: number; skipped: string[] };
 
 /**
- * Pack what a profile keeps of `profileDir`, reading as whoever runs the service: every entry is
- * looked at without following it (lstat), a link, FIFO, socket or device is left out, a file with
- * more than one name is left out (a hard link may be another file's), and a file is opened with
- * O_NOFOLLOW and checked to be the file looked at. The limit is counted while reading: past
+ * Pack what a profile keeps of `profileDir`, reading as whoever runs the service: no link is ever
+ * followed, not even the profile folder itself (a tenant can put a link to another instance's
+ * profile in its place). Each folder is opened with O_NOFOLLOW and read through its descriptor
+ * (`/proc/self/fd/N/name`), so no path is walked again from the top; every entry is looked at
+ * without following it (lstat), a link, FIFO, socket or device is left out, a file with more than
+ * one name is left out (a hard link may be another file's), and a file is opened with O_NOFOLLOW
+ * and checked to be the file looked at. The limit is counted while reading: past
  * `maxBytes` of packed data the packing stops with ProfileTooLarge, having read at most that much.
  * Call it only once nothing of the instance runs any more, so that nothing changes under it.
  */
@@ -96,14 +99,30 @@ export async function packProfile(profileDir: string, maxBytes: number): Promise
     return Buffer.concat([h, p]);
   };
 
-  const walk = async (dir: string, parts: string[]): Promise<void> => {
-    let names: string[];
+  const walk = async (path: string, parts: string[]): Promise<void> => {
+    let handle;
     try {
-      names = await readdir(dir);
+      handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      const code = (err as NodeJS.ErrnoException).code;
+      // None yet: a browser that never wrote one.
+      if (code === 'ENOENT' && parts.length === 0) return;
+      // A link (ELOOP), or what is no folder, in a folder's place: left out, never followed.
+      if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') {
+        if (parts.length === 0) throw new BadProfileArchive('the profile folder is not a folder');
+        skip(parts.join('/'));
+        return;
+      }
       throw err;
     }
+    try {
+      await walkOpen(`/proc/self/fd/${handle.fd}`, parts);
+    } finally {
+      await handle.close();
+    }
+  };
+  const walkOpen = async (dir: string, parts: string[]): Promise<void> => {
+    const names = await readdir(dir);
     names.sort();
     for (const name of names) {
       const sub = [...parts, name];
