@@ -46,6 +46,9 @@ describe('live relay with a slow viewer', () => {
       allowedOrigins: () => ['http://portal.test'],
       resolveLink: async () => ({ status: 'invalid', link: null }),
       log,
+      // A stalled viewer answers no ping: on a loaded machine the heartbeat would drop it before
+      // the frames this suite counts have gone by. Dropping it is the heartbeat's test, not these.
+      pingMs: 10 * 60_000,
     });
     http = createServer((_req, res) => res.end('ok'));
     http.on('upgrade', (req, socket, head) => void sockets.handleUpgrade(req, socket, head, (req.url ?? '').split('/').pop() as string));

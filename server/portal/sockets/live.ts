@@ -36,6 +36,8 @@ export type LiveSocketDeps = SocketAuth & {
   /** What a shared link's token opens now (lib/portal/live/links.ts). */
   resolveLink: (token: string) => Promise<LinkState>;
   log: Logger;
+  /** How often each viewer is pinged; one that did not answer the last ping is dropped (PING_MS). */
+  pingMs?: number;
 };
 
 /** Who a socket's viewer is, and how the socket learns that it may no longer watch. */
@@ -69,11 +71,12 @@ const PING_MS = 15_000;
 export class LiveSockets {
   readonly #deps: LiveSocketDeps;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: LIVE_MAX_MESSAGE_BYTES, perMessageDeflate: false });
-  readonly #heartbeat = new Heartbeat(PING_MS);
+  readonly #heartbeat: Heartbeat;
   readonly #access: AccessWatch;
 
   constructor(deps: LiveSocketDeps) {
     this.#deps = deps;
+    this.#heartbeat = new Heartbeat(deps.pingMs ?? PING_MS);
     this.#access = new AccessWatch(deps);
   }
 
