@@ -114,7 +114,7 @@ function view(i: HeldRow, canStop: boolean): BrowserRow {
  */
 export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserRow> {
   await requireRole(p.data, actor, teamId, 'member');
-  const { name, keyId, lifetimeSeconds, proxyId } = parseOrThrow(startBrowserSchema, input);
+  const { name, keyId, lifetimeSeconds, proxyId, profile, persist } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key)
@@ -131,7 +131,12 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
       keyName: key.name,
       apiKey: token,
       name,
-      options: { lifetimeSeconds, queueSeconds: MAX_QUEUE_SECONDS, ...(proxy ? { proxyUrl: proxy.url } : {}) },
+      options: {
+        lifetimeSeconds,
+        queueSeconds: MAX_QUEUE_SECONDS,
+        ...(proxy ? { proxyUrl: proxy.url } : {}),
+        ...(profile ? { profile, persist: persist === true } : {}),
+      },
     }),
   );
   // Another node may be asked for it next (the page it opens, through the load balancer).
@@ -147,6 +152,7 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
         key: key.name,
         ...(proxy ? { proxy: proxy.name } : {}),
         ...(lifetimeSeconds ? { lifetimeSeconds } : {}),
+        ...(profile ? { profile, persist: persist === true } : {}),
       },
     },
     instance.startedAt,
