@@ -81,6 +81,8 @@ export const LIFETIME_CHOICES = [
   { seconds: 3600, label: '1 hour' },
   { seconds: 6 * 3600, label: '6 hours' },
 ] as const;
+/** The name a browser is saved under when stopped (`DELETE /v0/browsers/{id}?saveAs=`). */
+export const saveAsProfileSchema = z.object({ name: z.string().trim().regex(PROFILE_NAME_RE, PROFILE_NAME_RULE) }).strict();
 export const startBrowserSchema = z
   .object({
     name: z.string().trim().max(80, 'Use at most 80 characters.').optional(),
