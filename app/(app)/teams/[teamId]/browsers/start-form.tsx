@@ -124,11 +124,11 @@ export function StartForm({
               </option>
             ))}
           </datalist>
-          <label className="check" style={{ display: 'flex', gap: '.4rem', alignItems: 'center' }}>
-            <input type="checkbox" checked={persist} disabled={!profile.trim()} onChange={(e) => setPersist(e.target.checked)} />
-            Save changes back to it when the browser ends
-          </label>
         </div>
+        <label style={{ flex: '1 1 12rem', display: 'flex', gap: '.4rem', alignItems: 'center', minHeight: '2.5rem' }}>
+          <input type="checkbox" checked={persist} disabled={!profile.trim()} onChange={(e) => setPersist(e.target.checked)} />
+          Save changes back to it when the browser ends
+        </label>
         <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>
           Start browser
         </Button>
