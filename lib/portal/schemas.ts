@@ -69,6 +69,10 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   return out;
 }
 
+/** The service's rule for a profile's name (docs/api.md, section 7), in words. */
+/** The same rule as the service's PROFILE_NAME_RE (lib/shared/protocol/start.ts), kept here so that the form can check it. */
+export const PROFILE_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
+export const PROFILE_NAME_RULE = 'A profile name is 1 to 64 letters, digits, dots, dashes or underscores.';
 export const browserNameSchema = z.string().trim().min(1, 'Give it a name.').max(80, 'Use at most 80 characters.');
 /** The lifetimes the start form offers, in seconds; none chosen is the service's longest (BROWSER_MAX_LIFETIME_SECONDS). */
 export const LIFETIME_CHOICES = [
@@ -77,6 +81,8 @@ export const LIFETIME_CHOICES = [
   { seconds: 3600, label: '1 hour' },
   { seconds: 6 * 3600, label: '6 hours' },
 ] as const;
+/** The name a browser is saved under when stopped (`DELETE /v0/browsers/{id}?saveAs=`). */
+export const saveAsProfileSchema = z.object({ name: z.string().trim().regex(PROFILE_NAME_RE, PROFILE_NAME_RULE) }).strict();
 export const startBrowserSchema = z
   .object({
     name: z.string().trim().max(80, 'Use at most 80 characters.').optional(),
@@ -90,8 +96,13 @@ export const startBrowserSchema = z
       .optional(),
     /** One of the team's stored proxies, by id; absent or null: none. */
     proxyId: z.string().min(1).max(64).nullable().optional(),
+    /** One of the key's saved profiles by name (`/start?profile=`), the service's own rule; a new name starts empty. */
+    profile: z.string().regex(PROFILE_NAME_RE, PROFILE_NAME_RULE).optional(),
+    /** Save the browser's state back into `profile` when it ends (`persist=1`). */
+    persist: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => !s.persist || s.profile !== undefined, { path: ['persist'], message: 'Name the profile to save into.' });
 
 /** The schemes an upstream proxy may have (docs/api.md, `X-Browser-Proxy`), and the port each has when none is given. */
 export const PROXY_SCHEMES = { http: 80, https: 443, socks5: 1080 } as const;

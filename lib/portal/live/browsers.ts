@@ -5,9 +5,10 @@ import type { EndedTeamBrowser, Starter, TeamBrowsers, WaitingStart } from './te
 import { rowOf, type HeldRow } from './held-row.ts';
 import type { PublicUser } from '../accounts/accounts.ts';
 import { atLeast, requireRole, type Actor } from '../teams/access.ts';
-import { BadRequest, Forbidden, NotFound } from '../errors.ts';
+import { BadRequest, Conflict, DomainError, Forbidden, NotFound } from '../errors.ts';
 import type { Portal } from '../runtime.ts';
-import { renameBrowserSchema, startBrowserSchema } from '../schemas.ts';
+import { PROFILE_NAME_RULE, renameBrowserSchema, saveAsProfileSchema, startBrowserSchema } from '../schemas.ts';
+import { stopKeyBrowserSavingAs } from '../service-client/key-browsers.ts';
 import { parseOrThrow } from '../validation.ts';
 import { withTeamKey } from '../keys/vault.ts';
 import { openTeamProxy } from '../keys/proxies.ts';
@@ -114,7 +115,7 @@ function view(i: HeldRow, canStop: boolean): BrowserRow {
  */
 export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, teamId: string, input: unknown): Promise<BrowserRow> {
   await requireRole(p.data, actor, teamId, 'member');
-  const { name, keyId, lifetimeSeconds, proxyId } = parseOrThrow(startBrowserSchema, input);
+  const { name, keyId, lifetimeSeconds, proxyId, profile, persist } = parseOrThrow(startBrowserSchema, input);
   const keys = await p.data.keys(teamId);
   const key = keyId ? keys.find((k) => k.id === keyId && !k.revokedAt) : keys.find((k) => k.isDefault && !k.revokedAt);
   if (!key)
@@ -131,7 +132,12 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
       keyName: key.name,
       apiKey: token,
       name,
-      options: { lifetimeSeconds, queueSeconds: MAX_QUEUE_SECONDS, ...(proxy ? { proxyUrl: proxy.url } : {}) },
+      options: {
+        lifetimeSeconds,
+        queueSeconds: MAX_QUEUE_SECONDS,
+        ...(proxy ? { proxyUrl: proxy.url } : {}),
+        ...(profile ? { profile, persist: persist === true } : {}),
+      },
     }),
   );
   // Another node may be asked for it next (the page it opens, through the load balancer).
@@ -147,6 +153,7 @@ export async function startBrowser(p: Portal, actor: Actor, user: PublicUser, te
         key: key.name,
         ...(proxy ? { proxy: proxy.name } : {}),
         ...(lifetimeSeconds ? { lifetimeSeconds } : {}),
+        ...(profile ? { profile, persist: persist === true } : {}),
       },
     },
     instance.startedAt,
@@ -254,6 +261,56 @@ export async function stopBrowser(p: Portal, actor: Actor, user: PublicUser, tea
   // A script's browser that the portal watches: stopping it ends the browser itself (its owner loses it).
   if (at.row.attached) await stopKeyBrowser(p, actor, teamId, at.row.browserId);
   await p.browsers.stop(at, { reason: 'stopped', message: `stopped by ${starterOf(user).name}` }, starterOf(user));
+}
+
+/**
+ * Stop a team browser and save its state as the key's profile `name` (issue #27): who may stop it
+ * may save it. The service ends it and answers once the profile is saved (`DELETE
+ * /v0/browsers/{id}?saveAs=`); its refusals come back in words: 409 when another persisting
+ * browser holds that profile or this one saves into its own, 400 naming `name`. Audited as
+ * `profile.saved`, beside the browser's own end.
+ */
+export async function stopAndSaveBrowser(
+  p: Portal,
+  actor: Actor,
+  user: PublicUser,
+  teamId: string,
+  instanceId: string,
+  input: unknown,
+): Promise<{ profile: string }> {
+  const { at, canStop } = await mine(p, actor, teamId, instanceId);
+  if (!canStop) throw new Forbidden('only the person who started this browser, owners and admins can stop it');
+  const { name } = parseOrThrow(saveAsProfileSchema, input);
+  const key = (await p.data.keys(teamId)).find((k) => k.id === at.row.keyId);
+  if (!key) throw new NotFound("this browser's key is no longer the team's");
+  const outcome = await withTeamKey(p.vault, actor, teamId, key.id, 'browser', (token) =>
+    stopKeyBrowserSavingAs(p.config.serviceUrl, token, at.row.browserId, name),
+  );
+  if (outcome === 'not-found') throw new NotFound('this browser has ended already');
+  if (outcome === 'in-use')
+    throw new Conflict(
+      `Cannot save into "${name}": another browser that saves into it is running, or this browser was started to save into its own profile.`,
+    );
+  if (outcome === 'bad-name')
+    throw new DomainError('invalid', PROFILE_NAME_RULE, { issues: [{ field: 'name', message: PROFILE_NAME_RULE }] });
+  if (outcome === 'key-refused')
+    throw new DomainError('key_refused', `The browser service refused the key "${key.name}" (revoked there?).`);
+  await p.data.audit(
+    {
+      teamId,
+      actorId: actor.userId,
+      action: 'profile.saved',
+      subject: name,
+      detail: { key: key.name, keyId: key.id, instance: at.row.id },
+    },
+    Date.now(),
+  );
+  await p.browsers.stop(
+    at,
+    { reason: 'stopped', message: `stopped by ${starterOf(user).name}, saved as profile ${name}` },
+    starterOf(user),
+  );
+  return { profile: name };
 }
 
 async function stopKeyBrowser(p: Portal, actor: Actor, teamId: string, instanceId: string): Promise<void> {

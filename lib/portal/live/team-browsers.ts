@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { BadRequest, DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
+import { Conflict } from '../errors.ts';
 import { attachBrowser, holdBrowser, StartCancelled, StartRefused, type HoldOptions } from '../service-client/browser.ts';
 import { LiveBrowser, type ControlHandover, type ControlHolder, type LiveEnd } from './live-browser.ts';
 
@@ -355,6 +356,11 @@ export class TeamBrowsers extends EventEmitter<{
 function refusalToUser(err: StartRefused, keyName: string): DomainError {
   // The service refused what was asked of it (a lifetime past its longest, a proxy it will not use).
   if (err.serviceStatus === 400) return new BadRequest(`The service refused these options: ${err.message}`);
+  // persist=1 for a profile another persisting browser of the key holds (decision 0106).
+  if (err.serviceStatus === 409)
+    return new Conflict(
+      `The profile is in use: another browser that saves into it is running. Stop it first, or start without saving. (${err.message})`,
+    );
   switch (err.code) {
     case 'key_refused':
       return new DomainError(

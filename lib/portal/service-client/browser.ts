@@ -49,6 +49,10 @@ export type HoldOptions = {
   queueSeconds?: number;
   /** `X-Browser-Proxy`: the upstream proxy the browser's traffic leaves through, credentials included. */
   proxyUrl?: string;
+  /** `profile=`: the key's saved profile the browser starts from (docs/api.md, section 7). */
+  profile?: string;
+  /** `persist=1` (with `profile`): save the browser's state back into the profile when it ends. */
+  persist?: boolean;
   /** Give up: the pending /start is closed, and the service starts nothing for it. */
   signal?: AbortSignal;
   /** How long the service has to answer beyond the queue's wait. */
@@ -56,10 +60,15 @@ export type HoldOptions = {
 };
 
 /** The address of /start with the options in its query. */
-export function startAddress(serviceUrl: string, opts: Pick<HoldOptions, 'lifetimeSeconds' | 'queueSeconds'>): string {
+export function startAddress(
+  serviceUrl: string,
+  opts: Pick<HoldOptions, 'lifetimeSeconds' | 'queueSeconds' | 'profile' | 'persist'>,
+): string {
   const url = new URL(`${serviceUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/start`);
   if (opts.lifetimeSeconds !== undefined) url.searchParams.set('timeout', String(opts.lifetimeSeconds));
   if (opts.queueSeconds !== undefined) url.searchParams.set('queue', String(opts.queueSeconds));
+  if (opts.profile !== undefined) url.searchParams.set('profile', opts.profile);
+  if (opts.profile !== undefined && opts.persist) url.searchParams.set('persist', '1');
   return url.href;
 }
 

@@ -116,6 +116,25 @@ export async function stopKeyBrowser(serviceUrl: string, apiKey: string, id: str
   return true;
 }
 
+/** How a stop that saves (`DELETE /v0/browsers/{id}?saveAs=`) came out, in the service's answers (docs/api.md, section 5). */
+export type SavedAs = 'saved' | 'not-found' | 'in-use' | 'bad-name' | 'key-refused';
+
+/**
+ * End one of the key's live browsers and save its state into the key's profile `name` as it ends
+ * (`name` already checked against PROFILE_NAME). The service answers once the profile is saved,
+ * which waits for Chromium to write out its stores: given a minute, not the usual five seconds.
+ */
+export async function stopKeyBrowserSavingAs(serviceUrl: string, apiKey: string, id: string, name: string): Promise<SavedAs> {
+  const path = `/v0/browsers/${encodeURIComponent(id)}?saveAs=${encodeURIComponent(name)}`;
+  const res = await askService(serviceUrl, path, apiKey, { method: 'DELETE', timeoutMs: 60_000 });
+  if (res.status === 404) return 'not-found';
+  if (res.status === 409) return 'in-use';
+  if (res.status === 400) return 'bad-name';
+  if (res.status === 401) return 'key-refused';
+  if (!res.ok) throw new DomainError('upstream_failed', `the service answered ${res.status} when asked to stop a browser and save it`);
+  return 'saved';
+}
+
 /** The recording's events after `after`; null when the key has no recording of that browser. */
 export async function readRecording(serviceUrl: string, apiKey: string, id: string, after: number): Promise<Recording | null> {
   const res = await askService(serviceUrl, `/v0/browsers/${encodeURIComponent(id)}/recording?after=${after}`, apiKey);
@@ -171,13 +190,13 @@ async function askService(
   serviceUrl: string,
   path: string,
   apiKey: string,
-  { method = 'GET', headers = {} }: { method?: string; headers?: Record<string, string> } = {},
+  { method = 'GET', headers = {}, timeoutMs = 5000 }: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Response> {
   try {
     return await fetch(`${serviceUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${apiKey}`, ...headers },
-      signal: AbortSignal.timeout(5000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch {
     throw new DomainError('unavailable', 'the browser service cannot be reached');

@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = {
     'key.revoked': 'Revoked key',
     'key.used': 'Used key from the portal',
     'profile.deleted': 'Deleted browser profile',
+    'profile.saved': 'Saved a browser as profile',
   },
   proxies: {
     'proxy.added': 'Added proxy',
@@ -72,6 +73,7 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
     case 'key.used':
       return `for ${String(d.purpose)}`;
     case 'profile.deleted':
+    case 'profile.saved':
       return `of key ${String(d.key)}`;
     case 'browser.started':
       return `with key ${String(d.key)}${d.proxy ? `, through proxy ${String(d.proxy)}` : ''}${d.lifetimeSeconds ? `, for at most ${Number(d.lifetimeSeconds)} s` : ''}`;

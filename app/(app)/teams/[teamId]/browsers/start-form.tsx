@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
 import type { BrowserRow } from '#portal/protocol/dashboard.ts';
-import { LIFETIME_CHOICES } from '#portal/schemas.ts';
+import { LIFETIME_CHOICES, PROFILE_NAME_RE, PROFILE_NAME_RULE } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
@@ -12,6 +12,8 @@ import { Link } from '#app/_ui/link.tsx';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
 /** A proxy of the team's as the form offers it: its name and where it is, never its credentials. */
+/** A saved profile of one of the team's keys (decision 0106): the form offers those of the chosen key. */
+export type ProfileChoice = { keyId: string; name: string; inUse: boolean };
 export type ProxyChoice = { id: string; name: string; scheme: string; host: string; port: number };
 
 /**
@@ -19,12 +21,25 @@ export type ProxyChoice = { id: string; name: string; scheme: string; host: stri
  * leaves through, start it and open it. At capacity the start waits for room: the dashboard lists
  * it as waiting, where it can be cancelled.
  */
-export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: KeyChoice[]; proxies: ProxyChoice[] }) {
+export function StartForm({
+  teamId,
+  keys,
+  proxies,
+  profiles,
+}: {
+  teamId: string;
+  keys: KeyChoice[];
+  proxies: ProxyChoice[];
+  profiles: ProfileChoice[];
+}) {
   const router = useRouter();
   const [name, setName] = useState('');
   const [keyId, setKeyId] = useState(keys.find((k) => k.isDefault)?.id ?? keys[0]?.id ?? '');
   const [lifetime, setLifetime] = useState('');
   const [proxyId, setProxyId] = useState('');
+  const [profile, setProfile] = useState('');
+  const [persist, setPersist] = useState(false);
+  const keyProfiles = profiles.filter((p) => p.keyId === keyId);
   const start = useMutation({
     mutationFn: () =>
       api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
@@ -32,14 +47,16 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         ...(keyId ? { keyId } : {}),
         ...(lifetime ? { lifetimeSeconds: Number(lifetime) } : {}),
         ...(proxyId ? { proxyId } : {}),
+        ...(profile.trim() ? { profile: profile.trim(), persist } : {}),
       }),
     onSuccess: ({ browser }) => router.push(`/teams/${teamId}/browsers/${browser.id}`),
   });
   const failure = start.error instanceof ApiError ? start.error : null;
   const nameError = failure?.fields.name;
+  const profileError = profile.trim() && !PROFILE_NAME_RE.test(profile.trim()) ? PROFILE_NAME_RULE : failure?.fields.profile;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    start.mutate();
+    if (!profileError) start.mutate();
   };
   return (
     <>
@@ -89,6 +106,29 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
             ))}
           </select>
         </div>
+        <div style={{ flex: '1 1 12rem' }}>
+          <Field
+            id="browser-profile"
+            label="Profile (optional)"
+            value={profile}
+            maxLength={64}
+            placeholder="Starts empty"
+            list="browser-profiles"
+            error={profileError}
+            onChange={(e) => setProfile(e.target.value)}
+          />
+          <datalist id="browser-profiles">
+            {keyProfiles.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.inUse ? 'in use' : ''}
+              </option>
+            ))}
+          </datalist>
+        </div>
+        <label style={{ flex: '1 1 12rem', display: 'flex', gap: '.4rem', alignItems: 'center', minHeight: '2.5rem' }}>
+          <input type="checkbox" checked={persist} disabled={!profile.trim()} onChange={(e) => setPersist(e.target.checked)} />
+          Save changes back to it when the browser ends
+        </label>
         <Button type="submit" variant="primary" busy={start.isPending} disabled={keys.length === 0}>
           Start browser
         </Button>
@@ -103,7 +143,9 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
           Starting… When the service is full, the browser waits for room and is listed below as waiting.
         </p>
       )}
-      {start.error && !nameError && <Alert tone="error">{failure ? failure.message : 'Could not start a browser.'}</Alert>}
+      {start.error && !nameError && !failure?.fields.profile && (
+        <Alert tone="error">{failure ? failure.message : 'Could not start a browser.'}</Alert>
+      )}
     </>
   );
 }

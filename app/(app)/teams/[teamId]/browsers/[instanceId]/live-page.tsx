@@ -4,6 +4,7 @@ import type { ViewerInfo } from '#portal/protocol/live.ts';
 import { LiveView, type JoinMode } from '#app/_live/live-view.tsx';
 import { ShareBrowser } from './share.tsx';
 import { StopBrowserButton } from './stop-button.tsx';
+import { SaveAsProfileButton } from './save-as.tsx';
 import './live-page.css';
 
 /** The live page's head and view together, so that Stop knows who else is watching. */
@@ -40,6 +41,7 @@ export function LiveBrowserPanel({
           {canStop && (
             <>
               {rename}
+              <SaveAsProfileButton teamId={teamId} instanceId={instanceId} name={name} />
               <StopBrowserButton
                 teamId={teamId}
                 instanceId={instanceId}
