@@ -102,22 +102,20 @@ test('a search shows ranked results with highlighted snippets; the address round
   expect(html).toContain('data-testid="result"');
   expect(html).toMatch(/<mark>(asyncio|gather)/i);
 
-  // A second search, then back and forward through both.
+  // A second search in another language (the menu applies to the next search), then back and forward through both.
   await page.getByLabel('Language').selectOption('de');
-  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=de$/);
+  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=en$/);
   await searchFor(page, 'json  dumps ');
   await expect(page).toHaveURL(/\?q=json\+dumps&lang=de$/);
   await expect(page.locator('.result-snippet mark').first()).toHaveText(/^(json|dumps)/i);
   await page.goBack();
-  await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=de$/);
-  await expect(box).toHaveValue('asyncio gather');
-  await expect(page.getByLabel('Language')).toHaveValue('de');
-  await page.goBack();
   await expect(page).toHaveURL(/\?q=asyncio\+gather&lang=en$/);
+  await expect(box).toHaveValue('asyncio gather');
+  await expect(page.getByLabel('Language')).toHaveValue('en');
   await expect(results.first().getByRole('link')).toHaveAttribute('href', /asyncio/);
   await page.goForward();
-  await page.goForward();
   await expect(box).toHaveValue('json dumps');
+  await expect(page.getByLabel('Language')).toHaveValue('de');
   await expect(results.first()).toBeVisible();
 
   // Opening the address afresh shows the same search.
@@ -216,12 +214,111 @@ test('empty results, a query that is too long, and recent searches that the user
   await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
 });
 
+test('changing the language runs no search by itself: it applies to the next one', async ({ page }) => {
+  await signUp(page, newUser('language'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Language key');
+  await page.goto(`/teams/${teamId}/search`);
+  await searchFor(page, 'json decoder');
+  await expect(page.getByTestId('result').first()).toBeVisible();
+  const calls = countSearchCalls(page);
+  await page.getByRole('combobox', { name: 'Language' }).selectOption('de');
+  // Whatever the menu would run goes out at once; give it the time of a search to show itself.
+  await page.waitForTimeout(1_000);
+  expect(calls.n, 'no search was sent').toBe(0);
+  await expect(page).toHaveURL(/\?q=json\+decoder&lang=en$/);
+  await expect(page.getByTestId('results-meta')).toContainText('for “json decoder”');
+  // The next search is in the language chosen.
+  await searchFor(page, 'json encoder');
+  await expect(page).toHaveURL(/\?q=json\+encoder&lang=de$/);
+  await expect(page.getByTestId('results-meta')).toContainText('for “json encoder”');
+  expect(calls.n).toBe(1);
+  // Only the two searches made are recent (each with its language), not the first one again in German.
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  const recent = page.getByRole('list', { name: 'Recent searches' });
+  await expect(recent.getByRole('button')).toHaveText([/^json encoder/, /^json decoder/]);
+  // Back to the first search: the menu follows the address.
+  await page.goBack();
+  await page.goBack();
+  await expect(page).toHaveURL(/\?q=json\+decoder&lang=en$/);
+  await expect(page.getByRole('combobox', { name: 'Language' })).toHaveValue('en');
+});
+
+test('a site icon that cannot load leaves no gap before the address', async ({ page }) => {
+  await signUp(page, newUser('icons'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Icon key');
+  const address = `/teams/${teamId}/search?q=asyncio&lang=en`;
+  const lines = () =>
+    page.getByTestId('result').evaluateAll((items) =>
+      items.map((li) => {
+        const line = li.querySelector('.result-url') as HTMLElement;
+        const icon = line.querySelector('img');
+        const node = [...line.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
+        const text = document.createRange();
+        if (node) text.selectNode(node);
+        return {
+          icon: Boolean(icon),
+          loaded: icon ? icon.complete && icon.naturalWidth > 0 : null,
+          gap: node ? Math.round(text.getBoundingClientRect().left - line.getBoundingClientRect().left) : -1,
+        };
+      }),
+    );
+  // The results' icons are elsewhere on the web: first none of them can load.
+  const external = (url: URL) => url.host !== new URL(page.url()).host;
+  await page.route(external, (route) => route.abort());
+  await page.goto(address);
+  await expect(page.getByTestId('result')).toHaveCount(10);
+  await expect(page.locator('.result-icon')).toHaveCount(0);
+  for (const line of await lines()) expect(line).toEqual({ icon: false, loaded: null, gap: 0 });
+  // The same icons when they load take their room, which shows the check above could see a gap.
+  await page.unroute(external);
+  await page.route(external, (route) =>
+    route.fulfill({
+      contentType: 'image/svg+xml',
+      body: '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>',
+    }),
+  );
+  await page.reload();
+  await expect(page.getByTestId('result')).toHaveCount(10);
+  await expect(page.locator('.result-icon').first()).toBeVisible();
+  const loaded = (await lines()).filter((l) => l.icon);
+  expect(loaded.length).toBeGreaterThan(0);
+  for (const line of loaded) {
+    expect(line.loaded).toBe(true);
+    expect(line.gap).toBeGreaterThanOrEqual(16);
+  }
+});
+
+test('the search page does not scroll sideways on a phone', async ({ page }) => {
+  await signUp(page, newUser('phone'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Phone key');
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const address of [`/teams/${teamId}/search`, `/teams/${teamId}/search?q=asyncio&lang=en`]) {
+    await page.goto(address);
+    await expect(page.getByRole('searchbox', { name: 'Search' })).toBeVisible();
+    if (address.includes('q=')) await expect(page.getByTestId('result').first()).toBeVisible();
+    const wider = await page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} ${Math.round(e.getBoundingClientRect().right)}`),
+    );
+    expect(wider, address).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  }
+});
+
 test('a mistyped word is corrected, with the words as typed one click away; nonsense finds nothing and says what to try', async ({
   page,
 }) => {
   await signUp(page, newUser('typist'));
   const teamId = teamIdOf(page);
   await createKey(page, teamId, 'Typo key');
+  // The sites' icons are on the web, out of reach here: a stand-in for each, since one that cannot load is hidden.
+  await page.route(/^https:\/\/docs\.python\.org\//, (route) =>
+    route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>' }),
+  );
   await page.goto(`/teams/${teamId}/search`);
   await searchFor(page, 'asyncio gahter');
   const corrected = page.getByTestId('corrected');

@@ -1,5 +1,5 @@
 'use client';
-import { Fragment, type RefObject } from 'react';
+import { Fragment, useState, type RefObject } from 'react';
 import { displayUrl, highlight } from '#portal/search/highlight.ts';
 import type { SearchHit } from '#portal/search/types.ts';
 
@@ -18,6 +18,29 @@ export const languageName = (code: string): string => {
 export function Highlighted({ text, query, language }: { text: string; query: string; language: string }) {
   return (
     <>{highlight(text, query, language).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <Fragment key={i}>{s.text}</Fragment>))}</>
+  );
+}
+
+/** A site's icon as the index recorded it, gone when it cannot load (no gap before the address); the
+ * address is never sent as a referrer. An icon that failed before the page came alive is seen by its ref. */
+function SiteIcon({ src }: { src: string }) {
+  const [failed, setFailed] = useState(false);
+  if (failed) return null;
+  return (
+    <img
+      className="result-icon"
+      src={src}
+      alt=""
+      width={16}
+      height={16}
+      loading="lazy"
+      referrerPolicy="no-referrer"
+      data-testid="result-icon"
+      ref={(img) => {
+        if (img?.complete && img.naturalWidth === 0) setFailed(true);
+      }}
+      onError={() => setFailed(true)}
+    />
   );
 }
 
@@ -55,10 +78,7 @@ export function Results({
             </div>
           )}
           <div className="result-url" title={r.url}>
-            {/* The site's icon as the index recorded it; the address is never sent as a referrer. */}
-            {r.favicon && (
-              <img className="result-icon" src={r.favicon} alt="" width={16} height={16} loading="lazy" referrerPolicy="no-referrer" />
-            )}
+            {r.favicon && <SiteIcon src={r.favicon} />}
             {displayUrl(r.url)}
             {r.language && r.language !== language && (
               <span className="badge result-language" lang={r.language} title={`This page is in ${languageName(r.language)}`}>

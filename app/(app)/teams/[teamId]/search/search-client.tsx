@@ -64,6 +64,8 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   const { text: q, search: asked } = readAddress((name) => params.get(name));
   const { language: lang, exact, offset } = asked;
   const [draft, setDraft] = useState(q);
+  // The language menu is part of the next search, like the box: changing it runs nothing by itself.
+  const [draftLang, setDraftLang] = useState(lang);
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -131,6 +133,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     setDraft(q);
     setInvalid(null);
   }, [q]);
+  useEffect(() => setDraftLang(lang), [lang]);
 
   const recentQuery = useQuery<RecentSearch[]>({
     queryKey: ['recent-searches'],
@@ -186,9 +189,9 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
       setInvalid('Type what you are looking for, then press Enter.');
       return;
     }
-    const p = problem(query, lang);
+    const p = problem(query, draftLang);
     setInvalid(p);
-    if (!p) go(query, lang);
+    if (!p) go(query, draftLang);
   };
 
   const { active } = useResultKeys({ inputRef, listRef, count: search.data?.results.length ?? 0, resetOn: search.data });
@@ -220,13 +223,13 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <label htmlFor="search-lang" className="sr-only">
             Language
           </label>
-          <select id="search-lang" className="select search-lang" value={lang} onChange={(e) => go(q, e.target.value)}>
+          <select id="search-lang" className="select search-lang" value={draftLang} onChange={(e) => setDraftLang(e.target.value)}>
             {SEARCH_LANGUAGES.map((l) => (
               <option key={l.code} value={l.code}>
                 {l.name}
               </option>
             ))}
-            {!SEARCH_LANGUAGES.some((l) => l.code === lang) && <option value={lang}>{lang}</option>}
+            {!SEARCH_LANGUAGES.some((l) => l.code === draftLang) && <option value={draftLang}>{draftLang}</option>}
           </select>
           {/* Never disabled while a search runs: a disabled default button would block Enter in the box. */}
           <Button type="submit" variant="primary" aria-busy={search.isFetching || undefined}>
