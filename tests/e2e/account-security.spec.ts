@@ -242,7 +242,9 @@ test.describe('accounts people expect', () => {
     await expect(form.getByText('That is not your current password.')).toBeVisible();
     await form.getByLabel('Current password').fill(user.password);
     await form.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByRole('link', { name: /Your account/ })).toHaveText(email);
+    // The account link shows the email (on a phone the word Account in its place, hidden here).
+    await expect(page.getByRole('link', { name: /Your account/ })).toHaveAccessibleName(`Your account: ${email}`);
+    await expect(page.getByRole('link', { name: /Your account/ }).locator('.hide-sm')).toHaveText(email);
     await signOut(page);
     await signIn(page, { email, password: user.password });
   });

@@ -33,7 +33,7 @@ export function SaveAsProfileButton({ teamId, instanceId, name }: { teamId: stri
   };
   return (
     <>
-      <Button onClick={() => setAsking(true)} aria-label={`Stop ${name} and save it as a profile`}>
+      <Button onClick={() => setAsking(true)} aria-label={`Save ${name} as a profile, then stop it`}>
         Stop and save as profile…
       </Button>
       <Dialog
