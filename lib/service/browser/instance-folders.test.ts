@@ -1,5 +1,17 @@
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -21,6 +33,17 @@ describe('instance folders', () => {
     for (const sub of [f.home, f.downloads, f.uploads, f.run]) assert.ok(existsSync(sub), sub);
     await removeInstanceFolders(f);
     assert.equal(existsSync(f.root), false);
+  });
+
+  it('makes the instances folder again when it is gone, as it is made at start', async () => {
+    const gone = join(dir, 'gone');
+    mkdirSync(gone, { mode: 0o711 });
+    rmdirSync(gone);
+    const f = await createInstanceFolders(gone, null);
+    assert.ok(existsSync(f.home));
+    assert.equal(statSync(gone).mode & 0o777, 0o711);
+    await removeInstanceFolders(f);
+    rmdirSync(gone);
   });
 
   it("names a prepared launch's folder apart until it starts, then keeps its name and contents", async () => {

@@ -54,7 +54,13 @@ export async function createInstanceFolders(
 ): Promise<InstanceFolders> {
   const name = `b-${randomBytes(6).toString('hex')}`;
   const folders = foldersAt(join(instancesDir, `${o.prepared ? PREPARED_PREFIX : ''}${name}`), name);
-  await mkdir(folders.root, { mode: 0o711 });
+  await mkdir(folders.root, { mode: 0o711 }).catch(async (err: NodeJS.ErrnoException) => {
+    // The instances folder itself is gone (a temp cleaner, or another service on the same folder
+    // that removed it empty as it stopped): made again, with the same checks, as at start.
+    if (err.code !== 'ENOENT') throw err;
+    await prepareInstancesDir(instancesDir);
+    await mkdir(folders.root, { mode: 0o711 });
+  });
   await Promise.all([
     mkdir(folders.home, { mode: 0o700 }),
     mkdir(folders.downloads, { mode: 0o700 }),
