@@ -33,9 +33,7 @@ export function SaveAsProfileButton({ teamId, instanceId, name }: { teamId: stri
   };
   return (
     <>
-      <Button onClick={() => setAsking(true)} aria-label={`Save ${name} as a profile, then stop it`}>
-        Stop and save as profile…
-      </Button>
+      <Button onClick={() => setAsking(true)}>Stop and save as profile…</Button>
       <Dialog
         open={asking}
         onClose={() => setAsking(false)}
