@@ -250,8 +250,8 @@ test("a script's browser is watched live from the dashboard, shared, and stopped
   await expect(view.getByText('Watching through a shared link')).toBeVisible();
 
   // Stopping it from here ends it for the script, after a warning that says so.
-  await page.getByRole('button', { name: /^Stop / }).click();
-  const dialog = page.getByRole('dialog', { name: /^Stop / });
+  await page.getByRole('button', { name: 'Stop Nightly report' }).click();
+  const dialog = page.getByRole('dialog', { name: /^Stop Nightly report/ });
   await expect(dialog).toContainText('A script holds this browser');
   await dialog.getByRole('button', { name: 'Stop it' }).click();
   expect(await closed).toBe(4410);
