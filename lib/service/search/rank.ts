@@ -315,6 +315,21 @@ function tagOf(tag: string): { primary: string; likely: boolean } {
 }
 
 export function score(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number, question = 0): number {
+  return baseScore(c, concepts, language, maxBm25, question) + answerScore(c, question);
+}
+
+/**
+ * What a question's best passage and the words of the links to a page add to its score (decision
+ * 0082), in the measure the query reads as one: the features that cost most to work out, so a
+ * reader works them out only for the candidates they could lift onto the page asked for
+ * (answer-scores.ts). It grows with each of them: given upper bounds of both, it gives one of itself.
+ */
+export function answerScore(c: Pick<Candidate, 'passage' | 'linkShare'>, question: number): number {
+  return question * (WEIGHTS.passage * c.passage + WEIGHTS.linkShare * c.linkShare);
+}
+
+/** score() without answerScore(). */
+export function baseScore(c: Candidate, concepts: readonly Concept[], language: string, maxBm25: number, question = 0): number {
   const w = WEIGHTS;
   const n = needs(concepts);
   const rel = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
@@ -341,13 +356,9 @@ export function score(c: Candidate, concepts: readonly Concept[], language: stri
     w.linkDensity * c.fields.linkDensity +
     w.namedSite * c.onNamedSite +
     // What answers a question rather than names a thing (decision 0082), in the measure the query
-    // reads as one: the page's best passage, what the pages linking to it say it is for, and how
-    // much the whole manual points at it.
-    question *
-      (w.passage * c.passage +
-        w.linkShare * c.linkShare +
-        w.authority * Math.log(Math.max(c.authority, 1e-3)) +
-        w.described * c.described * lang.text)
+    // reads as one: how much the whole manual points at the page, and what its definitions are for
+    // (with its best passage and what the pages linking to it say it is for: answerScore()).
+    question * (w.authority * Math.log(Math.max(c.authority, 1e-3)) + w.described * c.described * lang.text)
   );
 }
 

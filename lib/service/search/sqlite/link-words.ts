@@ -79,6 +79,24 @@ export class InboundLinks {
     return out;
   }
 
+  /**
+   * At most what shares() gives each of `ids`: the worth of the concepts whose every word is in some
+   * block of text a link to it stands in, over the whole query's.
+   */
+  shareBounds(concepts: readonly Concept[], ids: readonly number[], worth: ReadonlyMap<number, number>): Float64Array {
+    const out = new Float64Array(ids.length);
+    let total = 0;
+    for (const w of worth.values()) total += w;
+    if (total <= 0) return out;
+    for (let i = 0; i < concepts.length; i++) {
+      const w = (worth.get(i) ?? 0) / total;
+      if (!w) continue;
+      const maps = (concepts[i] as Concept).parts.map((word) => this.#of(word));
+      for (let k = 0; k < ids.length; k++) if (maps.every((m) => m.get(ids[k] as number)?.blocks?.length)) out[k] = (out[k] as number) + w;
+    }
+    return out;
+  }
+
   /** The pages with a word in the blocks of text links to them stand in, and which blocks. */
   #of(word: string): Map<number, LinkWord> {
     let pages = this.#pages.get(word);

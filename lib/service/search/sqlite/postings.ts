@@ -373,6 +373,31 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  /**
+   * At most what passageShares() gives each of `ids`: the worth of the concepts the page holds
+   * anywhere over the whole query's (a passage holds no concept its page does not), at most 1.
+   */
+  passageBounds(ids: readonly number[], worth: ReadonlyMap<number, number>): Float64Array {
+    const out = new Float64Array(ids.length);
+    let total = 0;
+    for (const w of worth.values()) total += w;
+    if (total <= 0) return out;
+    const bits: number[] = [];
+    const shares: number[] = [];
+    for (const [concept, w] of worth) {
+      bits.push((1 << concept) >>> 0);
+      shares.push(w / total);
+    }
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k] as number;
+      const mask = id < this.#mask.length ? (this.#mask[id] as number) : 0;
+      let held = 0;
+      for (let j = 0; j < bits.length; j++) if (mask & (bits[j] as number)) held += shares[j] as number;
+      out[k] = Math.min(1, held);
+    }
+    return out;
+  }
+
   matched(ids: Iterable<number>): Map<number, number> {
     const out = new Map<number, number>();
     const concepts = popcount(this.#full);

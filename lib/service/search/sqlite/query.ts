@@ -3,7 +3,8 @@ import { MAX_DEPTH } from '#shared/protocol/search.ts';
 import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
-import { copiesByLanguage, decodeRankFields, rankFields, score, type Candidate, type RankFields } from '../rank.ts';
+import { addAnswerScores, byScore, type Scored } from '../answer-scores.ts';
+import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
@@ -266,9 +267,9 @@ export class IndexReader {
         listed.push(c);
       }
     };
-    const head = this.#reranked(asking, CANDIDATES, null, allowed);
+    const head = this.#reranked(asking, CANDIDATES, null, allowed, end + 1);
     list(head.ranked);
-    if (listed.length <= end && head.more) list(this.#reranked(asking, DEEP_CANDIDATES, head.ids, allowed).ranked);
+    if (listed.length <= end && head.more) list(this.#reranked(asking, DEEP_CANDIDATES, head.ids, allowed, Infinity).ranked);
     const results = this.#snippets(listed.slice(offset, end), concepts);
     return listed.length > end && end < MAX_DEPTH ? { results, next: { offset: end } } : { results };
   }
@@ -277,13 +278,16 @@ export class IndexReader {
    * The first stage's `k` best pages (of those `allowed`) without those of a block before them
    * (`skip`), re-ranked, best first; those holding less than half of the query left out. The first
    * block (`skip` null) also takes in the pages that define what was typed. `ids`: every page the
-   * block looked at; `more`: whether the first stage may hold more pages than `k`.
+   * block looked at; `more`: whether the first stage may hold more pages than `k`. The list is in
+   * its exact order as far as its first `wanted` addresses (answer-scores.ts), which is as far as a
+   * page of results reads it; past them, in an order close to it.
    */
   #reranked(
     asking: Asking,
     k: number,
     skip: ReadonlySet<number> | null,
     allowed: AllowedPages | null,
+    wanted: number,
   ): { ranked: Candidate[]; ids: Set<number>; more: boolean } {
     const { req, typed, concepts, joins, question, sites } = asking;
     const first = this.#stage.rank(concepts, joins, k, allowed);
@@ -314,20 +318,11 @@ export class IndexReader {
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
-    // What each concept is worth for the question features, worked out once for both.
-    const worth = this.#stage === this.#postings ? this.#postings.worth() : null;
-    const passages = worth
-      ? this.#postings.passageShares(
-          rows.map((r) => r.id),
-          worth,
-        )
-      : null;
-    const linkShares = worth ? this.#inbound.shares(concepts, rows, worth) : null;
     // A definition answers a question about its own manual: its worth counts in the measure the
     // first stage's best pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
     const onSites = described?.size ? hostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
-    const scored: { c: Candidate; s: number }[] = [];
+    const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
       if (!p) continue;
@@ -347,19 +342,55 @@ export class IndexReader {
         nearAnchors: near.has(r.id) ? 1 : 0,
         linkContext: linked.has(r.id) ? 1 : 0,
         held: matched ? (matched.get(r.id) ?? 0) : 1,
-        passage: passages?.get(r.id) ?? 0,
-        linkShare: linkShares?.get(r.id) ?? 0,
+        passage: 0,
+        linkShare: 0,
         described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(hostOf(p.url) ?? '') ?? 0)) : 0,
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
         fields: p.fields,
       };
-      scored.push({ c, s: score(c, concepts, req.language, max, question) });
+      const base = baseScore(c, concepts, req.language, max, question);
+      scored.push({ c, base, bound: 0, s: base, group: c.id, sure: true });
     }
-    scored.sort((a, b) => b.s - a.s || a.c.id - b.c.id);
     // Nothing is better than noise: a page holding less than half of the query's words is no answer,
     // unless one of its definitions is for what a question asks (its words are the corpus's, not
     // the page's: `trim` for `str.rstrip`).
+    const listable = (c: Candidate) => !matched || (matched.get(c.id) ?? 0) >= MIN_MATCHED || c.described > 0;
+    // What answers a question, each candidate's best passage and what the links to it say, for the
+    // candidates it can lift onto the page asked for; copies are one address, listed when the copy
+    // shown is, and any of them may be.
+    const worth = this.#stage === this.#postings ? this.#postings.worth() : null;
+    if (worth) {
+      const groups = copiesByLanguage(
+        scored.map((x) => x.c),
+        req.language,
+      );
+      for (const x of scored) x.group = groups.get(x.c.id)?.id ?? x.c.id;
+      const unsure = new Set(scored.filter((x) => !listable(x.c)).map((x) => x.group));
+      const candidates = scored.map((x) => x.c.id);
+      const passages = this.#postings.passageBounds(candidates, worth);
+      const links = this.#inbound.shareBounds(concepts, candidates, worth);
+      scored.forEach((x, k) => {
+        x.sure = !unsure.has(x.group);
+        x.bound = answerScore({ passage: passages[k] as number, linkShare: links[k] as number }, question);
+      });
+      addAnswerScores(scored, question, wanted, (among) => {
+        const passages = this.#postings.passageShares(
+          among.map((x) => x.c.id),
+          worth,
+        );
+        const links = this.#inbound.shares(
+          concepts,
+          among.map((x) => x.c),
+          worth,
+        );
+        for (const { c } of among) {
+          c.passage = passages.get(c.id) ?? 0;
+          c.linkShare = links.get(c.id) ?? 0;
+        }
+      });
+    }
+    scored.sort(byScore);
     // One of several copies of a page under other languages' addresses stands for them all (the
     // list it goes into keeps the first of each address).
     const copies = copiesByLanguage(
@@ -369,7 +400,7 @@ export class IndexReader {
     const ranked: Candidate[] = [];
     for (const { c } of scored) {
       const shown = copies.get(c.id) ?? c;
-      if (!matched || (matched.get(shown.id) ?? 0) >= MIN_MATCHED || shown.described > 0) ranked.push(shown);
+      if (listable(shown)) ranked.push(shown);
     }
     return { ranked, ids: known, more };
   }
