@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { loadServiceConfig } from '#service/config.ts';
 import { profileSecret, resealProfiles } from '#service/profiles/open.ts';
 import { ProfileSealer } from '#service/profiles/seal.ts';
-import { ConfigError } from '#shared/config-schema.ts';
+import { newSecret, readRotateArgs, runRotateCommand } from './rotate-secret.ts';
 
 const USAGE = `usage:
   npm run profiles:rotate-secret                          secret kept in DATA_DIR: generate a new one, seal every saved profile again, replace the file
@@ -12,26 +10,19 @@ const USAGE = `usage:
                                                           then set PROFILE_ENCRYPTION_SECRET to it on every node and restart them
 Stop the service (every node) first. Profiles sealed with a secret in PROFILE_ENCRYPTION_SECRET_PREVIOUS are sealed again too.`;
 
-function fail(message: string): never {
-  console.error(`profiles:rotate-secret: ${message}\n${USAGE}`);
-  process.exit(2);
-}
-
 async function main(argv: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { 'new-secret-env': { type: 'string' }, help: { type: 'boolean' } } }));
-  } catch (err) {
-    fail((err as Error).message);
-  }
-  if (values.help) return void console.log(USAGE);
+  const args = readRotateArgs(argv);
+  if (args.help) return void console.log(USAGE);
   const config = loadServiceConfig();
   const current = profileSecret(config);
-  const envName = values['new-secret-env'];
-  if (!current.file && !envName) fail('the secret is set in the environment: pass --new-secret-env VAR with the new secret in $VAR');
-  const next = (envName ? process.env[envName] : randomBytes(32).toString('base64url'))?.trim();
-  if (!next || next.length < 32) fail(`${envName} must hold a secret of at least 32 characters`);
-  if (next === current.secret) fail('the new secret is the same as the current one');
+  const envName = args.newSecretEnv;
+  const next = newSecret({
+    newSecretEnv: envName,
+    fromFile: Boolean(current.file),
+    current: current.secret,
+    setInEnvironment: 'the secret is set in the environment',
+    env: process.env,
+  });
   const count = await resealProfiles(config, new ProfileSealer(current.secret, config.profiles.previousSecrets), new ProfileSealer(next));
   if (current.file && !envName) {
     const tmp = `${current.file}.${process.pid}.tmp`;
@@ -45,7 +36,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  console.error(`profiles:rotate-secret: ${err instanceof ConfigError ? err.message : (err as Error).message}`);
-  process.exit(err instanceof ConfigError ? 2 : 1);
-});
+runRotateCommand('profiles:rotate-secret', USAGE, main);

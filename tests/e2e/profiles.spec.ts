@@ -57,4 +57,51 @@ test.describe('Profiles page', () => {
     }
     await owner.context.close();
   });
+
+  test("the start form offers the chosen key's saved profiles, read only once the profile field is focused, and starts from one", async ({
+    browser,
+  }) => {
+    const owner = await userSession(browser, 'start-profiles');
+    const teamId = teamIdOf(owner.page);
+    const { token, keyId } = await createKey(owner.page, teamId, 'CI nightly');
+    await endAndWaitForSave(E2E_SERVICE_URL, token, await startWith(SERVICE_WS, token, 'profile=github-login&persist=1'), 'github-login');
+    const spare = await createKey(owner.page, teamId, 'Spare');
+    const reads: string[] = [];
+    owner.page.on('request', (r) => {
+      if (new URL(r.url()).pathname === `/api/teams/${teamId}/profiles`) reads.push(r.method());
+    });
+
+    // The page comes without the names: neither its HTML nor a request of its own carries them.
+    const page = await owner.page.goto(`/teams/${teamId}/browsers`);
+    expect(await page?.text()).not.toContain('github-login');
+    const field = owner.page.getByLabel('Profile (optional)');
+    await expect(field).toBeVisible();
+    await owner.page.waitForLoadState('networkidle');
+    expect(reads).toEqual([]);
+    const offered = owner.page.locator('#browser-profiles option');
+    await expect(offered).toHaveCount(0);
+
+    // Focused, the field reads them once and offers the chosen key's; another key offers its own (none).
+    await owner.page.getByLabel('API key').selectOption(keyId);
+    await field.focus();
+    await expect(offered).toHaveCount(1);
+    await expect(offered).toHaveAttribute('value', 'github-login');
+    await owner.page.getByLabel('API key').selectOption(spare.keyId);
+    await expect(offered).toHaveCount(0);
+    await owner.page.getByLabel('API key').selectOption(keyId);
+    await expect(offered).toHaveCount(1);
+    await field.blur();
+    await field.focus();
+    expect(reads).toEqual(['GET']);
+
+    // The chosen name starts a browser from the profile, saving back into it: the service holds it in use.
+    await field.fill('github-login');
+    await owner.page.getByLabel('Save changes back to it when the browser ends').check();
+    await owner.page.getByRole('button', { name: 'Start browser' }).click();
+    await expect(owner.page).toHaveURL(/\/browsers\/inst_[\w-]+$/);
+    const instanceId = /\/browsers\/(inst_[\w-]+)$/.exec(owner.page.url())![1]!;
+    expect((await listProfiles(E2E_SERVICE_URL, token)).find((p) => p.name === 'github-login')?.inUse).toBe(true);
+    expect((await owner.page.request.delete(`/api/teams/${teamId}/browsers/${instanceId}`)).status()).toBe(200);
+    await owner.context.close();
+  });
 });

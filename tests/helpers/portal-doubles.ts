@@ -1,4 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
+import { pino } from 'pino';
 import { SecretBox } from '#portal/crypto/secretbox.ts';
 import { portalMigrations } from '#portal/data/migrations.ts';
 import { SqlitePortalData } from '#portal/data/sqlite.ts';
@@ -8,6 +9,11 @@ import type { PortalData } from '#portal/data/portal-data.ts';
 import { signUp } from '#portal/accounts/accounts.ts';
 import type { KeyIssuer } from '#portal/keys/issuer.ts';
 import type { Vault } from '#portal/keys/vault.ts';
+import { LocalDirectory } from '#portal/live/directory.ts';
+import { KeyBrowsers } from '#portal/live/key-browsers.ts';
+import type { TeamBrowsers } from '#portal/live/team-browsers.ts';
+import type { Portal } from '#portal/runtime.ts';
+import { ServiceHealthReader } from '#portal/service-client/health.ts';
 import { postgresTestData, testDatabaseUrl } from './postgres-data.ts';
 
 /** The store the data and domain tests run on: SQLite, or PostgreSQL in the run of `npm run test:postgres`. */
@@ -53,6 +59,25 @@ export class RecordingIssuer implements KeyIssuer {
 export function memoryVault(secret = 'x'.repeat(40)): Vault & { issuer: RecordingIssuer } {
   const data = memoryData();
   return { data, box: new SecretBox(secret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(data) };
+}
+
+/**
+ * The parts of the portal that its browser functions (lib/portal/live/browsers.ts) use, wired as
+ * createPortal wires them in a single process, but on the test's own vault, its own `live`
+ * registry and the real service at `serviceUrl`, with a silent log. The rest of Portal is left out.
+ */
+export function browserPortal(serviceUrl: string, vault: Vault, live: TeamBrowsers): Portal {
+  const log = pino({ level: 'silent' });
+  return {
+    config: { serviceUrl },
+    data: vault.data,
+    vault,
+    live,
+    browsers: new LocalDirectory(live),
+    keyBrowsers: new KeyBrowsers({ serviceUrl, vault, log }),
+    serviceHealth: new ServiceHealthReader(serviceUrl),
+    log,
+  } as unknown as Portal;
 }
 
 /** Sign up through the real path and return the new account's actor. */

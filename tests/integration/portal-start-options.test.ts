@@ -7,13 +7,9 @@ import { pino } from 'pino';
 import { chromium } from 'playwright-core';
 import { WebSocketServer } from 'ws';
 import { dashboardSnapshot, listBrowsers, recordBrowserEvents, startBrowser, stopBrowser } from '#portal/live/browsers.ts';
-import { LocalDirectory } from '#portal/live/directory.ts';
-import { KeyBrowsers } from '#portal/live/key-browsers.ts';
 import { addProxy, listProxies } from '#portal/keys/proxies.ts';
 import { addKey } from '#portal/keys/vault.ts';
 import type { PublicUser } from '#portal/accounts/accounts.ts';
-import type { Portal } from '#portal/runtime.ts';
-import { ServiceHealthReader } from '#portal/service-client/health.ts';
 import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
 import { TeamBrowsers, type EndedTeamBrowser } from '#portal/live/team-browsers.ts';
 import { holdBrowser, StartCancelled } from '#portal/service-client/browser.ts';
@@ -21,7 +17,7 @@ import { createTeam } from '#portal/teams/teams.ts';
 import { asDomainError } from '#shared/errors.ts';
 import { debuggerUrl, eventually } from '../helpers/browser.ts';
 import { startPageServer } from '../helpers/pages.ts';
-import { account, memoryData, memoryVault } from '../helpers/portal-doubles.ts';
+import { account, browserPortal, memoryData, memoryVault } from '../helpers/portal-doubles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 import { startConnectProxy, type FixtureProxy } from '../helpers/upstream-proxies.ts';
 
@@ -272,15 +268,7 @@ describe('team browsers against the real service: a lifetime of their own, a wai
     await addKey(v, carol, carolTeam.id, { mode: 'add', name: 'carol key', key: service.createKey({ maxInstances: 10 }).token });
     const office = await addProxy(v, ann, team.id, { name: 'Office', url: 'http://alice:s3cret@proxy.example.com:8080' });
     const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 3, maxPerTeam: 5, log: silent });
-    const p = {
-      data: v.data,
-      vault: v,
-      live,
-      browsers: new LocalDirectory(live),
-      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
-      serviceHealth: new ServiceHealthReader(service.url),
-      log: silent,
-    } as unknown as Portal;
+    const p = browserPortal(service.url, v, live);
     const person = (id: string, name: string): PublicUser => ({ id, name, email: `${name.toLowerCase()}@example.test` });
     try {
       const bobs = await startBrowser(p, bob, person(bob.userId, 'Bob'), team.id, { name: "Bob's" });
@@ -373,15 +361,7 @@ describe("a browser started from the portal through one of the team's proxies, w
     const wrong = await addProxy(v, ann, team.id, { name: 'Wrong', url: `http://${USER}:wrong-password@127.0.0.1:${proxy.port}` });
     assert.equal(office.hasCredentials, true);
     const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 3, maxPerTeam: 5, log: silent });
-    const p = {
-      data: v.data,
-      vault: v,
-      live,
-      browsers: new LocalDirectory(live),
-      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
-      serviceHealth: new ServiceHealthReader(service.url),
-      log: silent,
-    } as unknown as Portal;
+    const p = browserPortal(service.url, v, live);
     const user: PublicUser = { id: ann.userId, name: 'Ann', email: 'ann@example.test' };
     /** Load the fixture site in the portal's browser over a second CDP connection, through the service's public interface. */
     const visit = async (instanceId: string) => {

@@ -5,17 +5,13 @@ import type { PublicUser } from '#portal/accounts/accounts.ts';
 import { teamProfiles } from '#portal/keys/profiles.ts';
 import { addKey } from '#portal/keys/vault.ts';
 import { startBrowser, stopAndSaveBrowser, stopBrowser } from '#portal/live/browsers.ts';
-import { LocalDirectory } from '#portal/live/directory.ts';
-import { KeyBrowsers } from '#portal/live/key-browsers.ts';
 import { TeamBrowsers } from '#portal/live/team-browsers.ts';
-import type { Portal } from '#portal/runtime.ts';
-import { ServiceHealthReader } from '#portal/service-client/health.ts';
 import { auditLog } from '#portal/teams/audit.ts';
 import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
 import { createTeam } from '#portal/teams/teams.ts';
 import { asDomainError } from '#shared/errors.ts';
 import { eventually } from '../helpers/browser.ts';
-import { account, memoryVault } from '../helpers/portal-doubles.ts';
+import { account, browserPortal, memoryVault } from '../helpers/portal-doubles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 const silent = pino({ level: 'silent' });
@@ -40,16 +36,7 @@ describe('a portal browser started from a saved profile', () => {
     const keyId = (await addKey(v, ann, team.id, { mode: 'add', name: 'crew key', key: service.createKey({ maxInstances: 10 }).token })).key
       .id;
     const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 5, maxPerTeam: 5, log: silent });
-    const p = {
-      config: { serviceUrl: service.url },
-      data: v.data,
-      vault: v,
-      live,
-      browsers: new LocalDirectory(live),
-      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
-      serviceHealth: new ServiceHealthReader(service.url),
-      log: silent,
-    } as unknown as Portal;
+    const p = browserPortal(service.url, v, live);
     const person = (id: string, name: string): PublicUser => ({ id, name, email: `${name.toLowerCase()}@example.test` });
     return { v, p, ann, bob, team, keyId, live, person, deps: { vault: v, serviceUrl: service.url } };
   }
@@ -103,15 +90,7 @@ describe('a portal browser started from a saved profile', () => {
     const keyId = (await addKey(v, ann, team.id, { mode: 'add', name: 'crew key', key: service.createKey({ maxInstances: 10 }).token })).key
       .id;
     const live = new TeamBrowsers({ serviceUrl: service.url, idleMs: 600_000, maxPerUser: 5, maxPerTeam: 5, log: silent });
-    const p = {
-      data: v.data,
-      vault: v,
-      live,
-      browsers: new LocalDirectory(live),
-      keyBrowsers: new KeyBrowsers({ serviceUrl: service.url, vault: v, log: silent }),
-      serviceHealth: new ServiceHealthReader(service.url),
-      log: silent,
-    } as unknown as Portal;
+    const p = browserPortal(service.url, v, live);
     const deps = { vault: v, serviceUrl: service.url };
     const me: PublicUser = { id: ann.userId, name: 'Ann', email: 'ann@example.test' };
     try {

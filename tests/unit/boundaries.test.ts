@@ -68,6 +68,9 @@ describe('import boundaries', () => {
     await refused('server/cli/portal-x.ts', '#service/keys/store.ts');
     await refused('server/cli/keys.ts', '#portal/keys/vault.ts');
     await refused('server/x.ts', '../app/page.tsx');
+    await refused('server/cli/rotate-secret.ts', '#service/config.ts');
+    await refused('server/cli/rotate-secret.ts', '#portal/config.ts');
+    await allowed('server/cli/rotate-secret.ts', '#shared/config-schema.ts');
   });
 
   it('keeps the MCP server a client of the public interface (decision 0101)', async () => {

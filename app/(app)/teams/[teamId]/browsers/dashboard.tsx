@@ -6,7 +6,7 @@ import { duration, formatDate } from '#app/_lib/format.ts';
 import { EmptyState } from '#app/_ui/empty-state.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { StopBrowserButton } from './[instanceId]/stop-button.tsx';
-import { StartForm, type KeyChoice, type ProfileChoice, type ProxyChoice } from './start-form.tsx';
+import { StartForm, type KeyChoice, type ProxyChoice } from './start-form.tsx';
 import { WatchBrowserButton } from './watch-button.tsx';
 import { CancelWaitingButton } from './cancel-button.tsx';
 import './dashboard.css';
@@ -52,7 +52,6 @@ export function Dashboard({
   renderedAt,
   keys,
   proxies,
-  profiles,
   serviceUrl,
 }: {
   teamId: string;
@@ -61,7 +60,6 @@ export function Dashboard({
   renderedAt: number;
   keys: KeyChoice[];
   proxies: ProxyChoice[];
-  profiles: ProfileChoice[];
   serviceUrl: string;
 }) {
   const [snapshot, setSnapshot] = useState(initial);
@@ -116,7 +114,7 @@ export function Dashboard({
 
   return (
     <>
-      <StartForm teamId={teamId} keys={keys} proxies={proxies} profiles={profiles} />
+      <StartForm teamId={teamId} keys={keys} proxies={proxies} />
       <div className="card card-body dash-capacity" aria-label="Capacity">
         <UsageMeter label="This team" usage={snapshot.capacity.team} />
         <UsageMeter label="You" usage={snapshot.capacity.mine} />

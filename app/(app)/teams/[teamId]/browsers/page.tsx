@@ -2,7 +2,6 @@ import type { Metadata } from 'next';
 import { dashboardSnapshot } from '#portal/live/browsers.ts';
 import { listKeys } from '#portal/keys/vault.ts';
 import { listProxies } from '#portal/keys/proxies.ts';
-import { teamProfiles } from '#portal/keys/profiles.ts';
 import { requireTeam } from '#app/_lib/team-page.ts';
 import { Dashboard } from './dashboard.tsx';
 
@@ -11,11 +10,10 @@ export const metadata: Metadata = { title: 'Browsers' };
 export default async function BrowsersPage({ params }: { params: Promise<{ teamId: string }> }) {
   const { teamId } = await params;
   const { portal, actor, user, team } = await requireTeam(teamId);
-  const [snapshot, keys, proxies, saved] = await Promise.all([
+  const [snapshot, keys, proxies] = await Promise.all([
     dashboardSnapshot(portal, actor, team.id),
     listKeys(portal.vault, actor, team.id),
     listProxies(portal.vault, actor, team.id),
-    teamProfiles({ vault: portal.vault, serviceUrl: portal.config.serviceUrl }, actor, team.id),
   ]);
   const usable = keys.filter((k) => !k.revokedAt).map((k) => ({ id: k.id, name: k.name, isDefault: k.isDefault }));
   return (
@@ -36,7 +34,6 @@ export default async function BrowsersPage({ params }: { params: Promise<{ teamI
         renderedAt={Date.now()}
         keys={usable}
         proxies={proxies.map(({ id, name, scheme, host, port }) => ({ id, name, scheme, host, port }))}
-        profiles={saved.profiles.map(({ keyId, name, inUse }) => ({ keyId, name, inUse }))}
         serviceUrl={portal.config.serviceUrl}
       />
     </section>

@@ -9,11 +9,10 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
 import { Link } from '#app/_ui/link.tsx';
+import { ProfileField } from './profile-field.tsx';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
 /** A proxy of the team's as the form offers it: its name and where it is, never its credentials. */
-/** A saved profile of one of the team's keys (decision 0106): the form offers those of the chosen key. */
-export type ProfileChoice = { keyId: string; name: string; inUse: boolean };
 export type ProxyChoice = { id: string; name: string; scheme: string; host: string; port: number };
 
 /**
@@ -21,17 +20,7 @@ export type ProxyChoice = { id: string; name: string; scheme: string; host: stri
  * leaves through, start it and open it. At capacity the start waits for room: the dashboard lists
  * it as waiting, where it can be cancelled.
  */
-export function StartForm({
-  teamId,
-  keys,
-  proxies,
-  profiles,
-}: {
-  teamId: string;
-  keys: KeyChoice[];
-  proxies: ProxyChoice[];
-  profiles: ProfileChoice[];
-}) {
+export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: KeyChoice[]; proxies: ProxyChoice[] }) {
   const router = useRouter();
   const [name, setName] = useState('');
   const [keyId, setKeyId] = useState(keys.find((k) => k.isDefault)?.id ?? keys[0]?.id ?? '');
@@ -39,7 +28,6 @@ export function StartForm({
   const [proxyId, setProxyId] = useState('');
   const [profile, setProfile] = useState('');
   const [persist, setPersist] = useState(false);
-  const keyProfiles = profiles.filter((p) => p.keyId === keyId);
   const start = useMutation({
     mutationFn: () =>
       api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
@@ -107,23 +95,7 @@ export function StartForm({
           </select>
         </div>
         <div style={{ flex: '1 1 12rem' }}>
-          <Field
-            id="browser-profile"
-            label="Profile (optional)"
-            value={profile}
-            maxLength={64}
-            placeholder="Starts empty"
-            list="browser-profiles"
-            error={profileError}
-            onChange={(e) => setProfile(e.target.value)}
-          />
-          <datalist id="browser-profiles">
-            {keyProfiles.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.inUse ? 'in use' : ''}
-              </option>
-            ))}
-          </datalist>
+          <ProfileField teamId={teamId} keyId={keyId} value={profile} error={profileError} onChange={setProfile} />
         </div>
         <label style={{ flex: '1 1 12rem', display: 'flex', gap: '.4rem', alignItems: 'center', minHeight: '2.5rem' }}>
           <input type="checkbox" checked={persist} disabled={!profile.trim()} onChange={(e) => setPersist(e.target.checked)} />
