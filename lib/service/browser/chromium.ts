@@ -243,10 +243,13 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   /**
    * Before its folders go, hand its user data folder to `keep` (a persisting profile's save), once
    * nothing of the instance runs any more, whatever ends it. Its close then first asks Chromium to
-   * exit by itself, so that it writes out its cookies and storage.
+   * exit by itself, so that it writes out its cookies and storage. False, and `keep` never called,
+   * once its close has begun: the teardown under way would not run it.
    */
-  keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): void {
+  keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): boolean {
+    if (this.#closing) return false;
     this.#teardown.keepProfile = keep;
+    return true;
   }
 
   /** Whether its user data folder is kept when it ends (keepProfileOnEnd was called). */
