@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ProfileFolder } from '#service/profiles/store.ts';
-import { eventually, profileDirs } from '../helpers/browser.ts';
+import { chromiumProcesses, eventually, profileDirs } from '../helpers/browser.ts';
 import { endAndWaitForSave, listProfiles, startWith } from '../helpers/profiles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
@@ -86,6 +86,7 @@ describe('a saved profile started through the queue', () => {
       10_000,
     );
     assert.equal((await browsersNow(service.url)).live, 0);
+    assert.deepEqual(await chromiumProcesses(service.dataDir), [], 'no process of the refused start runs');
     // And the room is free again: the profile, mended, starts.
     writeFileSync(file, good);
     const again = await startWith(service.wsUrl, token, 'profile=queued&persist=1');
