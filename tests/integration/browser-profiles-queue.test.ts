@@ -66,6 +66,10 @@ describe('a saved profile started through the queue', () => {
       10_000,
     );
     assert.equal((await listProfiles(service.url, token)).find((p) => p.name === 'queued')?.inUse, true, 'held while it waits');
+    // Held, but not read: no profile work runs nor waits for it.
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    assert.match(metrics, /^periscope_profile_work\{state="running"\} 0$/m);
+    assert.match(metrics, /^periscope_profile_work\{state="waiting"\} 0$/m);
     // Spoilt while the start waits: had the start read it on arrival, it would start from the good copy.
     const spoilt = Buffer.from(good);
     spoilt[spoilt.length - 1] = (spoilt[spoilt.length - 1] ?? 0) ^ 0xff;
