@@ -118,6 +118,27 @@ describe('a saveAs that comes as the browser is already ending', () => {
     assert.equal(await held('too-late'), false);
   });
 
+  it('takes one of two saves asked at the same moment into two profiles, refuses the other (409), and holds no lock once ended', async () => {
+    const browser = await launch();
+    locks.hold();
+    const answers = ['twice-a', 'twice-b'].map((name) =>
+      profiles.saveOnEnd(browser, KEY, name).then(
+        () => 'accepted',
+        (err: { status?: number }) => String(err.status),
+      ),
+    );
+    await new Promise((r) => setImmediate(r));
+    assert.equal(locks.claiming, 2, 'both passed the first check and claim their locks');
+    locks.answer();
+    assert.deepEqual(await Promise.all(answers), ['accepted', '409']);
+    assert.equal(await held('twice-b'), false, 'the refused one is let go at once');
+    await browser.close();
+    assert.deepEqual(await inUse(), []);
+    assert.equal(await held('twice-a'), false);
+    assert.equal(await folder.exists(KEY, 'twice-a', 1 << 30), true);
+    assert.equal(await folder.exists(KEY, 'twice-b', 1 << 30), false);
+  });
+
   it('refuses a save of a browser that had ended before it was asked, and holds no lock afterwards', async () => {
     const browser = await launch();
     await browser.close();

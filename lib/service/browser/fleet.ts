@@ -177,10 +177,10 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     for (let attempt = 1; ; attempt++) {
       try {
         const taken = await this.#opts.pool.take(profile && { beforeStart: (dir, owner) => profile.restore(dir, owner) });
-        // Nobody has held this browser yet, so its close cannot have begun: the save is always taken.
-        if (profile?.persist && !taken.browser.keepProfileOnEnd((dir) => profile.finish(dir))) {
+        // Nobody has held this browser yet, so its close cannot have begun nor a save be taken: this one is.
+        if (profile?.persist && taken.browser.keepProfileOnEnd((dir) => profile.finish(dir)) !== 'kept') {
           await taken.browser.close();
-          throw new Error('a browser just started was already closing');
+          throw new Error('a browser just started refused to keep its profile');
         }
         return taken;
       } catch (err) {

@@ -144,12 +144,17 @@ export class Profiles {
   /**
    * Save a live browser that was started without persisting into `name` as it ends (the portal's
    * "Stop and save as profile"): the profile held for it from now on (409 when another persisting
-   * browser holds it, or when this browser already saves into a profile of its own). A browser that
-   * began to end meanwhile (its client closed while the lock was claimed) takes no save: 404, as for
-   * any browser no longer live, and the lock is let go at once.
+   * browser holds it, or when this browser already saves into a profile of its own). Whether the
+   * browser takes the save is decided with its teardown's state, after the lock is claimed: one
+   * that began to end meanwhile (its client closed) takes none, a 404 as for any browser no longer
+   * live; one given another save meanwhile (a second saveAs at the same moment), a 409. Either way
+   * the lock is let go at once.
    */
   async saveOnEnd(
-    browser: { readonly keepsProfile: boolean; keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): boolean },
+    browser: {
+      readonly keepsProfile: boolean;
+      keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): 'kept' | 'ending' | 'kept-already';
+    },
     keyId: string,
     name: string,
   ): Promise<void> {
@@ -168,10 +173,11 @@ export class Profiles {
         await release();
       }
     });
-    if (!accepted) {
-      await release();
+    if (accepted === 'kept') return;
+    await release();
+    if (accepted === 'ending')
       throw new NotFound('no live browser with that X-Browser-ID for this API key: it is already ending, and was not saved');
-    }
+    throw new DomainError('conflict', 'this browser already saves into another profile as it ends; stop it without saveAs');
   }
 
   async #save(keyId: string, name: string, profileDir: string): Promise<void> {
