@@ -140,8 +140,8 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    * A new instance for `key`, within the machine's capacity and the key's own limit; it ends with
    * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's). With
    * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
-   * instead of being refused at once; `signal` takes it out of the queue (its client went away).
-   * With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
+   * instead of being refused at once; `signal` (its client went away) takes it out of the queue,
+   * and a launch that then fails is not tried again. With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
    * With `profile`, the browser starts from it (never a warm one), and saves into it as it ends.
    */
   provision(
