@@ -102,24 +102,34 @@ describe('loadServiceConfig', () => {
     );
   });
 
-  it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each', () => {
+  it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each, BROWSER_PROFILE_CONCURRENCY restored or saved at once', () => {
     const plain = loadServiceConfig({ DATA_DIR: '/srv/p' });
-    assert.deepEqual(plain.profiles, { dir: '/srv/p/profiles', maxBytes: 200 * 1024 * 1024, secret: null, previousSecrets: [] });
+    assert.deepEqual(plain.profiles, {
+      dir: '/srv/p/profiles',
+      maxBytes: 200 * 1024 * 1024,
+      concurrency: 2,
+      secret: null,
+      previousSecrets: [],
+    });
     const set = loadServiceConfig({
       DATA_DIR: '/srv/p',
       BROWSER_PROFILES_DIR: '/mnt/shared/profiles',
       BROWSER_PROFILE_MAX_MB: '10',
+      BROWSER_PROFILE_CONCURRENCY: '4',
       PROFILE_ENCRYPTION_SECRET: 'n'.repeat(32),
       PROFILE_ENCRYPTION_SECRET_PREVIOUS: `${'o'.repeat(32)}, ${'p'.repeat(40)}`,
     });
     assert.deepEqual(set.profiles, {
       dir: '/mnt/shared/profiles',
       maxBytes: 10 * 1024 * 1024,
+      concurrency: 4,
       secret: 'n'.repeat(32),
       previousSecrets: ['o'.repeat(32), 'p'.repeat(40)],
     });
     for (const [name, value] of [
       ['BROWSER_PROFILE_MAX_MB', '0'],
+      ['BROWSER_PROFILE_CONCURRENCY', '0'],
+      ['BROWSER_PROFILE_CONCURRENCY', 'two'],
       ['PROFILE_ENCRYPTION_SECRET', 'short'],
       ['PROFILE_ENCRYPTION_SECRET_PREVIOUS', `${'o'.repeat(32)},short`],
     ] as const)

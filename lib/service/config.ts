@@ -66,6 +66,7 @@ const schema = z.object({
   BROWSER_UPLOADS_MAX_MB: intVar(500, 1, 102_400),
   BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
   BROWSER_PROFILE_MAX_MB: intVar(200, 1, 10_240),
+  BROWSER_PROFILE_CONCURRENCY: intVar(2, 1, 64),
   BROWSER_PROFILES_DIR: z.string().trim().min(1).optional(),
   PROFILE_ENCRYPTION_SECRET: clusterSecretVar,
   PROFILE_ENCRYPTION_SECRET_PREVIOUS: z
@@ -168,6 +169,8 @@ export type ServiceConfig = {
     dir: string;
     /** What one profile may hold, counted while it is saved. */
     maxBytes: number;
+    /** How many restores and saves of profiles run at once on a node; each holds up to about three times a profile in memory. */
+    concurrency: number;
     /**
      * The secret profiles are sealed with, and earlier ones that still open them during a
      * rotation; null: CLUSTER_SECRET with several nodes, else one generated into DATA_DIR/secrets.
@@ -307,6 +310,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     profiles: {
       dir: resolve(dataDir, v.BROWSER_PROFILES_DIR ?? 'profiles'),
       maxBytes: v.BROWSER_PROFILE_MAX_MB * 1024 * 1024,
+      concurrency: v.BROWSER_PROFILE_CONCURRENCY,
       secret: v.PROFILE_ENCRYPTION_SECRET ?? null,
       previousSecrets: v.PROFILE_ENCRYPTION_SECRET_PREVIOUS,
     },

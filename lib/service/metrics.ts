@@ -56,6 +56,12 @@ export class ServiceMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly profileWork = new Gauge({
+    name: 'periscope_profile_work',
+    help: 'Restores and saves of browser profiles running now and waiting for their turn (BROWSER_PROFILE_CONCURRENCY)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
   readonly startRefused = new Counter({
     name: 'periscope_browser_start_refused_total',
     help: '/start requests refused, by status',

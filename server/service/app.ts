@@ -179,6 +179,11 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log: log.child({ part: 'profiles' }),
     onSaved: (outcome) => metricsRegistry.profileSaves.inc({ outcome }),
   });
+  metricsRegistry.beforeScrape(() => {
+    const { running, waiting } = profiles.work;
+    metricsRegistry.profileWork.set({ state: 'running' }, running);
+    metricsRegistry.profileWork.set({ state: 'waiting' }, waiting);
+  });
   const clustered = () => {
     if (!registry) throw new ServiceUnavailable('this node is still joining its cluster; try again shortly', 1);
     return registry;

@@ -98,6 +98,9 @@ export type StartHooks = {
   beforeStart?: (profileDir: string, owner: number | null) => Promise<void>;
 };
 
+/** What `Chromium.keepProfileOnEnd` made of a save asked for: taken, or refused and why. */
+export type KeepProfile = 'kept' | 'ending' | 'kept-already';
+
 /** How long an instance whose profile is kept is given to exit by itself (flushing its cookies and storage) before it is killed. */
 const PROFILE_EXIT_MS = 5000;
 
@@ -243,10 +246,15 @@ export class Chromium extends EventEmitter<{ exit: [{ code: number | null; signa
   /**
    * Before its folders go, hand its user data folder to `keep` (a persisting profile's save), once
    * nothing of the instance runs any more, whatever ends it. Its close then first asks Chromium to
-   * exit by itself, so that it writes out its cookies and storage.
+   * exit by itself, so that it writes out its cookies and storage. Refused, and `keep` never
+   * called, once its close has begun (`ending`: the teardown under way would not run it) or when
+   * another `keep` was taken before (`kept-already`: one save per browser).
    */
-  keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): void {
+  keepProfileOnEnd(keep: (profileDir: string) => Promise<void>): KeepProfile {
+    if (this.#closing) return 'ending';
+    if (this.#teardown.keepProfile) return 'kept-already';
     this.#teardown.keepProfile = keep;
+    return 'kept';
   }
 
   /** Whether its user data folder is kept when it ends (keepProfileOnEnd was called). */

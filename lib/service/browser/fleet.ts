@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NotFound, ServiceUnavailable, TooManyRequests, type DomainError } from '#shared/errors.ts';
+import { asDomainError, NotFound, ServiceUnavailable, TooManyRequests, type DomainError } from '#shared/errors.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { BROWSER_ID_PREFIX, type EndReason } from '#shared/protocol/start.ts';
 import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
@@ -47,6 +47,7 @@ export type KeyAdmission = {
 /** A saved profile a browser starts from, and saves into when it ends if `persist` (lib/service/profiles/profiles.ts `ProfileUse`). */
 export type StartProfile = {
   readonly persist: boolean;
+  /** Read and written into the new browser's folder once the start has its room; a DomainError is the client's answer as is. */
   restore(profileDir: string, owner: number | null): Promise<void>;
   finish(profileDir: string): Promise<void>;
 };
@@ -139,8 +140,8 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    * A new instance for `key`, within the machine's capacity and the key's own limit; it ends with
    * `lifetime` after `lifetimeMs` (the client's own, when shorter than the operator's). With
    * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
-   * instead of being refused at once; `signal` takes it out of the queue (its client went away).
-   * With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
+   * instead of being refused at once; `signal` (its client went away) takes it out of the queue,
+   * and a launch that then fails is not tried again. With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
    * With `profile`, the browser starts from it (never a warm one), and saves into it as it ends.
    */
   provision(
@@ -164,15 +165,26 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
     return provisioning;
   }
 
-  /** A launch that fails (a crash at start, a full disk) is tried once more before the client hears 503. */
-  async #takeWithRetry(profile: StartProfile | undefined): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
+  /**
+   * A launch that fails (a crash at start, a full disk) is tried once more before the client hears
+   * 503; not one refused for a reason meant for the client (a DomainError, such as a saved profile
+   * that cannot be read), nor one whose client went away (`signal`).
+   */
+  async #takeWithRetry(
+    profile: StartProfile | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
     for (let attempt = 1; ; attempt++) {
       try {
         const taken = await this.#opts.pool.take(profile && { beforeStart: (dir, owner) => profile.restore(dir, owner) });
-        if (profile?.persist) taken.browser.keepProfileOnEnd((dir) => profile.finish(dir));
+        // Nobody has held this browser yet, so its close cannot have begun nor a save be taken: this one is.
+        if (profile?.persist && taken.browser.keepProfileOnEnd((dir) => profile.finish(dir)) !== 'kept') {
+          await taken.browser.close();
+          throw new Error('a browser just started refused to keep its profile');
+        }
         return taken;
       } catch (err) {
-        if (err instanceof ServiceUnavailable) throw err;
+        if (asDomainError(err) || signal?.aborted) throw err;
         if (attempt >= 2 || this.#closing) {
           this.#opts.log.error({ err, attempt }, 'browser launch failed');
           const problem = this.#opts.launchProblem?.();
@@ -201,7 +213,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
       try {
         if (!admission || (await admission.admit(id, key.id, key.maxInstances))) {
           try {
-            taken = await this.#takeWithRetry(queue.profile);
+            taken = await this.#takeWithRetry(queue.profile, queue.signal);
           } catch (err) {
             await admission?.release(id);
             throw err;

@@ -31,6 +31,9 @@ export async function openProfiles(
     sealer: new ProfileSealer(secret, config.profiles.previousSecrets),
     locks: o.redis ? new RedisProfileLocks(o.redis, o.nodeId) : new MemoryProfileLocks(),
     maxBytes: config.profiles.maxBytes,
+    concurrency: config.profiles.concurrency,
+    // A restore waits for its turn no longer than a launch may take.
+    waitMs: config.browser.launchTimeoutMs,
     log: o.log,
     onSaved: o.onSaved,
   });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type StoredProfile = { name: string; bytes: number; updatedAt: Date };
@@ -33,6 +33,23 @@ export class ProfileFolder {
 
   #file(keyId: string, name: string): string {
     return join(this.#keyDir(keyId), `p-${name}`);
+  }
+
+  /**
+   * Whether a sealed profile is stored, looked at without reading it: false when there is none;
+   * throws when what is stored is not a file or is past `maxBytes`.
+   */
+  async exists(keyId: string, name: string, maxBytes: number): Promise<boolean> {
+    let st;
+    try {
+      st = await lstat(this.#file(keyId, name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    if (!st.isFile()) throw new Error('a stored profile is not a file');
+    if (st.size > maxBytes) throw new Error(`a stored profile of ${st.size} bytes is past the limit of ${maxBytes}`);
+    return true;
   }
 
   /** The sealed profile, or null when there is none; refused past `maxBytes` without reading it. */

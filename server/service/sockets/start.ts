@@ -45,13 +45,15 @@ export class StartSockets {
       const proxy = parseUpstreamProxy(req.headers[PROXY_HEADER]);
       if (!proxy.ok) throw new ValidationFailed(proxy.issues, 'the X-Browser-Proxy header breaks the rules');
       const { lifetimeSeconds, queueSeconds, profile: asksProfile } = asked.options;
-      // A profile in use by another persisting browser is a 409 here, before anything starts.
-      const profile = asksProfile && (await this.#ctx.profiles.use(key.id, asksProfile.name, asksProfile.persist));
+      // A profile in use by another persisting browser is a 409 here, before anything starts; its
+      // bytes are read only once the start has its room (a client gone meanwhile stops the read).
+      const profile = asksProfile && (await this.#ctx.profiles.use(key.id, asksProfile.name, asksProfile.persist, { signal: gone.signal }));
       instance = await this.#ctx.fleet
         .provision(key, {
           upstream: proxy.proxy,
+          signal: gone.signal,
           ...(lifetimeSeconds ? { lifetimeMs: lifetimeSeconds * 1000 } : {}),
-          ...(queueSeconds ? { queueMs: queueSeconds * 1000, signal: gone.signal } : {}),
+          ...(queueSeconds ? { queueMs: queueSeconds * 1000 } : {}),
           ...(profile ? { profile } : {}),
         })
         .catch(async (err: unknown) => {
