@@ -71,6 +71,7 @@ export function recordEnded(data: PortalData, e: EndedTeamBrowser, log: Logger):
       endedAt: e.endedAt,
       reason: e.reason,
       message: e.message,
+      browserId: e.browserId,
     })
     .catch(failed);
   // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
