@@ -187,7 +187,7 @@ export interface PortalData {
   recordInstance(record: InstanceRecord): Promise<void>;
   /** Instances of a team that ended at or after `since`, newest first. */
   instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]>;
-  /** The team's ended instances among the service's browser ids `browserIds` (at most 1,000), whenever they ended. */
+  /** The team's ended instances whose service browser id is one of `browserIds`, whenever they ended, newest first. */
   instancesByBrowserId(teamId: string, browserIds: readonly string[]): Promise<InstanceRecord[]>;
 
   // who had control of a browser, for its recording

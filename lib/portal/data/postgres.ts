@@ -694,7 +694,7 @@ export class PostgresPortalData implements PortalData {
     return rows.map(toInstance);
   }
   async instancesByBrowserId(teamId: string, browserIds: readonly string[]): Promise<InstanceRecord[]> {
-    const ids = [...new Set(browserIds)].slice(0, 1000);
+    const ids = [...new Set(browserIds)];
     if (ids.length === 0) return [];
     const rows = await this.#rows(
       `SELECT * FROM instance_history WHERE team_id = $1 AND browser_id IN (SELECT jsonb_array_elements_text($2::jsonb))

@@ -427,7 +427,7 @@ export class SqlitePortalData implements PortalData {
       .map(toInstance);
   }
   async instancesByBrowserId(teamId: string, browserIds: readonly string[]): Promise<InstanceRecord[]> {
-    const ids = [...new Set(browserIds)].slice(0, 1000);
+    const ids = [...new Set(browserIds)];
     if (ids.length === 0) return [];
     return this.#all(`SELECT * FROM instance_history WHERE team_id = ? AND browser_id IN (SELECT value FROM json_each(?))
       ORDER BY ended_at DESC, rowid DESC`, teamId, JSON.stringify(ids)).map(toInstance);
