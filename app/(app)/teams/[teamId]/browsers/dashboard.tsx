@@ -299,7 +299,7 @@ export function Dashboard({
             {snapshot.history.map((h) => (
               <tr key={h.id} data-browser-id={h.id}>
                 {/* A script's browser is named by its last page: its address under the title, cut to the cell. */}
-                <td className="dash-page dash-ended-name" title={h.script ? clipAddress(h.url, 2000) : undefined}>
+                <td className="dash-ended-name" title={h.script ? clipAddress(h.url, 2000) : undefined}>
                   <span>{clipAddress(h.name)}</span>
                   {h.script && h.url && h.url !== h.name && <span className="muted">{clipAddress(h.url)}</span>}
                 </td>
