@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import WebSocket from 'ws';
 import { createKey, createTeam, newUser, signUp } from '../helpers/portal.ts';
@@ -51,6 +52,11 @@ async function screenshots(page: Page, testInfo: TestInfo, name: string): Promis
     [390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
+    // A wide table scrolls inside its own card; the page itself never sideways.
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      `${name} at ${width} px`,
+    ).toBeLessThanOrEqual(0);
     const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
     await page.screenshot({ path, fullPage: true });
     await testInfo.attach(`${name} at ${width}x${height}`, { path, contentType: 'image/png' });
@@ -101,6 +107,8 @@ test("ended browsers and recordings: the portal's by the name it was given, a sc
   await page.setViewportSize({ width: 1280, height: 800 });
   expect(await ended.evaluate((t) => t.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
   await screenshots(page, testInfo, 'dashboard');
+  const axe = await new AxeBuilder({ page }).include('[aria-labelledby="history-title"]').withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
   // The recordings list: the portal's browser by its name, the script's by its page.
   await page.goto(`/teams/${teamId}/recordings`);
