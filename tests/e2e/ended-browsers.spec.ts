@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
 import WebSocket from 'ws';
 import { createKey, createTeam, newUser, signUp } from '../helpers/portal.ts';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
@@ -46,7 +46,7 @@ async function scriptSession(token: string, url: string, title?: string): Promis
 }
 
 /** The page at both sizes people use, kept with the test's results to be looked at. */
-async function screenshots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+async function screenshots(page: Page, testInfo: TestInfo, name: string, part?: Locator): Promise<void> {
   for (const [width, height] of [
     [1280, 800],
     [390, 844],
@@ -60,6 +60,7 @@ async function screenshots(page: Page, testInfo: TestInfo, name: string): Promis
     const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
     await page.screenshot({ path, fullPage: true });
     await testInfo.attach(`${name} at ${width}x${height}`, { path, contentType: 'image/png' });
+    if (part) await part.screenshot({ path: testInfo.outputPath(`${name}-part-${width}x${height}.png`) });
   }
   await page.setViewportSize({ width: 1280, height: 720 });
 }
@@ -106,7 +107,7 @@ test("ended browsers and recordings: the portal's by the name it was given, a sc
   await expect(ended.getByRole('row')).toHaveCount(4);
   await page.setViewportSize({ width: 1280, height: 800 });
   expect(await ended.evaluate((t) => t.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
-  await screenshots(page, testInfo, 'dashboard');
+  await screenshots(page, testInfo, 'dashboard', page.getByRole('region', { name: 'Ended in the last day' }));
   const axe = await new AxeBuilder({ page }).include('[aria-labelledby="history-title"]').withTags(['wcag2a', 'wcag2aa']).analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
