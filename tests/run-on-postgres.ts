@@ -18,6 +18,7 @@ const FILES = [
   'lib/portal/keys/*.test.ts',
   'lib/portal/live/browser-events.test.ts',
   'lib/portal/live/key-browsers.test.ts',
+  'lib/portal/inspector/recordings.test.ts',
   'lib/portal/search/search.test.ts',
   'tests/unit/portal-users-cli.test.ts',
   // the service's own data (decision 0093): its store, what only PostgreSQL has, the domain tests

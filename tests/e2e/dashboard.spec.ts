@@ -175,18 +175,27 @@ test("browsers a script starts with the team's keys are on the dashboard, live; 
     await expect(row).toContainText('ci key');
     await expect(row.getByRole('cell').nth(2)).toHaveText('2');
   }
-  const memberRow = member.page.locator(`tr[data-browser-id="${id}"]`);
+  const memberRow = member.page
+    .getByRole('table', { name: "Browsers started with the team's keys" })
+    .locator(`tr[data-browser-id="${id}"]`);
   await expect(memberRow.getByRole('button', { name: /^Stop/ }), 'a member may not end what a script holds').toHaveCount(0);
 
   // The owner stops it, after saying yes: the script's /start closes with 4410, and the row goes from every dashboard.
-  await page.locator(`tr[data-browser-id="${id}"]`).getByRole('button', { name: /^Stop/ }).click();
+  const ownerRow = page.getByRole('table', { name: "Browsers started with the team's keys" }).locator(`tr[data-browser-id="${id}"]`);
+  await ownerRow.getByRole('button', { name: /^Stop/ }).click();
   const dialog = page.getByRole('dialog', { name: /^Stop the browser of key ci key/ });
   await expect(dialog).toContainText('A script or another client holds this browser');
   await dialog.getByRole('button', { name: 'Stop it' }).click();
   expect(await closed).toBe(4410);
-  await expect(page.locator(`tr[data-browser-id="${id}"]`)).toHaveCount(0);
+  await expect(ownerRow).toHaveCount(0);
   await expect(memberRow).toHaveCount(0, { timeout: 15_000 });
   cdp.close();
+  // It is listed among the ended ones instead, by its page, once, with why it ended (decision 0112).
+  const endedRow = member.page.getByRole('table', { name: 'Ended browsers' }).locator(`tr[data-browser-id="${id}"]`);
+  await expect(endedRow).toHaveCount(1, { timeout: 15_000 });
+  await expect(endedRow).toContainText('Nightly report');
+  await expect(endedRow).toContainText('A script with ci key');
+  await expect(endedRow.getByRole('cell').last()).toHaveText('Stopped');
 
   // The audit log says who stopped it, and that a script had started it.
   await page.goto(`/teams/${teamId}/audit`);

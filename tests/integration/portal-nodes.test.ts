@@ -372,6 +372,8 @@ describe('portal nodes', { skip: redisSkip() }, () => {
     const ended = gone!.history.find((h) => h.id === held.id)!;
     assert.equal(ended.reason, 'portal-node-lost');
     assert.match(ended.message, /portal node/);
+    assert.match(ended.browserId ?? '', /^br_/, "the node that recorded it kept the service's id of it (decision 0112)");
+    assert.equal(ended.script, false);
     // Its /start socket died with node 1, so the service ended the browser.
     await eventually(
       async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { live: number } }).browsers.live,

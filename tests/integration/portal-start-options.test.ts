@@ -181,9 +181,10 @@ describe('team browsers against the real service: a lifetime of their own, a wai
         (rows) => rows.length === 1,
       );
       assert.deepEqual(
-        history.map((h) => [h.id, h.name, h.reason]),
-        [[short.id, 'short-lived', 'lifetime']],
+        history.map((h) => [h.id, h.name, h.reason, h.browserId]),
+        [[short.id, 'short-lived', 'lifetime', short.live.held.id]],
       );
+      assert.match(history[0]!.browserId ?? '', /^br_/, "the record names the service's browser");
       assert.equal(
         await eventually(
           async () => (await health()).browsers.live,

@@ -38,10 +38,13 @@ describe('TeamBrowsers: instances the portal holds', () => {
     assert.deepEqual(instances.listForTeam('team_2'), []);
     instances.rename(one.id, 'renamed');
     assert.equal(instances.get(one.id)?.name, 'renamed');
+    const browserId = one.live.held.id;
     instances.stop(one.id);
     const record = await eventually(() => ended.find((e) => e.id === one.id), Boolean);
     assert.equal(record?.reason, 'stopped');
     assert.equal(record?.name, 'renamed');
+    assert.equal(record?.browserId, browserId, "the end names the service's browser");
+    assert.match(browserId, /^br_/);
     assert.equal(instances.get(one.id), undefined);
   });
 

@@ -25,6 +25,7 @@ import { freshDatabase, testDatabaseUrl } from '../helpers/postgres-data.ts';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const KEY = 'rk_live_moved_along_0123456789abcdef';
 const HISTORY = { retentionMs: 86_400_000, recordingRetentionMs: 86_400_000, maxEndedPerKey: 100 };
+const MOVED_BROWSER = `br_${'m'.repeat(32)}`;
 const skip = testDatabaseUrl() ? false : 'PostgreSQL pass only (npm run test:postgres starts a private server)';
 
 /** `npm run move-to-postgres`, run for real: a DATA_DIR's SQLite data into an empty PostgreSQL database. */
@@ -73,6 +74,19 @@ describe('moving SQLite data to PostgreSQL', { skip }, () => {
       action: 'team.recording',
       subject: team.id,
       detail: {},
+    });
+    await data.recordInstance({
+      id: 'inst_moved',
+      teamId: team.id,
+      name: 'Moved browser',
+      startedBy: ann.userId,
+      startedByName: 'Ann',
+      keyName: 'K',
+      startedAt: Date.now() - 60_000,
+      endedAt: Date.now() - 30_000,
+      reason: 'stopped',
+      message: 'stopped by Ann',
+      browserId: MOVED_BROWSER,
     });
     await data.recordSearch(ann.userId, { query: 'first', language: 'en', searchedAt: 1000 }, 10);
     await data.recordSearch(ann.userId, { query: 'second', language: 'en', searchedAt: 2000 }, 10);
@@ -177,6 +191,11 @@ describe('moving SQLite data to PostgreSQL', { skip }, () => {
       const vault = { data: portal, box: new SecretBox(keyEncryptionSecret), issuer: new RecordingIssuer(), keyUse: new KeyUseLog(portal) };
       assert.equal(await withTeamKey(vault, { userId }, teamId, null, 'search', async (k) => k), KEY);
       assert.ok((await portal.auditLog(teamId, { limit: 50 })).some((e) => e.action === 'key.added'));
+      assert.deepEqual(
+        (await portal.instancesByBrowserId(teamId, [MOVED_BROWSER])).map((r) => [r.id, r.name, r.browserId]),
+        [['inst_moved', 'Moved browser', MOVED_BROWSER]],
+        "an ended browser keeps the service's id of it",
+      );
     } finally {
       await portal.close();
     }

@@ -229,6 +229,7 @@ export class ClusterDirectory implements BrowserDirectory {
       this.#opts.log.info({ instanceId: row.id, nodeId: row.nodeId, reason: end.reason }, 'team browser lost with its node');
       this.#opts.onLost({
         id: row.id,
+        browserId: row.browserId,
         teamId: row.teamId,
         name: row.name,
         startedBy: row.startedBy,

@@ -56,6 +56,27 @@ describe('portal migrations', () => {
     assert.deepEqual((await data.auditLog('t', { limit: 5 })).map((e) => e.actorLabel), ['u@x.test']);
   });
 
+  it("upgrade a version-9 history: old rows keep everything and have no browser id, new rows keep theirs", async () => {
+    const db = new DatabaseSync(':memory:');
+    migrate(db, portalMigrations.slice(0, 9));
+    db.exec(`INSERT INTO users (id, email, name, created_at) VALUES ('u', 'u@x.test', 'U', 1);
+      INSERT INTO teams (id, name, personal, created_at) VALUES ('t', 'T', 0, 1);
+      INSERT INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message)
+        VALUES ('inst_old', 't', 'Old one', 'u', 'U', 'k', 1, 2, 'idle', 'idle');`);
+    migrate(db, portalMigrations);
+    const data = new SqlitePortalData(db);
+    const browserId = `br_${'b'.repeat(32)}`;
+    await data.recordInstance({
+      id: 'inst_new', teamId: 't', name: 'New one', startedBy: 'u', startedByName: 'U', keyName: 'k',
+      startedAt: 3, endedAt: 4, reason: 'stopped', message: 'stopped by U', browserId,
+    });
+    assert.deepEqual(
+      (await data.instanceHistory('t', 0, 10)).map((r) => [r.id, r.name, r.reason, r.browserId]),
+      [['inst_new', 'New one', 'stopped', browserId], ['inst_old', 'Old one', 'idle', null]],
+    );
+    assert.deepEqual((await data.instancesByBrowserId('t', [browserId])).map((r) => r.id), ['inst_new']);
+  });
+
   it('enforce roles and one default key per team in the schema itself', () => {
     const db = new DatabaseSync(':memory:');
     migrate(db, portalMigrations);

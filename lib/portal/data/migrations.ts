@@ -193,4 +193,11 @@ export const portalMigrations: readonly Migration[] = [
       );
       CREATE UNIQUE INDEX team_proxies_name ON team_proxies(team_id, name);`,
   },
+  {
+    version: 10,
+    name: "the service's id of each ended browser",
+    up: `
+      ALTER TABLE instance_history ADD COLUMN browser_id TEXT;
+      CREATE INDEX instance_history_by_browser ON instance_history(team_id, browser_id);`,
+  },
 ];

@@ -52,10 +52,14 @@ export type AuditEvent = { id: string; teamId: string; actorId: string | null; a
 /** Which events to read, newest first: `before` pages on (created_at, id); `actions` are exact action names. */
 export type AuditQuery = { limit: number; before?: { at: number; id: string }; actions?: readonly string[]; actorId?: string };
 export type AuditActor = { id: string; label: string };
-/** A browser instance that has ended, as the team's history shows it. */
+/**
+ * A browser instance that has ended, as the team's history shows it. `browserId` is the service's
+ * id of it (br_…), by which its recording and the service's list of a key's browsers name it; null
+ * in rows recorded before the portal kept it.
+ */
 export type InstanceRecord = {
   id: string; teamId: string; name: string; startedBy: string | null; startedByName: string; keyName: string;
-  startedAt: number; endedAt: number; reason: string; message: string;
+  startedAt: number; endedAt: number; reason: string; message: string; browserId: string | null;
 };
 /**
  * Who had control of a portal browser from `at` on (`userId` and `name` null: nobody), by the
@@ -183,6 +187,8 @@ export interface PortalData {
   recordInstance(record: InstanceRecord): Promise<void>;
   /** Instances of a team that ended at or after `since`, newest first. */
   instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]>;
+  /** The team's ended instances whose service browser id is one of `browserIds`, whenever they ended, newest first. */
+  instancesByBrowserId(teamId: string, browserIds: readonly string[]): Promise<InstanceRecord[]>;
 
   // who had control of a browser, for its recording
   /** Add a change of control; entries older than `keepSince` go. */

@@ -184,4 +184,11 @@ export const portalPostgresMigrations: readonly Migration[] = [
       CREATE UNIQUE INDEX team_proxies_name ON team_proxies(team_id, name);
       CREATE INDEX team_proxies_by_creator ON team_proxies(created_by);`,
   },
+  {
+    version: 3,
+    name: "the service's id of each ended browser (SQLite version 10)",
+    up: `
+      ALTER TABLE instance_history ADD COLUMN browser_id TEXT COLLATE "C";
+      CREATE INDEX instance_history_by_browser ON instance_history(team_id, browser_id);`,
+  },
 ];

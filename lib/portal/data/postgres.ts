@@ -668,8 +668,8 @@ export class PostgresPortalData implements PortalData {
   async recordInstance(r: InstanceRecord) {
     // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
     await this.#run(
-      `INSERT INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message)
-      SELECT $1, $2, $3, (SELECT id FROM users WHERE id = $4), $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM teams WHERE id = $2)
+      `INSERT INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message, browser_id)
+      SELECT $1, $2, $3, (SELECT id FROM users WHERE id = $4), $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM teams WHERE id = $2)
       ON CONFLICT (id) DO NOTHING`,
       r.id,
       r.teamId,
@@ -681,6 +681,7 @@ export class PostgresPortalData implements PortalData {
       r.endedAt,
       r.reason,
       r.message,
+      r.browserId,
     );
   }
   async instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]> {
@@ -689,6 +690,17 @@ export class PostgresPortalData implements PortalData {
       teamId,
       since,
       limit,
+    );
+    return rows.map(toInstance);
+  }
+  async instancesByBrowserId(teamId: string, browserIds: readonly string[]): Promise<InstanceRecord[]> {
+    const ids = [...new Set(browserIds)];
+    if (ids.length === 0) return [];
+    const rows = await this.#rows(
+      `SELECT * FROM instance_history WHERE team_id = $1 AND browser_id IN (SELECT jsonb_array_elements_text($2::jsonb))
+      ORDER BY ended_at DESC, seq DESC`,
+      teamId,
+      JSON.stringify(ids),
     );
     return rows.map(toInstance);
   }

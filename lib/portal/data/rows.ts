@@ -120,6 +120,7 @@ export const toInstance = (r: Row): InstanceRecord => ({
   endedAt: Number(r.ended_at),
   reason: r.reason as string,
   message: r.message as string,
+  browserId: text(r.browser_id),
 });
 export const toControl = (r: Row): ControlEntry => ({
   browserId: r.browser_id as string,

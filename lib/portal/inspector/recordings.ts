@@ -11,15 +11,20 @@ import {
 } from '../service-client/key-browsers.ts';
 import { parseEventQuery, type EventQuery } from '#shared/protocol/recording-search.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
+import type { BrowserDirectory } from '../live/directory.ts';
 
-/** A recorded session of one of the team's keys, whoever started it. */
-export type TeamRecording = KeyBrowser & { keyName: string };
+/**
+ * A recorded session of one of the team's keys, whoever started it; `name` is the one its starter
+ * gave it when the portal started it, null for a script's.
+ */
+export type TeamRecording = KeyBrowser & { keyName: string; name: string | null };
 /** From `t` (ms into the recording) on, `name` had control in the portal's live view (null: nobody). */
 export type ControlSpan = { t: number; name: string | null };
 /** A recording as the inspector reads it: the service's events, and who had control when (portal sessions). */
 export type InspectedRecording = Recording & { keyName: string; control: ControlSpan[] };
 
-type Deps = { vault: Vault; serviceUrl: string };
+/** `browsers`: the team browsers the portal holds now, whose recordings are live (their names are not in the history yet). */
+type Deps = { vault: Vault; serviceUrl: string; browsers?: Pick<BrowserDirectory, 'listForTeam'> };
 
 const BROWSER_ID = /^br_[A-Za-z0-9_-]{32}$/;
 
@@ -32,7 +37,27 @@ export async function teamRecordings(d: Deps, actor: Actor, teamId: string): Pro
   const perKey = await eachTeamKey(d.vault, actor, teamId, async (key, token) =>
     ((await listKeyBrowsers(d.serviceUrl, token)) ?? []).filter((b) => b.recorded).map((b) => ({ ...b, keyName: key.name })),
   );
-  return perKey.flat().sort((a, b) => b.startedAt - a.startedAt);
+  const recordings = perKey.flat();
+  const names = await portalNames(
+    d,
+    teamId,
+    recordings.map((r) => r.id),
+  );
+  return recordings.map((r) => ({ ...r, name: names.get(r.id) ?? null })).sort((a, b) => b.startedAt - a.startedAt);
+}
+
+/**
+ * The names people gave the team's browsers that the portal started, by the service's browser id:
+ * of those that ended from the team's history (decision 0112), of those still running from the
+ * browsers the portal holds. A script's browser, watched here or not, has none.
+ */
+async function portalNames(d: Deps, teamId: string, browserIds: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (browserIds.length === 0) return names;
+  for (const r of await d.vault.data.instancesByBrowserId(teamId, browserIds)) if (r.browserId) names.set(r.browserId, r.name);
+  const held = (await d.browsers?.listForTeam(teamId).catch(() => [])) ?? [];
+  for (const row of held) if (!row.attached) names.set(row.browserId, row.name);
+  return names;
 }
 
 /** An event found in one of the team's recordings: which session, with which key, when. */

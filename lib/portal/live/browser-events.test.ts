@@ -20,6 +20,7 @@ describe('recordBrowserEvents', () => {
     recordBrowserEvents(events as unknown as TeamBrowsers, data, pino({ level: 'silent' }));
     const ended = (over: Partial<EndedTeamBrowser>): EndedTeamBrowser => ({
       id: 'br_1',
+      browserId: `br_${'n'.repeat(32)}`,
       teamId: team.id,
       name: 'Nightly',
       startedBy: { userId: ann.userId, name: 'Ann' },
@@ -50,6 +51,38 @@ describe('recordBrowserEvents', () => {
     assert.equal(event?.actorId, null);
     assert.equal(event?.subject, 'Nightly');
     assert.deepEqual(event?.detail, { instance: 'br_1', reason: 'idle', message: 'nobody watched it for 10 minutes' });
+  });
+
+  it("keeps the service's id of an ended browser in the team's history, and finds the record by it", async () => {
+    const { data, events, ended, team } = await setUp();
+    const browserId = `br_${'h'.repeat(32)}`;
+    events.emit('ended', ended({ id: 'inst_history', browserId }));
+    const [row] = await eventually(
+      () => data.instanceHistory(team.id, 0, 10),
+      (rows) => rows.length === 1,
+    );
+    assert.equal(row?.browserId, browserId);
+    assert.deepEqual(
+      (await data.instancesByBrowserId(team.id, [browserId, `br_${'x'.repeat(32)}`])).map((r) => [r.id, r.name]),
+      [['inst_history', 'Nightly']],
+    );
+    assert.deepEqual(await data.instancesByBrowserId('team_other', [browserId]), [], "another team's id reads nothing");
+    assert.deepEqual(await data.instancesByBrowserId(team.id, []), []);
+  });
+
+  it('records no history for a script browser the portal only watched', async () => {
+    const { data, events, ended, team, log } = await setUp();
+    events.emit('ended', ended({ id: 'inst_watched', attached: true }));
+    events.emit('ended', ended({ id: 'inst_own', reason: 'stopped' }));
+    await log();
+    const rows = await eventually(
+      () => data.instanceHistory(team.id, 0, 10),
+      (r) => r.length > 0,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ['inst_own'],
+    );
   });
 
   it('files a stop under the person who stopped it', async () => {

@@ -15,8 +15,11 @@ import { openTeamProxy } from '../keys/proxies.ts';
 import { MAX_QUEUE_SECONDS } from '#shared/protocol/start.ts';
 import type { Located } from './directory.ts';
 import type { LiveEnd } from './live-browser.ts';
+import { endedBrowsers, scriptBrowserName } from './ended-browsers.ts';
 
 const HISTORY_MS = 24 * 3_600_000;
+/** The most ended browsers the dashboard lists. */
+const HISTORY_ROWS = 100;
 /** How long the record of who had control is kept: as long as the longest recording retention worth having. */
 const CONTROL_HISTORY_MS = 31 * 24 * 3_600_000;
 
@@ -71,6 +74,7 @@ export function recordEnded(data: PortalData, e: EndedTeamBrowser, log: Logger):
       endedAt: e.endedAt,
       reason: e.reason,
       message: e.message,
+      browserId: e.browserId,
     })
     .catch(failed);
   // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
@@ -225,7 +229,7 @@ export async function watchKeyBrowser(p: Portal, actor: Actor, user: PublicUser,
       keyName: found.keyName,
       apiKey: token,
       browserId,
-      name: found.title || found.url || `Script's browser ${browserId.slice(3, 9)}`,
+      name: scriptBrowserName(found),
     }),
   );
   if (!instance) throw new NotFound('that browser has ended');
@@ -362,10 +366,11 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
   const rows = await p.browsers.listForTeam(teamId);
   // The service's own ids (br_…) of the browsers the portal holds, on any node: those are listed above already.
   const held = new Set(rows.map((i) => i.browserId));
+  const since = Date.now() - HISTORY_MS;
   const [service, history, fromKeys, usage] = await Promise.all([
     p.serviceHealth.read(),
-    p.data.instanceHistory(teamId, Date.now() - HISTORY_MS, 100),
-    p.keyBrowsers.list(actor, teamId),
+    p.data.instanceHistory(teamId, since, HISTORY_ROWS),
+    p.keyBrowsers.all(actor, teamId),
     p.browsers.usage(teamId, actor.userId),
   ]);
   return {
@@ -373,22 +378,14 @@ export async function dashboardSnapshot(p: Portal, actor: Actor, teamId: string)
     waiting: p.live.waitingForTeam(teamId).map((w) => waitingView(w, actor, role)),
     // What the portal holds is listed above, with more to do; the rest of the team's keys' browsers here.
     fromKeys: fromKeys
-      .filter((b) => !held.has(b.id))
+      .filter((b) => b.live && !held.has(b.id))
       .map((b) => ({ id: b.id, keyName: b.keyName, startedAt: b.startedAt, title: b.title, url: b.url, tabs: b.tabs, canStop: admin })),
     capacity: {
       team: { used: usage.team, limit: p.live.limits.perTeam },
       mine: { used: usage.user, limit: p.live.limits.perUser },
       service: service?.browsers ? { used: service.browsers.live, limit: service.browsers.capacity } : null,
     },
-    history: history.map((h) => ({
-      id: h.id,
-      name: h.name,
-      startedByName: h.startedByName,
-      keyName: h.keyName,
-      startedAt: h.startedAt,
-      endedAt: h.endedAt,
-      reason: h.reason,
-      message: h.message,
-    })),
+    // The portal's own ended browsers and the scripts' ones, each once (decision 0112).
+    history: endedBrowsers(history, fromKeys, { since, limit: HISTORY_ROWS, held }),
   };
 }

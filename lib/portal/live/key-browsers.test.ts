@@ -9,8 +9,9 @@ import { KeyBrowsers } from './key-browsers.ts';
 import { account, memoryVault } from '../../../tests/helpers/portal-doubles.ts';
 
 const ID = `br_${'a'.repeat(32)}`;
+const ENDED = `br_${'e'.repeat(32)}`;
 
-/** A stand-in for the service's GET /v0/browsers: one live browser for the one token it knows. */
+/** A stand-in for the service's GET /v0/browsers: one live browser and one ended one for the one token it knows. */
 describe('KeyBrowsers', () => {
   let server: Server;
   let url = '';
@@ -34,7 +35,19 @@ describe('KeyBrowsers', () => {
           tabs: 2,
           recorded: false,
         },
+        {
+          id: ENDED,
+          status: 'ended',
+          startedAt: '2026-11-23T09:00:00.000Z',
+          endedAt: '2026-11-23T09:30:00.000Z',
+          endReason: 'client-closed',
+          page: { url: 'https://b.test/', title: 'B' },
+          tabs: 1,
+          recorded: false,
+        },
       ];
+      // The whole list is asked for: the ended ones are the dashboard's too.
+      if (req.url !== '/v0/browsers') return void res.writeHead(400).end('{}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ browsers }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -71,12 +84,25 @@ describe('KeyBrowsers', () => {
     ]);
   });
 
+  it('gives the ended browsers of the same list apart from the live ones', async () => {
+    const { reader, ann, crew } = await team();
+    const all = await reader.all(ann, crew.id);
+    assert.deepEqual(
+      all.map((b) => [b.id, b.live, b.endedAt, b.endReason, b.keyName]),
+      [
+        [ID, true, null, null, 'ci key'],
+        [ENDED, false, Date.parse('2026-11-23T09:30:00.000Z'), 'client-closed', 'ci key'],
+      ],
+    );
+  });
+
   it('asks the service once per team while the list is fresh, and checks membership before the cache', async () => {
     const { reader, ann, crew, v } = await team();
     const before = calls;
     await reader.list(ann, crew.id);
     await reader.list(ann, crew.id);
-    assert.equal(calls - before, 2, 'one request per key, once');
+    await reader.all(ann, crew.id);
+    assert.equal(calls - before, 2, 'one request per key, once, for the live and the ended ones');
     const outsider = await account(v.data, 'Eve');
     await assert.rejects(reader.list(outsider, crew.id), (e: Error & { code?: string }) => e.code === 'not_found');
   });

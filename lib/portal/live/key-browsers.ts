@@ -3,16 +3,17 @@ import { eachTeamKey, type Vault } from '../keys/vault.ts';
 import { listKeyBrowsers, stopKeyBrowser, type KeyBrowser } from '../service-client/key-browsers.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 
-/** A live browser started with one of the team's keys, by anyone: a script, CI, this portal. */
+/** A browser started with one of the team's keys, by anyone: a script, CI, this portal. */
 export type KeyBrowserOfTeam = KeyBrowser & { keyId: string; keyName: string };
 
 type Cached = { at: number; value: KeyBrowserOfTeam[] };
 
 /**
- * The live browsers of every key of a team, from the service's own list (docs/api.md, "Listing and
- * stopping a key's browsers"): what the dashboard shows beside the browsers this portal holds.
- * Read at most once per `maxAgeMs` per team and shared by every dashboard of it; a service that
- * cannot be reached leaves the last list in place.
+ * The browsers of every key of a team, live and recently ended, from the service's own list
+ * (docs/api.md, "Listing and stopping a key's browsers"): what the dashboard shows beside the
+ * browsers this portal holds, and among those that ended. Read at most once per `maxAgeMs` per
+ * team (one request per key for both) and shared by every dashboard of it; a service that cannot be
+ * reached leaves the last list in place.
  */
 export class KeyBrowsers {
   readonly #serviceUrl: string;
@@ -29,8 +30,16 @@ export class KeyBrowsers {
     this.#maxAgeMs = opts.maxAgeMs ?? 4000;
   }
 
-  /** The team's key browsers as `actor` (a member) may see them. */
+  /** The team's live key browsers as `actor` (a member) may see them. */
   async list(actor: Actor, teamId: string, { fresh = false } = {}): Promise<KeyBrowserOfTeam[]> {
+    return (await this.all(actor, teamId, { fresh })).filter((b) => b.live);
+  }
+
+  /**
+   * Every key browser of the team the service still lists: the live ones, and those that ended
+   * within its history (BROWSER_HISTORY_HOURS, the newest 100 per key).
+   */
+  async all(actor: Actor, teamId: string, { fresh = false } = {}): Promise<KeyBrowserOfTeam[]> {
     // Checked before the cache: what one member read is never handed to someone who is not one.
     await requireRole(this.#vault.data, actor, teamId, 'member');
     const cached = this.#cache.get(teamId);
@@ -59,7 +68,7 @@ export class KeyBrowsers {
     const before = this.#cache.get(teamId)?.value ?? [];
     const perKey = await eachTeamKey(this.#vault, actor, teamId, async (key, token) => {
       try {
-        return ((await listKeyBrowsers(this.#serviceUrl, token, 'live')) ?? []).map((b) => ({ ...b, keyId: key.id, keyName: key.name }));
+        return ((await listKeyBrowsers(this.#serviceUrl, token)) ?? []).map((b) => ({ ...b, keyId: key.id, keyName: key.name }));
       } catch (err) {
         this.#log.warn({ err, teamId, keyId: key.id }, 'could not read the browsers of a team key');
         return before.filter((b) => b.keyId === key.id);

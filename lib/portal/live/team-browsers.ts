@@ -27,6 +27,8 @@ export type TeamBrowser = {
 
 export type EndedTeamBrowser = {
   id: string;
+  /** The service's id of the browser (br_…). */
+  browserId: string;
   teamId: string;
   name: string;
   startedBy: Starter;
@@ -334,6 +336,7 @@ export class TeamBrowsers extends EventEmitter<{
     this.#stopReasons.delete(instance.id);
     const record: EndedTeamBrowser = {
       id: instance.id,
+      browserId: instance.live.held.id,
       teamId: instance.teamId,
       name: instance.name,
       startedBy: instance.startedBy,

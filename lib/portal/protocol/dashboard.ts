@@ -26,8 +26,15 @@ export type BrowserRow = {
 export type Usage = { used: number; limit: number };
 export type Capacity = { team: Usage; mine: Usage; service: Usage | null };
 
+/**
+ * A browser of the team that ended: one the portal started (`id` the portal's, `name` the one its
+ * starter gave it), or one a script started with a team key (`script`: `id` is the service's, `name`
+ * its last page's title or address, `url` that address, `startedByName` empty). `browserId` is the
+ * service's id, null for a portal record kept before the portal stored it.
+ */
 export type EndedInstanceView = {
   id: string;
+  browserId: string | null;
   name: string;
   startedByName: string;
   keyName: string;
@@ -35,6 +42,8 @@ export type EndedInstanceView = {
   endedAt: number;
   reason: string;
   message: string;
+  script: boolean;
+  url: string;
 };
 
 /** A live browser started with one of the team's keys outside this portal (a script, CI): its holder is not here. */

@@ -12,6 +12,7 @@ import { CancelWaitingButton } from './cancel-button.tsx';
 import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 import { endReasonText } from '#app/_lib/end-reasons.ts';
+import { clipAddress } from '#app/_lib/address.ts';
 
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
 
@@ -295,11 +296,23 @@ export function Dashboard({
           <Table label="Ended browsers" columns={['Name', 'Started by', 'Ran for', 'Ended', 'Why']}>
             {snapshot.history.map((h) => (
               <tr key={h.id} data-browser-id={h.id}>
-                <td>{h.name}</td>
-                <td>{h.startedByName}</td>
+                {/* A script's browser is named by its last page: its address under the title, cut to the cell. */}
+                <td className="dash-ended-name" title={h.script ? clipAddress(h.url, 2000) : undefined}>
+                  <span>{clipAddress(h.name)}</span>
+                  {h.script && h.url && h.url !== h.name && <span className="muted">{clipAddress(h.url)}</span>}
+                </td>
+                <td>
+                  {h.script ? (
+                    <>
+                      A script <span className="muted">with {h.keyName}</span>
+                    </>
+                  ) : (
+                    h.startedByName
+                  )}
+                </td>
                 <td>{duration(h.endedAt - h.startedAt)}</td>
                 <td>{formatDate(h.endedAt)}</td>
-                <td title={h.message}>{endReasonText(h.reason)}</td>
+                <td title={h.message || undefined}>{endReasonText(h.reason)}</td>
               </tr>
             ))}
           </Table>

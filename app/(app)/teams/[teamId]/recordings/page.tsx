@@ -45,7 +45,7 @@ export default async function RecordingsPage({
   let searchProblem: string | null = null;
   const query = eventQueryOf(fields);
   try {
-    recordings = await teamRecordings(deps, actor, teamId);
+    recordings = await teamRecordings({ ...deps, browsers: portal.browsers }, actor, teamId);
   } catch (err) {
     problem = asDomainError(err)?.message ?? 'The browser service could not be asked for recordings.';
   }
@@ -84,11 +84,12 @@ export default async function RecordingsPage({
                     type="checkbox"
                     name="run"
                     value={r.id}
-                    aria-label={`Compare ${clipAddress(r.title || r.url || r.id, 80)}, started ${formatDate(r.startedAt)}`}
+                    aria-label={`Compare ${clipAddress(r.name || r.title || r.url || r.id, 80)}, started ${formatDate(r.startedAt)}`}
                   />
                 </td>
+                {/* A browser the portal started goes by the name its starter gave it; a script's by its page. */}
                 <td className="clip-cell" title={clipAddress(r.url, 2000)}>
-                  <Link href={`/teams/${teamId}/recordings/${r.id}`}>{clipAddress(r.title || r.url || r.id)}</Link>
+                  <Link href={`/teams/${teamId}/recordings/${r.id}`}>{clipAddress(r.name || r.title || r.url || r.id)}</Link>
                   <span className="muted">{clipAddress(r.url)}</span>
                 </td>
                 <td>{r.keyName}</td>
