@@ -79,6 +79,11 @@ export class Descriptions {
   readonly #hits: Uint8Array;
   readonly #seen: Uint32Array;
   #stamp = 0;
+  /** Each definition's page as a slot (0 to the number of pages), and by slot, scratch space of
+   * match(): the page's best share and the definition that has it (-1: none yet). */
+  readonly #slots: Int32Array;
+  readonly #pageShare: Float64Array;
+  readonly #pageDef: Int32Array;
 
   constructor(rows: readonly DescribedRow[]) {
     this.#pages = new Int32Array(rows.length);
@@ -100,6 +105,14 @@ export class Descriptions {
     this.#acc = new Float64Array(rows.length);
     this.#hits = new Uint8Array(rows.length);
     this.#seen = new Uint32Array(rows.length);
+    const slotOf = new Map<number, number>();
+    this.#slots = Int32Array.from(rows, (r) => {
+      let slot = slotOf.get(r.page);
+      if (slot === undefined) slotOf.set(r.page, (slot = slotOf.size));
+      return slot;
+    });
+    this.#pageShare = new Float64Array(slotOf.size);
+    this.#pageDef = new Int32Array(slotOf.size).fill(-1);
   }
 
   get size(): number {
@@ -147,7 +160,11 @@ export class Descriptions {
       acc[i] = (acc[i] as number) + idf;
       if ((hits[i] as number) < 255) hits[i] = (hits[i] as number) + 1;
     }
-    const best = new Map<number, DescriptionMatch>();
+    // Each page by its best definition, the first of equals (on scratch space by page slot).
+    const slots = this.#slots;
+    const pageShare = this.#pageShare;
+    const pageDef = this.#pageDef;
+    const pages: number[] = [];
     for (const i of touched) {
       const held = hits[i] as number;
       const sum = acc[i] as number;
@@ -155,11 +172,31 @@ export class Descriptions {
       hits[i] = 0;
       if (held < need) continue;
       const share = (sum / total) * (1 - NAMED_PRIOR + NAMED_PRIOR * (this.#named[i] as number));
-      const page = this.#pages[i] as number;
-      const had = best.get(page);
-      if (!had || share > had.share) best.set(page, { page, term: this.#names[i] as string, share });
+      const slot = slots[i] as number;
+      if (pageDef[slot] === -1) pages.push(slot);
+      else if (!(share > (pageShare[slot] as number))) continue;
+      pageShare[slot] = share;
+      pageDef[slot] = i;
     }
-    return [...best.values()].sort((a, b) => b.share - a.share || a.page - b.page).slice(0, limit);
+    // The `limit` best pages, by share, then by page: kept in order as they come.
+    const page = (slot: number) => this.#pages[pageDef[slot] as number] as number;
+    const before = (a: number, b: number) =>
+      (pageShare[a] as number) > (pageShare[b] as number) || (pageShare[a] === pageShare[b] && page(a) < page(b));
+    const chosen: number[] = [];
+    for (const slot of pages) {
+      if (chosen.length >= limit && !before(slot, chosen[chosen.length - 1] as number)) continue;
+      let at = chosen.length;
+      while (at > 0 && before(slot, chosen[at - 1] as number)) at--;
+      chosen.splice(at, 0, slot);
+      if (chosen.length > limit) chosen.pop();
+    }
+    const out: DescriptionMatch[] = [];
+    for (const slot of chosen) {
+      const i = pageDef[slot] as number;
+      out.push({ page: this.#pages[i] as number, term: this.#names[i] as string, share: pageShare[slot] as number });
+    }
+    for (const slot of pages) pageDef[slot] = -1;
+    return out;
   }
 
   /** The definitions in any of `lists`, each once. */

@@ -79,6 +79,59 @@ type Signals = {
 };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
+
+/** A head's definers as the query reads them: by index, each page's weight, what its kind takes
+ * off (PASSAGE_WEIGHT for a word of an anchor's block) and its kind; `most`, the highest page id. */
+type DefinerList = { ids: Int32Array; weights: Float64Array; factors: Float64Array; kinds: Uint8Array; most: number };
+
+function definerList(rows: readonly DefRow[]): DefinerList {
+  const list: DefinerList = {
+    ids: new Int32Array(rows.length),
+    weights: new Float64Array(rows.length),
+    factors: new Float64Array(rows.length),
+    kinds: new Uint8Array(rows.length),
+    most: 0,
+  };
+  rows.forEach((r, i) => {
+    list.ids[i] = r.id;
+    list.weights[i] = r.weight;
+    list.factors[i] = r.kind & DEF_PASSAGE ? PASSAGE_WEIGHT : 1;
+    list.kinds[i] = r.kind;
+    list.most = Math.max(list.most, r.id);
+  });
+  return list;
+}
+
+/** Per-page scratch space of #definersOf(), by page id, reset by a new stamp instead of a fill. */
+class PageScratch {
+  defines = new Float64Array(0);
+  indexed = new Float64Array(0);
+  seen = new Uint32Array(0);
+  stamp = 1;
+
+  /** Room for page ids up to `most`. */
+  fit(most: number): void {
+    if (most < this.seen.length) return;
+    const size = Math.max(most + 1, this.seen.length * 2);
+    const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.defines = grow(this.defines, (n) => new Float64Array(n));
+    this.indexed = grow(this.indexed, (n) => new Float64Array(n));
+    this.seen = grow(this.seen, (n) => new Uint32Array(n));
+  }
+
+  /** Every page unseen again. */
+  next(): void {
+    if (++this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+  }
+}
+
 /** A query as the ranking reads it: the request, the concepts typed (stop words among them) and
  * those searched, the joins of adjacent words, how much it reads as a question (question.ts) and
  * the sites it names (site-hints.ts), if any. */
@@ -120,7 +173,8 @@ export class IndexReader {
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Map<number, Signals>();
   /** Pages defining each head looked up, valid as #kept. */
-  readonly #heads = new Map<string, DefRow[]>();
+  readonly #heads = new Map<string, DefinerList>();
+  readonly #defScratch = new PageScratch();
   /** Pages that have each word looked up near an index anchor, valid as #kept. */
   readonly #nearPages = new Map<string, Set<number>>();
   /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
@@ -410,21 +464,42 @@ export class IndexReader {
    * as one an index anchor marks (decision 0080); a word of the block an anchor opens counts as
    * marked, at PASSAGE_WEIGHT. */
   #definersOf(heads: readonly DefinitionHead[]): Map<number, Defined> {
-    const best = new Map<number, Defined>();
+    const scratch = this.#defScratch;
+    const touched: number[] = [];
     for (const h of heads) {
       let pages = this.#heads.get(h.head);
-      if (!pages) this.#heads.set(h.head, (pages = this.#definers.all(h.head) as DefRow[]));
-      for (const p of pages) {
-        const w = p.weight * h.weight * (p.kind & DEF_PASSAGE ? PASSAGE_WEIGHT : 1);
-        let d = best.get(p.id);
-        if (!d) best.set(p.id, (d = { defines: 0, indexed: 0 }));
-        if (!(p.kind & DEF_BESIDE)) d.defines = Math.max(d.defines, w);
-        if (p.kind & DEF_INDEXED) d.indexed = Math.max(d.indexed, w);
+      if (!pages) this.#heads.set(h.head, (pages = definerList(this.#definers.all(h.head) as DefRow[])));
+      scratch.fit(pages.most);
+      const { ids, weights, factors, kinds } = pages;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i] as number;
+        const kind = kinds[i] as number;
+        const w = (weights[i] as number) * h.weight * (factors[i] as number);
+        if (scratch.seen[id] !== scratch.stamp) {
+          scratch.seen[id] = scratch.stamp;
+          scratch.defines[id] = 0;
+          scratch.indexed[id] = 0;
+          touched.push(id);
+        }
+        if (!(kind & DEF_BESIDE)) scratch.defines[id] = Math.max(scratch.defines[id] as number, w);
+        if (kind & DEF_INDEXED) scratch.indexed[id] = Math.max(scratch.indexed[id] as number, w);
       }
     }
-    if (best.size <= MAX_DEFINERS) return best;
-    const strength = (d: Defined) => Math.max(d.defines, d.indexed);
-    return new Map([...best].sort((a, b) => strength(b[1]) - strength(a[1]) || a[0] - b[0]).slice(0, MAX_DEFINERS));
+    const strength = (id: number) => Math.max(scratch.defines[id] as number, scratch.indexed[id] as number);
+    let chosen = touched;
+    if (touched.length > MAX_DEFINERS) {
+      // The strongest, the first pages of equals: those at least as strong as the MAX_DEFINERS-th, sorted.
+      const strengths = Float64Array.from(touched, strength).sort();
+      const least = strengths[strengths.length - MAX_DEFINERS] as number;
+      chosen = touched
+        .filter((id) => strength(id) >= least)
+        .sort((a, b) => strength(b) - strength(a) || a - b)
+        .slice(0, MAX_DEFINERS);
+    }
+    const best = new Map<number, Defined>();
+    for (const id of chosen) best.set(id, { defines: scratch.defines[id] as number, indexed: scratch.indexed[id] as number });
+    scratch.next();
+    return best;
   }
 
   /** The candidates that have every word of the query within a few words after one of their index
