@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
 import WebSocket from 'ws';
+import { closeStart, debuggerUrl, openStart } from '../helpers/browser.ts';
 import { createKey, createTeam, newUser, signUp } from '../helpers/portal.ts';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 
@@ -12,16 +13,9 @@ import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
 
 /** A script's session straight at the service: /start, one page at `url` (titled `title`, if it has one), then the script lets go. */
 async function scriptSession(token: string, url: string, title?: string): Promise<string> {
-  const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
-  const id = await new Promise<string>((resolve, reject) => {
-    start.once('message', (data) => resolve(data.toString()));
-    start.once('error', reject);
-  });
-  const headers = { authorization: `Bearer ${token}`, 'x-browser-id': id };
-  const { webSocketDebuggerUrl } = (await (await fetch(`${E2E_SERVICE_URL}/json/version`, { headers })).json()) as {
-    webSocketDebuggerUrl: string;
-  };
-  const cdp = new WebSocket(webSocketDebuggerUrl, { headers });
+  const start = await openStart(E2E_SERVICE_URL.replace(/^http/, 'ws'), token);
+  const { id, headers } = start;
+  const cdp = new WebSocket(await debuggerUrl(E2E_SERVICE_URL, headers), { headers });
   await new Promise((resolve) => cdp.once('open', resolve));
   const created = new Promise((resolve) => cdp.on('message', (m) => JSON.parse(m.toString()).id === 1 && resolve(null)));
   cdp.send(JSON.stringify({ id: 1, method: 'Target.createTarget', params: { url } }));
@@ -39,9 +33,7 @@ async function scriptSession(token: string, url: string, title?: string): Promis
     )
     .toBe(true);
   cdp.close();
-  const closed = new Promise((resolve) => start.once('close', resolve));
-  start.close();
-  await closed;
+  await closeStart(E2E_SERVICE_URL, start);
   return id;
 }
 

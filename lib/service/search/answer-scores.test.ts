@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { addAnswerScores, byScore, type Scored } from './answer-scores.ts';
-import { answerScore, rankFields, type Candidate } from './rank.ts';
+import { answerScore, type Candidate } from './rank.ts';
+import { testCandidate } from './test-candidate.ts';
 
 /** A small seeded generator, so that a failure is the same failure every run. */
 function random(seed: number): () => number {
@@ -12,29 +13,7 @@ function random(seed: number): () => number {
   };
 }
 
-const candidate = (id: number): Candidate => ({
-  id,
-  bm25: 1,
-  coversAll: true,
-  title: '',
-  headings: '',
-  url: `https://h.test/${id}`,
-  langShares: {},
-  markupLang: null,
-  urlLang: null,
-  inlinks: 0,
-  defines: 0,
-  definesIndexed: 0,
-  nearAnchors: 0,
-  linkContext: 0,
-  held: 1,
-  passage: 0,
-  linkShare: 0,
-  described: 0,
-  onNamedSite: 0,
-  authority: 1,
-  fields: rankFields('', '', ''),
-});
+const candidate = (id: number): Candidate => testCandidate({ id, bm25: 1, url: `https://h.test/${id}` });
 
 /** Candidates with true features under their bounds, some in copy groups, some of them not sure. */
 function candidates(next: () => number, n: number, question: number) {

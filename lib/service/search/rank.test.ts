@@ -2,31 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definitionHeads, queryHeads } from './definitions.ts';
 import { decodeRankFields, encodeRankFields, languageMatch, linkDensity, rankFields, score, type Candidate } from './rank.ts';
+import { testCandidate } from './test-candidate.ts';
 import { parseQuery } from './tokenize.ts';
 
-const base: Candidate = {
-  id: 1,
-  bm25: 10,
-  coversAll: true,
-  title: 'Shell environment',
-  headings: '',
-  url: 'https://h.test/x.html',
-  langShares: { en: 1 },
-  markupLang: null,
-  urlLang: null,
-  inlinks: 0,
-  defines: 0,
-  definesIndexed: 0,
-  nearAnchors: 0,
-  linkContext: 0,
-  held: 1,
-  passage: 0,
-  linkShare: 0,
-  described: 0,
-  onNamedSite: 0,
-  authority: 1,
-  fields: rankFields('Shell environment', 'https://h.test/x.html', ''),
-};
+const base: Candidate = testCandidate();
 
 test('the language bias puts the page in the requested language first, even with a lower text score', () => {
   const concepts = parseQuery('csh.cshrc').concepts;
