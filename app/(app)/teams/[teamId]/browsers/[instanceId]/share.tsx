@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { LiveLinkView } from '#portal/live/links.ts';
 import { api } from '#app/_lib/client-api.ts';
+import { formatDate } from '#app/_lib/format.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { SecretBox } from '#app/_ui/secret-box.tsx';
@@ -152,7 +153,7 @@ export function ShareBrowser({ teamId, instanceId, canShareControl }: { teamId: 
                 <li key={l.id} className="row" data-link-id={l.id}>
                   <span>
                     <strong>{l.label}</strong> · {l.mode === 'control' ? 'watch and control' : 'watch'} · until{' '}
-                    {new Date(l.expiresAt).toLocaleString()}
+                    {formatDate(l.expiresAt)}
                   </span>
                   {l.canRevoke && (
                     <Button
