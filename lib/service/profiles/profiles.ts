@@ -45,6 +45,13 @@ export type ProfilesOptions = {
 
 const unreadable = (name: string) => new DomainError('internal', `the saved profile ${name} cannot be read; delete it to start afresh`);
 
+/** A browser saves into one profile as it ends: the one it was started with, or the first saveAs. */
+const alreadySaves = () =>
+  new DomainError(
+    'conflict',
+    'this browser already saves into a profile as it ends (the one it was started with, or an earlier saveAs); stop it without saveAs',
+  );
+
 const inUse = (name: string) =>
   new DomainError('conflict', `the profile ${name} is in use by a browser that saves into it; start with persist=0, or wait until it ends`);
 
@@ -158,8 +165,7 @@ export class Profiles {
     keyId: string,
     name: string,
   ): Promise<void> {
-    if (browser.keepsProfile)
-      throw new DomainError('conflict', 'this browser already saves into the profile it was started with; stop it without saveAs');
+    if (browser.keepsProfile) throw alreadySaves();
     const holder = randomBytes(12).toString('base64url');
     if (!(await this.#o.locks.claim(keyId, name, holder))) throw inUse(name);
     const release = () =>
@@ -177,7 +183,7 @@ export class Profiles {
     await release();
     if (accepted === 'ending')
       throw new NotFound('no live browser with that X-Browser-ID for this API key: it is already ending, and was not saved');
-    throw new DomainError('conflict', 'this browser already saves into another profile as it ends; stop it without saveAs');
+    throw alreadySaves();
   }
 
   async #save(keyId: string, name: string, profileDir: string): Promise<void> {
