@@ -47,9 +47,10 @@ class WatchedFolder extends ProfileFolder {
   }
 }
 
-/** Let whatever can run run: a few rounds of the event loop. */
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+/** Until `reached` holds: the real file reads and writes before it take as long as the machine's load makes them. */
+const until = async (reached: () => boolean, what: string) => {
+  for (const end = Date.now() + 20_000; !reached(); await new Promise((r) => setTimeout(r, 2)))
+    if (Date.now() > end) assert.fail(`never reached: ${what}`);
 };
 
 const KEY = 'key-of-the-tests';
@@ -113,7 +114,9 @@ describe('saved profiles in memory: read only when restored, and a bounded numbe
       const use = await p.use(KEY, name, true);
       await use.finish(userData());
     });
-    await settle();
+    await until(() => p.work.running === 2 && p.work.waiting === 8 && folder.running === 2, 'two pieces of work running, eight waiting');
+    // More time gives no third one a turn.
+    await new Promise((r) => setTimeout(r, 50));
     assert.equal(folder.running, 2, 'two pieces of profile work run');
     assert.deepEqual(p.work, { running: 2, waiting: 8 });
     folder.open();
@@ -131,7 +134,7 @@ describe('saved profiles in memory: read only when restored, and a bounded numbe
     folder.close();
     const first = await p.use(KEY, 'shared', false);
     const holding = first.restore(fresh(), null);
-    await settle();
+    await until(() => folder.running === 1, 'the first restore reading');
     const reads = folder.reads;
     const late = await p.use(KEY, 'shared', false);
     await assert.rejects(late.restore(fresh(), null), { status: 503, message: /busy restoring and saving other saved profiles/ });
@@ -145,12 +148,12 @@ describe('saved profiles in memory: read only when restored, and a bounded numbe
     folder.close();
     const first = await p.use(KEY, 'shared', false);
     const holding = first.restore(fresh(), null);
-    await settle();
+    await until(() => folder.running === 1, 'the first restore reading');
     const reads = folder.reads;
     const gone = new AbortController();
     const leaving = await p.use(KEY, 'shared', true, { signal: gone.signal });
     const restoring = leaving.restore(fresh(), null);
-    await settle();
+    await until(() => p.work.waiting === 1, 'the second restore waiting for its turn');
     gone.abort(new Error('the client went away'));
     await assert.rejects(restoring, /the client went away/);
     assert.equal(folder.reads, reads);
