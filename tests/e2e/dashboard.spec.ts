@@ -19,6 +19,8 @@ test("two members see each other's browsers live; another team sees neither; a s
   browser,
   baseURL,
 }) => {
+  // Three people, two browsers and a hand-over: 42 s on its own, more on a busy machine.
+  test.setTimeout(120_000);
   // Ada owns a team with a key; Bob joins it as a member.
   await signUp(page, newUser('ada'));
   const teamId = await createTeam(page, 'Browsing crew');
