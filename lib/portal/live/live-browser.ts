@@ -8,7 +8,7 @@ import type { FrameSlot } from './frame-slot.ts';
 import { planNavigation, worthFallingBack } from './address.ts';
 import { InputQueue, keyEvent, mouseEvent, touchEvent, wheelEvent } from './input.ts';
 import { Screencast, type EncodedFrame } from './screencast.ts';
-import { Tabs, type Viewport } from './tabs.ts';
+import { Tabs, type JudgeEgress, type Viewport } from './tabs.ts';
 
 /** How long a navigation waits for a tab that was just opened to be attached. */
 const ATTACH_WAIT_MS = 5000;
@@ -32,7 +32,8 @@ export type Viewer = {
 export type ViewerStats = { id: string; name: string; sent: number; dropped: number; waitingBytes: number; bufferedBytes: number | null };
 
 /** `emulate: false`: leave the pages' viewport as their owner set it (a script's browser the portal only watches). */
-export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport; emulate?: boolean };
+/** `judgeEgress`: how the service's egress proxy judges a host, to explain a failed secure connection. */
+export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport; emulate?: boolean; judgeEgress?: JudgeEgress };
 export type LiveEnd = { reason: string; message: string };
 /** Who held control before and after a change between two people; `taken`: without the holder's consent. */
 export type ControlHandover = { from: ControlHolder; to: ControlHolder; taken: boolean };
@@ -81,7 +82,7 @@ export class LiveBrowser extends EventEmitter<{
     this.held = held;
     this.#cdp = cdp;
     this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
-    this.#tabs = new Tabs(cdp, this.#viewport, { emulate: opts.emulate });
+    this.#tabs = new Tabs(cdp, this.#viewport, { emulate: opts.emulate, judgeEgress: opts.judgeEgress });
     this.#screencast = new Screencast(this.#tabs, {
       quality: opts.jpegQuality ?? 70,
       log: opts.log,
