@@ -22,6 +22,8 @@ export type LiveHandlers = {
   onClipboard(text: string): void;
   /** The viewer in control said no to this viewer's question. */
   onDeclined(by: string): void;
+  /** A team owner or admin, named, took control from this viewer without asking it. */
+  onTaken(by: string): void;
   onError(message: string, code: LiveErrorCode): void;
   /** A typed address was opened over http because https could not connect. */
   onInsecure(url: string): void;
@@ -133,6 +135,8 @@ export class LiveConnection {
         return this.#h.onClipboard(msg.text);
       case 'declined':
         return this.#h.onDeclined(msg.by);
+      case 'taken':
+        return this.#h.onTaken(msg.by);
       case 'pong':
         return this.#h.onRtt(performance.now() - msg.t);
       case 'insecure':

@@ -1,6 +1,6 @@
 'use client';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
-import type { DialogInfo, FrameMeta, ViewerInfo } from '#portal/protocol/live.ts';
+import { TAKE_CONTROL_AFTER_MS, type DialogInfo, type FrameMeta, type ViewerInfo } from '#portal/protocol/live.ts';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
 import { SHORTCUTS, shortcutOf, type ShortcutAction } from './shortcuts.ts';
@@ -19,6 +19,8 @@ type Props = {
   target: LiveTarget;
   name: string;
   mode?: JoinMode;
+  /** A team owner or admin: offered to take control when a question goes unanswered (the server checks the role again). */
+  mayTakeControl?: boolean;
   /** Told who else is watching (this viewer left out) whenever that changes. */
   onOthers?: (others: ViewerInfo[]) => void;
 };
@@ -44,7 +46,7 @@ async function stillThere(t: LiveTarget): Promise<boolean> {
   return res.status !== 404 && res.status !== 410;
 }
 
-export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
+export function LiveView({ target, name, mode = 'auto', mayTakeControl = false, onOthers }: Props) {
   const watchOnly = target.kind === 'link' && target.mode === 'watch';
   // One connection per browser and way in: a new object with the same contents is the same target.
   const targetKey = JSON.stringify(target);
@@ -62,6 +64,8 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
   const [address, setAddress] = useState('');
   const [editingAddress, setEditingAddress] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Who took control from this viewer without asking, until it is dismissed or control comes back. */
+  const [takenBy, setTakenBy] = useState<string | null>(null);
   /** Why the address typed last was not opened; the tab's own problem comes from the server. */
   const [refusal, setRefusal] = useState<string | null>(null);
   const [fps, setFps] = useState(0);
@@ -81,6 +85,17 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
   // not taken as the new one.
   const controlMode = inControl ? 'release' : asked ? 'asked' : 'ask';
   const [controlSettling, setControlSettling] = useState(false);
+  // An owner's or admin's question that goes unanswered for a while may be turned into taking control.
+  const [takeOffered, setTakeOffered] = useState(false);
+  useEffect(() => {
+    setTakeOffered(false);
+    if (!asked || !mayTakeControl) return;
+    const timer = setTimeout(() => setTakeOffered(true), TAKE_CONTROL_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [asked, mayTakeControl]);
+  useEffect(() => {
+    if (inControl) setTakenBy(null);
+  }, [inControl]);
   useEffect(() => {
     setControlSettling(true);
     const timer = setTimeout(() => setControlSettling(false), 400);
@@ -114,6 +129,7 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
         onError: (message, code) => (code === 'address-refused' ? setRefusal(message) : setNotice(message)),
         onInsecure: (url) => setNotice(`${new URL(url).host} does not answer over https; opened over http, which is not private.`),
         onDeclined: (by) => setNotice(`${by} said no for now; you can ask again.`),
+        onTaken: (by) => setTakenBy(by),
         onRtt: (ms) => setRtt(Math.round(ms)),
         stillThere: () => stillThere(current),
         onFrame: (meta, bitmap) => {
@@ -439,6 +455,16 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
         ) : asked ? (
           <span key="asked" className="live-asked" role="status">
             Waiting for {controller?.name ?? 'an answer'}…
+            {takeOffered && (
+              <button
+                type="button"
+                className="btn btn-sm btn-primary"
+                title={`${controller?.name ?? 'The viewer in control'} has not answered: take control now; they are told you took it`}
+                onClick={() => send({ type: 'control', action: 'take' })}
+              >
+                Take control
+              </button>
+            )}
             <button
               type="button"
               className="btn btn-sm"
@@ -463,6 +489,14 @@ export function LiveView({ target, name, mode = 'auto', onOthers }: Props) {
 
       {/* Always present (empty when all is well), so the fit above sees its height change. */}
       <div className="live-problems">
+        {takenBy && (
+          <div className="live-problem alert alert-warning" role="alert" data-code="control-taken">
+            <p className="live-problem-title">{takenBy} took control of this browser.</p>
+            <button type="button" className="btn btn-sm btn-ghost" aria-label="Dismiss" onClick={() => setTakenBy(null)}>
+              ×
+            </button>
+          </div>
+        )}
         {refusal ? (
           <div className="live-problem alert alert-warning" role="alert">
             <p className="live-problem-title">{refusal}</p>

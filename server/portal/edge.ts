@@ -36,6 +36,7 @@ export function createEdge(p: Portal, opts: { dev: boolean; nextUpgrade: NextUpg
     browsers: p.browsers,
     cluster: p.cluster,
     resolveLink: (token) => resolveLiveLink(p.data, p.browsers, token),
+    mayTakeControl: async (userId, teamId) => ['owner', 'admin'].includes((await p.data.membership(teamId, userId))?.role ?? ''),
     log: p.log.child({ part: 'live' }),
   });
   const dashboard = new DashboardSockets({

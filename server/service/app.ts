@@ -43,6 +43,7 @@ import { healthz, metrics, upgradeRequired } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { OPERATOR_KEYS_PATH } from '#shared/protocol/operator.ts';
 import { jsonVersion } from './routes/json-version.ts';
+import { judgeEgress } from './routes/egress.ts';
 import { McpEndpoint } from './routes/mcp.ts';
 import { search as searchRoute } from './routes/search.ts';
 import { pageAction } from './routes/actions.ts';
@@ -301,6 +302,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     .on('DELETE', '/v0/browser/uploads/:name', removeUpload(ctx))
     .on('GET', '/v0/browser/downloads', getDownloads(ctx))
     .on('GET', '/v0/browser/downloads/:name', getDownload(ctx))
+    .on('GET', '/v0/browser/egress', judgeEgress(ctx, egress))
     .on('GET', OPERATOR_KEYS_PATH, operator.list)
     .on('POST', OPERATOR_KEYS_PATH, operator.create)
     .on('GET', `${OPERATOR_KEYS_PATH}/:id`, operator.get)

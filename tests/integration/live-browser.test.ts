@@ -6,6 +6,7 @@ import { decodeFrame, type ClientMessage, type FrameMeta, type ServerMessage } f
 import { FrameSlot } from '#portal/live/frame-slot.ts';
 import { LiveBrowser, type Viewer } from '#portal/live/live-browser.ts';
 import { holdBrowser } from '#portal/service-client/browser.ts';
+import { judgeEgress } from '#portal/service-client/egress.ts';
 import { eventually } from '../helpers/browser.ts';
 import { RawCdp } from '../helpers/cdp.ts';
 import { startPageServer } from '../helpers/pages.ts';
@@ -69,7 +70,7 @@ describe('LiveBrowser: the relay over a real instance', () => {
     service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
     pages = await startPageServer();
     const held = await holdBrowser(service.url, service.createKey().token);
-    live = await LiveBrowser.open(held, { log: pino({ level: 'silent' }) });
+    live = await LiveBrowser.open(held, { log: pino({ level: 'silent' }), judgeEgress: (host) => judgeEgress(service.url, held, host) });
     probe = await RawCdp.connect(held.debuggerUrl, held.headers);
   });
   after(async () => {
@@ -339,20 +340,45 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'navigate', url: `${pages.url}live` });
     await eventually(problem, (x) => x === null);
 
-    // https to a private address: Chromium shows nothing of the proxy's answer; the words still say what is certain.
-    p = await problemAfter('https://10.255.255.1/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    // https to a private address: Chromium shows nothing of the proxy's answer; the service says the policy refused it.
+    await problemAfter('https://10.255.255.1/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    p = await eventually(problem, (x) => /10\.0\.0\.0\/8/.test(x?.detail ?? ''));
     assert.match(p?.title ?? '', /^Blocked: 10\.255\.255\.1 /);
+    assert.match(p?.detail ?? '', /10\.255\.255\.1 is in 10\.0\.0\.0\/8/);
+    assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW=10\.0\.0\.0\/8/);
+    await send('a', { type: 'navigate', url: `${pages.url}live` });
+    await eventually(problem, (x) => x === null);
 
-    // An allowed address where nothing listens.
+    // https to a name that does not resolve from the service's machine (as any public name here,
+    // where there is no way out): the words point at the machine's network, not at BROWSER_EGRESS_ALLOW.
+    const noRoute = /machine of the browser service cannot resolve names on the internet/;
+    await problemAfter('https://nowhere.invalid/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    p = await eventually(problem, (x) => noRoute.test(x?.operator ?? ''));
+    assert.equal(p?.title, 'nowhere.invalid was not found');
+    assert.match(p?.operator ?? '', noRoute);
+    assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW does not help here/);
+    assert.doesNotMatch(p?.operator ?? '', /can allow/);
+
+    // https to an address the policy lets through, where nothing listens: the network failed, not the policy.
+    const closedTls = `https://127.0.0.1:${await closedPort()}/`;
+    await problemAfter(closedTls, 'net::ERR_TUNNEL_CONNECTION_FAILED');
+    p = await eventually(problem, (x) => x?.url === closedTls && /no route to the internet/.test(x.operator ?? ''));
+    assert.match(p?.title ?? '', /^Could not connect to 127\.0\.0\.1:/);
+    assert.match(p?.detail ?? '', /The egress policy lets the browser reach/);
+    assert.doesNotMatch(p?.operator ?? '', /can allow/);
+
+    // An allowed address where nothing listens, over http: the proxy says so itself.
     const closed = new URL(pages.url);
     closed.port = String(await closedPort());
     p = await problemAfter(closed.href, 'egress:unreachable');
     assert.equal(p?.title, `${closed.host} did not answer`);
+    assert.match(p?.operator ?? '', /no route to the internet/);
 
     // A bare name is tried over https, then over http, where the proxy says it does not exist.
     p = await problemAfter('nowhere.invalid/page', 'egress:unresolved');
     assert.equal(p?.url, 'http://nowhere.invalid/page');
     assert.equal(p?.title, 'nowhere.invalid was not found');
+    assert.match(p?.operator ?? '', noRoute);
 
     // data: addresses open, as they do when typed into a desktop browser.
     await send('a', { type: 'navigate', url: 'data:text/html,<title>Made of data</title>' });

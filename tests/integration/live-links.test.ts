@@ -65,6 +65,7 @@ describe('shared links to a live browser', () => {
       onAccessChange: (listener) => data.onAccessChange(listener),
       allowedOrigins: () => [ORIGIN],
       resolveLink: (token) => resolveLiveLink(data, browsers, token),
+      mayTakeControl: async () => false,
       log,
     });
     http = createServer((_req, res) => res.end('ok'));

@@ -43,6 +43,7 @@ describe('live relay with a slow viewer', () => {
       authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
       onAccessChange: () => () => {},
+      mayTakeControl: async () => false,
       allowedOrigins: () => ['http://portal.test'],
       resolveLink: async () => ({ status: 'invalid', link: null }),
       log,

@@ -38,7 +38,7 @@ describe('recordBrowserEvents', () => {
     const log = async () =>
       eventually(
         async () => (await auditLog(data, ann, team.id, {})).events,
-        (events) => events.some((e) => e.action.startsWith('browser.') || e.action === 'control.handed'),
+        (events) => events.some((e) => e.action.startsWith('browser.') || e.action.startsWith('control.')),
       );
     return { data, ann, team, events, ended, log };
   }
@@ -96,7 +96,7 @@ describe('recordBrowserEvents', () => {
   it('files a handover under the person who received control, naming both, and the CSV filtered by that person has it', async () => {
     const { data, events, log, ann, team } = await setUp();
     const bob = await account(data, 'Bob');
-    const handover: ControlHandover = { from: { name: 'Bob', userId: bob.userId }, to: { name: 'Ann', userId: ann.userId } };
+    const handover: ControlHandover = { from: { name: 'Bob', userId: bob.userId }, to: { name: 'Ann', userId: ann.userId }, taken: false };
     events.emit('handover', { id: 'br_1', teamId: team.id, name: 'Nightly' } as TeamBrowser, handover);
     const [event] = (await log()).filter((e) => e.action === 'control.handed');
     assert.equal(event?.actorId, ann.userId);
@@ -107,6 +107,17 @@ describe('recordBrowserEvents', () => {
     csv = '';
     for await (const chunk of auditCsv(data, ann, team.id, { actor: bob.userId })) csv += chunk;
     assert.doesNotMatch(csv, /control\.handed/, 'filed under one person only');
+  });
+
+  it('files control an owner or admin took as taken, under the one who took it', async () => {
+    const { data, events, log, ann, team } = await setUp();
+    const bob = await account(data, 'Bob');
+    const handover: ControlHandover = { from: { name: 'Bob', userId: bob.userId }, to: { name: 'Ann', userId: ann.userId }, taken: true };
+    events.emit('handover', { id: 'br_1', teamId: team.id, name: 'Nightly' } as TeamBrowser, handover);
+    const [event] = (await log()).filter((e) => e.action.startsWith('control.'));
+    assert.equal(event?.action, 'control.taken');
+    assert.equal(event?.actorId, ann.userId);
+    assert.deepEqual(event?.detail, { instance: 'br_1', from: 'Bob', to: 'Ann' });
   });
 
   it('keeps who had control when, by the service browser id, for that team only, and forgets it after a month', async () => {

@@ -37,7 +37,7 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
         {
           teamId: i.teamId,
           actorId: h.to.userId ?? null,
-          action: 'control.handed',
+          action: h.taken ? 'control.taken' : 'control.handed',
           subject: i.name,
           detail: { instance: i.id, from: h.from.name, to: h.to.name },
         },

@@ -60,6 +60,20 @@ describe('ControlState', () => {
     assert.equal(c.decline('a', 'b'), false, 'answered once');
   });
 
+  it('lets a viewer who asked take control without the controller, and no one who did not ask', () => {
+    const c = new ControlState();
+    c.join('a', 'Ada');
+    c.join('b', 'Bob');
+    c.join('w', 'Link', { watchOnly: true });
+    assert.equal(c.take('b'), null, 'Bob has not asked');
+    assert.equal(c.take('w'), null, 'a watch-only viewer never controls');
+    assert.equal(c.take('a'), null, 'Ada has control already');
+    c.request('b');
+    assert.equal(c.take('b'), 'a');
+    assert.equal(c.controllerId, 'b');
+    assert.equal(c.list().find((v) => v.id === 'b')?.requested, false, 'the question is answered');
+  });
+
   it('lets a viewer join without taking control', () => {
     const c = new ControlState();
     c.join('watcher', 'W', { takeControl: false });

@@ -72,6 +72,19 @@ export class ControlState {
     return true;
   }
 
+  /**
+   * `id` takes control without the controller's consent, having asked first (whether `id` may,
+   * a team owner or admin, is the caller's to check). Returns who had it, or null when nothing
+   * changed: `id` did not ask, may only watch, or nobody else had control.
+   */
+  take(id: string): string | null {
+    const v = this.#viewers.get(id);
+    const from = this.#controllerId;
+    if (!v?.requested || v.watchOnly || from === null || from === id) return null;
+    this.#give(id);
+    return from;
+  }
+
   /** The controller gives control up; the first who asked gets it. */
   release(id: string): boolean {
     if (this.#controllerId !== id) return false;

@@ -8,7 +8,7 @@ import type { FrameSlot } from './frame-slot.ts';
 import { planNavigation, worthFallingBack } from './address.ts';
 import { InputQueue, keyEvent, mouseEvent, touchEvent, wheelEvent } from './input.ts';
 import { Screencast, type EncodedFrame } from './screencast.ts';
-import { Tabs, type Viewport } from './tabs.ts';
+import { Tabs, type JudgeEgress, type Viewport } from './tabs.ts';
 
 /** How long a navigation waits for a tab that was just opened to be attached. */
 const ATTACH_WAIT_MS = 5000;
@@ -21,6 +21,8 @@ export type Viewer = {
   userId?: string;
   /** May only watch: never given control, and sends nothing but its hello and pings (a shared watch link). */
   watchOnly?: boolean;
+  /** Whether the viewer may take control without the controller's consent (a team owner or admin), asked at each take. */
+  mayTakeControl?: () => Promise<boolean>;
   send(message: ServerMessage): void;
   frames: FrameSlot;
   /** Bytes queued on the viewer's connection and not yet handed to the network, when known. */
@@ -30,10 +32,11 @@ export type Viewer = {
 export type ViewerStats = { id: string; name: string; sent: number; dropped: number; waitingBytes: number; bufferedBytes: number | null };
 
 /** `emulate: false`: leave the pages' viewport as their owner set it (a script's browser the portal only watches). */
-export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport; emulate?: boolean };
+/** `judgeEgress`: how the service's egress proxy judges a host, to explain a failed secure connection. */
+export type LiveOptions = { log: Logger; jpegQuality?: number; viewport?: Viewport; emulate?: boolean; judgeEgress?: JudgeEgress };
 export type LiveEnd = { reason: string; message: string };
-/** Who held control before and after a change between two people. */
-export type ControlHandover = { from: ControlHolder; to: ControlHolder };
+/** Who held control before and after a change between two people; `taken`: without the holder's consent. */
+export type ControlHandover = { from: ControlHolder; to: ControlHolder; taken: boolean };
 export type ControlHolder = { name: string; userId?: string };
 
 const COPY_SELECTION = `(() => {
@@ -71,13 +74,15 @@ export class LiveBrowser extends EventEmitter<{
   #stateQueued = false;
   /** The controller as of the last state sent, to tell a handover from a first take. */
   #lastController: ControlHolder | null = null;
+  /** Control was taken since the last state sent, not handed over. */
+  #taken = false;
 
   private constructor(held: HeldBrowser, cdp: CdpConnection, opts: LiveOptions) {
     super();
     this.held = held;
     this.#cdp = cdp;
     this.#viewport = { mode: 'fixed', ...(opts.viewport ?? { width: 1280, height: 720 }) };
-    this.#tabs = new Tabs(cdp, this.#viewport, { emulate: opts.emulate });
+    this.#tabs = new Tabs(cdp, this.#viewport, { emulate: opts.emulate, judgeEgress: opts.judgeEgress });
     this.#screencast = new Screencast(this.#tabs, {
       quality: opts.jpegQuality ?? 70,
       log: opts.log,
@@ -267,9 +272,27 @@ export class LiveBrowser extends EventEmitter<{
             break;
           case 'release':
             this.control.release(viewerId);
+            break;
+          case 'take':
+            return this.#take(viewer);
         }
         return this.#queueState();
     }
+  }
+
+  /**
+   * An owner or admin who asked takes control at once; whoever had it is told who took it. The role
+   * is asked of the team's records now, not taken from the page, so a forged take is refused.
+   */
+  async #take(viewer: Viewer): Promise<void> {
+    const refuse = (message: string) => viewer.send({ type: 'error', code: 'not-in-control', message });
+    if (!(await viewer.mayTakeControl?.().catch(() => false))) return refuse('only team owners and admins can take control');
+    if (this.#ended || !this.#viewers.has(viewer.id)) return;
+    const from = this.control.take(viewer.id);
+    if (from === null) return refuse('ask for control first; it can be taken only from someone else who has it');
+    this.#taken = true;
+    this.#viewers.get(from)?.send({ type: 'taken', by: viewer.name });
+    this.#queueState();
   }
 
   /** End the instance: release /start (the service then ends the browser). */
@@ -344,10 +367,12 @@ export class LiveBrowser extends EventEmitter<{
     const viewer = id ? this.#viewers.get(id) : undefined;
     const now: ControlHolder | null = viewer ? { name: viewer.name, userId: viewer.userId } : null;
     const before = this.#lastController;
+    const taken = this.#taken;
+    this.#taken = false;
     if (before?.userId === now?.userId && before?.name === now?.name) return;
     this.#lastController = now;
     this.emit('controller', now);
-    if (before && now) this.emit('handover', { from: before, to: now });
+    if (before && now) this.emit('handover', { from: before, to: now, taken });
   }
 
   #onDialog(tabId: string, info: DialogInfo | null): void {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { egressProblem, egressProblemOf, navigationProblem } from './page-problem.ts';
+import { egressProblem, egressProblemOf, navigationProblem, tunnelProblem } from './page-problem.ts';
 
 describe('navigationProblem', () => {
   it('says nothing of a cancelled navigation', () => {
@@ -28,8 +28,40 @@ describe('navigationProblem', () => {
     const p = navigationProblem('https://nowhere.example/', 'net::ERR_TUNNEL_CONNECTION_FAILED');
     assert.equal(p?.title, 'Could not connect to nowhere.example');
     assert.match(p?.detail ?? '', /name may not exist.*not answer.*private or reserved/);
-    assert.match(p?.operator ?? '', /BROWSER_EGRESS_ALLOW/);
+    assert.match(p?.operator ?? '', /no route to the internet.*BROWSER_EGRESS_ALLOW/);
     assert.doesNotMatch(`${p?.title} ${p?.detail}`, /ERR_/);
+  });
+
+  it("words a failed tunnel by the service's judgement: the policy names BROWSER_EGRESS_ALLOW, the network does not", () => {
+    const code = 'net::ERR_TUNNEL_CONNECTION_FAILED';
+    const denied = tunnelProblem('https://intranet.test/', code, {
+      host: 'intranet.test',
+      verdict: 'denied-address',
+      detail: '10.1.2.3 is in 10.0.0.0/8 (private-use)',
+    });
+    assert.equal(denied.code, code);
+    assert.equal(denied.title, 'Blocked: intranet.test is a private or reserved address');
+    assert.match(denied.operator ?? '', /can allow its address or range with BROWSER_EGRESS_ALLOW/);
+
+    const unresolved = tunnelProblem('https://example.com/', code, {
+      host: 'example.com',
+      verdict: 'unresolved',
+      detail: 'did not resolve (EAI_AGAIN)',
+    });
+    assert.equal(unresolved.title, 'example.com was not found');
+    assert.match(unresolved.operator ?? '', /cannot resolve names on the internet.*BROWSER_EGRESS_ALLOW does not help here/);
+
+    const allowed = tunnelProblem('https://93.184.215.14/', code, { host: '93.184.215.14', verdict: 'allowed', detail: '93.184.215.14' });
+    assert.equal(allowed.title, 'Could not connect to 93.184.215.14');
+    assert.match(allowed.operator ?? '', /no route to the internet.*BROWSER_EGRESS_ALLOW does not help here/);
+
+    const proxied = tunnelProblem('https://example.com/', code, {
+      host: 'example.com',
+      verdict: 'through-proxy',
+      detail: 'your proxy failed: it refused the login',
+    });
+    assert.match(proxied.detail, /your proxy failed: it refused the login/);
+    assert.equal(proxied.operator, null);
   });
 
   it('words the common failures and keeps the code for the curious', () => {
@@ -65,7 +97,8 @@ describe('egressProblem', () => {
 
   it('tells a name that does not exist from a site that does not answer', () => {
     assert.equal(egressProblem('http://nope.test/', 'unresolved', '').title, 'nope.test was not found');
-    assert.equal(egressProblem('http://nope.test/', 'unresolved', '').operator, null);
+    assert.match(egressProblem('http://nope.test/', 'unresolved', '').operator ?? '', /cannot resolve names on the internet/);
+    assert.doesNotMatch(egressProblem('http://up.test:81/', 'unreachable', '').operator ?? '', /can allow/);
     assert.equal(egressProblem('http://up.test:81/', 'unreachable', 'connection refused').title, 'up.test:81 did not answer');
   });
 

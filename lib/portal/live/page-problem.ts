@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { EgressJudgement } from '#shared/protocol/egress.ts';
 import type { PageProblem } from '../protocol/live.ts';
 
 /**
@@ -24,6 +25,17 @@ export type EgressReason = (typeof EGRESS_REASONS)[number];
 const ALLOW_HINT = (host: string) =>
   `If ${host} is on a network you trust, the operator of the browser service can allow its address or range with BROWSER_EGRESS_ALLOW (for example BROWSER_EGRESS_ALLOW=10.0.0.0/8).`;
 
+/**
+ * For a public host the service could not resolve or reach, the policy is not the cause and
+ * BROWSER_EGRESS_ALLOW would not help: the service's own network may have no way out.
+ */
+const NO_ROUTE_HINT = {
+  unresolved:
+    'If names that exist are not found either, the machine of the browser service cannot resolve names on the internet: check its DNS and network, or send the browsers out through an upstream proxy (X-Browser-Proxy). BROWSER_EGRESS_ALLOW does not help here.',
+  unreachable:
+    'If no site answers, the machine of the browser service has no route to the internet: check its network, firewall or upstream proxy. BROWSER_EGRESS_ALLOW does not help here: it only opens private and reserved addresses.',
+};
+
 /** The proxy's own answer, from its headers. `detail` is the proxy's account (which address, which range). */
 export function egressProblem(url: string, reason: EgressReason, detail: string): PageProblem {
   const host = hostOf(url);
@@ -45,7 +57,7 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         code: 'egress:unresolved',
         title: `${host} was not found`,
         detail: `Its name does not resolve to any address${aside}. Check the spelling.`,
-        operator: null,
+        operator: NO_ROUTE_HINT.unresolved,
       };
     case 'unreachable':
       return {
@@ -53,7 +65,7 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         code: 'egress:unreachable',
         title: `${host} did not answer`,
         detail: `The browser service found ${host} but could not connect to it${aside}: the site may be down, or not accept connections on that port.`,
-        operator: null,
+        operator: NO_ROUTE_HINT.unreachable,
       };
     case 'proxy-denied':
       return {
@@ -86,6 +98,40 @@ export function egressProblem(url: string, reason: EgressReason, detail: string)
         code: 'egress:proxy-unreachable',
         title: 'Your proxy did not answer',
         detail: `The browser service could not connect to the proxy named in X-Browser-Proxy${aside}: it may be down, or not listen on that port.`,
+        operator: null,
+      };
+  }
+}
+
+/** Chromium's words for a connection its proxy would not open: the proxy's reason is not among them. */
+export const isTunnelFailure = (code: string): boolean =>
+  code === 'net::ERR_TUNNEL_CONNECTION_FAILED' || code === 'net::ERR_PROXY_CONNECTION_FAILED';
+
+/**
+ * A failed secure connection, once the service has said how its egress proxy judges the host
+ * (lib/portal/service-client/egress.ts): refused by the policy, a name that does not resolve, or
+ * allowed, so that the network failed. `code` stays Chromium's.
+ */
+export function tunnelProblem(url: string, code: string, judged: EgressJudgement): PageProblem {
+  const host = hostOf(url);
+  switch (judged.verdict) {
+    case 'denied-address':
+    case 'unresolved':
+      return { ...egressProblem(url, judged.verdict, judged.detail), code };
+    case 'allowed':
+      return {
+        url,
+        code,
+        title: `Could not connect to ${host}`,
+        detail: `The egress policy lets the browser reach ${host} (${judged.detail}), but the browser service could not connect to it: the site may be down, not accept connections on that port, or be out of the service's reach.`,
+        operator: NO_ROUTE_HINT.unreachable,
+      };
+    case 'through-proxy':
+      return {
+        url,
+        code,
+        title: `Could not connect to ${host}`,
+        detail: `The connection through the proxy named in X-Browser-Proxy failed: ${judged.detail}.`,
         operator: null,
       };
   }
@@ -129,7 +175,8 @@ export function navigationProblem(url: string, errorText: string): PageProblem |
       return problem(
         `Could not connect to ${host}`,
         `The browser service could not open a connection to ${host}: its name may not exist, the site may not answer, or it points to a private or reserved address, which remote browsers may not reach.`,
-        ALLOW_HINT(host),
+        // The service did not say which (lib/portal/live/tabs.ts asks it): both remedies.
+        `If no site can be reached, the machine of the browser service has no route to the internet: check its network, firewall or upstream proxy. ${ALLOW_HINT(host)}`,
       );
     case 'net::ERR_NAME_NOT_RESOLVED':
       return problem(`${host} was not found`, 'Its name does not resolve to any address. Check the spelling.');

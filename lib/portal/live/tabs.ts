@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol/types/protocol.js';
 import type { CdpConnection, CdpSession } from '#shared/cdp/client.ts';
+import type { EgressJudgement } from '#shared/protocol/egress.ts';
 import type { DialogInfo, PageProblem, TabInfo } from '../protocol/live.ts';
-import { egressProblemOf, navigationProblem } from './page-problem.ts';
+import { egressProblemOf, isTunnelFailure, navigationProblem, tunnelProblem } from './page-problem.ts';
 
 type Tab = {
   id: string;
@@ -19,6 +20,9 @@ type Tab = {
 
 /** How many main-frame navigations of one tab are followed at once (redirect chains, quick retypes). */
 const MAX_NAVIGATIONS = 16;
+
+/** How the service's egress proxy judges a host (lib/portal/service-client/egress.ts); null when it did not say. */
+export type JudgeEgress = (host: string) => Promise<EgressJudgement | null>;
 
 /** The remote pages' size in CSS pixels; `mobile`: emulate a phone (its viewport rules and a touch screen). */
 export type Viewport = { width: number; height: number; mobile?: boolean };
@@ -40,14 +44,16 @@ export class Tabs extends EventEmitter<{
   #viewport: Viewport;
   /** Whether the viewport is the portal's to set (false: a script's browser keeps its own). */
   readonly #emulate: boolean;
+  readonly #judgeEgress: JudgeEgress | null;
   #clock = 0;
   #poll: NodeJS.Timeout | null = null;
 
-  constructor(cdp: CdpConnection, viewport: Viewport, opts: { emulate?: boolean } = {}) {
+  constructor(cdp: CdpConnection, viewport: Viewport, opts: { emulate?: boolean; judgeEgress?: JudgeEgress } = {}) {
     super();
     this.#cdp = cdp;
     this.#viewport = viewport;
     this.#emulate = opts.emulate !== false;
+    this.#judgeEgress = opts.judgeEgress ?? null;
     cdp.once('close', () => this.stopPolling());
   }
 
@@ -233,8 +239,7 @@ export class Tabs extends EventEmitter<{
       const url = follow.get(requestId);
       if (url === undefined) return;
       follow.delete(requestId);
-      const problem = canceled ? null : navigationProblem(url, errorText);
-      if (problem) this.#setProblem(tab, requestId, problem);
+      if (!canceled) this.#failed(tab, requestId, url, errorText);
     });
     session.on('Page.frameNavigated', ({ frame }) => {
       if (frame.parentId || frame.url.startsWith('chrome-error:') || tab.problem?.loaderId === frame.loaderId) return;
@@ -249,8 +254,24 @@ export class Tabs extends EventEmitter<{
   /** A navigation of this tab failed before the browser said so on the network (a blocked address). */
   noteFailure(tabId: string, url: string, errorText: string): void {
     const tab = this.#tabs.get(tabId);
+    if (tab && tab.problem?.info.url !== url) this.#failed(tab, '', url, errorText);
+  }
+
+  /**
+   * Say why a navigation failed. A secure connection the egress proxy did not open is first told
+   * in the words Chromium's error allows, then, once the service has said how its proxy judges the
+   * host, in the words that fit: the policy (BROWSER_EGRESS_ALLOW), or the network.
+   */
+  #failed(tab: Tab, loaderId: string, url: string, errorText: string): void {
     const problem = navigationProblem(url, errorText);
-    if (tab && problem && tab.problem?.info.url !== url) this.#setProblem(tab, '', problem);
+    if (!problem) return;
+    this.#setProblem(tab, loaderId, problem);
+    const host = hostnameOf(url);
+    if (!this.#judgeEgress || !host || !isTunnelFailure(problem.code)) return;
+    void this.#judgeEgress(host).then((judged) => {
+      // A later navigation has said something else meanwhile: leave it.
+      if (judged && tab.problem?.info === problem) this.#setProblem(tab, loaderId, tunnelProblem(url, problem.code, judged));
+    });
   }
 
   #setProblem(tab: Tab, loaderId: string, problem: PageProblem | null): void {
@@ -299,4 +320,12 @@ export class Tabs extends EventEmitter<{
  */
 export function isTab(info: Pick<Protocol.Target.TargetInfo, 'type' | 'url'>): boolean {
   return info.type === 'page' && !/^chrome:\/\/[^/]+\.top-chrome\//.test(info.url);
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { BadRequest, DomainError, ServiceUnavailable, TooManyRequests } from '#shared/errors.ts';
 import { Conflict } from '../errors.ts';
 import { attachBrowser, holdBrowser, StartCancelled, StartRefused, type HoldOptions } from '../service-client/browser.ts';
+import { judgeEgress } from '../service-client/egress.ts';
 import { LiveBrowser, type ControlHandover, type ControlHolder, type LiveEnd } from './live-browser.ts';
 
 export type Starter = { userId: string; name: string };
@@ -152,7 +153,7 @@ export class TeamBrowsers extends EventEmitter<{
         },
       );
       try {
-        live = await LiveBrowser.open(held, { log: this.#opts.log });
+        live = await LiveBrowser.open(held, { log: this.#opts.log, judgeEgress: (host) => judgeEgress(this.#opts.serviceUrl, held, host) });
       } catch (err) {
         held.release();
         throw err;
@@ -211,7 +212,11 @@ export class TeamBrowsers extends EventEmitter<{
     if (!held) return null;
     let live: LiveBrowser;
     try {
-      live = await LiveBrowser.open(held, { log: this.#opts.log, emulate: false });
+      live = await LiveBrowser.open(held, {
+        log: this.#opts.log,
+        emulate: false,
+        judgeEgress: (host) => judgeEgress(this.#opts.serviceUrl, held, host),
+      });
     } catch (err) {
       held.release();
       throw err;

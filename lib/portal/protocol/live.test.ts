@@ -10,6 +10,13 @@ describe('live protocol', () => {
     assert.ok(parseClientMessage('{"type":"control","action":"grant","viewerId":"v1"}').ok);
   });
 
+  it('takes a take of control without a viewer to name, and refuses an action it does not know', () => {
+    const take = parseClientMessage('{"type":"control","action":"take"}');
+    assert.ok(take.ok);
+    assert.deepEqual(take.message, { type: 'control', action: 'take' });
+    assert.equal(parseClientMessage('{"type":"control","action":"seize"}').ok, false);
+  });
+
   it('takes a phone’s viewport with its mobile flag, a desktop one without, and refuses a flag that is not true or false', () => {
     const phone = parseClientMessage(JSON.stringify({ type: 'viewport', mode: 'follow', width: 390, height: 700, mobile: true }));
     assert.ok(phone.ok);

@@ -90,13 +90,17 @@ export const clientMessage = z.discriminatedUnion('type', [
     mobile: z.boolean().default(false),
   }),
   z.discriminatedUnion('action', [
-    // Ask for control, take the question back, or give control up.
-    z.object({ type: z.literal('control'), action: z.enum(['request', 'withdraw', 'release']) }),
+    // Ask for control, take the question back, or give control up; or, for a team owner or admin
+    // whose question went unanswered, take control without the controller's consent (decision 0030).
+    z.object({ type: z.literal('control'), action: z.enum(['request', 'withdraw', 'release', 'take']) }),
     // The viewer in control answers a question: hand over, or say no.
     z.object({ type: z.literal('control'), action: z.enum(['grant', 'decline']), viewerId: z.string().min(1).max(64) }),
   ]),
   z.object({ type: z.literal('ping'), t: z.number().finite() }),
 ]);
+
+/** How long an owner's or admin's question for control goes unanswered before the page offers to take it. */
+export const TAKE_CONTROL_AFTER_MS = 10_000;
 
 export type ClientMessage = z.infer<typeof clientMessage>;
 /** What a client may send: defaults may be left out. */
@@ -144,6 +148,8 @@ export type ServerMessage =
   | { type: 'insecure'; url: string }
   /** The viewer in control said no to this viewer's question. */
   | { type: 'declined'; by: string }
+  /** A team owner or admin, named, took control from this viewer without asking it. */
+  | { type: 'taken'; by: string }
   | { type: 'pong'; t: number }
   | { type: 'error'; code: LiveErrorCode; message: string }
   | { type: 'ended'; reason: string; message: string };

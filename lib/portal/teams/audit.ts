@@ -44,7 +44,7 @@ export const AUDIT_ACTIONS = {
     'link.created': 'Shared a link to browser',
     'link.revoked': 'Revoked a link to browser',
   },
-  control: { 'control.handed': 'Control of browser passed' },
+  control: { 'control.handed': 'Control of browser passed', 'control.taken': 'Took control of browser' },
 } as const satisfies Record<string, Record<string, string>>;
 
 export type AuditKind = keyof typeof AUDIT_ACTIONS;
@@ -89,6 +89,7 @@ export function describeDetail(e: Pick<AuditEvent, 'action' | 'detail'>): string
     case 'team.recording_off':
       return `${Number(d.keys)} key${d.keys === 1 ? '' : 's'} changed${d.elsewhere ? `, ${Number(d.elsewhere)} added from elsewhere left as they are` : ''}`;
     case 'control.handed':
+    case 'control.taken':
       return `${String(d.from)} → ${String(d.to)}`;
     case 'link.created':
       return `“${String(d.label)}”, ${d.mode === 'control' ? 'watch and control' : 'watch only'}, until ${new Date(Number(d.expiresAt)).toISOString()}`;

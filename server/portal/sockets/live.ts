@@ -33,6 +33,8 @@ export type LiveSocketDeps = SocketAuth & {
   browsers: BrowserDirectory;
   /** Trust between portal nodes and the way to reach them; null in a single process. */
   cluster: Pick<PortalCluster, 'auth' | 'client'> | null;
+  /** Whether a user is an owner or admin of a team now, who may take control without asking twice. */
+  mayTakeControl: (userId: string, teamId: string) => Promise<boolean>;
   /** What a shared link's token opens now (lib/portal/live/links.ts). */
   resolveLink: (token: string) => Promise<LinkState>;
   log: Logger;
@@ -222,6 +224,8 @@ export class LiveSockets {
       userId: guest.userId,
       watchOnly: guest.watchOnly,
       send,
+      // A link's guest has no role in the team: never. Anyone else's role is looked up at the take.
+      mayTakeControl: guest.userId === undefined ? undefined : () => this.#deps.mayTakeControl(guest.userId!, instance.teamId),
       frames: new FrameSlot({
         send: (data, done) => (ws.readyState === ws.OPEN ? ws.send(data, { binary: true }, done) : done(new Error('closed'))),
       }),

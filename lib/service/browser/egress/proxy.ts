@@ -209,17 +209,28 @@ export class EgressProxy {
   }
 
   /**
+   * How the policy judges `host` now, as the proxy would on a connection to it: its address refused
+   * (which address and why), a name that does not resolve, or allowed (with the address it would use).
+   */
+  async judge(host: string): Promise<{ verdict: 'allowed' | 'denied-address' | 'unresolved'; detail: string }> {
+    try {
+      return { verdict: 'allowed', detail: await this.pick(host) };
+    } catch (err) {
+      if (!(err instanceof EgressDenied)) throw err;
+      return err.reason === 'unresolved'
+        ? { verdict: 'unresolved', detail: err.detail }
+        : { verdict: 'denied-address', detail: err.detail };
+    }
+  }
+
+  /**
    * Why a browser's connection to `host` failed, in words, judged as the proxy judges it: refused
    * by the policy (which address and why), a name that does not resolve, or a site that did not answer.
    */
   async explain(host: string): Promise<string> {
-    try {
-      const address = await this.pick(host);
-      return `${host} (${address}) did not answer`;
-    } catch (err) {
-      if (!(err instanceof EgressDenied)) throw err;
-      return err.reason === 'unresolved' ? `${host} ${err.detail}` : `refused by the egress policy: ${err.detail}`;
-    }
+    const { verdict, detail } = await this.judge(host);
+    if (verdict === 'allowed') return `${host} (${detail}) did not answer`;
+    return verdict === 'unresolved' ? `${host} ${detail}` : `refused by the egress policy: ${detail}`;
   }
 
   /**

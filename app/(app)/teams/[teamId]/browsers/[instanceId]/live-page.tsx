@@ -15,6 +15,7 @@ export function LiveBrowserPanel({
   me,
   mode,
   canStop,
+  canTakeControl,
   attached,
   heading,
   rename,
@@ -26,6 +27,8 @@ export function LiveBrowserPanel({
   me: string;
   mode: JoinMode;
   canStop: boolean;
+  /** A team owner or admin, who may take control when a question goes unanswered. */
+  canTakeControl: boolean;
   /** A script's browser the portal watches: stopping it ends it for the script. */
   attached: boolean;
   heading: ReactNode;
@@ -57,7 +60,13 @@ export function LiveBrowserPanel({
           )}
         </div>
       </div>
-      <LiveView target={{ kind: 'member', teamId, instanceId }} name={name} mode={mode} onOthers={setOthers} />
+      <LiveView
+        target={{ kind: 'member', teamId, instanceId }}
+        name={name}
+        mode={mode}
+        mayTakeControl={canTakeControl}
+        onOthers={setOthers}
+      />
     </>
   );
 }

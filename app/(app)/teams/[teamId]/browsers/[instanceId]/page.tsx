@@ -2,7 +2,7 @@ import { asDomainError } from '#portal/errors.ts';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation.js';
 import { getBrowser } from '#portal/live/browsers.ts';
-import { requireTeam } from '#app/_lib/team-page.ts';
+import { canManage, requireTeam } from '#app/_lib/team-page.ts';
 import type { JoinMode } from '#app/_live/live-view.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { RenameBrowser } from './rename.tsx';
@@ -39,6 +39,7 @@ export default async function LiveBrowserPage({
         me={actor.userId}
         mode={mode}
         canStop={browser.canStop}
+        canTakeControl={canManage(team)}
         attached={browser.attached}
         rename={<RenameBrowser teamId={team.id} instanceId={browser.id} name={browser.name} />}
         heading={
