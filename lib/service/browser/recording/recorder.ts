@@ -1,4 +1,5 @@
 import type { Chromium } from '../chromium.ts';
+import { EGRESS_HEADER_PREFIX, refusalInWords } from '../egress/refusal.ts';
 import type { RecordingWriter } from './writer.ts';
 
 export type RecorderOptions = {
@@ -54,7 +55,7 @@ export class Recorder {
   readonly #sessions = new Map<string, string>();
   readonly #requests = new Map<string, Request>();
   /** Tab → why its last page failed to load (the document request's net error), until its error page commits. */
-  readonly #failedLoads = new Map<string, { url: string; error: string }>();
+  readonly #failedLoads = new Map<string, { url: string; error: string; reason?: string }>();
   #screenSession: string | null = null;
   #lastFrameAt = -Infinity;
   /** The newest frame not yet kept, base64 as it came. */
@@ -164,7 +165,13 @@ export class Recorder {
         const frame = p.frame as { parentId?: string; url: string; urlFragment?: string; unreachableUrl?: string };
         if (frame.parentId) return;
         if (frame.unreachableUrl) this.#failedNavigation(tab, frame.unreachableUrl);
-        else this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? '') });
+        else {
+          // A page the egress proxy answered in the site's place is recorded as one that failed.
+          const refused = this.#failedLoads.get(tab);
+          this.#failedLoads.delete(tab);
+          const failed = refused?.url === frame.url ? { failed: refused.error, reason: refused.reason } : {};
+          this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? ''), ...failed });
+        }
         if (sessionId === this.#screenSession) this.#settleSoon(sessionId);
         return;
       }
@@ -197,8 +204,16 @@ export class Recorder {
       }
       case 'Network.responseReceived': {
         const r = this.#requests.get(String(p.requestId));
-        const response = p.response as { status: number; mimeType: string };
+        const response = p.response as { status: number; mimeType: string; headers?: Record<string, string> };
         if (r) Object.assign(r, { status: response.status, mimeType: response.mimeType });
+        // The egress proxy's own answer in a plain-http site's place (only there is it the proxy's:
+        // it removes such headers from what it forwards, and cannot see into https).
+        const refusal = r?.page && r.url.startsWith('http:') ? header(response.headers, EGRESS_HEADER_PREFIX) : undefined;
+        if (r && refusal) {
+          const detail = header(response.headers, `${EGRESS_HEADER_PREFIX}-detail`);
+          const reason = `${refusalInWords(refusal)}${detail ? ` (${detail})` : ''}`;
+          this.#failedLoads.set(tab, { url: r.url, error: `egress: ${refusal}`, reason });
+        }
         return;
       }
       case 'Network.loadingFinished':
@@ -346,6 +361,12 @@ function argsText(args: RemoteObject[] = []): string {
           : (a.unserializableValue ?? a.description ?? a.type),
     )
     .join(' ');
+}
+
+/** A response header by its lower-case name, whatever case the answer used. */
+function header(headers: Record<string, string> = {}, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
 }
 
 function hostOf(url: string): string | null {
