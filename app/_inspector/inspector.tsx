@@ -30,6 +30,8 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
   const [needle, setNeedle] = useState('');
   const [badOnly, setBadOnly] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  /** The row last clicked, and the moment it went to: it stays the current row while the screen is there. */
+  const [picked, setPicked] = useState<{ seq: number; t: number } | null>(null);
   const lastSeq = useRef(0);
 
   // Load, then follow a live session by asking only for what came after.
@@ -107,7 +109,7 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
 
   if (error && !meta) return <p role="alert">{error}</p>;
   if (!meta) return <p role="status">Loading the recording…</p>;
-  const current = currentRow(shown, t);
+  const current = (picked?.t === t ? shown.find((r) => r.seq === picked.seq) : undefined) ?? currentRow(shown, t);
   return (
     <div className="inspector">
       {/* The key and the start are in the page's heading; the end here, in the portal's one date format. */}
@@ -186,7 +188,15 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
           {shown.length === 0 && <li className="muted">Nothing here{needle || badOnly ? ' for this filter' : ''}.</li>}
           {shown.map((r) => (
             <li key={r.seq} data-bad={r.bad || undefined} data-future={r.t > t || undefined} data-current={r === current || undefined}>
-              <button type="button" onClick={() => seek(r.t)} aria-label={`Go to ${clock(r.t)}: ${r.text}`}>
+              <button
+                type="button"
+                onClick={() => {
+                  // To the row's moment, or to the first frame of its page when the screen had not shown that page yet.
+                  seek(r.seekTo);
+                  setPicked({ seq: r.seq, t: Math.max(0, r.seekTo) });
+                }}
+                aria-label={`Go to ${clock(r.t)}: ${r.text}`}
+              >
                 <span className="inspector-at">{clock(r.t)}</span>
                 <span className="inspector-text">{r.text}</span>
                 <span className="inspector-note">{r.note}</span>

@@ -5,7 +5,7 @@ import type { ControlSpan } from '#portal/inspector/recordings.ts';
  * What the inspector makes of a recording's events (docs/api.md, section 6): the frames to show at
  * each moment, the marks on the scrubber, and the rows of its panels.
  */
-export type Frame = { t: number; offset: number; length: number };
+export type Frame = { t: number; offset: number; length: number; tab?: string };
 export type Mark = { t: number; kind: 'navigation' | 'error' | 'control' };
 export type Row = {
   seq: number;
@@ -16,10 +16,18 @@ export type Row = {
   text: string;
   /** Shown beside the text: a level, a status, a duration. */
   note: string;
+  /**
+   * Where a click on the row goes: its moment, or, when the frame last taken by then still shows
+   * the page before the row's own (a page's first frame comes after its first events), that page's
+   * first frame.
+   */
+  seekTo: number;
 };
 
 export function framesOf(events: readonly RecordingEvent[]): Frame[] {
-  return events.filter((e) => e.type === 'frame').map((e) => ({ t: e.t, offset: Number(e.offset), length: Number(e.length) }));
+  return events
+    .filter((e) => e.type === 'frame')
+    .map((e) => ({ t: e.t, offset: Number(e.offset), length: Number(e.length), ...(typeof e.tab === 'string' ? { tab: e.tab } : {}) }));
 }
 
 /** The frame on screen at `t`: the last one taken at or before it (the first, before any). */
@@ -35,13 +43,32 @@ export function frameAt(frames: readonly Frame[], t: number): Frame | null {
   return frames[Math.max(0, found)] ?? null;
 }
 
+/**
+ * The moment to show for an event at `t` in `tab`: `t` itself, unless the frame on screen then was
+ * taken before the tab's page of that moment opened (at `opened`); then the first frame of the tab
+ * taken since (none yet: `t`).
+ */
+function momentOf(frames: readonly Frame[], t: number, opened: number | undefined, tab: string | undefined): number {
+  if (opened === undefined) return t;
+  const shown = frameAt(frames, t);
+  if (!shown || shown.t >= opened) return t;
+  const first = frames.find((f) => f.t >= opened && (tab === undefined || f.tab === undefined || f.tab === tab));
+  return first ? Math.max(first.t, t) : t;
+}
+
+/** When the page of `tab` at `t` opened: the last navigation to a new page at or before it. */
+function openedAt(navigations: ReadonlyMap<string, number[]>, tab: unknown, t: number): number | undefined {
+  const times = typeof tab === 'string' ? navigations.get(tab) : undefined;
+  return times?.findLast((n) => n <= t);
+}
+
 /** A request that failed or was answered 400 or more; a canceled one (the page left, a download took over) is not. */
 const isBadRequest = (e: RecordingEvent) => e.type === 'request' && ((Boolean(e.failed) && !e.canceled) || Number(e.status) >= 400);
 
 export function marksOf(events: readonly RecordingEvent[], control: readonly ControlSpan[] = []): Mark[] {
   const marks: Mark[] = control.map((c) => ({ t: c.t, kind: 'control' }));
   for (const e of events) {
-    if (e.type === 'navigation' && !e.sameDocument) marks.push({ t: e.t, kind: 'navigation' });
+    if (e.type === 'navigation' && !e.sameDocument) marks.push({ t: e.t, kind: e.failed ? 'error' : 'navigation' });
     else if (e.type === 'error' || (e.type === 'console' && e.level === 'error') || isBadRequest(e)) marks.push({ t: e.t, kind: 'error' });
   }
   return marks;
@@ -62,10 +89,21 @@ export function rowsOf(events: readonly RecordingEvent[], control: readonly Cont
           ? `${c.name} took over control`
           : `${c.name} has control`,
     note: 'control',
+    seekTo: c.t,
   }));
+  const frames = framesOf(events);
+  const navigations = new Map<string, number[]>();
+  for (const e of events) {
+    if (e.type !== 'navigation' || e.sameDocument || typeof e.tab !== 'string') continue;
+    navigations.set(e.tab, [...(navigations.get(e.tab) ?? []), e.t]);
+  }
+  const add = (e: RecordingEvent, row: Omit<Row, 'seekTo'>) => {
+    const tab = typeof e.tab === 'string' ? e.tab : undefined;
+    rows.push({ ...row, seekTo: momentOf(frames, row.t, openedAt(navigations, tab, row.t), tab) });
+  };
   for (const e of events) {
     if (e.type === 'console') {
-      rows.push({
+      add(e, {
         seq: e.seq,
         t: e.t,
         panel: 'console',
@@ -74,11 +112,15 @@ export function rowsOf(events: readonly RecordingEvent[], control: readonly Cont
         note: String(e.level ?? 'log'),
       });
     } else if (e.type === 'error') {
-      rows.push({ seq: e.seq, t: e.t, panel: 'console', bad: true, text: String(e.text ?? ''), note: 'uncaught' });
+      add(e, { seq: e.seq, t: e.t, panel: 'console', bad: true, text: String(e.text ?? ''), note: 'uncaught' });
+    } else if (e.type === 'navigation' && !e.sameDocument && e.failed) {
+      // A page that did not load: the address asked for, and why (the net error, or the egress proxy's words).
+      const why = String(e.reason ?? String(e.failed).replace(/^net::/, ''));
+      add(e, { seq: e.seq, t: e.t, panel: 'console', bad: true, text: `Could not open ${String(e.url)}: ${why}`, note: 'page' });
     } else if (e.type === 'navigation' && !e.sameDocument) {
-      rows.push({ seq: e.seq, t: e.t, panel: 'console', bad: false, text: `Navigated to ${String(e.url)}`, note: 'page' });
+      add(e, { seq: e.seq, t: e.t, panel: 'console', bad: false, text: `Navigated to ${String(e.url)}`, note: 'page' });
     } else if (e.type === 'dialog') {
-      rows.push({
+      add(e, {
         seq: e.seq,
         t: e.t,
         panel: 'console',
@@ -87,7 +129,7 @@ export function rowsOf(events: readonly RecordingEvent[], control: readonly Cont
         note: 'dialog',
       });
     } else if (e.type === 'download') {
-      rows.push({
+      add(e, {
         seq: e.seq,
         t: e.t,
         panel: 'console',
@@ -99,7 +141,7 @@ export function rowsOf(events: readonly RecordingEvent[], control: readonly Cont
       // A request is placed where it began, so clicking it shows the screen as it was sent.
       const start = typeof e.start === 'number' ? e.start : e.t;
       const outcome = e.canceled ? 'canceled' : e.failed ? String(e.failed).replace(/^net::/, '') : String(e.status ?? '');
-      rows.push({
+      add(e, {
         seq: e.seq,
         t: start,
         panel: 'network',

@@ -164,7 +164,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     recordingRetentionMs: config.recording.retentionMs,
     maxEndedPerKey: HISTORY_PER_KEY,
   });
-  const recordings = new Recordings({ ...config.recording, history, log: log.child({ part: 'recording' }) });
+  const recordings = new Recordings({
+    ...config.recording,
+    history,
+    log: log.child({ part: 'recording' }),
+    explainUnreachable: (host) => egress.explain(host),
+  });
   // Several nodes (REDIS_URL): the registry is made once this node listens (it says where it is
   // reached); browsers start only after that, and their keys' limits are counted there.
   let registry: ClusterRegistry | null = null;

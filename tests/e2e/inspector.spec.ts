@@ -18,8 +18,8 @@ test.afterAll(async () => {
   await pages.close();
 });
 
-/** A script's session: /start, then Playwright over CDP, three pages, a console error and a failed request. */
-async function scriptedSession(token: string, third?: string): Promise<{ id: string; broken: string }> {
+/** A script's session: /start, then Playwright over CDP, three pages, a console error and a failed request (or `third`, which may not load). */
+async function scriptedSession(token: string, third?: string, thirdFails = false): Promise<{ id: string; broken: string }> {
   const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
   const id = await new Promise<string>((resolve, reject) => {
     start.once('message', (data) => resolve(data.toString()));
@@ -37,7 +37,10 @@ async function scriptedSession(token: string, third?: string): Promise<{ id: str
   await page.waitForTimeout(700);
   // A long data: address with no room to wrap, as a script's generated pages often have.
   const broken = `data:text/html,<title>Broken</title><h1>Broken page</h1><script>console.error("boom", 42); fetch("http://127.0.0.1:1/nope").catch(() => {});</script><!--${'x'.repeat(400)}-->`;
-  await page.goto(third ?? broken);
+  // A third page that cannot load is what the recording is to tell of, not an error of the script's.
+  await page.goto(third ?? broken).catch((err: unknown) => {
+    if (!thirdFails) throw err;
+  });
   await page.waitForTimeout(1500);
   await browser.close();
   start.close();
@@ -45,6 +48,11 @@ async function scriptedSession(token: string, third?: string): Promise<{ id: str
 }
 
 const clockOf = async (page: Page) => (await page.locator('.inspector-clock').textContent()) ?? '';
+/** Milliseconds of an `m:ss.t` clock (the part before ` / `). */
+const msOf = (clock: string) => {
+  const [m, s] = clock.split(' / ')[0]!.split(':');
+  return Math.round(Number(m) * 60_000 + Number(s) * 1000);
+};
 
 test('the inspector shows what a recorded script did, each at its moment, and only to the team', async ({ page, browser }) => {
   test.setTimeout(120_000);
@@ -121,14 +129,25 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   expect(at('?two')).toBeLessThan(at('Broken'));
   expect(at('Broken')).toBeLessThan(at('boom 42'));
 
-  // Clicking the error takes the player to that moment: the screen shows the broken page then.
-  await boom.getByRole('button').click();
+  // Clicking the error takes the player to a moment whose screen is the broken page's: the error's
+  // own moment, or the page's first frame when that came later (the script logs before the page is drawn).
+  const recorded = (await (await page.request.get(`/api/teams/${teamId}/recordings/${id}`)).json()) as {
+    recording: { events: { t: number; type: string; url?: string; offset?: number }[] };
+  };
+  const opened = recorded.recording.events.find(
+    (e) => e.type === 'navigation' && String(e.url).startsWith('data:text/html,<title>Broken'),
+  )!;
+  const frames = recorded.recording.events.filter((e) => e.type === 'frame');
   const moment = (await boom.locator('.inspector-at').textContent())!;
-  await expect.poll(() => clockOf(page)).toMatch(new RegExp(`^${moment.replace('.', '\\.')} /`));
+  await boom.getByRole('button').click();
   await expect(boom).toHaveAttribute('data-current', 'true');
   const screen = page.getByRole('img', { name: /^The screen at/ });
   await expect(screen).toBeVisible();
   await expect.poll(() => screen.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  const offset = Number(new URL((await screen.getAttribute('src'))!, 'http://portal').searchParams.get('offset'));
+  const shown = frames.find((f) => f.offset === offset)!;
+  expect(shown.t, "the frame shown was taken once the broken page had opened, not the page before's").toBeGreaterThanOrEqual(opened.t);
+  expect(msOf(await clockOf(page)), 'the player is at or after the error').toBeGreaterThanOrEqual(msOf(moment));
 
   // The network: the failed request, marked.
   await page.getByRole('tab', { name: /^Network/ }).click();
@@ -206,6 +225,28 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await outsider.page.goto(`/teams/${theirTeam}/recordings/compare?run=${id}&run=br_${'A'.repeat(32)}`);
   await expect(outsider.page.getByText('One of these recordings is not one of this team’s, or has expired.')).toBeVisible();
   await outsider.context.close();
+});
+
+test('a page that did not load is shown in the inspector by its address and why', async ({ page }) => {
+  test.setTimeout(90_000);
+  await signUp(page, newUser('unloaded'));
+  const teamId = await createTeam(page, 'Unloading crew');
+  const { token } = await createKey(page, teamId, 'recorded key');
+  await page.goto(`/teams/${teamId}/settings`);
+  await page.getByRole('switch', { name: "Record every browser started with this team's keys" }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Recording is on for 1 key' })).toBeVisible();
+  // A private address, which the egress policy refuses: Chromium shows its own error page there.
+  const refused = 'https://10.255.255.1/private';
+  const { id } = await scriptedSession(token, refused, true);
+  await page.goto(`/teams/${teamId}/recordings/${id}`);
+  const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
+  const failed = consoleRows.filter({ hasText: `Could not open ${refused}: refused by the egress policy` });
+  await expect(failed).toHaveCount(1, { timeout: 15_000 });
+  await expect(failed).toHaveAttribute('data-bad', 'true');
+  await expect(consoleRows.filter({ hasText: 'chrome-error:' })).toHaveCount(0);
+  await failed.getByRole('button').click();
+  await expect(failed).toHaveAttribute('data-current', 'true');
+  await expect(page.getByRole('img', { name: /^The screen at/ })).toBeVisible();
 });
 
 test("a portal session's recording says who had control when", async ({ browser }) => {

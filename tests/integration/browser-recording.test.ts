@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { holdBrowser } from '#portal/service-client/browser.ts';
 import { eventually } from '../helpers/browser.ts';
@@ -269,6 +270,57 @@ describe('session recordings', () => {
     await cdp.close();
     held.release();
     await held.ended;
+  });
+
+  it('records a page that did not load as a navigation to the address asked for, with the net error and, for egress, why', async () => {
+    // A loopback port where nothing listens (the tests' egress allows loopback): the egress proxy
+    // cannot connect it. A private address, which egress refuses. A port Chromium itself will not use.
+    // The egress proxy's refusal of a plain-http address, which Chromium shows as a page.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const failing = [
+      { url: `https://127.0.0.1:${port}/nothing`, failed: 'net::ERR_TUNNEL_CONNECTION_FAILED', reason: /127\.0\.0\.1.*did not answer/ },
+      { url: 'https://10.255.255.1/private', failed: 'net::ERR_TUNNEL_CONNECTION_FAILED', reason: /refused by the egress policy/ },
+      { url: 'http://127.0.0.1:1/unsafe', failed: 'net::ERR_UNSAFE_PORT', reason: undefined },
+      // Over plain http, the egress proxy answers in the site's place with a page that says why.
+      { url: 'http://10.255.255.1/private', failed: 'egress: denied-address', reason: /refused by the egress policy \(.*10\.255\.255\.1/ },
+    ];
+    const held = await holdBrowser(service.url, recorded);
+    const cdp = await RawCdp.connect(held.debuggerUrl, held.headers);
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string; url: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page' && !t.url.startsWith('chrome://'))!.targetId;
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page, flatten: true });
+    await cdp.send('Page.enable', {}, sessionId);
+    for (const { url, failed, reason } of failing) {
+      const answer = await cdp.send<{ errorText?: string }>('Page.navigate', { url }, sessionId);
+      // The test could see the defect: Chromium shows its error page (or the proxy's) in the address's place.
+      assert.equal(answer.errorText, failed.startsWith('net::') ? failed : undefined, url);
+      const r = await eventually(
+        () => recording(recorded, held.id),
+        (r) => r.events.some((e) => e.type === 'navigation' && e.url === url),
+        10_000,
+      );
+      const navigation = r.events.find((e) => e.type === 'navigation' && e.url === url)!;
+      assert.equal(navigation.tab, page);
+      assert.equal(navigation.failed, failed, url);
+      if (reason) assert.match(String(navigation.reason), reason, url);
+      else assert.equal(navigation.reason, undefined, url);
+    }
+    await cdp.close();
+    held.release();
+    await held.ended;
+    const done = await eventually(
+      () => recording(recorded, held.id),
+      (r) => !r.live,
+      10_000,
+    );
+    assert.deepEqual(
+      done.events.filter((e) => e.type === 'navigation' && String(e.url).startsWith('chrome-error:')),
+      [],
+      "Chromium's error page is not recorded as a page of its own",
+    );
   });
 
   it("sends a client of a recorded browser no answer to a command it did not send (the recorder's are its own)", async () => {

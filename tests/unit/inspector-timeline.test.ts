@@ -104,6 +104,71 @@ describe('inspector timeline', () => {
     );
   });
 
+  it("goes to a frame of the row's own page when the screen had not shown that page yet at the row's moment", () => {
+    const tab = 'T1';
+    const pageEvents: RecordingEvent[] = [
+      { seq: 1, t: 0, type: 'start' },
+      { seq: 2, t: 100, type: 'navigation', tab, url: 'https://a.test/' },
+      { seq: 3, t: 300, type: 'frame', tab, offset: 0, length: 10 },
+      { seq: 4, t: 500, type: 'console', tab, level: 'log', text: 'on a' },
+      { seq: 5, t: 1000, type: 'navigation', tab, url: 'https://b.test/' },
+      { seq: 6, t: 1020, type: 'console', tab, level: 'error', text: 'boom on b' },
+      { seq: 7, t: 1100, type: 'request', tab, method: 'GET', url: 'https://b.test/x', failed: 'net::ERR_FAILED', start: 1030, ms: 70 },
+      // Another tab's screen in between is not the page of tab T1.
+      { seq: 8, t: 1200, type: 'frame', tab: 'T2', offset: 10, length: 10 },
+      { seq: 9, t: 1400, type: 'frame', tab, offset: 20, length: 10 },
+      { seq: 10, t: 1500, type: 'console', tab, level: 'error', text: 'later on b' },
+      {
+        seq: 11,
+        t: 2000,
+        type: 'navigation',
+        tab,
+        url: 'https://nowhere.test/',
+        failed: 'net::ERR_TUNNEL_CONNECTION_FAILED',
+        reason: 'nowhere.test did not resolve',
+      },
+    ];
+    const frames = framesOf(pageEvents);
+    const rows = rowsOf(pageEvents);
+    const row = (text: string) => rows.find((r) => r.text.includes(text))!;
+    // The defect the test could see: at the error's own moment, the screen is still page a's.
+    assert.equal(frameAt(frames, row('boom on b').t)?.offset, 0);
+    assert.equal(row('boom on b').seekTo, 1400);
+    assert.equal(frameAt(frames, row('boom on b').seekTo)?.offset, 20, "the click shows page b's first frame");
+    assert.equal(row('b.test/x').seekTo, 1400, 'a request of page b, from where it began');
+    assert.equal(row('Navigated to https://b.test/').seekTo, 1400, "a navigation goes to its page's first frame");
+    assert.equal(row('on a').seekTo, 500, 'a row whose page is on screen stays at its moment');
+    assert.equal(row('later on b').seekTo, 1500);
+    // A page with no frame yet (the recording ends first) keeps the row's own moment.
+    assert.equal(row('nowhere.test').seekTo, 2000);
+  });
+
+  it('tells a page that did not load by its address and why, as a problem', () => {
+    const failed: RecordingEvent[] = [
+      {
+        seq: 1,
+        t: 10,
+        type: 'navigation',
+        tab: 'T',
+        url: 'https://10.255.255.1/',
+        failed: 'net::ERR_TUNNEL_CONNECTION_FAILED',
+        reason: 'refused by the egress policy: 10.255.255.1 is in 10.0.0.0/8',
+      },
+      { seq: 2, t: 20, type: 'navigation', tab: 'T', url: 'http://127.0.0.1:1/', failed: 'net::ERR_UNSAFE_PORT' },
+    ];
+    assert.deepEqual(
+      rowsOf(failed).map((r) => [r.text, r.bad]),
+      [
+        ['Could not open https://10.255.255.1/: refused by the egress policy: 10.255.255.1 is in 10.0.0.0/8', true],
+        ['Could not open http://127.0.0.1:1/: ERR_UNSAFE_PORT', true],
+      ],
+    );
+    assert.deepEqual(
+      marksOf(failed).map((m) => m.kind),
+      ['error', 'error'],
+    );
+  });
+
   it('reads time as m:ss.t', () => {
     assert.equal(clock(0), '0:00.0');
     assert.equal(clock(61_250), '1:01.2');

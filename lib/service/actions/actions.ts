@@ -11,6 +11,7 @@ import {
 import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import type { Chromium } from '../browser/chromium.ts';
 import type { BrowserFleet, Instance } from '../browser/fleet.ts';
+import { refusalInWords } from '../browser/egress/refusal.ts';
 import type { ApiKey } from '../keys/store.ts';
 import { readPageExpression, type Extracted } from './extract.ts';
 import { ActionPage, NavigationFailed, type Landed } from './page.ts';
@@ -161,16 +162,7 @@ export class PageActions {
     const refusal = landed.finalUrl.startsWith('http:') ? landed.headers['x-periscope-egress'] : undefined;
     if (refusal) {
       const detail = landed.headers['x-periscope-egress-detail'] ?? '';
-      const what = {
-        'denied-address': 'refused by the egress policy',
-        unresolved: 'the name did not resolve',
-        unreachable: 'the site did not answer',
-        'proxy-denied': 'your proxy is refused by the egress policy',
-        'proxy-auth': 'your proxy refused the login',
-        'proxy-refused': 'your proxy refused the connection',
-        'proxy-unreachable': 'your proxy did not answer',
-      };
-      throw new BadGateway(`could not open ${req.url}: ${what[refusal as keyof typeof what] ?? refusal}${detail ? ` (${detail})` : ''}`);
+      throw new BadGateway(`could not open ${req.url}: ${refusalInWords(refusal)}${detail ? ` (${detail})` : ''}`);
     }
     return landed;
   }

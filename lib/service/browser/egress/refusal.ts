@@ -59,6 +59,20 @@ const WORDS: Record<EgressRefusal, { status: number; title: string; explain: str
   },
 };
 
+/** Why the proxy answered in a site's place, in a few words, for a program's message (`why` of an unknown kind is the kind). */
+export function refusalInWords(kind: string): string {
+  const words: Record<EgressRefusal, string> = {
+    'denied-address': 'refused by the egress policy',
+    unresolved: 'the name did not resolve',
+    unreachable: 'the site did not answer',
+    'proxy-denied': 'your proxy is refused by the egress policy',
+    'proxy-auth': 'your proxy refused the login',
+    'proxy-refused': 'your proxy refused the connection',
+    'proxy-unreachable': 'your proxy did not answer',
+  };
+  return Object.hasOwn(words, kind) ? words[kind as EgressRefusal] : kind;
+}
+
 export function refusalAnswer(reason: EgressRefusal, host: string, detail: string) {
   const words = WORDS[reason];
   const headers = {

@@ -1,4 +1,5 @@
 import type { Chromium } from '../chromium.ts';
+import { EGRESS_HEADER_PREFIX, refusalInWords } from '../egress/refusal.ts';
 import type { RecordingWriter } from './writer.ts';
 
 export type RecorderOptions = {
@@ -8,9 +9,23 @@ export type RecorderOptions = {
   maxWidth: number;
   maxHeight: number;
   jpegQuality: number;
+  /**
+   * Why a connection to `host` failed, in words, as the egress proxy judges it (a refused https
+   * connection reaches Chromium only as net::ERR_TUNNEL_CONNECTION_FAILED, which says nothing).
+   */
+  explainUnreachable?: (host: string) => Promise<string>;
 };
 
-type Request = { tab: string; method: string; url: string; start: number; status?: number; mimeType?: string };
+type Request = {
+  tab: string;
+  method: string;
+  url: string;
+  start: number;
+  status?: number;
+  mimeType?: string;
+  /** The request for the tab's own page (not a frame's, not a resource's). */
+  page?: boolean;
+};
 type Params = Record<string, unknown>;
 
 /** Longest text of one console message or page error kept. */
@@ -21,6 +36,8 @@ const SCREENCAST_RATE = 60;
 const SETTLE_MS = 400;
 /** Longest a stopping recorder waits for the browser to stop holding new tabs for it. */
 const STOP_WAIT_MS = 2000;
+/** Longest a failed navigation's event waits for the egress proxy to say why the connection failed. */
+const EXPLAIN_WAIT_MS = 1000;
 /** A frame this soon after a capture is the capture's own redraw, not a change of the page. */
 const CAPTURE_ECHO_MS = 150;
 
@@ -37,6 +54,8 @@ export class Recorder {
   /** Session id → the tab (target id) it is attached to. */
   readonly #sessions = new Map<string, string>();
   readonly #requests = new Map<string, Request>();
+  /** Tab → why its last page failed to load (the document request's net error), until its error page commits. */
+  readonly #failedLoads = new Map<string, { url: string; error: string; reason?: string }>();
   #screenSession: string | null = null;
   #lastFrameAt = -Infinity;
   /** The newest frame not yet kept, base64 as it came. */
@@ -143,9 +162,17 @@ export class Recorder {
     if (!tab || this.#stopped) return;
     switch (method) {
       case 'Page.frameNavigated': {
-        const frame = p.frame as { parentId?: string; url: string; urlFragment?: string };
-        if (!frame.parentId) this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? '') });
-        if (!frame.parentId && sessionId === this.#screenSession) this.#settleSoon(sessionId);
+        const frame = p.frame as { parentId?: string; url: string; urlFragment?: string; unreachableUrl?: string };
+        if (frame.parentId) return;
+        if (frame.unreachableUrl) this.#failedNavigation(tab, frame.unreachableUrl);
+        else {
+          // A page the egress proxy answered in the site's place is recorded as one that failed.
+          const refused = this.#failedLoads.get(tab);
+          this.#failedLoads.delete(tab);
+          const failed = refused?.url === frame.url ? { failed: refused.error, reason: refused.reason } : {};
+          this.#out.event('navigation', { tab, url: frame.url + (frame.urlFragment ?? ''), ...failed });
+        }
+        if (sessionId === this.#screenSession) this.#settleSoon(sessionId);
         return;
       }
       case 'Page.loadEventFired':
@@ -171,20 +198,64 @@ export class Recorder {
         const before = this.#requests.get(id);
         if (before && p.redirectResponse) this.#finish(id, { status: (p.redirectResponse as { status: number }).status, size: 0 });
         if (request.url.startsWith('data:')) return;
-        this.#requests.set(id, { tab, method: request.method, url: request.url, start: this.#out.now() });
+        const page = p.type === 'Document' && p.frameId === tab;
+        this.#requests.set(id, { tab, method: request.method, url: request.url, start: this.#out.now(), page });
         return;
       }
       case 'Network.responseReceived': {
         const r = this.#requests.get(String(p.requestId));
-        const response = p.response as { status: number; mimeType: string };
+        const response = p.response as { status: number; mimeType: string; headers?: Record<string, string> };
         if (r) Object.assign(r, { status: response.status, mimeType: response.mimeType });
+        // The egress proxy's own answer in a plain-http site's place (only there is it the proxy's:
+        // it removes such headers from what it forwards, and cannot see into https).
+        const refusal = r?.page && r.url.startsWith('http:') ? header(response.headers, EGRESS_HEADER_PREFIX) : undefined;
+        if (r && refusal) {
+          const detail = header(response.headers, `${EGRESS_HEADER_PREFIX}-detail`);
+          const reason = `${refusalInWords(refusal)}${detail ? ` (${detail})` : ''}`;
+          this.#failedLoads.set(tab, { url: r.url, error: `egress: ${refusal}`, reason });
+        }
         return;
       }
       case 'Network.loadingFinished':
         return this.#finish(String(p.requestId), { size: p.encodedDataLength });
-      case 'Network.loadingFailed':
+      case 'Network.loadingFailed': {
+        const r = this.#requests.get(String(p.requestId));
+        // A tab's own page that did not load: its error page commits next (Page.frameNavigated).
+        if (r?.page && !p.canceled) this.#failedLoads.set(tab, { url: r.url, error: String(p.errorText) });
         return this.#finish(String(p.requestId), { failed: p.errorText, canceled: p.canceled || undefined });
+      }
     }
+  }
+
+  /**
+   * A page that did not load is recorded as a navigation to the address asked for, with the net
+   * error and, where the egress proxy refused or could not make the connection, why in words; not
+   * as the error page Chromium shows in its place (chrome-error://chromewebdata/).
+   */
+  #failedNavigation(tab: string, url: string): void {
+    const failed = this.#failedLoads.get(tab);
+    this.#failedLoads.delete(tab);
+    const error = failed?.url === url ? failed.error : undefined;
+    if (error !== 'net::ERR_TUNNEL_CONNECTION_FAILED' && error !== 'net::ERR_PROXY_CONNECTION_FAILED') {
+      return this.#out.event('navigation', { tab, url, failed: error ?? 'the page did not load' });
+    }
+    const host = hostOf(url);
+    // Through the tenant's own proxy, the instance remembers why its last connection there failed.
+    const known = host ? this.#browser.egressFailure(host) : undefined;
+    const why = known
+      ? Promise.resolve(known)
+      : host && this.#opts.explainUnreachable
+        ? this.#opts.explainUnreachable(host).catch(() => undefined)
+        : Promise.resolve(undefined);
+    // Written once explained, or without the words if that takes longer than EXPLAIN_WAIT_MS (the
+    // event's moment must stay near the error page's).
+    let bound: NodeJS.Timeout | undefined;
+    void Promise.race([why, new Promise<undefined>((resolve) => (bound = setTimeout(() => resolve(undefined), EXPLAIN_WAIT_MS)))]).then(
+      (reason) => {
+        clearTimeout(bound);
+        if (!this.#stopped) this.#out.event('navigation', { tab, url, failed: error, reason });
+      },
+    );
   }
 
   #finish(id: string, fields: Record<string, unknown>): void {
@@ -290,6 +361,20 @@ function argsText(args: RemoteObject[] = []): string {
           : (a.unserializableValue ?? a.description ?? a.type),
     )
     .join(' ');
+}
+
+/** A response header by its lower-case name, whatever case the answer used. */
+function header(headers: Record<string, string> = {}, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '') || null;
+  } catch {
+    return null;
+  }
 }
 
 function clip(text: string): string {

@@ -14,6 +14,8 @@ export type RecordingsOptions = {
   fps: number;
   history: BrowserHistory;
   log: Logger;
+  /** Why a connection to `host` failed, as the egress proxy judges it, for a page that did not load. */
+  explainUnreachable?: (host: string) => Promise<string>;
 };
 
 const SCREEN: Omit<RecorderOptions, 'fps'> = { maxWidth: 1280, maxHeight: 1280, jpegQuality: 60 };
@@ -41,7 +43,11 @@ export class Recordings {
   async begin(instance: Instance): Promise<void> {
     const writer = await RecordingWriter.open(this.folder(instance.id), this.#opts.maxBytes, instance.createdAt.getTime());
     try {
-      const recorder = await Recorder.start(instance.browser, writer, { ...SCREEN, fps: this.#opts.fps });
+      const recorder = await Recorder.start(instance.browser, writer, {
+        ...SCREEN,
+        fps: this.#opts.fps,
+        explainUnreachable: this.#opts.explainUnreachable,
+      });
       const { folders, policyFolders } = instance.browser;
       const downloads = new DownloadWatch({ folders, policyFolders }, writer);
       downloads.start();
