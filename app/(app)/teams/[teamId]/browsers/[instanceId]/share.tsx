@@ -152,8 +152,7 @@ export function ShareBrowser({ teamId, instanceId, canShareControl }: { teamId: 
               {links.data.links.map((l) => (
                 <li key={l.id} className="row" data-link-id={l.id}>
                   <span>
-                    <strong>{l.label}</strong> · {l.mode === 'control' ? 'watch and control' : 'watch'} · until{' '}
-                    {formatDate(l.expiresAt)}
+                    <strong>{l.label}</strong> · {l.mode === 'control' ? 'watch and control' : 'watch'} · until {formatDate(l.expiresAt)}
                   </span>
                   {l.canRevoke && (
                     <Button
