@@ -76,7 +76,19 @@ export async function measureProfiles(): Promise<void> {
           '+p50 vs no profile': percentile(samples[label]!, 0.5) - percentile(samples['no profile']!, 0.5),
         });
       }
-      console.error(`pool ${pool}: saves ${saves.join(', ')}`);
+      // The restore's own part (read, open, check, unpack), as the service timed it, per size.
+      const restores = SIZES_MB.map((mb) => {
+        const own = service.logs
+          .filter(
+            (l) =>
+              l.msg === 'profile restored' &&
+              Math.round((l.bytes as number) / 1e6) >= mb &&
+              Math.round((l.bytes as number) / 1e6) < mb * 1.1 + 1,
+          )
+          .map((l) => l.ms as number);
+        return `${mb} MB p50 ${percentile(own, 0.5)} ms over ${own.length}`;
+      });
+      console.error(`pool ${pool}: saves ${saves.join(', ')}; restores ${restores.join(', ')}`);
     } finally {
       await service.stop();
     }

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -92,6 +103,57 @@ describe('profile archives', () => {
     const packed = await packProfile(inner, 1 << 20);
     assert.ok(!packed.data.includes('victim-session'), "the other instance's cookie is not read");
     assert.deepEqual(packed.skipped, ['Default']);
+  });
+
+  it('unpacks a profile of more files than it writes at once, each whole and once, private and given to its owner', async () => {
+    const from = fresh();
+    const expected = new Map<string, Buffer>();
+    for (let f = 0; f < 5; f++) {
+      mkdirSync(join(from, 'Default', 'IndexedDB', `site-${f}`), { recursive: true });
+      for (let i = 0; i < 9; i++) {
+        const path = join('Default', 'IndexedDB', `site-${f}`, `file-${i}`);
+        const body = Buffer.alloc(1000 * (i + 1) + f, `${f}-${i}:`);
+        writeFileSync(join(from, path), body);
+        expected.set(path, body);
+      }
+    }
+    const packed = await packProfile(from, 1 << 20);
+    const to = fresh();
+    // As root (the service's own case) everything is given to an instance's uid; otherwise left to this user.
+    const owner = process.getuid?.() === 0 ? 54321 : null;
+    const written = await unpackProfile(packed.data, to, owner, 1 << 20);
+    assert.equal(
+      written,
+      [...expected.values()].reduce((n, b) => n + b.length, 0),
+    );
+    for (const [path, body] of expected) {
+      assert.ok(readFileSync(join(to, path)).equals(body), path);
+      const st = statSync(join(to, path));
+      assert.equal(st.mode & 0o777, 0o600, path);
+      if (owner !== null) assert.equal(st.uid, owner, path);
+    }
+    for (let f = 0; f < 5; f++) {
+      assert.equal(readdirSync(join(to, 'Default', 'IndexedDB', `site-${f}`)).length, 9);
+      const st = statSync(join(to, 'Default', 'IndexedDB', `site-${f}`));
+      assert.equal(st.mode & 0o777, 0o700);
+      if (owner !== null) assert.equal(st.uid, owner);
+    }
+  });
+
+  it('writes nothing more once a file cannot be made, before it says so', async () => {
+    const entries: [string, string, string?][] = [
+      ['D', 'Default'],
+      ['D', 'Default/IndexedDB'],
+    ];
+    for (let i = 0; i < 40; i++) entries.push(['F', `Default/IndexedDB/file-${i}`, 'x'.repeat(10_000)]);
+    // A name longer than the file system takes (255 bytes a name) passes the archive's checks and fails to be made.
+    entries.splice(5, 0, ['F', `Default/IndexedDB/${'n'.repeat(300)}`, 'x']);
+    const to = fresh();
+    await assert.rejects(unpackProfile(rawArchive(entries), to, null, 1 << 20), { code: 'ENAMETOOLONG' });
+    const made = readdirSync(join(to, 'Default', 'IndexedDB')).length;
+    assert.ok(made < 40, `${made} files were written after the failure`);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(readdirSync(join(to, 'Default', 'IndexedDB')).length, made, 'no file is written after the unpack has thrown');
   });
 
   it('stops packing at the limit instead of reading the whole of a large file', async () => {

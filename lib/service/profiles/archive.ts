@@ -251,34 +251,58 @@ export function checkArchive(data: Buffer, maxBytes: number): void {
   for (const _ of readEntries(data, maxBytes));
 }
 
+/** How many files of a profile are written at once: enough to keep the disk and the thread pool busy, few enough to leave both to others. */
+const WRITERS = 8;
+
 /**
  * Unpack `data` into `profileDir`, which must not exist yet: it is made here, so every folder on
  * the way to an entry was made by this call, and nothing else can have put a link there. Each
  * entry is checked (readEntries); a file is created exclusively and without following links
  * (O_EXCL, O_NOFOLLOW). Everything made is given to `owner` (the instance's uid; null: left to
- * the service's own). A refused archive leaves what was unpacked so far, for the caller to remove
- * with the instance's folders. Returns the bytes of file contents written.
+ * the service's own). Every folder is made first, in the archive's order (a folder before what it
+ * holds), then the files are written, WRITERS at a time. A refused archive leaves what was
+ * unpacked so far, for the caller to remove with the instance's folders. Returns the bytes of file
+ * contents written.
  */
 export async function unpackProfile(data: Buffer, profileDir: string, owner: number | null, maxBytes: number): Promise<number> {
-  checkArchive(data, maxBytes);
+  const entries = [...readEntries(data, maxBytes)];
   await mkdir(profileDir, { mode: 0o700 });
   if (owner !== null) await lchown(profileDir, owner, owner);
-  let written = 0;
-  for (const entry of readEntries(data, maxBytes)) {
-    const full = join(profileDir, ...entry.parts);
-    if (entry.type === 'dir') {
-      await mkdir(full, { mode: 0o700 });
-      if (owner !== null) await lchown(full, owner, owner);
+  const files: Extract<Entry, { type: 'file' }>[] = [];
+  for (const entry of entries) {
+    if (entry.type === 'file') {
+      files.push(entry);
       continue;
     }
-    const fh = await open(full, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    try {
-      if (entry.size > 0) await fh.write(data, entry.at, entry.size, 0);
-      if (owner !== null) await fh.chown(owner, owner);
-    } finally {
-      await fh.close();
-    }
-    written += entry.size;
+    const full = join(profileDir, ...entry.parts);
+    await mkdir(full, { mode: 0o700 });
+    if (owner !== null) await lchown(full, owner, owner);
   }
-  return written;
+  let next = 0;
+  let failed = false;
+  const writer = async () => {
+    for (let entry = files[next++]; entry && !failed; entry = files[next++]) {
+      try {
+        await writeEntry(data, join(profileDir, ...entry.parts), entry, owner);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  // Every writer has stopped before a failure is thrown: nothing is still being written as the caller removes the folder.
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(WRITERS, files.length) }, writer));
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  return files.reduce((sum, f) => sum + f.size, 0);
+}
+
+async function writeEntry(data: Buffer, full: string, entry: { at: number; size: number }, owner: number | null): Promise<void> {
+  const fh = await open(full, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    if (entry.size > 0) await fh.write(data, entry.at, entry.size, 0);
+    if (owner !== null) await fh.chown(owner, owner);
+  } finally {
+    await fh.close();
+  }
 }

@@ -66,7 +66,10 @@ export class ProfileSealer {
       const decipher = createDecipheriv('aes-256-gcm', key.key, nonce, { authTagLength: TAG });
       decipher.setAAD(associated(owner, name));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG));
-      return Buffer.concat([decipher.update(sealed.subarray(HEAD, sealed.length - TAG)), decipher.final()]);
+      const plain = decipher.update(sealed.subarray(HEAD, sealed.length - TAG));
+      // GCM gives everything from update and nothing from final (which checks the tag): no copy of the whole profile to join the two.
+      const rest = decipher.final();
+      return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
     } catch {
       throw new ProfileSealError('the saved profile failed authentication (altered, or moved from another place)');
     }

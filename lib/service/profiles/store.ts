@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type StoredProfile = { name: string; bytes: number; updatedAt: Date };
@@ -65,7 +65,7 @@ export class ProfileFolder {
       const st = await fh.stat();
       if (!st.isFile()) throw new Error('a stored profile is not a file');
       if (st.size > maxBytes) throw new Error(`a stored profile of ${st.size} bytes is past the limit of ${maxBytes}`);
-      return await fh.readFile();
+      return await readWhole(fh, st.size);
     } finally {
       await fh.close();
     }
@@ -142,4 +142,25 @@ export class ProfileFolder {
       throw err;
     }
   }
+}
+
+/** Largest single read of a stored profile: few trips through the thread pool, none of them holding a thread for long. */
+const READ_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * The whole of an open file of `size` bytes, read into one buffer of that size READ_CHUNK at a
+ * time (readFile reads 512 KiB at a time, a trip through the thread pool each). A file
+ * that changed size meanwhile is refused: a profile is replaced by rename, never written in place.
+ */
+async function readWhole(fh: FileHandle, size: number): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const { bytesRead } = await fh.read(data, at, Math.min(READ_CHUNK, size - at), at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+  }
+  if (at !== size || (await fh.read(Buffer.alloc(1), 0, 1, size)).bytesRead !== 0)
+    throw new Error('a stored profile changed size while it was read');
+  return data;
 }
