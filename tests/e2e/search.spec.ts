@@ -198,6 +198,9 @@ test('empty results, a query that is too long, and recent searches that the user
   await searchFor(page, 'qwertyuiopzxcv');
   await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
   await expect(page.getByText('No pages match “qwertyuiopzxcv”')).toBeVisible();
+  // One word in English on every site: nothing to try but other words, said in words.
+  await expect(page.getByText('Check the spelling, or try more general words')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Searches to try' })).toHaveCount(0);
   await searchFor(page, 'json decoder');
   await expect(page.getByTestId('result').first()).toBeVisible();
 
@@ -212,6 +215,23 @@ test('empty results, a query that is too long, and recent searches that the user
   await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
   await page.reload();
   await expect(page.getByRole('list', { name: 'Recent searches' })).toHaveCount(0);
+
+  // Three words in German that find nothing: the service checked the searches to try, and only
+  // those that find something are shown. English finds nothing either (the words are the same, and
+  // the language only biases), so it is not offered.
+  const before = await serviceSearchCount(E2E_SERVICE_URL);
+  await page.goto(`/teams/${teamId}/search?q=qwzx+coroutine+yyqv&lang=de`);
+  await expect(page.getByTestId('search-state')).toHaveAttribute('data-state', 'empty');
+  const tries = page.getByRole('list', { name: 'Searches to try' });
+  await expect(tries).toContainText('one word: “coroutine”');
+  await expect(tries).not.toContainText('in English');
+  expect(await serviceSearchCount(E2E_SERVICE_URL), 'the tries cost no search of their own').toBe(before + 1);
+  const hrefs = await tries.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+  expect(hrefs.length).toBeGreaterThan(0);
+  for (const href of hrefs) {
+    await page.goto(href);
+    await expect(page.getByTestId('result').first()).toBeVisible();
+  }
 });
 
 test('changing the language runs no search by itself: it applies to the next one', async ({ page }) => {
