@@ -14,10 +14,10 @@ const SAYS: Record<TryReason, { kind: string; label: (t: SearchTry) => string }>
   'every-site': { kind: 'every site', label: (t) => `“${t.query}” on every site` },
 };
 
-/** What the page says above the tries: that they find something, or, when none does, what to try in words. */
+/** What the page says above the tries, or, when there are none, what to try in words alone. */
 export function noResultsText(tries: readonly SearchTry[]): string {
   return tries.length
-    ? 'No page holds enough of these words. These searches find something:'
+    ? 'No page holds enough of these words. Check the spelling, or try:'
     : 'No page holds enough of these words. Check the spelling, or try more general words, or the name a manual would use for the thing.';
 }
 
