@@ -200,6 +200,9 @@ describe('@periscope/client', () => {
     assert.equal(answer.next, undefined, 'one page of results');
     assert.equal(answer.rateLimit?.limit, 40);
     assert.ok((answer.rateLimit?.remaining ?? -1) >= 0);
+    assert.equal(answer.tries, undefined, 'a search that found something has nothing to try');
+    const elsewhere = await periscope.search({ query: 'kettle', sites: ['elsewhere.test'] });
+    assert.deepEqual([elsewhere.results, elsewhere.tries], [[], [{ query: 'kettle', language: 'en', why: 'every-site' }]]);
   });
 
   it('fetches a page as Markdown, takes its screenshot and prints it', async () => {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import Service
 
-from periscope import AuthenticationError, BadRequestError, Periscope, SearchResponse, SearchResult
+from periscope import AuthenticationError, BadRequestError, Periscope, SearchResponse, SearchResult, SearchTry
 
 
 def test_typed_results(service: Service, api_key: str) -> None:
@@ -28,7 +28,10 @@ def test_pages_sites_and_corrections(service: Service, api_key: str) -> None:
     second = client.search("asyncio", count=1, offset=first.next_offset)
     assert second.results[0].url != first.results[0].url
 
-    assert client.search("asyncio", sites=["elsewhere.example"]).results == []
+    elsewhere = client.search("asyncio", sites=["elsewhere.example"])
+    assert elsewhere.results == []
+    assert elsewhere.tries == [SearchTry(query="asyncio", language="en", why="every-site")]
+    assert first.tries == []
     assert client.search("asyncio", exclude_sites=["docs.example"]).results == []
 
     corrected = client.search("asyncio gahter")

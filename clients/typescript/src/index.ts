@@ -36,4 +36,4 @@ export {
 } from './errors.ts';
 export type { CallOptions } from './http.ts';
 export type { FetchRequest, FetchResponse, PageActionRequest, PdfRequest, ScreenshotRequest } from './actions.ts';
-export type { RateLimitState, SearchRequest, SearchResponse, SearchResult } from './search.ts';
+export type { RateLimitState, SearchRequest, SearchResponse, SearchResult, SearchTry } from './search.ts';

@@ -30,6 +30,17 @@ export type SearchResult = {
   favicon?: string;
 };
 
+/** A search that finds something, offered when one found nothing: send its `query`, `language`
+ * and sites (absent: every site) to run it. `why`: its words corrected, fewer words, its longest
+ * word alone, English, or every site. */
+export type SearchTry = {
+  query: string;
+  language: string;
+  sites?: string[];
+  excludeSites?: string[];
+  why: 'corrected' | 'fewer-words' | 'one-word' | 'english' | 'every-site';
+};
+
 /** The key's search quota as the answer's headers state it. */
 export type RateLimitState = {
   /** Requests allowed per window. */
@@ -46,6 +57,9 @@ export type SearchResponse = {
   next?: { offset: number };
   /** Present when words were corrected: the words actually searched. */
   corrected?: { query: string };
+  /** On the first page of a search that found nothing: the searches the service checked find
+   * something, none when none does. Asking for them cost no search. */
+  tries?: SearchTry[];
   /** Undefined when the service sent no rate-limit headers. */
   rateLimit?: RateLimitState;
 };

@@ -121,7 +121,7 @@ describe('searching as a member (against a double of the service interface)', ()
   let server: Server;
   let url = '';
   const seen: { auth: string | undefined; body: string }[] = [];
-  let mode: 'ok' | '401' | '429' | '502' | 'empty' | 'corrected' | 'paged' = 'ok';
+  let mode: 'ok' | '401' | '429' | '502' | 'empty' | 'corrected' | 'paged' | 'tries' = 'ok';
   before(async () => {
     server = createServer((req, res) => {
       let body = '';
@@ -146,6 +146,18 @@ describe('searching as a member (against a double of the service interface)', ()
             .end('{"error":"limit"}');
         else if (mode === '502') res.writeHead(502, limits).end('{"error":"index"}');
         else if (mode === 'empty') res.writeHead(200, limits).end('{"results":[]}');
+        else if (mode === 'tries')
+          res.writeHead(200, limits).end(
+            JSON.stringify({
+              results: [],
+              tries: [
+                { query: 'gather', language: 'de', sites: ['docs.test'], why: 'fewer-words' },
+                { query: 'gather tasks', language: 'en', why: 'every-site' },
+                { query: 'gather', language: 'de', why: 'a reason this portal does not know' },
+                { query: '', language: 'de', why: 'one-word' },
+              ],
+            }),
+          );
         else if (mode === 'paged') {
           // One result for each page; a next page up to offset 20, then none (and a next the portal cannot read at 5).
           const asked = JSON.parse(body) as { offset?: number; sites?: string[] };
@@ -274,6 +286,23 @@ describe('searching as a member (against a double of the service interface)', ()
       (await recentSearches(v.data, ann)).map((s) => s.query),
       ['gather site:docs.test'],
     );
+  });
+
+  it("passes on the service's tries that it can read, and keeps them in the cache", async () => {
+    const { v, ann, team, deps } = await setup();
+    await addKey(v, ann, team.id, { mode: 'create', name: 'K' });
+    mode = 'tries';
+    const expected = [
+      { query: 'gather', language: 'de', sites: ['docs.test'], excludeSites: [], why: 'fewer-words' },
+      { query: 'gather tasks', language: 'en', sites: [], excludeSites: [], why: 'every-site' },
+    ];
+    const fresh = await searchForMember(deps, ann, team.id, { query: 'gather zzz tasks', language: 'de' }, { record: false });
+    assert.deepEqual([fresh.results, fresh.tries, fresh.cached], [[], expected, false]);
+    const again = await searchForMember(deps, ann, team.id, { query: 'gather zzz tasks', language: 'de' }, { record: false });
+    assert.deepEqual([again.tries, again.cached], [expected, true]);
+    assert.equal(seen.length, 1);
+    mode = 'ok';
+    assert.deepEqual((await searchForMember(deps, ann, team.id, { query: 'gather' }, { record: false })).tries, []);
   });
 
   it('answers a repeated or concurrent search from one request, without using quota', async () => {

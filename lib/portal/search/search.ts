@@ -4,7 +4,7 @@ import { ServiceHealthReader } from '../service-client/health.ts';
 import { requireRole, type Actor } from '../teams/access.ts';
 import { AnswerCache } from './cache.ts';
 import { writeSiteWords } from './operators.ts';
-import { normaliseQueryText, type RateState, type SearchAnswer, type SearchHit } from './types.ts';
+import { normaliseQueryText, type RateState, type SearchAnswer, type SearchHit, type SearchTry } from './types.ts';
 import { callSearch, SearchFailed, type UpstreamAnswer } from './upstream.ts';
 import { withTeamKey, type Vault } from '../keys/vault.ts';
 
@@ -15,7 +15,7 @@ import { withTeamKey, type Vault } from '../keys/vault.ts';
  */
 export type SearchSettings = { url: string; cacheEntries: number; cacheTtlMs: number };
 
-type Cached = { results: SearchHit[]; corrected: string | null; next: { offset: number } | null; indexEmpty: boolean };
+type Cached = { results: SearchHit[]; corrected: string | null; next: { offset: number } | null; tries: SearchTry[]; indexEmpty: boolean };
 
 const RECENT_KEEP = 20;
 export const RECENT_SHOWN = 8;
@@ -143,7 +143,7 @@ export async function searchForMember(
       }
       proxy.noteRate(key.id, upstream.rate);
       const indexEmpty = upstream.results.length === 0 ? (await proxy.indexEmpty()) === true : false;
-      return { results: upstream.results, corrected: upstream.corrected, next: upstream.next, indexEmpty };
+      return { results: upstream.results, corrected: upstream.corrected, next: upstream.next, tries: upstream.tries, indexEmpty };
     },
     // "The index is empty" is a passing state: the next search should find the pages indexed since.
     (v) => !v.indexEmpty,
@@ -161,6 +161,7 @@ export async function searchForMember(
     next: loaded.value.next,
     corrected: loaded.value.corrected,
     results: loaded.value.results,
+    tries: loaded.value.tries,
     cached: loaded.cached,
     ageSeconds: loaded.cached ? Math.max(0, Math.round((proxy.now() - loaded.storedAt) / 1000)) : 0,
     indexEmpty: loaded.value.indexEmpty,

@@ -9,6 +9,14 @@ import type { ErrorBody, ErrorCode } from '#shared/errors.ts';
  * written in, `section` its place in its manual (outermost first), `favicon` its site's icon
  * (an https or a data:image address).
  */
+/** Why the service offers a search to try after one that found nothing (docs/api.md, `tries`). */
+export const TRY_REASONS = ['corrected', 'fewer-words', 'one-word', 'english', 'every-site'] as const;
+export type TryReason = (typeof TRY_REASONS)[number];
+
+/** A search the service checked finds something, offered when this one found nothing: its words,
+ * language and sites (empty lists: every site), never as typed. */
+export type SearchTry = { query: string; language: string; sites: string[]; excludeSites: string[]; why: TryReason };
+
 export type SearchHit = { url: string; title: string; snippet: string; language?: string; section?: string[]; favicon?: string };
 
 /**
@@ -33,6 +41,9 @@ export type SearchAnswer = {
   /** The words the service searched instead, when it corrected a typing mistake; null when it did not. */
   corrected: string | null;
   results: SearchHit[];
+  /** On the first page of a search that found nothing: the searches to try that the service
+   * checked find something (empty when none does, and on every other answer). */
+  tries: SearchTry[];
   /** True when the portal answered from its cache: no request reached the service, no quota used. */
   cached: boolean;
   /** How old the answer is, in seconds (0 for a fresh one). */

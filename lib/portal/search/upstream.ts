@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '#shared/errors.ts';
-import { MAX_DEPTH, type SearchBody } from '#shared/protocol/search.ts';
-import type { RateState, SearchFailureBody, SearchFailureCode, SearchHit } from './types.ts';
+import { MAX_DEPTH, MAX_QUERY_CHARS, type SearchBody } from '#shared/protocol/search.ts';
+import { MAX_SITES } from '#shared/protocol/site-hosts.ts';
+import { TRY_REASONS, type RateState, type SearchFailureBody, type SearchFailureCode, type SearchHit, type SearchTry } from './types.ts';
 
 /**
  * The portal's one client of the search interface (POST {search_url}/v0/search, docs/api.md):
@@ -32,6 +33,26 @@ export class SearchFailed extends DomainError {
   }
 }
 
+const hosts = z.array(z.string().min(1).max(253)).max(MAX_SITES).optional();
+const trySchema = z
+  .object({
+    query: z
+      .string()
+      .min(1)
+      .max(MAX_QUERY_CHARS * 2),
+    language: z.string().regex(/^[a-z]{2}$/),
+    sites: hosts,
+    excludeSites: hosts,
+    why: z.enum(TRY_REASONS),
+  })
+  .transform((t): SearchTry => ({
+    query: t.query,
+    language: t.language,
+    sites: t.sites ?? [],
+    excludeSites: t.excludeSites ?? [],
+    why: t.why,
+  }));
+
 const answerSchema = z.object({
   results: z
     .array(
@@ -60,6 +81,18 @@ const answerSchema = z.object({
     .object({ query: z.string().min(1).max(2000) })
     .optional()
     .catch(undefined),
+  // The searches to try after an empty search; one the portal cannot read is left out.
+  tries: z
+    .array(z.unknown())
+    .max(10)
+    .optional()
+    .catch(undefined)
+    .transform((entries) =>
+      (entries ?? []).flatMap((t) => {
+        const r = trySchema.safeParse(t);
+        return r.success ? [r.data] : [];
+      }),
+    ),
   // Where the next page starts; one the portal cannot read is as if there were none.
   next: z
     .object({ offset: z.number().int().min(1).max(MAX_DEPTH) })
@@ -85,7 +118,13 @@ export function readRateHeaders(h: Headers): RateState | null {
   return { limit, remaining: Math.min(remaining, limit), resetSeconds: reset, windowSeconds: w ? Number(w[1]) : null };
 }
 
-export type UpstreamAnswer = { results: SearchHit[]; corrected: string | null; next: { offset: number } | null; rate: RateState | null };
+export type UpstreamAnswer = {
+  results: SearchHit[];
+  corrected: string | null;
+  next: { offset: number } | null;
+  tries: SearchTry[];
+  rate: RateState | null;
+};
 
 const TIMEOUT_MS = 10_000;
 
@@ -122,7 +161,7 @@ export async function callSearch(baseUrl: string, token: string, body: SearchBod
     const results = parsed.data.results.map(
       (hit) => Object.fromEntries(Object.entries(hit).filter(([, v]) => v !== undefined)) as SearchHit,
     );
-    return { results, corrected: parsed.data.corrected?.query ?? null, next: parsed.data.next ?? null, rate };
+    return { results, corrected: parsed.data.corrected?.query ?? null, next: parsed.data.next ?? null, tries: parsed.data.tries, rate };
   }
   const err = errorSchema.safeParse(json);
   const detail = err.success ? err.data : {};

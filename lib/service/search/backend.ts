@@ -34,9 +34,18 @@ export const searchRequestKey = (r: SearchRequest): string =>
  * small `data:image/…` one), from the index. */
 export type SearchResult = { url: string; title: string; snippet: string; language?: string; section?: string[]; favicon?: string };
 
-/** Ranked results, the query actually searched when some of its words were corrected, and where
- * the next page starts when one follows (absent on the last page, and past MAX_DEPTH). */
-export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string }; next?: { offset: number } };
+/** Why a search is offered to try after one that found nothing (tries.ts): its words corrected
+ * (it was searched as typed), fewer words, its longest word alone, English, or every site. */
+export type TryReason = 'corrected' | 'fewer-words' | 'one-word' | 'english' | 'every-site';
+
+/** A search that finds something, offered when this one found nothing: what to send to run it
+ * (not exact; `sites` and `excludeSites` present only when it keeps to some). */
+export type SearchTry = { query: string; language: string; sites?: string[]; excludeSites?: string[]; why: TryReason };
+
+/** Ranked results, the query actually searched when some of its words were corrected, where the
+ * next page starts when one follows (absent on the last page, and past MAX_DEPTH), and, on the
+ * first page of a search that found nothing, the searches to try that find something (tries.ts). */
+export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string }; next?: { offset: number }; tries?: SearchTry[] };
 
 export type IndexStats = { pages: number };
 

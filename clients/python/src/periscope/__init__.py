@@ -42,6 +42,7 @@ from ._types import (
     SearchResponse,
     FetchResponse,
     SearchResult,
+    SearchTry,
     UploadedFile,
 )
 from ._version import __version__
@@ -59,6 +60,7 @@ __all__ = [
     "SearchResponse",
     "FetchResponse",
     "SearchResult",
+    "SearchTry",
     "UploadedFile",
     "DownloadedFile",
     "BrowserInfo",

@@ -88,21 +88,51 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class SearchTry:
+    """A search that finds something, offered when one found nothing: pass its fields to ``search``."""
+
+    query: str
+    language: str
+    #: ``corrected``, ``fewer-words``, ``one-word``, ``english`` or ``every-site``.
+    why: str
+    #: Only these hosts (and those under them); ``None`` on every site.
+    sites: Optional[List[str]] = None
+    exclude_sites: Optional[List[str]] = None
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "SearchTry":
+        sites = raw.get("sites")
+        exclude = raw.get("excludeSites")
+        return cls(
+            query=raw["query"],
+            language=raw.get("language", "en"),
+            why=raw.get("why", ""),
+            sites=list(sites) if isinstance(sites, list) else None,
+            exclude_sites=list(exclude) if isinstance(exclude, list) else None,
+        )
+
+
+@dataclass(frozen=True)
 class SearchResponse:
     results: List[SearchResult]
     #: The ``offset`` to ask for the next page; ``None`` on the last page.
     next_offset: Optional[int] = None
     #: The words actually searched, when words of the query were corrected.
     corrected: Optional[str] = None
+    #: On the first page of a search that found nothing: the searches the service checked find
+    #: something (empty when none does). Asking for them cost no search.
+    tries: List[SearchTry] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> "SearchResponse":
         nxt = raw.get("next")
         corrected = raw.get("corrected")
+        tries = raw.get("tries")
         return cls(
             results=[SearchResult.from_json(r) for r in raw.get("results", [])],
             next_offset=nxt.get("offset") if isinstance(nxt, dict) else None,
             corrected=corrected.get("query") if isinstance(corrected, dict) else None,
+            tries=[SearchTry.from_json(t) for t in tries if isinstance(t, dict)] if isinstance(tries, list) else [],
         )
 
 

@@ -27,7 +27,7 @@ import { SearchScope } from './scope.tsx';
 import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, searchBody, SearchError, type ReceivedAnswer } from './search-api.ts';
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
-import { NoResultsHelp } from './no-results.tsx';
+import { NoResultsHelp, noResultsText } from './no-results.tsx';
 
 export type InitialSearch = {
   /** The box's text (`site:` words included), as the address holds it. */
@@ -323,18 +323,9 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <EmptyState
             icon="search"
             title={`No pages match “${data.corrected ?? data.query}”${data.sites.length ? ` on ${data.sites.join(', ')}` : ''}`}
-            action={
-              <NoResultsHelp
-                query={data.query}
-                language={data.language}
-                exact={data.exact}
-                sites={data.sites}
-                excludeSites={data.excludeSites}
-                link={searchLink}
-              />
-            }
+            action={<NoResultsHelp tries={data.tries} link={searchLink} />}
           >
-            No page holds enough of these words. Check the spelling, or try:
+            {noResultsText(data.tries)}
           </EmptyState>
         </div>
       ) : (
