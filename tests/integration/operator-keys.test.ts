@@ -65,6 +65,30 @@ describe('the operator interface for keys', () => {
     assert.equal(((await (await call('DELETE', `/${key.id}`)).json()) as { revoked: boolean }).revoked, false, 'already revoked');
   });
 
+  it("changes a key's limits, which hold from its next request, and keeps what was not given", async () => {
+    const { key, token } = (await (
+      await call('POST', '', { body: { name: 'limited', ratePerMinute: 600, actionsPerMinute: 90 } })
+    ).json()) as {
+      key: { id: string };
+      token: string;
+    };
+    const search = () =>
+      fetch(`${service.url}/v0/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'anything' }),
+      });
+    assert.equal((await search()).status, 200);
+    const changed = await call('PATCH', `/${key.id}`, { body: { ratePerMinute: 2, actionsPerMinute: null } });
+    assert.equal(changed.status, 200);
+    const now = ((await changed.json()) as { key: Record<string, unknown> }).key;
+    assert.deepEqual([now.ratePerMinute, now.actionsPerMinute, now.record, now.name], [2, null, false, 'limited']);
+    // The limit is now 2 a minute, one of which the search before the change used: the next passes, the one after is refused.
+    assert.equal((await search()).status, 200);
+    assert.equal((await search()).status, 429);
+    assert.match(service.keysCli(['list']).stdout, new RegExp(`^${key.id}\\tlimited\\t2\\t`, 'm'), 'the CLI sees it');
+  });
+
   it('refuses no token, a wrong token and a tenant key on every route, where the operator token passes', async () => {
     const id = tenant.split('_')[1] as string;
     const routes: [string, string, unknown?][] = [
@@ -107,6 +131,8 @@ describe('the operator interface for keys', () => {
     }
     assert.equal((await call('POST', '', { body: JSON.stringify({ name: 'x'.repeat(5000) }) })).status, 413);
     assert.equal((await call('PATCH', `/${'0'.repeat(16)}`, { body: { record: 'on' } })).status, 400);
+    for (const body of [{}, { maxInstances: 0 }, { ratePerMinute: 2.5 }, { actionsPerMinute: 'none' }, { name: 'renamed' }])
+      assert.equal((await call('PATCH', `/${'0'.repeat(16)}`, { body })).status, 400, JSON.stringify(body));
     assert.equal((await call('GET', '/not-an-id')).status, 400);
     assert.equal((await call('GET', `/${'0'.repeat(16)}`)).status, 404);
     assert.equal((await call('PATCH', `/${'0'.repeat(16)}`, { body: { record: true } })).status, 404);

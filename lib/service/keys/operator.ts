@@ -43,7 +43,10 @@ export class OperatorKeys {
   }
 
   async change(id: string, change: KeyChange): Promise<OperatorKey> {
-    if (!(await this.#keys.setRecord(id, change.record))) throw new NotFound(`no key with id ${id}`);
+    const { record, ...limits } = change;
+    await this.get(id);
+    if (Object.keys(limits).length && !(await this.#keys.setLimits(id, limits))) throw new NotFound(`no key with id ${id}`);
+    if (record !== undefined && !(await this.#keys.setRecord(id, record))) throw new NotFound(`no key with id ${id}`);
     return this.get(id);
   }
 

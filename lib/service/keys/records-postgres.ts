@@ -1,5 +1,5 @@
 import { num, numOrNull, type PgStatements, type Row } from '../postgres-client.ts';
-import type { ApiKeyRow, ApiKeysTable } from './records.ts';
+import { LIMITS_UPDATE, type ApiKeyRow, type ApiKeysTable, type KeyLimitChange } from './records.ts';
 
 const fromRow = (r: Row): ApiKeyRow => ({
   id: r.id as string,
@@ -56,6 +56,20 @@ export class PostgresApiKeys implements ApiKeysTable {
 
   async setRecord(id: string, record: boolean): Promise<boolean> {
     return (await this.#sql.run('UPDATE api_keys SET record = $1 WHERE id = $2', record, id)) > 0;
+  }
+
+  async setLimits(id: string, limits: KeyLimitChange): Promise<boolean> {
+    const actions = limits.actionsPerMinute;
+    return (
+      (await this.#sql.run(
+        LIMITS_UPDATE.replace('$1', '$1::integer').replace('$2', '$2::integer').replace('$4', '$4::integer'),
+        limits.ratePerMinute ?? null,
+        limits.maxInstances ?? null,
+        actions === undefined ? 0 : 1,
+        actions ?? null,
+        id,
+      )) > 0
+    );
   }
 
   async touch(id: string, at: number): Promise<void> {

@@ -20,6 +20,13 @@ export type ApiKeyRow = {
  * (records-postgres.ts). The rules (validation, hashing, verification, touch throttling) are
  * KeyStore's, the same for both.
  */
+/** A change of a key's limits: those given set, the others kept; `actionsPerMinute` null goes back to the service's default. */
+export type KeyLimitChange = { ratePerMinute?: number; maxInstances?: number; actionsPerMinute?: number | null };
+
+/** The one statement both stores change limits with ($1 rate, $2 instances, $3 whether to set actions, $4 actions, $5 id): one write, no read before it. */
+export const LIMITS_UPDATE = `UPDATE api_keys SET rate_per_minute = COALESCE($1, rate_per_minute), max_instances = COALESCE($2, max_instances),
+  actions_per_minute = CASE WHEN $3 = 1 THEN $4 ELSE actions_per_minute END WHERE id = $5`;
+
 export interface ApiKeysTable {
   insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void>;
   get(id: string): Promise<ApiKeyRow | undefined>;
@@ -29,6 +36,8 @@ export interface ApiKeysTable {
   revoke(id: string, at: number): Promise<boolean>;
   /** True when the key exists. */
   setRecord(id: string, record: boolean): Promise<boolean>;
+  /** The limits given changed, the others kept (`actionsPerMinute` null: the service's default). True when the key exists. */
+  setLimits(id: string, limits: KeyLimitChange): Promise<boolean>;
   touch(id: string, at: number): Promise<void>;
 }
 
@@ -66,6 +75,7 @@ export class SqliteApiKeys implements ApiKeysTable {
   readonly #revoke: StatementSync;
   readonly #touch: StatementSync;
   readonly #record: StatementSync;
+  readonly #limits: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#insert =
@@ -76,6 +86,7 @@ export class SqliteApiKeys implements ApiKeysTable {
     this.#revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.#touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
     this.#record = db.prepare('UPDATE api_keys SET record = ? WHERE id = ?');
+    this.#limits = db.prepare(LIMITS_UPDATE.replace(/\$\d/g, '?'));
   }
 
   async insert(row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'>): Promise<void> {
@@ -106,6 +117,16 @@ export class SqliteApiKeys implements ApiKeysTable {
 
   async setRecord(id: string, record: boolean): Promise<boolean> {
     return Number(this.#record.run(record ? 1 : 0, id).changes) > 0;
+  }
+
+  async setLimits(id: string, limits: KeyLimitChange): Promise<boolean> {
+    const actions = limits.actionsPerMinute;
+    return (
+      Number(
+        this.#limits.run(limits.ratePerMinute ?? null, limits.maxInstances ?? null, actions === undefined ? 0 : 1, actions ?? null, id)
+          .changes,
+      ) > 0
+    );
   }
 
   async touch(id: string, at: number): Promise<void> {

@@ -64,6 +64,22 @@ describe(`KeyStore (${serviceTestStore})`, () => {
     assert.equal(await keys.setRecord('0123456789abcdef', true), false);
   });
 
+  it('changes the limits given and keeps the others; a page-action limit goes back to the default with null', async () => {
+    const keys = store();
+    const { key } = await keys.create('k', { ratePerMinute: 10, maxInstances: 2, actionsPerMinute: 7 });
+    assert.equal(await keys.setLimits(key.id, { maxInstances: 5 }), true);
+    let now = await keys.get(key.id);
+    assert.deepEqual([now?.ratePerMinute, now?.maxInstances, now?.actionsPerMinute], [10, 5, 7]);
+    assert.equal(await keys.setLimits(key.id, { ratePerMinute: 99, actionsPerMinute: null }), true);
+    now = await keys.get(key.id);
+    assert.deepEqual([now?.ratePerMinute, now?.maxInstances, now?.actionsPerMinute], [99, 5, null]);
+    assert.equal(await keys.setLimits('0123456789abcdef', { maxInstances: 1 }), false);
+    for (const bad of [{ maxInstances: 0 }, { ratePerMinute: 1.5 }, { actionsPerMinute: 1_000_001 }])
+      await assert.rejects(keys.setLimits(key.id, bad), { status: 400 });
+    now = await keys.get(key.id);
+    assert.deepEqual([now?.ratePerMinute, now?.maxInstances, now?.actionsPerMinute], [99, 5, null], 'a refused change changes nothing');
+  });
+
   it('validates names and limits as bad requests (400)', async () => {
     const keys = store();
     for (const [name, limits] of [

@@ -1,5 +1,5 @@
 import { BadRequest } from '#shared/errors.ts';
-import type { ApiKeyRow, ApiKeysTable } from './records.ts';
+import type { ApiKeyRow, ApiKeysTable, KeyLimitChange } from './records.ts';
 import { generateKey, hashSecret, parseKey, secretMatches } from './token.ts';
 
 export type ApiKey = {
@@ -33,6 +33,18 @@ const toKey = (r: ApiKeyRow): ApiKey => ({
 });
 
 const TOUCH_EVERY_MS = 60_000;
+
+/** Each limit given a whole number from 1 to 1,000,000 (a page-action limit may be null: the default). */
+function checkLimits(limits: KeyLimitChange): void {
+  for (const [what, n] of [
+    ['rate per minute', limits.ratePerMinute],
+    ['max instances', limits.maxInstances],
+    ['page actions per minute', limits.actionsPerMinute],
+  ] as const) {
+    if (n === undefined || n === null) continue;
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new BadRequest(`${what} must be a whole number from 1 to 1000000`);
+  }
+}
 
 /**
  * Issues, lists, revokes and verifies API keys, on either store (SQLite or PostgreSQL: the table
@@ -69,13 +81,7 @@ export class KeyStore {
       record,
       createdAt: Date.now(),
     };
-    for (const [what, n] of [
-      ['rate per minute', row.ratePerMinute],
-      ['max instances', row.maxInstances],
-      ['page actions per minute', row.actionsPerMinute ?? 1],
-    ] as const) {
-      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new BadRequest(`${what} must be a whole number from 1 to 1000000`);
-    }
+    checkLimits(row);
     await this.#table.insert(row);
     return { key: toKey({ ...row, lastUsedAt: null, revokedAt: null }), token };
   }
@@ -92,6 +98,15 @@ export class KeyStore {
   /** Record the key's browsers from their next start on, or stop. False when there is no such key. */
   setRecord(id: string, record: boolean): Promise<boolean> {
     return this.#table.setRecord(id, record);
+  }
+
+  /**
+   * Change a key's limits from its next request on: those given set, the others kept
+   * (`actionsPerMinute` null: back to the service's default). False when there is no such key.
+   */
+  async setLimits(id: string, limits: KeyLimitChange): Promise<boolean> {
+    checkLimits(limits);
+    return this.#table.setLimits(id, limits);
   }
 
   revoke(id: string): Promise<boolean> {

@@ -38,7 +38,16 @@ export const newOperatorKeySchema = z
   .strict();
 export type NewOperatorKey = z.input<typeof newOperatorKeySchema>;
 
-export const keyChangeSchema = z.object({ record: z.boolean() }).strict();
+/** A change of a key: whether its browsers are recorded, and its limits (`actionsPerMinute` null: the service's default); at least one. */
+export const keyChangeSchema = z
+  .object({
+    record: z.boolean().optional(),
+    ratePerMinute: limit.optional(),
+    maxInstances: limit.optional(),
+    actionsPerMinute: limit.nullable().optional(),
+  })
+  .strict()
+  .refine((c) => Object.keys(c).length > 0, 'give at least one of record, ratePerMinute, maxInstances, actionsPerMinute');
 export type KeyChange = z.infer<typeof keyChangeSchema>;
 
 const isoTime = z.string().datetime();
