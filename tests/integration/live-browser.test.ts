@@ -468,7 +468,14 @@ describe('LiveBrowser: the relay over a real instance', () => {
 
   it('runs the screencast only while someone watches', async () => {
     live.removeViewer('a');
-    const seq = live.lastFrame!.meta.seq;
+    // A frame Chromium sent before the screencast stopped may still arrive: wait until none has for a while.
+    let seq = live.lastFrame!.meta.seq;
+    for (let quiet = 0; quiet < 3;) {
+      await new Promise((r) => setTimeout(r, 200));
+      const now = live.lastFrame!.meta.seq;
+      quiet = now === seq ? quiet + 1 : 0;
+      seq = now;
+    }
     // The page animates now, yet with nobody watching no frame is produced or relayed.
     await evaluate(
       "document.body.style.background = 'red'; setInterval(() => { document.title = 'tick ' + Date.now(); document.body.style.background = document.body.style.background === 'red' ? 'blue' : 'red'; }, 16); 1",
