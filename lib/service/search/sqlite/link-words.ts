@@ -1,19 +1,22 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Concept } from '../tokenize.ts';
+import { Kept } from './kept.ts';
 import { MAX_LINK_BLOCKS } from './schema.ts';
 
 /** A word's place among a page's inbound link contexts: the first blocks' bits, and every block by
  * number (null for an index from before decision 0082). */
 type LinkWord = { mask: number; blocks: Uint16Array | null };
+/** Words whose pages a reader keeps in memory. */
+const WORDS_KEPT = 10_000;
 
 /**
  * What the pages linking to a page say of it (decisions 0081, 0082): the words of the blocks of
  * text those links stand in (`link_words`), read once a word and kept while the index stays the
- * same (clear() when it changes).
+ * same (clear() when it changes), the least recently used words dropped past a limit (trim()).
  */
 export class InboundLinks {
   readonly #lookup: StatementSync;
-  readonly #pages = new Map<string, Map<number, LinkWord>>();
+  readonly #pages = new Kept<string, Map<number, LinkWord>>(WORDS_KEPT);
   /** Scratch space of shares(): each inbound block's score, and the blocks it touched. */
   readonly #scores = new Float64Array(MAX_LINK_BLOCKS);
   readonly #touched: number[] = [];
@@ -22,13 +25,13 @@ export class InboundLinks {
     this.#lookup = db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ?');
   }
 
-  /** How many words are kept. */
-  get size(): number {
-    return this.#pages.size;
-  }
-
   clear(): void {
     this.#pages.clear();
+  }
+
+  /** Between queries: the least recently used words past the limit go (kept.ts). */
+  trim(): void {
+    this.#pages.trim();
   }
 
   /** The candidates that a link points at from a block of text holding every word of the query
@@ -99,7 +102,7 @@ export class InboundLinks {
 
   /** The pages with a word in the blocks of text links to them stand in, and which blocks. */
   #of(word: string): Map<number, LinkWord> {
-    let pages = this.#pages.get(word);
+    let pages = this.#pages.use(word);
     if (!pages) {
       pages = new Map();
       for (const r of this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])

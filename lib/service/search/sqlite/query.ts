@@ -17,6 +17,7 @@ import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
+import { Kept } from './kept.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
@@ -38,8 +39,11 @@ const PASSAGE_WEIGHT = 0.5;
 export const MIN_MATCHED = 0.5;
 /** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
 const SIGNALS_KEPT = 20_000;
-/** Definition heads whose pages a reader keeps in memory. */
-const HEADS_KEPT = 20_000;
+/** Definition heads whose pages a reader keeps in memory (a few hundred bytes each; a pass over the
+ * benchmark's 2,085 queries looks up about 16,000). */
+const HEADS_KEPT = 40_000;
+/** Words whose pages near an index anchor a reader keeps in memory. */
+const NEAR_WORDS_KEPT = 10_000;
 /** The first stage's pages that deeper pages of results are taken from (after the first
  * CANDIDATES): enough for MAX_DEPTH results with room for duplicates and pages holding too little
  * of the query. */
@@ -171,12 +175,12 @@ export class IndexReader {
   readonly #commit: StatementSync;
   readonly #passages: StatementSync;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
-  readonly #kept = new Map<number, Signals>();
+  readonly #kept = new Kept<number, Signals>(SIGNALS_KEPT);
   /** Pages defining each head looked up, valid as #kept. */
-  readonly #heads = new Map<string, DefinerList>();
+  readonly #heads = new Kept<string, DefinerList>(HEADS_KEPT);
   readonly #defScratch = new PageScratch();
   /** Pages that have each word looked up near an index anchor, valid as #kept. */
-  readonly #nearPages = new Map<string, Set<number>>();
+  readonly #nearPages = new Kept<string, Set<number>>(NEAR_WORDS_KEPT);
   /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
   /** The blocks of text the links to each page stand in (link-words.ts). */
   readonly #inbound: InboundLinks;
@@ -260,26 +264,26 @@ export class IndexReader {
     }
   }
 
-  /** What is kept between queries is dropped when the index changed (another process committed). */
+  /** What is kept between queries is dropped when the index changed (another process committed),
+   * and the least recently used of it past its limits. */
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
-    if (
-      version === this.#keptVersion &&
-      this.#kept.size <= SIGNALS_KEPT &&
-      this.#heads.size + this.#nearPages.size + this.#inbound.size <= HEADS_KEPT
-    )
+    if (version === this.#keptVersion) {
+      this.#kept.trim();
+      this.#heads.trim();
+      this.#nearPages.trim();
+      this.#inbound.trim();
       return;
+    }
     this.#kept.clear();
     this.#heads.clear();
     this.#nearPages.clear();
     this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
-    if (version !== this.#keptVersion) {
-      this.#described.clear();
-      this.#speller.clear();
-    }
-    if (version !== this.#keptVersion) this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
+    this.#described.clear();
+    this.#speller.clear();
+    this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
     this.#keptVersion = version;
   }
 
@@ -467,7 +471,7 @@ export class IndexReader {
     const scratch = this.#defScratch;
     const touched: number[] = [];
     for (const h of heads) {
-      let pages = this.#heads.get(h.head);
+      let pages = this.#heads.use(h.head);
       if (!pages) this.#heads.set(h.head, (pages = definerList(this.#definers.all(h.head) as DefRow[])));
       scratch.fit(pages.most);
       const { ids, weights, factors, kinds } = pages;
@@ -507,7 +511,7 @@ export class IndexReader {
   #nearAnchors(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
     const sets: Set<number>[] = [];
     for (const word of new Set(concepts.flatMap((c) => c.parts))) {
-      let pages = this.#nearPages.get(word);
+      let pages = this.#nearPages.use(word);
       if (!pages) this.#nearPages.set(word, (pages = new Set((this.#near.all(word) as { id: number }[]).map((r) => r.id))));
       if (!pages.size) return new Set();
       sets.push(pages);
@@ -518,9 +522,9 @@ export class IndexReader {
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
-  #signalsOf(rows: readonly { id: number }[]): Map<number, Signals> {
+  #signalsOf(rows: readonly { id: number }[]): Kept<number, Signals> {
     const missing: number[] = [];
-    for (const r of rows) if (!this.#kept.has(r.id)) missing.push(r.id);
+    for (const r of rows) if (!this.#kept.use(r.id)) missing.push(r.id);
     if (missing.length) {
       for (const p of this.#signals.all(ids(missing)) as SignalRow[]) {
         this.#kept.set(p.id, {
