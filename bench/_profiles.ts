@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
-import { chownSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeStart, eventually, instancesDir, profileDirs } from '../tests/helpers/browser.ts';
 import { endAndWaitForSave, startWith } from '../tests/helpers/profiles.ts';
@@ -9,14 +9,16 @@ import { ms, percentile, printTable } from './_stats.ts';
 
 /**
  * Starting a browser from a saved profile (decision 0106) against a start without one: /start to
- * the browser's id with the service's defaults (a warm pool), and with no pool (every start cold,
- * as a profile's start always is). Profiles of 10 MB and 100 MB of incompressible IndexedDB data.
+ * the browser's id with the service's defaults (a warm pool, and a browser started ahead from each
+ * profile started from: warm-profiles.ts), and with neither (every start cold, as a profile's first
+ * start on a node is). Profiles of 10 MB and 100 MB of incompressible IndexedDB data.
  */
 const RUNS = 15;
 const SIZES_MB = [10, 100];
 const TARGET_10MB_MS = 150;
 
-/** Make profile `name` hold `mb` MB: a persisting browser, a file written into its IndexedDB as its uid would, then its save. */
+/** Make profile `name` hold `mb` MB: a persisting browser, a file written into its IndexedDB as its
+ * uid would, then its save (on a service with nothing warm: the start's folder is the one new). */
 async function makeProfile(service: ServiceProcess, token: string, name: string, mb: number): Promise<void> {
   const known = new Set(profileDirs(service.dataDir));
   const started = await startWith(service.wsUrl, token, `profile=${name}&persist=1`);
@@ -32,12 +34,26 @@ async function makeProfile(service: ServiceProcess, token: string, name: string,
   await endAndWaitForSave(service.url, token, started, name);
 }
 
-async function startOnce(service: ServiceProcess, token: string, query: string, pool: number): Promise<number> {
-  // Each sample begins with the pool full and the next launch prepared: what a client finds on an idle service.
+/** Browsers started ahead from profiles, ready now. */
+async function warmProfiles(service: ServiceProcess): Promise<number> {
+  const text = await (await fetch(`${service.url}/metrics`)).text();
+  return Number(/^periscope_profile_warm_browsers (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
+async function startOnce(service: ServiceProcess, token: string, query: string, pool: number, ahead: number): Promise<number> {
+  // Each sample begins with the pool full, a browser started ahead from each profile (`ahead`) and
+  // the next launch prepared: what a client finds on an idle service.
   await eventually(
     async () => {
       const h = (await (await fetch(`${service.url}/healthz`)).json()) as { browsers: { warm: number; live: number; prepared: number } };
-      return h.browsers.warm === pool && h.browsers.live === 0 && h.browsers.prepared === 1 && profileDirs(service.dataDir).length === pool;
+      const ready = await warmProfiles(service);
+      return (
+        h.browsers.warm === pool &&
+        ready === ahead &&
+        h.browsers.live === 0 &&
+        h.browsers.prepared === 1 &&
+        profileDirs(service.dataDir).length === pool + ahead
+      );
     },
     (ok) => ok,
     60_000,
@@ -53,22 +69,41 @@ export async function measureProfiles(): Promise<void> {
   const loadAtStart = loadavg()[0]?.toFixed(2);
   const rows = [];
   const figures: Record<string, number[]> = {};
+  // The profiles are made once, then timed on the same data by a service with the defaults (2
+  // warm, 2 profiles started ahead) and one with nothing warm at all.
+  const dataDir = mkdtempSync(join(tmpdir(), 'periscope-bench-profiles-'));
+  const maker = await startService({ DATA_DIR: dataDir, BROWSER_POOL_SIZE: '0', BROWSER_PROFILE_WARM: '0', BROWSER_PROFILE_MAX_MB: '200' });
+  let token: string;
+  let saves: string[];
+  try {
+    token = maker.createKey({ maxInstances: 10 }).token;
+    for (const mb of SIZES_MB) await makeProfile(maker, token, `p${mb}`, mb);
+    saves = maker.logs
+      .filter((l) => l.msg === 'profile saved')
+      .map((l) => `${Math.round((l.bytes as number) / 1e6)} MB in ${l.ms as number} ms`);
+  } finally {
+    await maker.stop();
+  }
+  console.error(`saves ${saves.join(', ')}`);
   for (const pool of [2, 0]) {
-    const service = await startService({ BROWSER_POOL_SIZE: String(pool), BROWSER_PROFILE_MAX_MB: '200' });
+    const ahead = pool ? SIZES_MB.length : 0;
+    const service = await startService({
+      DATA_DIR: dataDir,
+      BROWSER_POOL_SIZE: String(pool),
+      BROWSER_PROFILE_WARM: String(ahead),
+      BROWSER_PROFILE_MAX_MB: '200',
+    });
     try {
-      const token = service.createKey({ maxInstances: 10 }).token;
-      for (const mb of SIZES_MB) await makeProfile(service, token, `p${mb}`, mb);
-      const saves = service.logs
-        .filter((l) => l.msg === 'profile saved')
-        .map((l) => `${Math.round((l.bytes as number) / 1e6)} MB in ${l.ms as number} ms`);
       const queries = [['no profile', ''], ...SIZES_MB.map((mb) => [`profile of ${mb} MB`, `profile=p${mb}`])] as const;
-      for (const [, q] of queries) await startOnce(service, token, q, pool); // not counted
+      // Not counted: the first start from each profile after it was made.
+      for (const [, q] of queries) await startOnce(service, token, q, pool, ahead);
       const samples = Object.fromEntries(queries.map(([label]) => [label, [] as number[]]));
-      for (let i = 0; i < RUNS; i++) for (const [label, q] of queries) samples[label]!.push(await startOnce(service, token, q, pool));
+      for (let i = 0; i < RUNS; i++)
+        for (const [label, q] of queries) samples[label]!.push(await startOnce(service, token, q, pool, ahead));
       for (const [label] of queries) {
         figures[`${pool}:${label}`] = samples[label]!;
         rows.push({
-          pool: pool ? `${pool} (warm)` : 'none (cold)',
+          pool: pool ? `${pool} warm, ${ahead} from profiles` : 'none (cold)',
           start: label,
           runs: samples[label]!.length,
           p50: percentile(samples[label]!, 0.5),
@@ -88,11 +123,12 @@ export async function measureProfiles(): Promise<void> {
           .map((l) => l.ms as number);
         return `${mb} MB p50 ${percentile(own, 0.5)} ms over ${own.length}`;
       });
-      console.error(`pool ${pool}: saves ${saves.join(', ')}; restores ${restores.join(', ')}`);
+      console.error(`pool ${pool}: restores ${restores.join(', ')}`);
     } finally {
       await service.stop();
     }
   }
+  rmSync(dataDir, { recursive: true, force: true });
   printTable('/start to id from a saved profile, against a start without one (ms)', rows);
   const added = (pool: number) => percentile(figures[`${pool}:profile of 10 MB`]!, 0.5) - percentile(figures[`${pool}:no profile`]!, 0.5);
   console.log(

@@ -102,12 +102,13 @@ describe('loadServiceConfig', () => {
     );
   });
 
-  it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each, BROWSER_PROFILE_CONCURRENCY restored or saved at once', () => {
+  it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each, BROWSER_PROFILE_CONCURRENCY restored or saved at once, BROWSER_PROFILE_WARM started ahead', () => {
     const plain = loadServiceConfig({ DATA_DIR: '/srv/p' });
     assert.deepEqual(plain.profiles, {
       dir: '/srv/p/profiles',
       maxBytes: 200 * 1024 * 1024,
       concurrency: 2,
+      warm: 2,
       secret: null,
       previousSecrets: [],
     });
@@ -116,6 +117,7 @@ describe('loadServiceConfig', () => {
       BROWSER_PROFILES_DIR: '/mnt/shared/profiles',
       BROWSER_PROFILE_MAX_MB: '10',
       BROWSER_PROFILE_CONCURRENCY: '4',
+      BROWSER_PROFILE_WARM: '0',
       PROFILE_ENCRYPTION_SECRET: 'n'.repeat(32),
       PROFILE_ENCRYPTION_SECRET_PREVIOUS: `${'o'.repeat(32)}, ${'p'.repeat(40)}`,
     });
@@ -123,6 +125,7 @@ describe('loadServiceConfig', () => {
       dir: '/mnt/shared/profiles',
       maxBytes: 10 * 1024 * 1024,
       concurrency: 4,
+      warm: 0,
       secret: 'n'.repeat(32),
       previousSecrets: ['o'.repeat(32), 'p'.repeat(40)],
     });
@@ -130,6 +133,8 @@ describe('loadServiceConfig', () => {
       ['BROWSER_PROFILE_MAX_MB', '0'],
       ['BROWSER_PROFILE_CONCURRENCY', '0'],
       ['BROWSER_PROFILE_CONCURRENCY', 'two'],
+      ['BROWSER_PROFILE_WARM', '-1'],
+      ['BROWSER_PROFILE_WARM', '65'],
       ['PROFILE_ENCRYPTION_SECRET', 'short'],
       ['PROFILE_ENCRYPTION_SECRET_PREVIOUS', `${'o'.repeat(32)},short`],
     ] as const)

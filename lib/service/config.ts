@@ -67,6 +67,7 @@ const schema = z.object({
   BROWSER_DISK_LIMIT_MB: intVar(2048, 16, 10_485_760),
   BROWSER_PROFILE_MAX_MB: intVar(200, 1, 10_240),
   BROWSER_PROFILE_CONCURRENCY: intVar(2, 1, 64),
+  BROWSER_PROFILE_WARM: intVar(2, 0, 64),
   BROWSER_PROFILES_DIR: z.string().trim().min(1).optional(),
   PROFILE_ENCRYPTION_SECRET: clusterSecretVar,
   PROFILE_ENCRYPTION_SECRET_PREVIOUS: z
@@ -171,6 +172,8 @@ export type ServiceConfig = {
     maxBytes: number;
     /** How many restores and saves of profiles run at once on a node; each holds up to about three times a profile in memory. */
     concurrency: number;
+    /** BROWSER_PROFILE_WARM: how many profiles a node keeps a browser started ahead from (warm-profiles.ts); 0 for none. */
+    warm: number;
     /**
      * The secret profiles are sealed with, and earlier ones that still open them during a
      * rotation; null: CLUSTER_SECRET with several nodes, else one generated into DATA_DIR/secrets.
@@ -311,6 +314,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       dir: resolve(dataDir, v.BROWSER_PROFILES_DIR ?? 'profiles'),
       maxBytes: v.BROWSER_PROFILE_MAX_MB * 1024 * 1024,
       concurrency: v.BROWSER_PROFILE_CONCURRENCY,
+      warm: v.BROWSER_PROFILE_WARM,
       secret: v.PROFILE_ENCRYPTION_SECRET ?? null,
       previousSecrets: v.PROFILE_ENCRYPTION_SECRET_PREVIOUS,
     },

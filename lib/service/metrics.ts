@@ -62,6 +62,11 @@ export class ServiceMetrics {
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
+  readonly profileWarm = new Gauge({
+    name: 'periscope_profile_warm_browsers',
+    help: 'Browsers started ahead from saved profiles, waiting for the next start from each (BROWSER_PROFILE_WARM)',
+    registers: [this.registry],
+  });
   readonly startRefused = new Counter({
     name: 'periscope_browser_start_refused_total',
     help: '/start requests refused, by status',

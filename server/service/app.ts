@@ -29,6 +29,8 @@ import { ServiceMetrics } from '#service/metrics.ts';
 import { openRateLimiter } from '#service/ratelimit/open.ts';
 import { PageActions } from '#service/actions/actions.ts';
 import { openProfiles } from '#service/profiles/open.ts';
+import { profileId, type Profiles } from '#service/profiles/profiles.ts';
+import { WarmProfiles } from '#service/browser/warm-profiles.ts';
 import type { SearchBackend } from '#service/search/backend.ts';
 import { openServiceSearch } from '#service/search/open.ts';
 import type { ServiceContext } from './context.ts';
@@ -179,11 +181,23 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     redis.on('error', (err: Error) => log.debug({ err }, 'redis connection error'));
     await redisReady(redis);
   }
-  const profiles = await openProfiles(config, {
+  // Browsers started ahead from the profiles started from and saved on this node (decision 0106).
+  const warmProfiles = new WarmProfiles(launch, isolation ? config.profiles.warm : 0, log.child({ part: 'warm-profiles' }), (n) =>
+    metricsRegistry.profileWarm.set(n),
+  );
+  const profiles: Profiles = await openProfiles(config, {
     redis,
     nodeId,
     log: log.child({ part: 'profiles' }),
     onSaved: (outcome) => metricsRegistry.profileSaves.inc({ outcome }),
+    onChanged: (keyId, name, change) => {
+      warmProfiles.drop(profileId(keyId, name));
+      if (change === 'saved')
+        void profiles.use(keyId, name, false).then(
+          (use) => warmProfiles.prepare(use),
+          (err: Error) => log.warn({ err, profile: name }, 'could not start a browser ahead from a saved profile'),
+        );
+    },
   });
   metricsRegistry.beforeScrape(() => {
     const { running, waiting } = profiles.work;
@@ -202,6 +216,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         }
       : undefined,
     pool,
+    warmProfiles,
     launchProblem: () => launchHealth.problem,
     capacity: config.browser.capacity,
     lifetimeMs: config.browser.maxLifetimeMs,
@@ -413,6 +428,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       redis?.disconnect();
       await starts.drain(1000);
       await pool.close();
+      await warmProfiles.close();
       await launcher?.close();
       await egress.close();
       if (isolation?.mode === 'sandbox' && isolation.cgroups) await removeServiceCgroups(isolation.cgroups);

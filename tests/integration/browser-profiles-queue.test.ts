@@ -25,6 +25,8 @@ describe('a saved profile started through the queue', () => {
   before(async () => {
     service = await startService({
       BROWSER_POOL_SIZE: '0',
+      // Every start makes its own folder, found by the tests; none is started ahead (browser-profiles-warm.test.ts).
+      BROWSER_PROFILE_WARM: '0',
       BROWSER_CAPACITY: '1',
       BROWSER_PROFILE_MAX_MB: '2',
       PROFILE_ENCRYPTION_SECRET: 'profile-secret-for-tests-only-0123456789',

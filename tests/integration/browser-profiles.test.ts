@@ -58,6 +58,8 @@ describe('saved browser profiles', () => {
     site = await startLoginSite();
     service = await startService({
       BROWSER_POOL_SIZE: '0',
+      // Every start makes its own folder, found by the tests; none is started ahead (browser-profiles-warm.test.ts).
+      BROWSER_PROFILE_WARM: '0',
       BROWSER_EGRESS_ALLOW: '127.0.0.1/32',
       BROWSER_PROFILE_MAX_MB: '2',
       PROFILE_ENCRYPTION_SECRET: SECRET,

@@ -8,6 +8,7 @@ import { BROWSER_ID_PREFIX, type EndReason } from '#shared/protocol/start.ts';
 import type { UpstreamProxy } from '#shared/protocol/upstream-proxy.ts';
 import type { Chromium } from './chromium.ts';
 import type { BrowserPool } from './pool.ts';
+import type { WarmProfiles } from './warm-profiles.ts';
 import { StartQueue } from './start-queue.ts';
 
 export type Instance = {
@@ -19,6 +20,8 @@ export type Instance = {
 
 export type FleetOptions = {
   pool: BrowserPool;
+  /** Browsers started ahead from saved profiles (warm-profiles.ts); none without. */
+  warmProfiles?: WarmProfiles;
   /** Why launches keep failing on this node, or null (launch-health.ts): said to a client refused for it. */
   launchProblem?: () => string | null;
   capacity: number;
@@ -47,8 +50,13 @@ export type KeyAdmission = {
 /** A saved profile a browser starts from, and saves into when it ends if `persist` (lib/service/profiles/profiles.ts `ProfileUse`). */
 export type StartProfile = {
   readonly persist: boolean;
-  /** Read and written into the new browser's folder once the start has its room; a DomainError is the client's answer as is. */
-  restore(profileDir: string, owner: number | null): Promise<void>;
+  /** Which key's profile (what a browser started ahead from it is kept under). */
+  readonly id: string;
+  /** The version stored when the start began; null when none is (the browser starts empty). */
+  readonly version: string | null;
+  /** Read and written into a new browser's folder once the start has its room, resolving to the
+   * version written; a DomainError is the client's answer as is. */
+  restore(profileDir: string, owner: number | null): Promise<string | null>;
   finish(profileDir: string): Promise<void>;
 };
 
@@ -142,7 +150,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
    * `queueMs`, a start that finds no room waits up to that long for its turn (start-queue.ts)
    * instead of being refused at once; `signal` (its client went away) takes it out of the queue,
    * and a launch that then fails is not tried again. With `upstream`, the browser's traffic leaves through the tenant's own proxy (decision 0104).
-   * With `profile`, the browser starts from it (never a warm one), and saves into it as it ends.
+   * With `profile`, the browser starts from it (#take), and saves into it as it ends.
    */
   provision(
     key: ApiKey,
@@ -176,7 +184,7 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
   ): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const taken = await this.#opts.pool.take(profile && { beforeStart: (dir, owner) => profile.restore(dir, owner) });
+        const taken = await this.#take(profile);
         // Nobody has held this browser yet, so its close cannot have begun nor a save be taken: this one is.
         if (profile?.persist && taken.browser.keepProfileOnEnd((dir) => profile.finish(dir)) !== 'kept') {
           await taken.browser.close();
@@ -196,6 +204,27 @@ export class BrowserFleet extends EventEmitter<{ started: [Instance]; ended: [In
         this.#opts.log.warn({ err, attempt }, 'browser launch failed; trying once more');
       }
     }
+  }
+
+  /**
+   * A browser for a start: from the pool without a profile, or from a profile that holds nothing yet
+   * (its first persisting use); from a profile, the one started ahead from its stored version when
+   * there is one, else a fresh one it is restored into. A start that does not save into the profile
+   * leaves one started ahead for the next start from it (a saving one does as it is saved).
+   */
+  async #take(profile: StartProfile | undefined): Promise<Awaited<ReturnType<BrowserPool['take']>>> {
+    const { pool, warmProfiles } = this.#opts;
+    if (!profile || profile.version === null) return pool.take();
+    const ahead = warmProfiles?.take(profile.id, profile.version);
+    const taken = ahead
+      ? { browser: ahead, warm: true }
+      : await pool.take({
+          beforeStart: async (dir, owner) => {
+            await profile.restore(dir, owner);
+          },
+        });
+    if (!profile.persist) warmProfiles?.prepare(profile);
+    return taken;
   }
 
   /**

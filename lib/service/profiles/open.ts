@@ -16,7 +16,13 @@ import { ProfileFolder } from './store.ts';
  */
 export async function openProfiles(
   config: ServiceConfig,
-  o: { redis: RedisClient | null; nodeId: string; log: Logger; onSaved?: ConstructorParameters<typeof Profiles>[0]['onSaved'] },
+  o: {
+    redis: RedisClient | null;
+    nodeId: string;
+    log: Logger;
+    onSaved?: ConstructorParameters<typeof Profiles>[0]['onSaved'];
+    onChanged?: ConstructorParameters<typeof Profiles>[0]['onChanged'];
+  },
 ): Promise<Profiles> {
   const folder = new ProfileFolder(config.profiles.dir);
   await folder.init();
@@ -36,6 +42,7 @@ export async function openProfiles(
     waitMs: config.browser.launchTimeoutMs,
     log: o.log,
     onSaved: o.onSaved,
+    onChanged: o.onChanged,
   });
 }
 

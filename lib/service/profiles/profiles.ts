@@ -11,12 +11,18 @@ import { WorkSlots } from './work-slots.ts';
 export type ProfileUse = {
   readonly name: string;
   readonly persist: boolean;
+  /** Which profile of which key: what a browser started ahead from it is kept under (warm-profiles.ts). */
+  readonly id: string;
+  /** The version stored when the use began (store.ts versionOf()); null when none is: the browser starts empty. */
+  readonly version: string | null;
   /**
    * Before Chromium starts (after the start has its room): the saved state read, opened, checked
    * and written into `profileDir` (which must not exist), owned by `owner`, in a turn of the
-   * service's profile work. A profile that cannot be read is a DomainError naming it (500).
+   * service's profile work; resolves to the version written (null: none was stored). A profile
+   * that cannot be read is a DomainError naming it (500). It may be called again for another
+   * browser (a warm one started ahead).
    */
-  restore(profileDir: string, owner: number | null): Promise<void>;
+  restore(profileDir: string, owner: number | null): Promise<string | null>;
   /**
    * Once the browser has ended and nothing of it runs: save what `profileDir` holds (when
    * persisting), then let the profile go. Never throws; a refused or failed save keeps the old state.
@@ -41,7 +47,12 @@ export type ProfilesOptions = {
   log: Logger;
   /** A save ended: saved, refused (past the limit) or failed. */
   onSaved?: (outcome: 'saved' | 'too-large' | 'failed') => void;
+  /** A profile was stored anew (saved) or removed on this node: what was started from it ahead is stale. */
+  onChanged?: (keyId: string, name: string, change: 'saved' | 'removed') => void;
 };
+
+/** What a key's profile is kept under in memory (ProfileUse `id`). */
+export const profileId = (keyId: string, name: string): string => `${keyId}\0${name}`;
 
 const unreadable = (name: string) => new DomainError('internal', `the saved profile ${name} cannot be read; delete it to start afresh`);
 
@@ -93,9 +104,9 @@ export class Profiles {
       released = true;
       await locks.release(keyId, name, holder).catch((err: Error) => log.error({ err, profile: name }, 'could not let a profile go'));
     };
-    let stored: boolean;
+    let version: string | null;
     try {
-      stored = await folder.exists(keyId, name, maxBytes + ProfileSealer.overhead);
+      version = await folder.version(keyId, name, maxBytes + ProfileSealer.overhead);
     } catch (err) {
       await release();
       log.error({ err, profile: name, keyId }, 'a saved profile cannot be read');
@@ -104,14 +115,18 @@ export class Profiles {
     return {
       name,
       persist,
+      id: profileId(keyId, name),
+      version,
       restore: (profileDir, owner) =>
         this.#turn(signal, async () => {
           const t0 = performance.now();
           let plain: Buffer | null;
+          let restored: string | null;
           try {
             const sealed = await folder.read(keyId, name, maxBytes + ProfileSealer.overhead);
             // Seen as stored a moment ago and gone now: deleted while the start waited, not a new profile.
-            if (!sealed && stored) throw new Error('the stored profile was removed before the browser started');
+            if (!sealed && version !== null) throw new Error('the stored profile was removed before the browser started');
+            restored = sealed && ProfileFolder.versionOf(sealed);
             plain = sealed && sealer.open(sealed, ProfileFolder.ownerTag(keyId), name);
             // Checked whole before anything is written, so that a bad one is a clear refusal, not a failed launch.
             if (plain) checkArchive(plain, maxBytes);
@@ -121,6 +136,7 @@ export class Profiles {
           }
           if (plain) await unpackProfile(plain, profileDir, owner, maxBytes);
           log.info({ profile: name, keyId, bytes: plain?.length ?? 0, ms: Math.round(performance.now() - t0) }, 'profile restored');
+          return restored;
         }),
       finish: async (profileDir) => {
         try {
@@ -137,10 +153,10 @@ export class Profiles {
    * Run a restore in its turn of the profile work. A restore that waits longer than `waitMs` (the
    * launch's timeout) is refused with a 503; one whose client went away (`signal`) leaves the line.
    */
-  async #turn(signal: AbortSignal | undefined, restore: () => Promise<void>): Promise<void> {
+  async #turn<T>(signal: AbortSignal | undefined, restore: () => Promise<T>): Promise<T> {
     const late = AbortSignal.timeout(this.#o.waitMs);
     try {
-      await this.#work.run(restore, signal ? AbortSignal.any([signal, late]) : late);
+      return await this.#work.run(restore, signal ? AbortSignal.any([signal, late]) : late);
     } catch (err) {
       if (late.aborted && !signal?.aborted && err === late.reason)
         throw new ServiceUnavailable('the service is busy restoring and saving other saved profiles; try again shortly', 5);
@@ -200,6 +216,7 @@ export class Profiles {
         log.warn({ profile: name, keyId, skipped: packed.skipped.slice(0, 20) }, 'left entries out of a saved profile');
       log.info({ profile: name, keyId, bytes: packed.bytes, ms: Math.round(performance.now() - t0) }, 'profile saved');
       onSaved?.('saved');
+      this.#o.onChanged?.(keyId, name, 'saved');
     } catch (err) {
       if (err instanceof ProfileTooLarge) {
         log.warn({ profile: name, keyId, limitBytes: maxBytes }, 'profile not saved: past BROWSER_PROFILE_MAX_MB; the saved one is kept');
@@ -225,5 +242,6 @@ export class Profiles {
   async remove(keyId: string, name: string): Promise<void> {
     if ((await this.#o.locks.held(keyId, [name])).has(name)) throw inUse(name);
     if (!(await this.#o.folder.remove(keyId, name))) throw new NotFound(`no saved profile ${name} for this API key`);
+    this.#o.onChanged?.(keyId, name, 'removed');
   }
 }

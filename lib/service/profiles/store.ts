@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type StoredProfile = { name: string; bytes: number; updatedAt: Date };
+
+/** The first bytes of a sealed profile, which tell its versions apart (versionOf()). */
+const VERSION_BYTES = 32;
 
 /**
  * Where sealed profiles are kept: a folder every service node sees (BROWSER_PROFILES_DIR, by default
@@ -36,20 +39,34 @@ export class ProfileFolder {
   }
 
   /**
-   * Whether a sealed profile is stored, looked at without reading it: false when there is none;
-   * throws when what is stored is not a file or is past `maxBytes`.
+   * Which version of a sealed profile is stored, looked at without reading it (versionOf() of its
+   * first bytes): null when there is none; throws when what is stored is not a file or is past
+   * `maxBytes`.
    */
-  async exists(keyId: string, name: string, maxBytes: number): Promise<boolean> {
-    let st;
+  async version(keyId: string, name: string, maxBytes: number): Promise<string | null> {
+    let fh;
     try {
-      st = await lstat(this.#file(keyId, name));
+      fh = await open(this.#file(keyId, name), constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    if (!st.isFile()) throw new Error('a stored profile is not a file');
-    if (st.size > maxBytes) throw new Error(`a stored profile of ${st.size} bytes is past the limit of ${maxBytes}`);
-    return true;
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new Error('a stored profile is not a file');
+      if (st.size > maxBytes) throw new Error(`a stored profile of ${st.size} bytes is past the limit of ${maxBytes}`);
+      const head = Buffer.alloc(VERSION_BYTES);
+      const { bytesRead } = await fh.read(head, 0, VERSION_BYTES, 0);
+      return ProfileFolder.versionOf(head.subarray(0, bytesRead));
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** What tells one stored version of a profile from every other: its first bytes, which hold the
+   * seal's random nonce (seal.ts), new at every save. */
+  static versionOf(sealed: Buffer): string {
+    return sealed.subarray(0, VERSION_BYTES).toString('hex');
   }
 
   /** The sealed profile, or null when there is none; refused past `maxBytes` without reading it. */
