@@ -1,16 +1,15 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
 import { parseQuery } from '#service/search/tokenize.ts';
 import { matchAny } from '#service/search/sqlite/match.ts';
 import { FIELD_WEIGHTS } from '#service/search/sqlite/backend.ts';
 import { PostingsStage } from '#service/search/sqlite/postings.ts';
 import { IndexReader } from '#service/search/sqlite/query.ts';
 import { checkoutBaseline, type Baseline } from './_baseline.ts';
-import { BenchConnection } from './_http.ts';
+import { count, indexAndKey, KINDS, ofKind, pct, queries, ROOT, startService, timeApi, timeLoad } from './_search-load.ts';
 
 /**
  * `npm run bench -- search`: index the corpus with `npm run index` (pages/s), then time the
@@ -37,107 +36,8 @@ import { BenchConnection } from './_http.ts';
 const THROUGHPUT_ROUNDS = 4;
 /** Issue 24: at 16 clients without the answer cache, p50 and p99 at most this many times the baseline's. */
 const BASELINE_TARGET = 1.3;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CORPUS = join(ROOT, '..', 'shared', 'corpus');
+
 const node = process.execPath;
-
-type Kind = 'known-item' | 'natural';
-type Query = { query: string; language: string; kind: Kind };
-const KINDS: readonly Kind[] = ['known-item', 'natural'];
-
-/** One of the corpus's query files as search requests of one kind. */
-const readQueries = (file: string, kind: Kind): Query[] =>
-  readFileSync(join(CORPUS, file), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((l) => {
-      const [, , language = 'en', query = ''] = l.split('\t');
-      return { query, language, kind };
-    });
-
-/** The dev queries (known-item and language pairs, 650) and the natural questions (1,435), interleaved
- * evenly (each at its relative position in its own file) so that every stretch of a timed run carries
- * both kinds in proportion. Every timing below is in this order, pass after pass: `times[i]` is the
- * time of `queries[i % queries.length]`, which is how the rows are split by kind. */
-const queries: Query[] = [readQueries('queries-dev.tsv', 'known-item'), readQueries('queries-natural-dev.tsv', 'natural')]
-  .flatMap((list) => list.map((q, i) => ({ q, at: (i + 0.5) / list.length })))
-  .sort((a, b) => a.at - b.at)
-  .map(({ q }) => q);
-const count = (kind: Kind) => queries.filter((q) => q.kind === kind).length;
-
-/** The times of one kind's queries out of a timing in the order of `queries`. */
-const ofKind = (times: number[], kind: Kind) => times.filter((_, i) => (queries[i % queries.length] as Query).kind === kind);
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
-};
-
-/** The service of the version checked out at `root` (this tree, or the baseline's worktree). */
-async function startService(
-  root: string,
-  dataDir: string,
-  cacheSize: number,
-  extra: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess }> {
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    SERVICE_PORT: '0',
-    HOST: '127.0.0.1',
-    BROWSER_POOL_SIZE: '0',
-    LOG_LEVEL: 'warn',
-    SEARCH_CACHE_SIZE: String(cacheSize),
-    ...extra,
-  };
-  const child = spawn(node, [join(root, 'server/service/main.ts')], {
-    env: { ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /"url":"(http:[^"]+)","publicUrl".*"msg":"service listening"/.exec(buf);
-      if (m) resolve(m[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { url, child };
-}
-
-/** The queries `rounds` times over by `clients` closed-loop clients, spread over `urls` as a
- * round-robin balancer spreads kept-alive connections; each answer's time (in the order of the
- * work, not of the answers), and the whole run's. */
-async function timeLoad(urls: string[], token: string, clients: number, rounds: number): Promise<{ times: number[]; seconds: number }> {
-  const work = Array.from({ length: rounds }, () => queries).flat();
-  const times = new Array<number>(work.length).fill(0);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  let next = 0;
-  const connections = await Promise.all(Array.from({ length: clients }, (_, i) => BenchConnection.open(urls[i % urls.length] as string)));
-  const t0 = performance.now();
-  try {
-    await Promise.all(
-      connections.map(async (c) => {
-        while (next < work.length) {
-          const i = next++;
-          const { query, language } = work[i] as Query;
-          const t0 = performance.now();
-          const { status } = await c.post('/v0/search', headers, JSON.stringify({ query, language }));
-          times[i] = performance.now() - t0;
-          if (status !== 200) throw new Error(`status ${status}`);
-        }
-      }),
-    );
-  } finally {
-    for (const c of connections) c.close();
-  }
-  return { times, seconds: (performance.now() - t0) / 1000 };
-}
-
-const timeApi = async (url: string, token: string, clients: number, rounds: number) =>
-  (await timeLoad([url], token, clients, rounds)).times;
 
 /** Our first stage and the whole query path, straight in this process (warmed by one round). */
 function timeStraight(file: string): { postings: number[]; reader: number[] } {
@@ -185,27 +85,6 @@ function timeFts(file: string): number[] {
   }
   db.close();
   return times;
-}
-
-/** `npm run index` of the corpus and a key for the API, run by the version checked out at `root` into `dataDir`. */
-function indexAndKey(root: string, dataDir: string) {
-  const env = { ...process.env, DATA_DIR: dataDir };
-  const t0 = performance.now();
-  const idx = spawnSync(node, [join(root, 'server/cli/index.ts'), join(CORPUS, 'docs.warc.gz'), '--quiet'], { env, encoding: 'utf8' });
-  const seconds = (performance.now() - t0) / 1000;
-  if (idx.status !== 0) throw new Error(`index failed: ${idx.stderr}`);
-  const keys = spawnSync(node, [join(root, 'server/cli/keys.ts'), 'create', '--name', 'bench', '--rate-per-minute', '1000000'], {
-    env,
-    encoding: 'utf8',
-  });
-  if (keys.status !== 0) throw new Error(`keys create failed: ${keys.stderr}`);
-  return {
-    seconds,
-    pages: Number(/now holds (\d+) pages/.exec(idx.stdout)?.[1]),
-    records: Number(/indexed (\d+) pages/.exec(idx.stdout)?.[1]),
-    memory: /at most (\d+) MB of memory/.exec(idx.stdout)?.[1] ?? '?',
-    token: keys.stdout.trim().split('\n').pop() as string,
-  };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'periscope-bench-'));

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { gzipSync } from 'node:zlib';
+import { extractHtml } from '#service/search/extract.ts';
+import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
+
+/**
+ * A corpus of any size for measuring how search grows (issue #30): the real corpus's pages, every
+ * judged query's answer among them, followed by synthetic pages drawn from its own statistics, each
+ * a distractor. A synthetic page copies the shape of a real page chosen at random (its language,
+ * its title's, headings' and blocks' lengths in words, its number of links) and fills it with words
+ * drawn from that language's word frequencies in the real pages, so common words are as common and
+ * rare ones as rare; its links point at other synthetic pages, with anchor words drawn alike.
+ * Seeded: the same size gives the same file.
+ */
+
+/** What a synthetic page copies of a real one. */
+type Shape = { language: string; title: number; headings: number[]; blocks: number[]; links: number; markupLang: string | null };
+
+/** Words of one language with their counts, drawn in proportion by Vose's alias method (one draw is O(1)). */
+class WordDraw {
+  readonly #words: string[];
+  readonly #prob: Float64Array;
+  readonly #alias: Uint32Array;
+
+  constructor(counts: Map<string, number>) {
+    this.#words = [...counts.keys()];
+    const n = this.#words.length;
+    let total = 0;
+    for (const c of counts.values()) total += c;
+    const scaled = Float64Array.from(counts.values(), (c) => (c * n) / total);
+    this.#prob = new Float64Array(n);
+    this.#alias = new Uint32Array(n);
+    const small: number[] = [];
+    const large: number[] = [];
+    scaled.forEach((p, i) => (p < 1 ? small : large).push(i));
+    while (small.length && large.length) {
+      const s = small.pop() as number;
+      const l = large.pop() as number;
+      this.#prob[s] = scaled[s] as number;
+      this.#alias[s] = l;
+      scaled[l] = (scaled[l] as number) + (scaled[s] as number) - 1;
+      ((scaled[l] as number) < 1 ? small : large).push(l);
+    }
+    for (const i of [...small, ...large]) this.#prob[i] = 1;
+  }
+
+  draw(random: () => number, n: number): string {
+    const out: string[] = [];
+    for (let k = 0; k < n; k++) {
+      const i = Math.floor(random() * this.#words.length);
+      out.push(this.#words[random() < (this.#prob[i] as number) ? i : (this.#alias[i] as number)] as string);
+    }
+    return out.join(' ');
+  }
+}
+
+/** A small seeded generator (mulberry32). */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The language a real page is in, from its address (the handbook's `/browse/<lang>/`, the reference's `.<lang>.html`). */
+function languageOf(url: string): string {
+  const handbook = /debian-handbook\.info\/browse\/([a-z]{2})/i.exec(url);
+  if (handbook) return (handbook[1] as string).toLowerCase();
+  const reference = /debian-reference\/[^/]*\.([a-z]{2})(?:-[a-z]+)?\.html/i.exec(url);
+  if (reference) return (reference[1] as string).toLowerCase();
+  return 'en';
+}
+
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const words = (s: string) => s.split(/\s+/).filter(Boolean);
+
+/** The real corpus's shapes and each language's word counts. */
+export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, WordDraw> }> {
+  const shapes: Shape[] = [];
+  const counts = new Map<string, Map<string, number>>();
+  for await (const item of warcPages(warcRecords(await openWarcFile(warc)))) {
+    if (!('page' in item)) continue;
+    const { url, html } = item.page;
+    const x = extractHtml(html, url);
+    const language = languageOf(url);
+    let c = counts.get(language);
+    if (!c) counts.set(language, (c = new Map()));
+    for (const text of [x.title, ...x.headings, ...x.blocks]) for (const w of words(text)) c.set(w, (c.get(w) ?? 0) + 1);
+    shapes.push({
+      language,
+      title: words(x.title).length,
+      headings: x.headings.map((h) => words(h).length),
+      blocks: x.blocks.map((b) => words(b).length).filter((n) => n > 0),
+      links: x.links.length,
+      markupLang: x.markupLang,
+    });
+  }
+  return { shapes, draws: new Map([...counts].map(([l, c]) => [l, new WordDraw(c)])) };
+}
+
+/** Synthetic pages' hosts: the index sees this many sites. Their labels (`w0042`) name no query's word. */
+const HOSTS = 1000;
+const synthUrl = (i: number) => `https://w${String(i % HOSTS).padStart(4, '0')}.org/p/${i}.html`;
+
+/** Synthetic page `i` of `count`, in the shape of a real page. */
+function synthPage(i: number, count: number, shape: Shape, draw: WordDraw, random: () => number): string {
+  const title = escape(draw.draw(random, Math.max(1, shape.title)));
+  const parts: string[] = [`<h1>${title}</h1>`];
+  // Links go into random blocks; headings are spread evenly among the blocks.
+  const linksIn = new Uint16Array(shape.blocks.length);
+  for (let k = 0; k < shape.links && shape.blocks.length; k++) {
+    const b = Math.floor(random() * shape.blocks.length);
+    linksIn[b] = (linksIn[b] as number) + 1;
+  }
+  const every = shape.headings.length ? Math.max(1, Math.floor(shape.blocks.length / shape.headings.length)) : Infinity;
+  let heading = 0;
+  shape.blocks.forEach((n, b) => {
+    if (b % every === 0 && heading < shape.headings.length)
+      parts.push(`<h2>${escape(draw.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
+    let text = escape(draw.draw(random, n));
+    for (let k = 0; k < (linksIn[b] as number); k++) {
+      const to = Math.floor(random() * count);
+      text += ` <a href="${synthUrl(to)}">${escape(draw.draw(random, 1 + Math.floor(random() * 3)))}</a>`;
+    }
+    parts.push(`<p>${text}</p>`);
+  });
+  const lang = shape.markupLang ? ` lang="${escape(shape.markupLang)}"` : '';
+  return `<!doctype html><html${lang}><head><meta charset="utf-8"><title>${title}</title></head><body><main>${parts.join('\n')}</main></body></html>`;
+}
+
+/** One WARC response record of an HTML page, as its own gzip member (the corpus's form). */
+function warcRecord(url: string, html: string): Buffer {
+  const body = Buffer.from(html, 'utf8');
+  const http = Buffer.concat([
+    Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n`),
+    body,
+  ]);
+  const head =
+    `WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:${randomUUID()}>\r\nWARC-Date: 2026-11-26T00:00:00Z\r\n` +
+    `WARC-Target-URI: ${url}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${http.length}\r\n\r\n`;
+  return gzipSync(Buffer.concat([Buffer.from(head), http, Buffer.from('\r\n\r\n')]), { level: 1 });
+}
+
+/**
+ * Write `out`: the real corpus (`warc`, its gzip members as they are) and then synthetic pages up to
+ * `total` pages in all (`realPages` of them real). Returns how many synthetic pages it holds.
+ */
+export async function writeScaleCorpus(
+  warc: string,
+  out: string,
+  total: number,
+  realPages: number,
+  stats: Awaited<ReturnType<typeof corpusStatistics>>,
+  seed = 30,
+): Promise<number> {
+  const file = createWriteStream(out);
+  for await (const chunk of createReadStream(warc)) if (!file.write(chunk)) await once(file, 'drain');
+  const random = seeded(seed);
+  const synthetic = Math.max(0, total - realPages);
+  for (let i = 0; i < synthetic; i++) {
+    const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
+    const draw = stats.draws.get(shape.language) as WordDraw;
+    if (!file.write(warcRecord(synthUrl(i), synthPage(i, synthetic, shape, draw, random)))) await once(file, 'drain');
+  }
+  file.end();
+  await once(file, 'finish');
+  return synthetic;
+}

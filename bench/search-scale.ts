@@ -1,0 +1,164 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright';
+import { resolveChromium } from '#service/browser/executable.ts';
+import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
+import { CORPUS, indexAndKey, pct, ROOT, startService, timeApi } from './_search-load.ts';
+import { printTable } from './_stats.ts';
+
+/**
+ * `npm run bench -- search-scale` (issue #30): how search's cost grows with the corpus. For each
+ * size (BENCH_SCALE_SIZES, pages in all, default 10000,100000; 1000000 takes hours), a corpus of the
+ * real pages and synthetic distractors drawn from their statistics (_scale-corpus.ts) is written,
+ * indexed with `npm run index` (time, peak memory, index size per page), served without the answer
+ * cache and timed at 1 and 16 closed-loop clients over the judged queries (a warm-up pass first),
+ * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
+ * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
+ * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/).
+ */
+const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
+const out = process.env.BENCH_SCALE_OUT ?? join(ROOT, 'bench', 'out');
+const REAL_WARC = join(CORPUS, 'docs.warc.gz');
+
+type Measured = {
+  pages: number;
+  indexSeconds: number;
+  indexMemoryMb: string;
+  bytesPerPage: number;
+  p50x1: number;
+  p99x1: number;
+  p50x16: number;
+  p99x16: number;
+  mrr: Record<string, number>;
+};
+
+/** MRR@10 per kind of the judged queries, straight on the index file. */
+function quality(indexFile: string): Record<string, number> {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'search-quality.ts'), '--index', indexFile], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`search-quality failed: ${r.stderr}`);
+  const mrr: Record<string, number> = {};
+  for (const m of r.stdout.matchAll(/^(\S+(?: \S+)*?)\s+\d+\s+([\d.]+)\s/gm)) mrr[m[1] as string] = Number(m[2]);
+  return mrr;
+}
+
+async function measure(warc: string, dir: string): Promise<Measured> {
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const built = indexAndKey(ROOT, dataDir, warc);
+  const indexFile = join(dataDir, 'index.db');
+  const service = await startService(ROOT, dataDir, 0);
+  try {
+    await timeApi(service.url, built.token, 16, 1); // a fresh process's first pass, not counted
+    const one = await timeApi(service.url, built.token, 1, 1);
+    const many = await timeApi(service.url, built.token, 16, 1);
+    return {
+      pages: built.pages,
+      indexSeconds: built.seconds,
+      indexMemoryMb: built.memory,
+      bytesPerPage: statSync(indexFile).size / built.pages,
+      p50x1: pct(one, 0.5),
+      p99x1: pct(one, 0.99),
+      p50x16: pct(many, 0.5),
+      p99x16: pct(many, 0.99),
+      mrr: quality(indexFile),
+    };
+  } finally {
+    service.child.kill('SIGTERM');
+  }
+}
+
+/** A log-log plot of p50 at 1 and 16 clients against pages, drawn by Chromium as a PNG. */
+async function plot(rows: Measured[], file: string): Promise<void> {
+  const W = 720;
+  const H = 440;
+  const pad = 60;
+  const xs = rows.map((r) => Math.log10(r.pages));
+  const ys = rows.flatMap((r) => [Math.log10(r.p50x1), Math.log10(r.p50x16)]);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 1e-9];
+  const [y0, y1] = [Math.min(...ys) - 0.1, Math.max(...ys) + 0.1];
+  const X = (v: number) => pad + ((Math.log10(v) - x0) / (x1 - x0)) * (W - 2 * pad);
+  const Y = (v: number) => H - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (H - 2 * pad);
+  const line = (pick: (r: Measured) => number, color: string) =>
+    `<polyline fill="none" stroke="${color}" stroke-width="2" points="${rows.map((r) => `${X(r.pages)},${Y(pick(r))}`).join(' ')}"/>` +
+    rows.map((r) => `<circle cx="${X(r.pages)}" cy="${Y(pick(r))}" r="4" fill="${color}"/>`).join('');
+  const labels = rows
+    .map((r) => `<text x="${X(r.pages)}" y="${H - pad + 20}" text-anchor="middle">${r.pages.toLocaleString('en')}</text>`)
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="13">
+    <rect width="100%" height="100%" fill="white"/>
+    <text x="${W / 2}" y="24" text-anchor="middle" font-size="16">Search p50 without the answer cache against corpus size (log-log)</text>
+    <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#444"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" stroke="#444"/>
+    ${labels}<text x="${W / 2}" y="${H - 12}" text-anchor="middle">pages</text>
+    <text x="16" y="${H / 2}" transform="rotate(-90 16 ${H / 2})" text-anchor="middle">p50 ms</text>
+    ${rows.map((r) => `<text x="${X(r.pages) + 6}" y="${Y(r.p50x1) - 6}" fill="#1f6feb">${r.p50x1.toFixed(2)}</text><text x="${X(r.pages) + 6}" y="${Y(r.p50x16) - 6}" fill="#d1242f">${r.p50x16.toFixed(1)}</text>`).join('')}
+    ${line((r) => r.p50x1, '#1f6feb')}${line((r) => r.p50x16, '#d1242f')}
+    <text x="${W - pad}" y="${pad}" text-anchor="end" fill="#1f6feb">1 client</text><text x="${W - pad}" y="${pad + 18}" text-anchor="end" fill="#d1242f">16 clients</text>
+  </svg>`;
+  const executable = await resolveChromium(process.env.CHROME_PATH);
+  const browser = await chromium.launch({ executablePath: executable.path, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  try {
+    const page = await browser.newPage({ viewport: { width: W, height: H } });
+    await page.setContent(svg);
+    await page.screenshot({ path: file });
+  } finally {
+    await browser.close();
+  }
+}
+
+const began = performance.now();
+const loadAtStart = loadavg()[0]?.toFixed(2);
+mkdirSync(out, { recursive: true });
+const stats = await corpusStatistics(REAL_WARC);
+const rows: Measured[] = [];
+const scratch = mkdtempSync(join(tmpdir(), 'periscope-bench-scale-'));
+try {
+  // The corpus alone, then each size.
+  const base = join(scratch, 'base');
+  mkdirSync(base);
+  rows.push(await measure(REAL_WARC, base));
+  rmSync(base, { recursive: true, force: true });
+  for (const size of sizes) {
+    const dir = join(scratch, String(size));
+    mkdirSync(dir);
+    const warc = join(dir, 'corpus.warc.gz');
+    const t0 = performance.now();
+    const synthetic = await writeScaleCorpus(REAL_WARC, warc, size, (rows[0] as Measured).pages, stats);
+    console.error(
+      `${size} pages: ${synthetic} synthetic written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${(statSync(warc).size / 1e6).toFixed(0)} MB)`,
+    );
+    rows.push(await measure(warc, dir));
+    rmSync(dir, { recursive: true, force: true });
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const ref = rows[0] as Measured;
+const table = rows.map((r) => ({
+  pages: r.pages,
+  'index s': r.indexSeconds.toFixed(0),
+  'index MB': r.indexMemoryMb,
+  'KB/page': (r.bytesPerPage / 1024).toFixed(1),
+  'p50 1c': r.p50x1.toFixed(2),
+  'p99 1c': r.p99x1.toFixed(2),
+  'p50 16c': r.p50x16.toFixed(2),
+  'p99 16c': r.p99x16.toFixed(2),
+  'p50 1c ×': (r.p50x1 / ref.p50x1).toFixed(2),
+  'p50 16c ×': (r.p50x16 / ref.p50x16).toFixed(2),
+  'MRR known': (r.mrr['all but natural'] ?? 0).toFixed(3),
+  'MRR natural': (r.mrr.natural ?? 0).toFixed(3),
+}));
+printTable('search at growing corpus sizes (answer cache off; ms; × against the corpus alone)', table);
+const png = join(out, 'search-scale.png');
+await plot(rows, png);
+writeFileSync(join(out, 'search-scale.json'), `${JSON.stringify(rows, null, 2)}\n`);
+console.log(
+  `plot: ${png}\nMRR@10 by kind of each size: ${rows.map((r) => `${r.pages}: ${JSON.stringify(r.mrr)}`).join('; ')}\n` +
+    `(load average ${loadAtStart} at start, ${loadavg()[0]?.toFixed(2)} at end; ${((performance.now() - began) / 60000).toFixed(1)} min)`,
+);
+process.exit(0);
