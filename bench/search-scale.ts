@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
@@ -13,10 +13,12 @@ import { printTable } from './_stats.ts';
  * size (BENCH_SCALE_SIZES, pages in all, default 10000,100000; 1000000 takes hours), a corpus of the
  * real pages and synthetic distractors drawn from their statistics (_scale-corpus.ts) is written,
  * indexed with `npm run index` (time, peak memory, index size per page), served without the answer
- * cache and timed at 1 and 16 closed-loop clients over the judged queries (a warm-up pass first),
+ * cache and timed at 1 client (one pass) and 16 closed-loop clients (two passes) over the judged
+ * queries (a warm-up pass first),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
  * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
- * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/).
+ * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
+ * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures).
  */
 const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000')
   .split(',')
@@ -55,7 +57,7 @@ async function measure(warc: string, dir: string): Promise<Measured> {
   try {
     await timeApi(service.url, built.token, 16, 1); // a fresh process's first pass, not counted
     const one = await timeApi(service.url, built.token, 1, 1);
-    const many = await timeApi(service.url, built.token, 16, 1);
+    const many = await timeApi(service.url, built.token, 16, 2);
     return {
       pages: built.pages,
       indexSeconds: built.seconds,
@@ -75,29 +77,41 @@ async function measure(warc: string, dir: string): Promise<Measured> {
 /** A log-log plot of p50 at 1 and 16 clients against pages, drawn by Chromium as a PNG. */
 async function plot(rows: Measured[], file: string): Promise<void> {
   const W = 720;
-  const H = 440;
+  const H = 480;
   const pad = 60;
+  // The legend sits between the title and the plot.
+  const top = 110;
   const xs = rows.map((r) => Math.log10(r.pages));
-  const ys = rows.flatMap((r) => [Math.log10(r.p50x1), Math.log10(r.p50x16)]);
+  const ys = rows.flatMap((r) => [
+    Math.log10(r.p50x1),
+    Math.log10(r.p50x16),
+    Math.log10((rows[0] as Measured).p50x1 * (r.pages / (rows[0] as Measured).pages)),
+  ]);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 1e-9];
   const [y0, y1] = [Math.min(...ys) - 0.1, Math.max(...ys) + 0.1];
   const X = (v: number) => pad + ((Math.log10(v) - x0) / (x1 - x0)) * (W - 2 * pad);
-  const Y = (v: number) => H - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (H - 2 * pad);
+  const Y = (v: number) => H - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (H - pad - top);
   const line = (pick: (r: Measured) => number, color: string) =>
     `<polyline fill="none" stroke="${color}" stroke-width="2" points="${rows.map((r) => `${X(r.pages)},${Y(pick(r))}`).join(' ')}"/>` +
     rows.map((r) => `<circle cx="${X(r.pages)}" cy="${Y(pick(r))}" r="4" fill="${color}"/>`).join('');
+  // Where 1 client would be if a query cost grew as the corpus does.
+  const first = rows[0] as Measured;
+  const last = rows[rows.length - 1] as Measured;
+  const linear = `<line x1="${X(first.pages)}" y1="${Y(first.p50x1)}" x2="${X(last.pages)}" y2="${Y((first.p50x1 * last.pages) / first.pages)}" stroke="#888" stroke-dasharray="6 4"/>`;
   const labels = rows
     .map((r) => `<text x="${X(r.pages)}" y="${H - pad + 20}" text-anchor="middle">${r.pages.toLocaleString('en')}</text>`)
     .join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="13">
     <rect width="100%" height="100%" fill="white"/>
     <text x="${W / 2}" y="24" text-anchor="middle" font-size="16">Search p50 without the answer cache against corpus size (log-log)</text>
-    <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#444"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" stroke="#444"/>
+    <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#444"/><line x1="${pad}" y1="${top - 10}" x2="${pad}" y2="${H - pad}" stroke="#444"/>
     ${labels}<text x="${W / 2}" y="${H - 12}" text-anchor="middle">pages</text>
     <text x="16" y="${H / 2}" transform="rotate(-90 16 ${H / 2})" text-anchor="middle">p50 ms</text>
     ${rows.map((r) => `<text x="${X(r.pages) + 6}" y="${Y(r.p50x1) - 6}" fill="#1f6feb">${r.p50x1.toFixed(2)}</text><text x="${X(r.pages) + 6}" y="${Y(r.p50x16) - 6}" fill="#d1242f">${r.p50x16.toFixed(1)}</text>`).join('')}
     ${line((r) => r.p50x1, '#1f6feb')}${line((r) => r.p50x16, '#d1242f')}
-    <text x="${W - pad}" y="${pad}" text-anchor="end" fill="#1f6feb">1 client</text><text x="${W - pad}" y="${pad + 18}" text-anchor="end" fill="#d1242f">16 clients</text>
+    ${linear}
+    <text x="${pad}" y="50" fill="#1f6feb">— 1 client</text><text x="${pad}" y="68" fill="#d1242f">— 16 clients</text>
+    <text x="${pad}" y="86" fill="#888">- - linear growth from the corpus alone (1 client)</text>
   </svg>`;
   const executable = await resolveChromium(process.env.CHROME_PATH);
   const browser = await chromium.launch({ executablePath: executable.path, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
@@ -110,6 +124,11 @@ async function plot(rows: Measured[], file: string): Promise<void> {
   }
 }
 
+// BENCH_SCALE_REPLOT=1: draw the plot again from the last run's figures, measuring nothing.
+if (process.env.BENCH_SCALE_REPLOT) {
+  await plot(JSON.parse(readFileSync(join(out, 'search-scale.json'), 'utf8')) as Measured[], join(out, 'search-scale.png'));
+  process.exit(0);
+}
 const began = performance.now();
 const loadAtStart = loadavg()[0]?.toFixed(2);
 mkdirSync(out, { recursive: true });
