@@ -54,11 +54,11 @@ describe('browsers started ahead from saved profiles', () => {
       30_000,
     );
 
-  /** Log in as `user` in a browser saving into `name`, and end it once saved. */
-  async function saveLogin(name: string, user: string): Promise<void> {
-    const b = await startWith(service.wsUrl, token, `profile=${name}&persist=1`);
+  /** Log in as `user` in a browser saving into `name` (of the key `as`), and end it once saved. */
+  async function saveLogin(name: string, user: string, as = token): Promise<void> {
+    const b = await startWith(service.wsUrl, as, `profile=${name}&persist=1`);
     await logIn(service.url, b, site.url, user);
-    await endAndWaitForSave(service.url, token, b, name);
+    await endAndWaitForSave(service.url, as, b, name);
   }
 
   /** Start from `name`, say who is logged in, and whether the start took a warm browser. */
@@ -91,12 +91,25 @@ describe('browsers started ahead from saved profiles', () => {
     await Promise.all([first, second, third].map((s) => end(s.browser)));
   });
 
-  it("never hands one to another key's start of a profile of the same name", async () => {
+  it('keeps one for each key of a profile name, and hands each key only its own', async () => {
     await ready(1);
+    // Another key saves a profile of the same name: one more is kept, beside this key's.
+    await saveLogin('work', 'eve', otherToken);
+    await ready(2);
     const theirs = await startFrom('work', otherToken);
-    assert.deepEqual([theirs.who, theirs.warm], ['no session cookie', false], 'their own profile, which holds nothing');
-    assert.equal(await metric(service.url, WARM_READY), 1, "still kept for its own key's next start");
-    await end(theirs.browser);
+    assert.deepEqual([theirs.who, theirs.warm], ['session=eve', true], 'their own profile, taken warm');
+    await ready(2);
+    const ours = await startFrom('work');
+    assert.deepEqual([ours.who, ours.warm], ['session=alice', true], 'ours, untouched by theirs');
+    await Promise.all([end(theirs.browser), end(ours.browser)]);
+    // Their profile deleted: theirs is dropped, ours stays.
+    await ready(2);
+    const res = await fetch(`${service.url}/v0/profiles/work`, { method: 'DELETE', headers: { authorization: `Bearer ${otherToken}` } });
+    assert.equal(res.status, 204);
+    await ready(1);
+    const again = await startFrom('work');
+    assert.deepEqual([again.who, again.warm], ['session=alice', true]);
+    await end(again.browser);
   });
 
   it('replaces it when the profile is saved again, and never hands out one holding another version than the stored one', async () => {
