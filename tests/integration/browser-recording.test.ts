@@ -77,7 +77,8 @@ describe('session recordings', () => {
 
     const done = await eventually(
       () => recording(recorded, held.id),
-      (r) => !r.live && r.events.some((e) => e.type === 'end'),
+      // The recording's end and the history's (endedAt) are written side by side as the browser ends: both are waited for.
+      (r) => !r.live && r.events.some((e) => e.type === 'end') && r.endedAt != null,
       10_000,
     );
     const { events } = done;
