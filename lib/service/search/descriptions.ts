@@ -69,14 +69,16 @@ export function namedBy(
 export class Descriptions {
   readonly #pages: Int32Array;
   readonly #names: string[] = [];
-  /** Each definition's popularity, 0 to 1: log(1 + links) over the most named definition's. */
-  readonly #named: Float64Array;
+  /** What each definition's share is weighed by: its popularity, 0 to 1 (log(1 + links) over the
+   * most named definition's), at NAMED_PRIOR. */
+  readonly #prior: Float64Array;
   /** Per term, the definitions whose documents hold it (by index, ascending). */
   readonly #holding = new Map<string, Int32Array>();
-  /** Scratch space of match(): each definition's score, number of concepts held, and the last
-   * concept that counted it (a concept of several terms counts a definition once). */
+  /** Scratch space of match(), side by side for each definition (one cache line a definition): its
+   * score at 2i and the number of concepts holding it at 2i + 1. */
   readonly #acc: Float64Array;
-  readonly #hits: Uint8Array;
+  /** Scratch space of #union(): the last union that counted each definition (a concept of several
+   * terms counts a definition once). */
   readonly #seen: Uint32Array;
   #stamp = 0;
   /** Each definition's page as a slot (0 to the number of pages), and by slot, scratch space of
@@ -87,14 +89,14 @@ export class Descriptions {
 
   constructor(rows: readonly DescribedRow[]) {
     this.#pages = new Int32Array(rows.length);
-    this.#named = new Float64Array(rows.length);
+    this.#prior = new Float64Array(rows.length);
     let most = 1;
     for (const r of rows) most = Math.max(most, r.links);
     const holding = new Map<string, number[]>();
     rows.forEach((r, i) => {
       this.#pages[i] = r.page;
       this.#names.push(r.term);
-      this.#named[i] = Math.log1p(r.links) / Math.log1p(most);
+      this.#prior[i] = 1 - NAMED_PRIOR + NAMED_PRIOR * (Math.log1p(r.links) / Math.log1p(most));
       for (const t of new Set(r.terms)) {
         const list = holding.get(t);
         if (list) list.push(i);
@@ -102,8 +104,7 @@ export class Descriptions {
       }
     });
     for (const [t, list] of holding) this.#holding.set(t, Int32Array.from(list));
-    this.#acc = new Float64Array(rows.length);
-    this.#hits = new Uint8Array(rows.length);
+    this.#acc = new Float64Array(2 * rows.length);
     this.#seen = new Uint32Array(rows.length);
     const slotOf = new Map<number, number>();
     this.#slots = Int32Array.from(rows, (r) => {
@@ -131,7 +132,6 @@ export class Descriptions {
     const n = this.#names.length;
     if (!n || !concepts.length || limit <= 0) return [];
     const acc = this.#acc;
-    const hits = this.#hits;
     const need = concepts.length > 1 ? 2 : 1;
     // Each concept's lists, the most held last: where two concepts must be held, a definition
     // that only the last one holds is no match, so the last is looked up for those the others
@@ -147,31 +147,34 @@ export class Descriptions {
       const idf = Math.log(1 + (n - defs.length + 0.5) / (defs.length + 0.5));
       total += idf;
       if (need === 2 && at === lists.length - 1 && touched.length < defs.length) {
-        for (const i of touched) if (ls.some((l) => holds(l, i))) count(i, idf);
+        for (const i of touched)
+          if (ls.some((l) => holds(l, i))) {
+            acc[2 * i] = (acc[2 * i] as number) + idf;
+            acc[2 * i + 1] = (acc[2 * i + 1] as number) + 1;
+          }
         return;
       }
       for (let k = 0; k < defs.length; k++) {
-        const i = defs[k] as number;
-        if (hits[i] === 0) touched.push(i);
-        count(i, idf);
+        const i = 2 * (defs[k] as number);
+        const held = acc[i + 1] as number;
+        if (held === 0) touched.push(i >> 1);
+        acc[i] = (acc[i] as number) + idf;
+        acc[i + 1] = held + 1;
       }
     });
-    function count(i: number, idf: number) {
-      acc[i] = (acc[i] as number) + idf;
-      if ((hits[i] as number) < 255) hits[i] = (hits[i] as number) + 1;
-    }
     // Each page by its best definition, the first of equals (on scratch space by page slot).
     const slots = this.#slots;
     const pageShare = this.#pageShare;
     const pageDef = this.#pageDef;
+    const prior = this.#prior;
     const pages: number[] = [];
     for (const i of touched) {
-      const held = hits[i] as number;
-      const sum = acc[i] as number;
-      acc[i] = 0;
-      hits[i] = 0;
+      const held = acc[2 * i + 1] as number;
+      const sum = acc[2 * i] as number;
+      acc[2 * i] = 0;
+      acc[2 * i + 1] = 0;
       if (held < need) continue;
-      const share = (sum / total) * (1 - NAMED_PRIOR + NAMED_PRIOR * (this.#named[i] as number));
+      const share = (sum / total) * (prior[i] as number);
       const slot = slots[i] as number;
       if (pageDef[slot] === -1) pages.push(slot);
       else if (!(share > (pageShare[slot] as number))) continue;

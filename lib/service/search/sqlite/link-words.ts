@@ -3,9 +3,54 @@ import type { Concept } from '../tokenize.ts';
 import { Kept } from './kept.ts';
 import { MAX_LINK_BLOCKS } from './schema.ts';
 
-/** A word's place among a page's inbound link contexts: the first blocks' bits, and every block by
- * number (null for an index from before decision 0082). */
-type LinkWord = { mask: number; blocks: Uint16Array | null };
+/**
+ * The pages with a word in the blocks of text their inbound links stand in: by page id, ascending,
+ * side by side, the first blocks' bits (`masks`) and every block by number (`blocks`, null for an
+ * index from before decision 0082). Arrays, not a map: a query looks a word up for every candidate,
+ * and a binary search over one array stays in the cache where a map's entries do not.
+ */
+class WordPages {
+  readonly ids: Int32Array;
+  readonly masks: Int32Array;
+  readonly blocks: (Uint16Array | null)[];
+
+  constructor(rows: readonly { id: number; mask: number; blocks: Uint8Array | null }[]) {
+    const sorted = [...rows].sort((a, b) => a.id - b.id);
+    this.ids = Int32Array.from(sorted, (r) => r.id);
+    this.masks = Int32Array.from(sorted, (r) => r.mask);
+    this.blocks = sorted.map((r) => (r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null));
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** Where page `id` is, or -1. */
+  at(id: number): number {
+    const ids = this.ids;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = ids[mid] as number;
+      if (v === id) return mid;
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  mask(id: number): number {
+    const at = this.at(id);
+    return at < 0 ? 0 : (this.masks[at] as number);
+  }
+
+  /** The blocks of page `id` holding the word, ascending (none: null or empty). */
+  blocksOf(id: number): Uint16Array | null {
+    const at = this.at(id);
+    return at < 0 ? null : (this.blocks[at] ?? null);
+  }
+}
 /** Words whose pages a reader keeps in memory. */
 const WORDS_KEPT = 10_000;
 
@@ -16,7 +61,7 @@ const WORDS_KEPT = 10_000;
  */
 export class InboundLinks {
   readonly #lookup: StatementSync;
-  readonly #pages = new Kept<string, Map<number, LinkWord>>(WORDS_KEPT);
+  readonly #pages = new Kept<string, WordPages>(WORDS_KEPT);
   /** Scratch space of shares(): each inbound block's score, and the blocks it touched. */
   readonly #scores = new Float64Array(MAX_LINK_BLOCKS);
   readonly #touched: number[] = [];
@@ -37,7 +82,7 @@ export class InboundLinks {
   /** The candidates that a link points at from a block of text holding every word of the query
    * (the same block; decision 0081). */
   holdingAll(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const maps: Map<number, LinkWord>[] = [];
+    const maps: WordPages[] = [];
     for (const word of new Set(concepts.flatMap((c) => c.parts))) {
       const pages = this.#of(word);
       if (!pages.size) return new Set();
@@ -46,7 +91,7 @@ export class InboundLinks {
     const all = new Set<number>();
     for (const r of rows) {
       let mask = -1;
-      for (const m of maps) if (!(mask &= m.get(r.id)?.mask ?? 0)) break;
+      for (const m of maps) if (!(mask &= m.mask(r.id))) break;
       if (mask) all.add(r.id);
     }
     return all;
@@ -59,16 +104,17 @@ export class InboundLinks {
     let total = 0;
     for (const w of worth.values()) total += w;
     if (total <= 0) return out;
-    const maps = concepts.map((c) => c.parts.map((word) => this.#of(word)));
+    // The concepts worth something, each with its words' pages.
+    const worthy = concepts.flatMap((c, i) => ((worth.get(i) ?? 0) > 0 ? [{ w: worth.get(i) as number, maps: c.parts.map((word) => this.#of(word)) }] : []));
     const byBlock = this.#scores;
     const touched = this.#touched;
     for (const r of rows) {
       let best = 0;
-      for (let i = 0; i < concepts.length; i++) {
-        const w = worth.get(i) ?? 0;
-        const held = w ? blocksHolding((maps[i] as Map<number, LinkWord>[]).map((m) => m.get(r.id)?.blocks)) : null;
+      for (const { w, maps } of worthy) {
+        const held = blocksHolding(maps, r.id);
         if (!held) continue;
-        for (const b of held) {
+        for (let j = 0; j < held.length; j++) {
+          const b = held[j] as number;
           if (byBlock[b] === 0) touched.push(b);
           const v = (byBlock[b] as number) + w;
           byBlock[b] = v;
@@ -95,29 +141,30 @@ export class InboundLinks {
       const w = (worth.get(i) ?? 0) / total;
       if (!w) continue;
       const maps = (concepts[i] as Concept).parts.map((word) => this.#of(word));
-      for (let k = 0; k < ids.length; k++) if (maps.every((m) => m.get(ids[k] as number)?.blocks?.length)) out[k] = (out[k] as number) + w;
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k] as number;
+        let all = true;
+        for (let j = 0; j < maps.length && all; j++) all = ((maps[j] as WordPages).blocksOf(id)?.length ?? 0) > 0;
+        if (all) out[k] = (out[k] as number) + w;
+      }
     }
     return out;
   }
 
   /** The pages with a word in the blocks of text links to them stand in, and which blocks. */
-  #of(word: string): Map<number, LinkWord> {
+  #of(word: string): WordPages {
     let pages = this.#pages.use(word);
-    if (!pages) {
-      pages = new Map();
-      for (const r of this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])
-        pages.set(r.id, { mask: r.mask, blocks: r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null });
-      this.#pages.set(word, pages);
-    }
+    if (!pages) this.#pages.set(word, (pages = new WordPages(this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])));
     return pages;
   }
 }
 
-/** The blocks holding every part of a concept: the intersection of ascending block lists; null when
- * a part is in none. */
-function blocksHolding(lists: readonly (Uint16Array | null | undefined)[]): Iterable<number> | null {
+/** The blocks of text of links to page `id` holding every part of a concept (the parts' pages,
+ * `maps`): the intersection of ascending block lists; null when a part is in none. */
+function blocksHolding(maps: readonly WordPages[], id: number): ArrayLike<number> | null {
   let held: readonly number[] | Uint16Array | null = null;
-  for (const list of lists) {
+  for (const m of maps) {
+    const list = m.blocksOf(id);
     if (!list?.length) return null;
     if (!held) held = list;
     else {

@@ -76,18 +76,17 @@ function find(docs: Uint32Array, id: number): number {
   return -1;
 }
 
-/** The passages of page `id` holding every one of `terms` (each once), or null. */
-function placesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>, id: number): Iterable<number> | null {
-  let held = null as Iterable<number> | null;
-  for (const t of terms) {
-    const list = lists.get(t);
+/** The passages of page `id` holding every one of a phrase's terms (their `lists`, each once), or null. */
+function placesOf(lists: readonly (PostingList | undefined)[], id: number): ArrayLike<number> | null {
+  let held = null as ArrayLike<number> | null;
+  for (const list of lists) {
     const at = list ? find(list.docs, id) : -1;
     if (!list || at < 0 || !list.starts.length) return null;
     const here = list.places.subarray(list.starts[at], list.starts[at + 1]);
     if (!held) held = here;
     else {
       const set = new Set(here);
-      held = [...held].filter((o) => set.has(o));
+      held = Array.prototype.filter.call(held, (o: number) => set.has(o)) as number[];
     }
   }
   return held;
@@ -290,15 +289,16 @@ export class PostingsStage implements FirstStage {
    */
   bestPassages(ids: readonly number[], n = 3): Map<number, number[]> {
     const out = new Map<number, number[]>();
-    const lists = this.#lastLists;
+    const phrases = this.#last.map((p) => ({ weight: p.weight, lists: this.#listsOf(p.terms) }));
     const byBlock = this.#blockScores;
     const touched = this.#blocksTouched;
     for (const id of ids) {
       let count = 0;
-      for (const p of this.#last) {
-        const held = placesOf(p.terms, lists, id);
+      for (const p of phrases) {
+        const held = placesOf(p.lists, id);
         if (!held) continue;
-        for (const o of held) {
+        for (let j = 0; j < held.length; j++) {
+          const o = held[j] as number;
           if (byBlock[o] === 0) touched[count++] = o;
           byBlock[o] = (byBlock[o] as number) + p.weight;
         }
@@ -319,6 +319,11 @@ export class PostingsStage implements FirstStage {
       out.set(id, best);
     }
     return out;
+  }
+
+  /** The last rank() call's posting lists of `terms` (undefined for a term it had none of). */
+  #listsOf(terms: readonly string[]): (PostingList | undefined)[] {
+    return terms.map((t) => this.#lastLists.get(t));
   }
 
   /** What each concept of the last rank() call is worth (by its index): the idf of its rarest term,
@@ -346,21 +351,23 @@ export class PostingsStage implements FirstStage {
    */
   passageShares(ids: Iterable<number>, worth: ReadonlyMap<number, number> = this.worth()): Map<number, number> {
     const out = new Map<number, number>();
-    const lists = this.#lastLists;
-    const concepts = this.#last.filter((p) => p.concept >= 0 && p.concept < 32);
     let total = 0;
     for (const w of worth.values()) total += w;
     if (total <= 0) return out;
+    // Each concept's phrases that are worth something, with their lists, looked up once.
+    const concepts = this.#last
+      .filter((p) => p.concept >= 0 && p.concept < 32 && (worth.get(p.concept) ?? 0) > 0)
+      .map((p) => ({ w: worth.get(p.concept) as number, lists: this.#listsOf(p.terms) }));
     const byBlock = this.#blockScores;
     const touched = this.#blocksTouched;
     for (const id of ids) {
       let n = 0;
       let best = 0;
-      for (const p of concepts) {
-        const w = worth.get(p.concept) ?? 0;
-        const held = w ? placesOf(p.terms, lists, id) : null;
+      for (const { w, lists } of concepts) {
+        const held = placesOf(lists, id);
         if (!held) continue;
-        for (const b of held) {
+        for (let j = 0; j < held.length; j++) {
+          const b = held[j] as number;
           if (byBlock[b] === 0) touched[n++] = b;
           const v = (byBlock[b] as number) + w;
           byBlock[b] = v;

@@ -493,7 +493,9 @@ export class IndexReader {
     let chosen = touched;
     if (touched.length > MAX_DEFINERS) {
       // The strongest, the first pages of equals: those at least as strong as the MAX_DEFINERS-th, sorted.
-      const strengths = Float64Array.from(touched, strength).sort();
+      const strengths = new Float64Array(touched.length);
+      for (let i = 0; i < touched.length; i++) strengths[i] = strength(touched[i] as number);
+      strengths.sort();
       const least = strengths[strengths.length - MAX_DEFINERS] as number;
       chosen = touched
         .filter((id) => strength(id) >= least)
