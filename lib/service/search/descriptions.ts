@@ -77,9 +77,13 @@ export class Descriptions {
   /** Scratch space of match(), side by side for each definition (one cache line a definition): its
    * score at 2i and the number of concepts holding it at 2i + 1. */
   readonly #acc: Float64Array;
-  /** Scratch space of #union(): the last union that counted each definition (a concept of several
+  /** Scratch space of #unionOf(): the last union that counted each definition (a concept of several
    * terms counts a definition once). */
   readonly #seen: Uint32Array;
+  /** Scratch space of match(): the definitions it counted, in the order it came to them. */
+  readonly #touched: Int32Array;
+  /** Scratch space of #unionOf(). */
+  readonly #union: Int32Array;
   #stamp = 0;
   /** Each definition's page as a slot (0 to the number of pages), and by slot, scratch space of
    * match(): the page's best share and the definition that has it (-1: none yet). */
@@ -105,6 +109,8 @@ export class Descriptions {
     });
     for (const [t, list] of holding) this.#holding.set(t, Int32Array.from(list));
     this.#acc = new Float64Array(2 * rows.length);
+    this.#touched = new Int32Array(rows.length);
+    this.#union = new Int32Array(rows.length);
     this.#seen = new Uint32Array(rows.length);
     const slotOf = new Map<number, number>();
     this.#slots = Int32Array.from(rows, (r) => {
@@ -140,35 +146,40 @@ export class Descriptions {
       .map((terms) => terms.map((t) => this.#holding.get(t)).filter((l) => l !== undefined))
       .map((ls) => ({ ls, size: ls.reduce((a, l) => a + l.length, 0) }))
       .sort((a, b) => a.size - b.size);
-    const touched: number[] = [];
+    const touched = this.#touched;
+    let count = 0;
     let total = 0;
-    lists.forEach(({ ls }, at) => {
-      const defs = this.#union(ls);
+    for (let at = 0; at < lists.length; at++) {
+      const ls = (lists[at] as { ls: Int32Array[] }).ls;
+      const defs = this.#unionOf(ls);
       const idf = Math.log(1 + (n - defs.length + 0.5) / (defs.length + 0.5));
       total += idf;
-      if (need === 2 && at === lists.length - 1 && touched.length < defs.length) {
-        for (const i of touched)
+      if (need === 2 && at === lists.length - 1 && count < defs.length) {
+        for (let k = 0; k < count; k++) {
+          const i = touched[k] as number;
           if (ls.some((l) => holds(l, i))) {
             acc[2 * i] = (acc[2 * i] as number) + idf;
             acc[2 * i + 1] = (acc[2 * i + 1] as number) + 1;
           }
-        return;
+        }
+        continue;
       }
       for (let k = 0; k < defs.length; k++) {
-        const i = 2 * (defs[k] as number);
-        const held = acc[i + 1] as number;
-        if (held === 0) touched.push(i >> 1);
-        acc[i] = (acc[i] as number) + idf;
-        acc[i + 1] = held + 1;
+        const i = defs[k] as number;
+        const held = acc[2 * i + 1] as number;
+        if (held === 0) touched[count++] = i;
+        acc[2 * i] = (acc[2 * i] as number) + idf;
+        acc[2 * i + 1] = held + 1;
       }
-    });
+    }
     // Each page by its best definition, the first of equals (on scratch space by page slot).
     const slots = this.#slots;
     const pageShare = this.#pageShare;
     const pageDef = this.#pageDef;
     const prior = this.#prior;
     const pages: number[] = [];
-    for (const i of touched) {
+    for (let k = 0; k < count; k++) {
+      const i = touched[k] as number;
       const held = acc[2 * i + 1] as number;
       const sum = acc[2 * i] as number;
       acc[2 * i] = 0;
@@ -202,8 +213,8 @@ export class Descriptions {
     return out;
   }
 
-  /** The definitions in any of `lists`, each once. */
-  #union(lists: readonly Int32Array[]): ArrayLike<number> {
+  /** The definitions in any of `lists`, each once (on scratch space: good until the next call). */
+  #unionOf(lists: readonly Int32Array[]): ArrayLike<number> {
     if (lists.length <= 1) return lists[0] ?? [];
     if (++this.#stamp === 0xffffffff) {
       this.#seen.fill(0);
@@ -211,14 +222,17 @@ export class Descriptions {
     }
     const stamp = this.#stamp;
     const seen = this.#seen;
-    const union: number[] = [];
+    const union = this.#union;
+    let count = 0;
     for (const list of lists)
-      for (const i of list)
+      for (let k = 0; k < list.length; k++) {
+        const i = list[k] as number;
         if (seen[i] !== stamp) {
           seen[i] = stamp;
-          union.push(i);
+          union[count++] = i;
         }
-    return union;
+      }
+    return union.subarray(0, count);
   }
 }
 

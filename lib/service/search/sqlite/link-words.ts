@@ -13,12 +13,15 @@ class WordPages {
   readonly ids: Int32Array;
   readonly masks: Int32Array;
   readonly blocks: (Uint16Array | null)[];
+  /** Whether `blocks` holds any: 1 or 0, so that a bound needs no look at the blocks themselves. */
+  readonly #inBlocks: Uint8Array;
 
   constructor(rows: readonly { id: number; mask: number; blocks: Uint8Array | null }[]) {
     const sorted = [...rows].sort((a, b) => a.id - b.id);
     this.ids = Int32Array.from(sorted, (r) => r.id);
     this.masks = Int32Array.from(sorted, (r) => r.mask);
     this.blocks = sorted.map((r) => (r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null));
+    this.#inBlocks = Uint8Array.from(this.blocks, (b) => (b?.length ? 1 : 0));
   }
 
   get size(): number {
@@ -43,6 +46,12 @@ class WordPages {
   mask(id: number): number {
     const at = this.at(id);
     return at < 0 ? 0 : (this.masks[at] as number);
+  }
+
+  /** Whether some block of page `id` holds the word. */
+  inBlocks(id: number): boolean {
+    const at = this.at(id);
+    return at >= 0 && this.#inBlocks[at] === 1;
   }
 
   /** The blocks of page `id` holding the word, ascending (none: null or empty). */
@@ -144,7 +153,7 @@ export class InboundLinks {
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k] as number;
         let all = true;
-        for (let j = 0; j < maps.length && all; j++) all = ((maps[j] as WordPages).blocksOf(id)?.length ?? 0) > 0;
+        for (let j = 0; j < maps.length && all; j++) all = (maps[j] as WordPages).inBlocks(id);
         if (all) out[k] = (out[k] as number) + w;
       }
     }

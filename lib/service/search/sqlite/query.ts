@@ -553,15 +553,19 @@ export class IndexReader {
    * and for a page indexed before passages existed. */
   #snippets(top: readonly Candidate[], concepts: readonly Concept[]): SearchResult[] {
     const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
-    const wanted: number[] = [];
-    for (const [id, ords] of best ?? []) for (const ord of ords) wanted.push(id * PASSAGE_SLOTS + ord);
-    // Of each page's best blocks, the best one that is a snippet passage.
-    const found = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [r.id, r]) : []);
+    // Of each page's best blocks, the best one that is a snippet passage: the best block is read
+    // first, the next ones only for a page whose best block is none (a heading, a block too short).
     const passages = new Map<number, Passage>();
-    for (const [id, ords] of best ?? []) {
-      const first = ords.map((ord) => found.get(id * PASSAGE_SLOTS + ord)).find((p) => p !== undefined);
-      if (first) passages.set(id, first);
-    }
+    const read = (wanted: number[]) => {
+      const found = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [r.id, r]) : []);
+      for (const [id, ords] of best ?? []) {
+        if (passages.has(id)) continue;
+        const first = ords.map((ord) => found.get(id * PASSAGE_SLOTS + ord)).find((p) => p !== undefined);
+        if (first) passages.set(id, first);
+      }
+    };
+    read([...(best ?? [])].flatMap(([id, ords]) => (ords.length ? [id * PASSAGE_SLOTS + (ords[0] as number)] : [])));
+    read([...(best ?? [])].flatMap(([id, ords]) => (passages.has(id) ? [] : ords.slice(1).map((ord) => id * PASSAGE_SLOTS + ord))));
     const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
     const content = fromText.length
       ? new Map(
