@@ -5,32 +5,42 @@ import { MAX_LINK_BLOCKS } from './schema.ts';
 
 /**
  * The pages with a word in the blocks of text their inbound links stand in: by page id, ascending,
- * side by side, the first blocks' bits (`masks`) and every block by number (`blocks`, null for an
- * index from before decision 0082). Arrays, not a map: a query looks a word up for every candidate,
- * and a binary search over one array stays in the cache where a map's entries do not.
+ * side by side, the first blocks' bits (`masks`) and where each page's blocks are (`starts`) in
+ * one list of every page's blocks by number (`blocks`; none for an index from before decision
+ * 0082). Arrays, not a map of objects: a query looks a word up for every candidate, and a binary
+ * search over one array stays in the cache where a map's entries do not.
  */
 class WordPages {
-  readonly ids: Int32Array;
-  readonly masks: Int32Array;
-  readonly blocks: (Uint16Array | null)[];
-  /** Whether `blocks` holds any: 1 or 0, so that a bound needs no look at the blocks themselves. */
-  readonly #inBlocks: Uint8Array;
+  readonly #ids: Int32Array;
+  readonly #masks: Int32Array;
+  readonly #starts: Uint32Array;
+  readonly #blocks: Uint16Array;
 
   constructor(rows: readonly { id: number; mask: number; blocks: Uint8Array | null }[]) {
     const sorted = [...rows].sort((a, b) => a.id - b.id);
-    this.ids = Int32Array.from(sorted, (r) => r.id);
-    this.masks = Int32Array.from(sorted, (r) => r.mask);
-    this.blocks = sorted.map((r) => (r.blocks ? new Uint16Array(r.blocks.slice().buffer) : null));
-    this.#inBlocks = Uint8Array.from(this.blocks, (b) => (b?.length ? 1 : 0));
+    this.#ids = Int32Array.from(sorted, (r) => r.id);
+    this.#masks = Int32Array.from(sorted, (r) => r.mask);
+    this.#starts = new Uint32Array(sorted.length + 1);
+    let total = 0;
+    sorted.forEach((r, i) => {
+      this.#starts[i] = total;
+      total += (r.blocks?.byteLength ?? 0) >> 1;
+    });
+    this.#starts[sorted.length] = total;
+    this.#blocks = new Uint16Array(total);
+    const bytes = new Uint8Array(this.#blocks.buffer);
+    sorted.forEach((r, i) => {
+      if (r.blocks) bytes.set(r.blocks.subarray(0, r.blocks.byteLength & ~1), 2 * (this.#starts[i] as number));
+    });
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.#ids.length;
   }
 
   /** Where page `id` is, or -1. */
-  at(id: number): number {
-    const ids = this.ids;
+  #at(id: number): number {
+    const ids = this.#ids;
     let lo = 0;
     let hi = ids.length - 1;
     while (lo <= hi) {
@@ -44,22 +54,26 @@ class WordPages {
   }
 
   mask(id: number): number {
-    const at = this.at(id);
-    return at < 0 ? 0 : (this.masks[at] as number);
+    const at = this.#at(id);
+    return at < 0 ? 0 : (this.#masks[at] as number);
   }
 
   /** Whether some block of page `id` holds the word. */
   inBlocks(id: number): boolean {
-    const at = this.at(id);
-    return at >= 0 && this.#inBlocks[at] === 1;
+    const at = this.#at(id);
+    return at >= 0 && (this.#starts[at + 1] as number) > (this.#starts[at] as number);
   }
 
-  /** The blocks of page `id` holding the word, ascending (none: null or empty). */
+  /** The blocks of page `id` holding the word, ascending; null for none. */
   blocksOf(id: number): Uint16Array | null {
-    const at = this.at(id);
-    return at < 0 ? null : (this.blocks[at] ?? null);
+    const at = this.#at(id);
+    if (at < 0) return null;
+    const from = this.#starts[at] as number;
+    const to = this.#starts[at + 1] as number;
+    return to > from ? this.#blocks.subarray(from, to) : null;
   }
 }
+
 /** Words whose pages a reader keeps in memory. */
 const WORDS_KEPT = 10_000;
 
@@ -174,7 +188,7 @@ function blocksHolding(maps: readonly WordPages[], id: number): ArrayLike<number
   let held: readonly number[] | Uint16Array | null = null;
   for (const m of maps) {
     const list = m.blocksOf(id);
-    if (!list?.length) return null;
+    if (!list) return null;
     if (!held) held = list;
     else {
       const set = new Set<number>(list);
