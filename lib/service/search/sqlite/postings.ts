@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
+import { impact, listBound, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
@@ -22,6 +23,10 @@ export const POSTINGS_FORMAT = `postings 2; weights ${Object.entries(FIELD_WEIGH
   .join(',')}`;
 
 const K1 = 1.2;
+/** A query whose terms have at least this many postings in all is ranked by MaxScore (max-score.ts),
+ * the others by scoring every posting (faster for short lists; the same pages either way). */
+const PRUNE_FROM = 20_000;
+export type Prune = 'auto' | 'always' | 'never';
 const B = 0.75;
 /** Postings a reader keeps in memory, in bytes, least recently used out first (the corpus's
  * are about 70 MB in all; its 650 judged queries use about a third of them). */
@@ -132,6 +137,15 @@ export class PostingsStage implements FirstStage {
   #mask = new Uint32Array(0);
   #touched = new Int32Array(0);
   #touchedCount = 0;
+  /** Whether the last rank() call scored every posting, so that #mask holds every page's concepts;
+   * after a pruned one (max-score.ts), a page's are looked up when asked (#maskOf). */
+  #everyPosting = true;
+  readonly #lookedUp = new Map<number, number>();
+  /** Each list's highest impact (max-score.ts), for the norms and page count of this version. */
+  #bounds = new WeakMap<PostingList, number>();
+  readonly #prune: Prune;
+  /** Postings whose impact the last rank() call worked out, and those of its terms. */
+  #scored = { scored: 0, total: 0 };
   /** The mask of a page holding every concept of the last rank() call. */
   #full = 0;
   #last: Phrase[] = [];
@@ -140,8 +154,15 @@ export class PostingsStage implements FirstStage {
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
   #lastLists = new Map<string, PostingList>();
 
-  constructor(db: DatabaseSync) {
+  /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings. */
+  constructor(db: DatabaseSync, options: { prune?: Prune } = {}) {
     this.#db = db;
+    this.#prune = options.prune ?? 'auto';
+  }
+
+  /** How many postings the last rank() call worked out, of how many its terms have. */
+  get scored(): { scored: number; total: number } {
+    return { ...this.#scored };
   }
 
   /** Whether the index has postings in the format this code reads; call after every change of
@@ -149,6 +170,7 @@ export class PostingsStage implements FirstStage {
   refresh(): boolean {
     this.#cache.clear();
     this.#cachedBytes = 0;
+    this.#bounds = new WeakMap();
     // An index file from before the postings (schema migrations run in the service's own
     // connection first, so this is a race with an upgrade at most) has nothing to read yet.
     const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_meta'").get();
@@ -397,7 +419,7 @@ export class PostingsStage implements FirstStage {
     }
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k] as number;
-      const mask = id < this.#mask.length ? (this.#mask[id] as number) : 0;
+      const mask = this.#maskOf(id);
       let held = 0;
       for (let j = 0; j < bits.length; j++) if (mask & (bits[j] as number)) held += shares[j] as number;
       out[k] = Math.min(1, held);
@@ -408,14 +430,14 @@ export class PostingsStage implements FirstStage {
   matched(ids: Iterable<number>): Map<number, number> {
     const out = new Map<number, number>();
     const concepts = popcount(this.#full);
-    for (const id of ids) out.set(id, concepts ? popcount(id < this.#mask.length ? (this.#mask[id] as number) : 0) / concepts : 1);
+    for (const id of ids) out.set(id, concepts ? popcount(this.#maskOf(id)) / concepts : 1);
     return out;
   }
 
   covering(ids: Iterable<number>): Set<number> {
     const out = new Set<number>();
     if (this.#full === 0) return out;
-    for (const id of ids) if (id < this.#mask.length && this.#mask[id] === this.#full) out.add(id);
+    for (const id of ids) if (this.#maskOf(id) === this.#full) out.add(id);
     return out;
   }
 
@@ -439,40 +461,93 @@ export class PostingsStage implements FirstStage {
       acc[d] = 0;
       mask[d] = 0;
     }
-    let n = 0;
-    const norm = this.#norm;
-    const scored = new Set<string>();
-    for (const p of phrases) {
-      const bit = p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0);
+    this.#touchedCount = 0;
+    this.#lookedUp.clear();
+    this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
+    // Each term once, in the phrases' order: the order a page's score is summed in.
+    const terms: { list: PostingList; idf: number }[] = [];
+    const seen = new Set<string>();
+    let total = 0;
+    for (const p of phrases)
       for (const t of p.terms) {
-        if (scored.has(t)) continue;
-        scored.add(t);
         const list = lists.get(t);
-        if (!list) continue;
-        const { docs, freqs } = list;
-        const df = docs.length;
-        const idf = Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5)));
-        for (let i = 0; i < df; i++) {
-          const d = docs[i] as number;
-          const f = freqs[i] as number;
-          if (acc[d] === 0) touched[n++] = d;
-          acc[d] = (acc[d] as number) + (idf * f * (K1 + 1)) / (f + (norm[d] as number));
-        }
+        if (seen.has(t) || !list) continue;
+        seen.add(t);
+        const df = list.docs.length;
+        terms.push({ list, idf: Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5))) });
+        total += df;
       }
+    const norm = this.#norm;
+    if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM)) {
+      this.#everyPosting = false;
+      const pruned = maxScoreTopK(
+        terms.map(({ list, idf }) => ({ docs: list.docs, freqs: list.freqs, idf, bound: this.#boundOf(list, idf) })),
+        norm,
+        K1,
+        k,
+        allowed,
+      );
+      this.#scored = { scored: pruned.scored, total };
+      return pruned.ranked;
+    }
+    this.#everyPosting = true;
+    let n = 0;
+    for (const { list, idf } of terms) {
+      const { docs, freqs } = list;
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i] as number;
+        if (acc[d] === 0) touched[n++] = d;
+        acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, K1);
+      }
+    }
+    for (const p of phrases) {
+      const bit = phraseBit(p);
       if (!bit) continue;
       // Where the phrase is present: its one term's pages, or the pages holding all its terms.
       const held = intersect(p.terms.map((t) => lists.get(t)));
       for (let i = 0; i < held.length; i++) mask[held[i] as number] = ((mask[held[i] as number] as number) | bit) >>> 0;
     }
     this.#touchedCount = n;
-    this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
+    this.#scored = { scored: total, total };
     return topK(acc, touched, n, k, allowed);
+  }
+
+  /** The highest impact of a list's postings (max-score.ts), worked out once a list and version. */
+  #boundOf(list: PostingList, idf: number): number {
+    let bound = this.#bounds.get(list);
+    if (bound === undefined) this.#bounds.set(list, (bound = listBound(list.docs, list.freqs, idf, this.#norm, K1)));
+    return bound;
+  }
+
+  /** Which of the last rank() call's concepts page `id` holds, as a mask: a concept is held when
+   * one of its phrases is, a phrase where all its terms are. */
+  #maskOf(id: number): number {
+    if (this.#everyPosting) return id < this.#mask.length ? (this.#mask[id] as number) : 0;
+    let mask = this.#lookedUp.get(id);
+    if (mask === undefined) {
+      mask = 0;
+      for (const p of this.#last) {
+        const bit = phraseBit(p);
+        if (!bit || !p.terms.length) continue;
+        let all = true;
+        for (let i = 0; i < p.terms.length && all; i++) {
+          const list = this.#lastLists.get(p.terms[i] as string);
+          all = list !== undefined && find(list.docs, id) >= 0;
+        }
+        if (all) mask = (mask | bit) >>> 0;
+      }
+      this.#lookedUp.set(id, mask);
+    }
+    return mask;
   }
 
   close(): void {
     this.#tokenizer.close();
   }
 }
+
+/** The concepts a phrase stands for, as a mask: its own, or those of the words it joins. */
+const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
 
 /** The bits set in a 32-bit mask. */
 function popcount(mask: number): number {

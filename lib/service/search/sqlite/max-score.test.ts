@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { impact, listBound, maxScoreTopK, type Term } from './max-score.ts';
+
+const K1 = 1.2;
+
+/** A seeded generator (mulberry32), so that a failure can be run again. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every posting scored, summed in the terms' order, the k best by score then id: the exhaustive
+ * first stage (postings.ts) written plainly. */
+function exhaustive(terms: readonly Term[], norm: Float64Array, k: number, allowed: Uint8Array | null) {
+  const scores = new Map<number, number>();
+  for (const t of terms)
+    for (let i = 0; i < t.docs.length; i++) {
+      const d = t.docs[i] as number;
+      scores.set(d, (scores.get(d) ?? 0) + impact(t.idf, t.freqs[i] as number, norm[d] as number, K1));
+    }
+  return [...scores]
+    .filter(([d]) => !allowed || allowed[d])
+    .map(([id, s]) => ({ id, s }))
+    .sort((a, b) => b.s - a.s || a.id - b.id)
+    .slice(0, k);
+}
+
+/** A corpus of `pages` pages and `count` terms, some common and some rare (Zipf-like), with
+ * frequencies and lengths drawn at random; `coarse` makes few distinct values, so that scores tie. */
+function corpus(rand: () => number, pages: number, count: number, coarse: boolean) {
+  const norm = new Float64Array(pages);
+  for (let d = 0; d < pages; d++) norm[d] = coarse ? K1 * (0.5 + Math.floor(rand() * 3) / 2) : K1 * (0.25 + 1.5 * rand());
+  const terms: Term[] = [];
+  for (let t = 0; t < count; t++) {
+    const share = Math.min(0.9, 0.6 / (t + 1) + rand() * 0.02);
+    const docs: number[] = [];
+    const freqs: number[] = [];
+    for (let d = 0; d < pages; d++)
+      if (rand() < share) {
+        docs.push(d);
+        freqs.push(coarse ? 1 + Math.floor(rand() * 2) : 1 + Math.floor(rand() * rand() * 20) + (rand() < 0.3 ? 0.5 : 0));
+      }
+    const df = docs.length;
+    const idf = Math.max(1e-6, Math.log((pages - df + 0.5) / (df + 0.5)));
+    const d32 = Uint32Array.from(docs);
+    const f32 = Float32Array.from(freqs);
+    terms.push({ docs: d32, freqs: f32, idf, bound: listBound(d32, f32, idf, norm, K1) });
+  }
+  return { norm, terms };
+}
+
+describe('MaxScore first stage', () => {
+  it('finds exactly the pages, order and scores of scoring every posting: random corpora and queries, ties, site filters, any k', () => {
+    let queries = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const rand = random(seed);
+      const coarse = seed % 3 === 0;
+      const { norm, terms } = corpus(rand, 400 + Math.floor(rand() * 1600), 24, coarse);
+      for (let q = 0; q < 40; q++) {
+        const picked = terms.filter(() => rand() < 0.2);
+        if (!picked.length) picked.push(terms[Math.floor(rand() * terms.length)] as Term);
+        // The query's own order of terms, not the corpus's.
+        picked.sort(() => rand() - 0.5);
+        const allowed = rand() < 0.25 ? Uint8Array.from(norm, () => (rand() < 0.3 ? 1 : 0)) : null;
+        for (const k of [1, 3, 10, 60, 400]) {
+          const want = exhaustive(picked, norm, k, allowed);
+          const got = maxScoreTopK(picked, norm, K1, k, allowed);
+          assert.deepEqual(got.ranked, want, `seed ${seed}, query ${q}, k ${k}`);
+          queries++;
+        }
+      }
+    }
+    assert.ok(queries >= 2000);
+  });
+
+  it('skips postings when a rare term decides the best pages, and scores every one when k covers them all', () => {
+    const rand = random(99);
+    const { norm, terms } = corpus(rand, 5000, 12, false);
+    // The most common term and a rare one.
+    const query = [terms[0] as Term, terms[11] as Term];
+    const total = query.reduce((a, t) => a + t.docs.length, 0);
+    const pruned = maxScoreTopK(query, norm, K1, 10, null);
+    assert.deepEqual(pruned.ranked, exhaustive(query, norm, 10, null));
+    assert.ok(pruned.scored < total / 2, `${pruned.scored} of ${total} postings scored`);
+    const all = maxScoreTopK(query, norm, K1, 5000, null);
+    assert.equal(all.scored, total, 'with every page wanted, nothing can be skipped');
+    assert.deepEqual(all.ranked, exhaustive(query, norm, 5000, null));
+  });
+
+  it('answers nothing for no terms or no k, and a page once however many terms it holds', () => {
+    const norm = new Float64Array([1, 1, 1]);
+    assert.deepEqual(maxScoreTopK([], norm, K1, 10, null).ranked, []);
+    const t: Term = { docs: Uint32Array.from([0, 2]), freqs: Float32Array.from([1, 3]), idf: 2, bound: 0 };
+    t.bound = listBound(t.docs, t.freqs, t.idf, norm, K1);
+    assert.deepEqual(maxScoreTopK([t], norm, K1, 0, null).ranked, []);
+    const got = maxScoreTopK([t, t], norm, K1, 10, null).ranked;
+    assert.deepEqual(
+      got.map((r) => r.id),
+      [2, 0],
+    );
+  });
+});
