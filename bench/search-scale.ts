@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
 import { resolveChromium } from '#service/browser/executable.ts';
+import { checkFirstStage, type FirstStageCheck } from './_first-stage.ts';
 import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
 import { CORPUS, indexAndKey, pct, ROOT, startService, timeApi } from './_search-load.ts';
 import { printTable } from './_stats.ts';
@@ -37,6 +38,8 @@ type Measured = {
   p50x16: number;
   p99x16: number;
   mrr: Record<string, number>;
+  /** Pruned first stage against scoring every posting (_first-stage.ts); absent in older runs' figures. */
+  firstStage?: FirstStageCheck;
 };
 
 /** MRR@10 per kind of the judged queries, straight on the index file. */
@@ -68,6 +71,7 @@ async function measure(warc: string, dir: string): Promise<Measured> {
       p50x16: pct(many, 0.5),
       p99x16: pct(many, 0.99),
       mrr: quality(indexFile),
+      firstStage: checkFirstStage(indexFile),
     };
   } finally {
     service.child.kill('SIGTERM');
@@ -171,6 +175,10 @@ const table = rows.map((r) => ({
   'p50 16c ×': (r.p50x16 / ref.p50x16).toFixed(2),
   'MRR known': (r.mrr['all but natural'] ?? 0).toFixed(3),
   'MRR natural': (r.mrr.natural ?? 0).toFixed(3),
+  'stage ms all': r.firstStage?.msEvery.toFixed(3) ?? '',
+  'stage ms pruned': r.firstStage?.msPruned.toFixed(3) ?? '',
+  '% scored': r.firstStage ? (100 * r.firstStage.scoredShare).toFixed(1) : '',
+  'pruned = all': r.firstStage ? `${r.firstStage.differ} of ${r.firstStage.queries} q differ` : '',
 }));
 printTable('search at growing corpus sizes (answer cache off; ms; × against the corpus alone)', table);
 const png = join(out, 'search-scale.png');
@@ -180,4 +188,10 @@ console.log(
   `plot: ${png}\nMRR@10 by kind of each size: ${rows.map((r) => `${r.pages}: ${JSON.stringify(r.mrr)}`).join('; ')}\n` +
     `(load average ${loadAtStart} at start, ${loadavg()[0]?.toFixed(2)} at end; ${((performance.now() - began) / 60000).toFixed(1)} min)`,
 );
+// The pruned first stage must rank as scoring every posting does, at every size (issue 30).
+const inexact = rows.filter((r) => r.firstStage?.differ);
+if (inexact.length) {
+  console.error(`MaxScore differs from scoring every posting at ${inexact.map((r) => r.pages).join(', ')} pages`);
+  process.exit(1);
+}
 process.exit(0);

@@ -2,21 +2,22 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
 
 /**
  * The first stage's top k without scoring every posting (decision 0084): MaxScore (Turtle and Flood,
- * 1995, as Lucene and Tantivy run it), document at a time over posting lists sorted by page id.
+ * 1995), term at a time, as its "continue" strategy runs it.
  *
- * A page's score is the sum over the query's terms of `impact()`. Each term's list has a bound, the
- * highest impact of any of its postings. With the lists ordered by bound, the lowest ones whose
- * bounds add up to no more than the k-th best score so far (θ) are non-essential: a page found in
- * none of the others cannot reach θ. Pages are taken from the essential lists only, in id order;
- * the non-essential lists are looked up for them (a galloping search forward), the highest bound
- * first, and a page is dropped as soon as what it holds plus what the lists left could add cannot
- * beat θ. As θ rises, the common words' long lists stop being walked at all.
+ * A page's score is the sum over the query's terms of `impact()`; each term's list has a bound, the
+ * highest impact of any of its postings. The lists are taken highest bound first (the rare words),
+ * every posting added into an accumulator per page. Once the k-th best of those partial sums (θ, a
+ * lower bound of the k-th best score) is more than the bounds of the lists left add up to, a page
+ * not yet seen cannot reach the k best, and the lists left (the common words, the long ones) are no
+ * longer walked: they are only looked up, by a galloping search, for the pages seen so far whose
+ * partial sum plus what the lists left could add still reaches θ, and fewer of those stay after
+ * each list.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in
- * postings.ts). Each score is summed in the terms' own order, as the exhaustive pass sums it, so it
- * is the same float to the last bit; bounds are compared with a margin (BOUND_MARGIN) so that a
- * sum in another order never prunes a page that ties or beats θ. Pages come in ascending id, so a
- * page that only ties the k-th best has a higher id and loses the tie, as in topK.
+ * postings.ts). Sums in another order than the terms' own differ in their last bits, so pages are
+ * only dropped with a margin (BOUND_MARGIN), and the few that may be among the k best get their
+ * score summed again in the terms' own order, as the exhaustive pass sums it, before the k best
+ * are chosen, ties by id.
  */
 
 /** What one term adds to a page's score (BM25's term weight): the one formula both passes use. */
@@ -44,131 +45,146 @@ export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, n
   return best;
 }
 
-/** The first index at or after `from` whose page id is at least `id` (docs.length when none). */
-function seek(docs: Uint32Array, from: number, id: number): number {
-  let lo = from;
-  let hi = from;
-  let step = 1;
-  while (hi < docs.length && (docs[hi] as number) < id) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  if (hi > docs.length) hi = docs.length;
+/** The k-th largest of the first `n` values (1-based k <= n), reordering them (quickselect). */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  const want = k - 1;
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((docs[mid] as number) < id) lo = mid + 1;
-    else hi = mid;
+    const pivot = values[(lo + hi) >> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((values[i] as number) > pivot) i++;
+      while ((values[j] as number) < pivot) j--;
+      if (i <= j) {
+        const t = values[i] as number;
+        values[i] = values[j] as number;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else break;
   }
-  return lo;
+  return values[want] as number;
 }
 
-export type TopK = { ranked: Ranked[]; /** postings whose impact was worked out */ scored: number };
+/** `scored`: the postings walked or looked up (the scores of the few pages that may be among the k
+ * best, summed again in the terms' order at the end, not counted). */
+export type TopK = { ranked: Ranked[]; scored: number };
 
-/** The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id. */
-export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: number, k: number, allowed: AllowedPages | null): TopK {
+/**
+ * The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id.
+ * `acc`: scratch space of one zero per page id (given back all zeros), made when not given.
+ */
+export function maxScoreTopK(
+  terms: readonly Term[],
+  norm: Float64Array,
+  k1: number,
+  k: number,
+  allowed: AllowedPages | null,
+  acc: Float64Array = new Float64Array(norm.length),
+): TopK {
   const m = terms.length;
   if (k <= 0 || !m) return { ranked: [], scored: 0 };
-  // The lists by bound, lowest first, and the sum of the bounds up to each.
-  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => (terms[a] as Term).bound - (terms[b] as Term).bound || a - b);
-  const prefix = new Float64Array(m);
-  let sum = 0;
-  for (let j = 0; j < m; j++) prefix[j] = sum += (terms[order[j] as number] as Term).bound;
-  const pos = new Int32Array(m);
-  // Each term's impact on the page at hand, and the page it was worked out for.
-  const contrib = new Float64Array(m);
-  const on = new Float64Array(m).fill(-1);
-  // A min-heap of the best k: the worst (lowest score, then highest id) on top.
-  const heapIds: number[] = [];
-  const heapScores: number[] = [];
-  const worse = (i: number, j: number) =>
-    (heapScores[i] as number) < (heapScores[j] as number) || (heapScores[i] === heapScores[j] && (heapIds[i] as number) > (heapIds[j] as number));
-  const swap = (i: number, j: number) => {
-    [heapIds[i], heapIds[j]] = [heapIds[j] as number, heapIds[i] as number];
-    [heapScores[i], heapScores[j]] = [heapScores[j] as number, heapScores[i] as number];
-  };
-  const down = () => {
-    for (let at = 0; ;) {
-      const l = 2 * at + 1;
-      const r = l + 1;
-      let w = at;
-      if (l < heapIds.length && worse(l, w)) w = l;
-      if (r < heapIds.length && worse(r, w)) w = r;
-      if (w === at) return;
-      swap(at, w);
-      at = w;
-    }
-  };
-  let theta = -Infinity;
-  // Lists order[essential..] are walked; the ones before are only looked up.
-  let essential = 0;
+  // Highest bound first; what the lists after each one could add at most.
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => (terms[b] as Term).bound - (terms[a] as Term).bound || a - b);
+  const left = new Float64Array(m);
+  for (let j = m - 2; j >= 0; j--) left[j] = (left[j + 1] as number) + (terms[order[j + 1] as number] as Term).bound;
   let scored = 0;
-  for (;;) {
-    let d = Infinity;
-    for (let j = essential; j < m; j++) {
-      const t = order[j] as number;
-      const docs = (terms[t] as Term).docs;
-      const p = pos[t] as number;
-      if (p < docs.length && (docs[p] as number) < d) d = docs[p] as number;
-    }
-    if (d === Infinity) break;
-    let s = 0;
-    for (let j = essential; j < m; j++) {
-      const t = order[j] as number;
-      const term = terms[t] as Term;
-      const p = pos[t] as number;
-      if (p < term.docs.length && term.docs[p] === d) {
-        const x = impact(term.idf, term.freqs[p] as number, norm[d] as number, k1);
-        contrib[t] = x;
-        on[t] = d;
-        s += x;
-        pos[t] = p + 1;
-        scored++;
+  // The pages seen, in the order first seen; ascending by id once the walk ends.
+  let seen: number[] = [];
+  let scratch = new Float64Array(0);
+  /** The k-th best partial sum of the pages seen (-Infinity while fewer than k). */
+  const kth = (): number => {
+    if (seen.length < k) return -Infinity;
+    if (scratch.length < seen.length) scratch = new Float64Array(seen.length * 2);
+    for (let i = 0; i < seen.length; i++) scratch[i] = acc[seen[i] as number] as number;
+    return kthLargest(scratch, seen.length, k);
+  };
+  try {
+    let j = 0;
+    // The best partial sum: the k-th is worked out only once the lists left add up to less.
+    let top = 0;
+    // Walk the lists while a page not seen yet could still be among the k best.
+    for (; j < m; j++) {
+      const t = terms[order[j] as number] as Term;
+      const { docs, freqs, idf } = t;
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i] as number;
+        if (allowed && !allowed[d]) continue;
+        const before = acc[d] as number;
+        if (before === 0) seen.push(d);
+        const s = before + impact(idf, freqs[i] as number, norm[d] as number, k1);
+        acc[d] = s;
+        if (s > top) top = s;
       }
-    }
-    if (allowed && !allowed[d]) continue;
-    let pruned = false;
-    for (let j = essential - 1; j >= 0; j--) {
-      if ((s + (prefix[j] as number)) * (1 + BOUND_MARGIN) <= theta) {
-        pruned = true;
+      scored += docs.length;
+      const unseen = (left[j] as number) * (1 + BOUND_MARGIN);
+      if (j + 1 < m && unseen < top && unseen < kth()) {
+        j++;
         break;
       }
-      const t = order[j] as number;
-      const term = terms[t] as Term;
-      const p = seek(term.docs, pos[t] as number, d);
-      pos[t] = p;
-      if (p < term.docs.length && term.docs[p] === d) {
-        const x = impact(term.idf, term.freqs[p] as number, norm[d] as number, k1);
-        contrib[t] = x;
-        on[t] = d;
-        s += x;
-        scored++;
-      }
     }
-    if (pruned) continue;
-    // The score as the exhaustive pass sums it: in the terms' order.
-    let score = 0;
-    for (let t = 0; t < m; t++) if (on[t] === d) score += contrib[t] as number;
-    if (heapIds.length < k) {
-      heapIds.push(d);
-      heapScores.push(score);
-      for (let c = heapIds.length - 1; c > 0;) {
-        const parent = (c - 1) >> 1;
-        if (!worse(c, parent)) break;
-        swap(c, parent);
-        c = parent;
-      }
-    } else if (score > (heapScores[0] as number)) {
-      heapIds[0] = d;
-      heapScores[0] = score;
-      down();
-    } else continue;
-    if (heapIds.length === k) {
-      theta = heapScores[0] as number;
-      while (essential < m && (prefix[essential] as number) * (1 + BOUND_MARGIN) <= theta) essential++;
+    // Look the lists left up for the pages that can still reach the k best: each page by a
+    // binary search, or, where that would cost more, a walk of the list that adds only theirs.
+    for (; j < m; j++) {
+      const theta = kth();
+      const reach = (left[j - 1] as number) * (1 + BOUND_MARGIN);
+      seen = seen.filter((d) => {
+        if (((acc[d] as number) + reach) * (1 + BOUND_MARGIN) >= theta) return true;
+        acc[d] = 0;
+        return false;
+      });
+      const { docs, freqs, idf } = terms[order[j] as number] as Term;
+      if (seen.length * Math.log2(docs.length + 1) < docs.length)
+        for (const d of seen) {
+          const p = find(docs, d);
+          if (p < 0) continue;
+          acc[d] = (acc[d] as number) + impact(idf, freqs[p] as number, norm[d] as number, k1);
+          scored++;
+        }
+      else
+        for (let i = 0; i < docs.length; i++) {
+          const d = docs[i] as number;
+          // Only the pages kept have a sum (a page not allowed never has one).
+          if (acc[d] === 0) continue;
+          acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, k1);
+          scored++;
+        }
     }
+    // The pages that may be among the k best, their scores summed in the terms' own order.
+    const theta = kth();
+    const near: Ranked[] = [];
+    for (const d of seen) {
+      if ((acc[d] as number) < theta * (1 - BOUND_MARGIN)) continue;
+      let s = 0;
+      for (const term of terms) {
+        const at = find(term.docs, d);
+        if (at >= 0) s += impact(term.idf, term.freqs[at] as number, norm[d] as number, k1);
+      }
+      near.push({ id: d, s });
+    }
+    near.sort((a, b) => b.s - a.s || a.id - b.id);
+    return { ranked: near.slice(0, k), scored };
+  } finally {
+    for (const d of seen) acc[d] = 0;
   }
-  const ranked = heapIds.map((id, i) => ({ id, s: heapScores[i] as number }));
-  ranked.sort((a, b) => b.s - a.s || a.id - b.id);
-  return { ranked, scored };
+}
+
+/** Where page `id` is in an ascending list (binary search), or -1. */
+function find(docs: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = docs[mid] as number;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

@@ -26,6 +26,9 @@ const K1 = 1.2;
 /** A query whose terms have at least this many postings in all is ranked by MaxScore (max-score.ts),
  * the others by scoring every posting (faster for short lists; the same pages either way). */
 const PRUNE_FROM = 20_000;
+/** Deeper blocks (paging past the first results, query.ts) leave too low a k-th best score to prune
+ * much, and are ranked by scoring every posting. */
+const PRUNE_MAX_K = 100;
 export type Prune = 'auto' | 'always' | 'never';
 const B = 0.75;
 /** Postings a reader keeps in memory, in bytes, least recently used out first (the corpus's
@@ -478,7 +481,7 @@ export class PostingsStage implements FirstStage {
         total += df;
       }
     const norm = this.#norm;
-    if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM)) {
+    if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM && k <= PRUNE_MAX_K)) {
       this.#everyPosting = false;
       const pruned = maxScoreTopK(
         terms.map(({ list, idf }) => ({ docs: list.docs, freqs: list.freqs, idf, bound: this.#boundOf(list, idf) })),
@@ -486,6 +489,7 @@ export class PostingsStage implements FirstStage {
         K1,
         k,
         allowed,
+        this.#acc,
       );
       this.#scored = { scored: pruned.scored, total };
       return pruned.ranked;
