@@ -1,4 +1,5 @@
 import { definitionHeads } from './definitions.ts';
+import { indexIn } from './sorted.ts';
 
 /**
  * What each defined name is for (decision 0082): a question asks for what a name does, not for the
@@ -157,7 +158,7 @@ export class Descriptions {
       if (need === 2 && at === lists.length - 1 && count < defs.length) {
         for (let k = 0; k < count; k++) {
           const i = touched[k] as number;
-          if (ls.some((l) => holds(l, i))) {
+          if (ls.some((l) => indexIn(l, i) >= 0)) {
             acc[2 * i] = (acc[2 * i] as number) + idf;
             acc[2 * i + 1] = (acc[2 * i + 1] as number) + 1;
           }
@@ -234,18 +235,4 @@ export class Descriptions {
       }
     return union.subarray(0, count);
   }
-}
-
-/** Whether an ascending list holds `i` (binary search). */
-function holds(list: Int32Array, i: number): boolean {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = list[mid] as number;
-    if (v === i) return true;
-    if (v < i) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { indexIn } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import { Kept } from './kept.ts';
 import { MAX_LINK_BLOCKS } from './schema.ts';
@@ -38,35 +39,20 @@ class WordPages {
     return this.#ids.length;
   }
 
-  /** Where page `id` is, or -1. */
-  #at(id: number): number {
-    const ids = this.#ids;
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const v = ids[mid] as number;
-      if (v === id) return mid;
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
-
   mask(id: number): number {
-    const at = this.#at(id);
+    const at = indexIn(this.#ids, id);
     return at < 0 ? 0 : (this.#masks[at] as number);
   }
 
   /** Whether some block of page `id` holds the word. */
   inBlocks(id: number): boolean {
-    const at = this.#at(id);
+    const at = indexIn(this.#ids, id);
     return at >= 0 && (this.#starts[at + 1] as number) > (this.#starts[at] as number);
   }
 
   /** The blocks of page `id` holding the word, ascending; null for none. */
   blocksOf(id: number): Uint16Array | null {
-    const at = this.#at(id);
+    const at = indexIn(this.#ids, id);
     if (at < 0) return null;
     const from = this.#starts[at] as number;
     const to = this.#starts[at + 1] as number;
@@ -128,7 +114,9 @@ export class InboundLinks {
     for (const w of worth.values()) total += w;
     if (total <= 0) return out;
     // The concepts worth something, each with its words' pages.
-    const worthy = concepts.flatMap((c, i) => ((worth.get(i) ?? 0) > 0 ? [{ w: worth.get(i) as number, maps: c.parts.map((word) => this.#of(word)) }] : []));
+    const worthy = concepts.flatMap((c, i) =>
+      (worth.get(i) ?? 0) > 0 ? [{ w: worth.get(i) as number, maps: c.parts.map((word) => this.#of(word)) }] : [],
+    );
     const byBlock = this.#scores;
     const touched = this.#touched;
     for (const r of rows) {
@@ -177,7 +165,8 @@ export class InboundLinks {
   /** The pages with a word in the blocks of text links to them stand in, and which blocks. */
   #of(word: string): WordPages {
     let pages = this.#pages.use(word);
-    if (!pages) this.#pages.set(word, (pages = new WordPages(this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])));
+    if (!pages)
+      this.#pages.set(word, (pages = new WordPages(this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])));
     return pages;
   }
 }

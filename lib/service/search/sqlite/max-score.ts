@@ -1,3 +1,4 @@
+import { indexIn } from '../sorted.ts';
 import type { AllowedPages, Ranked } from './first-stage.ts';
 
 /**
@@ -142,7 +143,7 @@ export function maxScoreTopK(
       const { docs, freqs, idf } = terms[order[j] as number] as Term;
       if (seen.length * Math.log2(docs.length + 1) < docs.length)
         for (const d of seen) {
-          const p = find(docs, d);
+          const p = indexIn(docs, d);
           if (p < 0) continue;
           acc[d] = (acc[d] as number) + impact(idf, freqs[p] as number, norm[d] as number, k1);
           scored++;
@@ -163,7 +164,7 @@ export function maxScoreTopK(
       if ((acc[d] as number) < theta * (1 - BOUND_MARGIN)) continue;
       let s = 0;
       for (const term of terms) {
-        const at = find(term.docs, d);
+        const at = indexIn(term.docs, d);
         if (at >= 0) s += impact(term.idf, term.freqs[at] as number, norm[d] as number, k1);
       }
       near.push({ id: d, s });
@@ -173,18 +174,4 @@ export function maxScoreTopK(
   } finally {
     for (const d of seen) acc[d] = 0;
   }
-}
-
-/** Where page `id` is in an ascending list (binary search), or -1. */
-function find(docs: Uint32Array, id: number): number {
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = docs[mid] as number;
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }

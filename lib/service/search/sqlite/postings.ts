@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { indexIn } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
@@ -70,25 +71,11 @@ export function decodePostings(blob: Uint8Array): PostingList {
 
 const sizeOf = (term: string, list: PostingList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
 
-/** Where in a posting list page `id` is (binary search), or -1. */
-function find(docs: Uint32Array, id: number): number {
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const d = docs[mid] as number;
-    if (d === id) return mid;
-    if (d < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /** The passages of page `id` holding every one of a phrase's terms (their `lists`, each once), or null. */
 function placesOf(lists: readonly (PostingList | undefined)[], id: number): ArrayLike<number> | null {
   let held = null as ArrayLike<number> | null;
   for (const list of lists) {
-    const at = list ? find(list.docs, id) : -1;
+    const at = list ? indexIn(list.docs, id) : -1;
     if (!list || at < 0 || !list.starts.length) return null;
     const here = list.places.subarray(list.starts[at], list.starts[at + 1]);
     if (!held) held = here;
@@ -536,7 +523,7 @@ export class PostingsStage implements FirstStage {
         let all = true;
         for (let i = 0; i < p.terms.length && all; i++) {
           const list = this.#lastLists.get(p.terms[i] as string);
-          all = list !== undefined && find(list.docs, id) >= 0;
+          all = list !== undefined && indexIn(list.docs, id) >= 0;
         }
         if (all) mask = (mask | bit) >>> 0;
       }
