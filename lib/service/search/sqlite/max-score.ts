@@ -10,9 +10,9 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
  * every posting added into an accumulator per page. Once the k-th best of those partial sums (θ, a
  * lower bound of the k-th best score) is more than the bounds of the lists left add up to, a page
  * not yet seen cannot reach the k best, and the lists left (the common words, the long ones) are no
- * longer walked: they are only looked up, by a galloping search, for the pages seen so far whose
- * partial sum plus what the lists left could add still reaches θ, and fewer of those stay after
- * each list.
+ * longer walked for new pages: they are only looked up (a binary search a page, or a walk that adds
+ * only theirs where that costs less) for the pages seen so far whose partial sum plus what the lists
+ * left could add still reaches θ, and fewer of those stay after each list.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in
  * postings.ts). Sums in another order than the terms' own differ in their last bits, so pages are
@@ -96,7 +96,8 @@ export function maxScoreTopK(
   const left = new Float64Array(m);
   for (let j = m - 2; j >= 0; j--) left[j] = (left[j + 1] as number) + (terms[order[j + 1] as number] as Term).bound;
   let scored = 0;
-  // The pages seen, in the order first seen; ascending by id once the walk ends.
+  // The pages seen (those allowed), in the order first seen; those that cannot reach the k best
+  // are dropped (their sums set back to zero) as the lists left are looked up.
   let seen: number[] = [];
   let scratch = new Float64Array(0);
   /** The k-th best partial sum of the pages seen (-Infinity while fewer than k). */
