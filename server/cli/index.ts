@@ -50,7 +50,7 @@ other options:
 const READING = { name: 'reading pages', weight: 14 };
 const FINISHING: Record<FinishStep, { name: string; weight: number; unit: string }> = {
   text: { name: 'indexing text', weight: 19, unit: 'pages' },
-  terms: { name: 'writing postings', weight: 3, unit: 'terms' },
+  terms: { name: 'writing postings', weight: 3, unit: 'term lists' },
   optimise: { name: 'optimising', weight: 0.5, unit: '' },
 };
 const PHASES = [READING, ...Object.values(FINISHING)];

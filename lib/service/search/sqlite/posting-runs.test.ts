@@ -20,14 +20,15 @@ describe('posting runs', () => {
     runs.endRun();
     runs.add('kettl', one(5, 3));
     runs.add('boil', one(6, 1));
-    assert.equal(runs.terms(), 3);
+    assert.equal(runs.lists(), 4);
     const out = [...runs.drain()].map(([t, lists]) => [t, lists.map((l) => [...l.docs])]);
     assert.deepEqual(out, [
       ['boil', [[6]]],
       ['kettl', [[1], [5]]],
       ['router', [[1]]],
     ]);
-    assert.equal(runs.terms(), 0);
+    assert.equal(runs.lists(), 0);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM temp.posting_runs').get() as { n: number }).n, 0, 'the rows are gone');
     assert.deepEqual(
       db.prepare("SELECT name FROM sqlite_schema WHERE name = 'posting_runs'").all(),
       [],

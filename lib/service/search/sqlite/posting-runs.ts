@@ -9,10 +9,16 @@ import { decodePostings, encodePostings, type PostingList } from './postings.ts'
  * in the order they were added. So the writer's memory is bounded by its buffer, not by the size of
  * the corpus, and every entry is written twice (to a run, then to its term's row) however many runs
  * there are.
+ *
+ * The table has no key: a run is appended to its end, and drain() has SQLite's sorter (an external
+ * merge sort) put the rows in term order once. Keyed by term, every run was written into the
+ * whole table, each one more slowly than the last once the table outgrew SQLite's cache (decision
+ * 0084, session 18).
  */
 export class PostingRuns {
-  readonly #q: Record<'add' | 'read' | 'terms' | 'clear', StatementSync>;
+  readonly #q: Record<'add' | 'read' | 'clear', StatementSync>;
   #run = 0;
+  #lists = 0;
 
   constructor(db: DatabaseSync) {
     // Temporary tables in a file (the default of node's SQLite build; set, as the bound relies on it).
@@ -20,13 +26,11 @@ export class PostingRuns {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS posting_runs (
       term TEXT NOT NULL,
       run INTEGER NOT NULL,
-      data BLOB NOT NULL,
-      PRIMARY KEY (term, run)
-    ) WITHOUT ROWID`);
+      data BLOB NOT NULL
+    )`);
     this.#q = {
       add: db.prepare('INSERT INTO temp.posting_runs (term, run, data) VALUES (?, ?, ?)'),
       read: db.prepare('SELECT term, data FROM temp.posting_runs ORDER BY term, run'),
-      terms: db.prepare('SELECT COUNT(DISTINCT term) AS n FROM temp.posting_runs'),
       clear: db.prepare('DELETE FROM temp.posting_runs'),
     };
   }
@@ -34,6 +38,7 @@ export class PostingRuns {
   /** Adds a term's entries to the current run; a run's pages come after those of the runs before. */
   add(term: string, list: PostingList): void {
     this.#q.add.run(term, this.#run, encodePostings(list));
+    this.#lists++;
   }
 
   /** Ends the current run: what is added next comes after it. */
@@ -41,9 +46,9 @@ export class PostingRuns {
     this.#run++;
   }
 
-  /** How many terms have runs. */
-  terms(): number {
-    return (this.#q.terms.get() as { n: number }).n;
+  /** How many lists (a term in a run) are held. */
+  lists(): number {
+    return this.#lists;
   }
 
   /** Every term with its runs, in term order, the runs in the order they were added; then none are left. */
@@ -65,5 +70,6 @@ export class PostingRuns {
   clear(): void {
     this.#q.clear.run();
     this.#run = 0;
+    this.#lists = 0;
   }
 }

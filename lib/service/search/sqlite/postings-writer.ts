@@ -157,16 +157,18 @@ export class PostingsWriter {
   }
 
   /** Rewrites the postings of every term the reported pages held or hold, in term order, and marks
-   * the postings complete; `progress` is told how many of those terms are done. */
+   * the postings complete; `progress` is told how many of the runs' lists (a term's entries in one
+   * run) are done. */
   flush(progress?: (done: number, total: number) => void): void {
     const q = this.#q;
     this.#spill();
     const fresh = (q.count.get() as { n: number }).n === 0;
-    const total = progress ? this.#runs.terms() : 0;
+    const total = this.#runs.lists();
     const changed = this.#changed;
     const dropped = (id: number) => changed.has(id);
     const born: string[] = [];
     let done = 0;
+    let told = 0;
     for (const [t, runs] of this.#runs.drain()) {
       const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
@@ -178,7 +180,8 @@ export class PostingsWriter {
         q.drop.run(t);
         q.dropEnd.run(reversed(t));
       }
-      if (progress && ++done % 1000 === 0) progress(done, total);
+      done += runs.length;
+      if (progress && done - told >= 1000) progress((told = done), total);
     }
     // New terms' ends, in order (a fresh index adds every term).
     for (const r of born.sort()) q.putEnd.run(r);

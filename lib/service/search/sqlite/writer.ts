@@ -21,6 +21,12 @@ import {
 } from './schema.ts';
 
 const BATCH = 200;
+/** SQLite's page cache while indexing, for the index and for its temporary tables (the postings'
+ * runs, posting-runs.ts), in KiB. SQLite's default, 2 MB, made every store into a table larger than
+ * that (the definitions, the inbound link words) a read of the file: a 10,000-page index took
+ * 30% longer. Filled only as far as the index is large. */
+const CACHE_KB = 512 * 1024;
+const TEMP_CACHE_KB = 256 * 1024;
 
 const hostOf = (url: string): string => new URL(url).host;
 const MAX_ANCHOR_TEXTS = 400;
@@ -94,6 +100,7 @@ export class SqliteIndexWriter implements IndexWriter {
   constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number } = {}) {
     this.#own = typeof fileOrDb === 'string';
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
+    this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
     this.#q = prepare(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
   }
