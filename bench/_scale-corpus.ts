@@ -9,14 +9,20 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * A corpus of any size for measuring how search grows (issue #30): the real corpus's pages, every
  * judged query's answer among them, followed by synthetic pages drawn from its own statistics, each
  * a distractor. A synthetic page copies the shape of a real page chosen at random (its language,
- * its title's, headings' and blocks' lengths in words, its number of links) and fills it with words
- * drawn from that language's word frequencies in the real pages, so common words are as common and
- * rare ones as rare; its links point at other synthetic pages, with anchor words drawn alike.
- * Seeded: the same size gives the same file.
+ * its title's, headings' and blocks' lengths in words, its number of links) and fills each field
+ * with words drawn from that language's word frequencies in the same field of the real pages (a
+ * title's from titles, a link's from links' text), so common words are as common and rare ones as
+ * rare, where they are; its links point at other synthetic pages. Seeded: the same size gives the
+ * same file.
  */
 
 /** What a synthetic page copies of a real one. */
 type Shape = { language: string; title: number; headings: number[]; blocks: number[]; links: number; markupLang: string | null };
+/** The fields of a page whose words are counted, and drawn, apart: a word of a manual's body text
+ * (`https://distrowatch.com/search.php`) is seldom a word of a title, and drawn as often into
+ * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
+type Field = 'title' | 'headings' | 'blocks' | 'anchors';
+type Draws = Record<Field, WordDraw>;
 
 /** Words of one language with their counts, drawn in proportion by Vose's alias method (one draw is O(1)). */
 class WordDraw {
@@ -80,18 +86,27 @@ function languageOf(url: string): string {
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
-/** The real corpus's shapes and each language's word counts. */
-export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, WordDraw> }> {
+/** The real corpus's shapes and each language's word counts, by field. */
+export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, Draws> }> {
   const shapes: Shape[] = [];
-  const counts = new Map<string, Map<string, number>>();
+  const counts = new Map<string, Record<Field, Map<string, number>>>();
+  const count = (into: Map<string, number>, texts: readonly string[]) => {
+    for (const text of texts) for (const w of words(text)) into.set(w, (into.get(w) ?? 0) + 1);
+  };
   for await (const item of warcPages(warcRecords(await openWarcFile(warc)))) {
     if (!('page' in item)) continue;
     const { url, html } = item.page;
     const x = extractHtml(html, url);
     const language = languageOf(url);
     let c = counts.get(language);
-    if (!c) counts.set(language, (c = new Map()));
-    for (const text of [x.title, ...x.headings, ...x.blocks]) for (const w of words(text)) c.set(w, (c.get(w) ?? 0) + 1);
+    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), anchors: new Map() }));
+    count(c.title, [x.title]);
+    count(c.headings, x.headings);
+    count(c.blocks, x.blocks);
+    count(
+      c.anchors,
+      x.links.map((l) => l.text),
+    );
     shapes.push({
       language,
       title: words(x.title).length,
@@ -101,7 +116,14 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
       markupLang: x.markupLang,
     });
   }
-  return { shapes, draws: new Map([...counts].map(([l, c]) => [l, new WordDraw(c)])) };
+  // A language with no words in a field (no link text, say) draws that field from its blocks.
+  const draws = new Map<string, Draws>();
+  for (const [language, c] of counts) {
+    const blocks = new WordDraw(c.blocks);
+    const field = (f: Field) => (c[f].size ? new WordDraw(c[f]) : blocks);
+    draws.set(language, { title: field('title'), headings: field('headings'), blocks, anchors: field('anchors') });
+  }
+  return { shapes, draws };
 }
 
 /** Synthetic pages' hosts: the index sees this many sites. Their labels (`w0042`) name no query's word. */
@@ -109,8 +131,8 @@ const HOSTS = 1000;
 const synthUrl = (i: number) => `https://w${String(i % HOSTS).padStart(4, '0')}.org/p/${i}.html`;
 
 /** Synthetic page `i` of `count`, in the shape of a real page. */
-function synthPage(i: number, count: number, shape: Shape, draw: WordDraw, random: () => number): string {
-  const title = escape(draw.draw(random, Math.max(1, shape.title)));
+function synthPage(i: number, count: number, shape: Shape, draw: Draws, random: () => number): string {
+  const title = escape(draw.title.draw(random, Math.max(1, shape.title)));
   const parts: string[] = [`<h1>${title}</h1>`];
   // Links go into random blocks; headings are spread evenly among the blocks.
   const linksIn = new Uint16Array(shape.blocks.length);
@@ -122,11 +144,11 @@ function synthPage(i: number, count: number, shape: Shape, draw: WordDraw, rando
   let heading = 0;
   shape.blocks.forEach((n, b) => {
     if (b % every === 0 && heading < shape.headings.length)
-      parts.push(`<h2>${escape(draw.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
-    let text = escape(draw.draw(random, n));
+      parts.push(`<h2>${escape(draw.headings.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
+    let text = escape(draw.blocks.draw(random, n));
     for (let k = 0; k < (linksIn[b] as number); k++) {
       const to = Math.floor(random() * count);
-      text += ` <a href="${synthUrl(to)}">${escape(draw.draw(random, 1 + Math.floor(random() * 3)))}</a>`;
+      text += ` <a href="${synthUrl(to)}">${escape(draw.anchors.draw(random, 1 + Math.floor(random() * 3)))}</a>`;
     }
     parts.push(`<p>${text}</p>`);
   });
@@ -165,7 +187,7 @@ export async function writeScaleCorpus(
   const synthetic = Math.max(0, total - realPages);
   for (let i = 0; i < synthetic; i++) {
     const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
-    const draw = stats.draws.get(shape.language) as WordDraw;
+    const draw = stats.draws.get(shape.language) as Draws;
     if (!file.write(warcRecord(synthUrl(i), synthPage(i, synthetic, shape, draw, random)))) await once(file, 'drain');
   }
   file.end();

@@ -163,10 +163,12 @@ describe('postings', () => {
     const reader = new IndexReader(small);
     try {
       assert.deepEqual(reader.search({ query: 'kettle', language: 'en', limit: 10 }).results, []);
+      const teapot = reader.search({ query: 'teapot', language: 'en', limit: 10 }).results;
       assert.deepEqual(
-        reader.search({ query: 'teapot', language: 'en', limit: 10 }).results.map((r) => r.url),
+        teapot.map((r) => r.url),
         ['https://docs.test/a.html'],
       );
+      assert.match(teapot[0]?.snippet ?? '', /teapot steeps leaves/i, 'the snippet is of the new text (passages prepared when stored)');
       assert.deepEqual(
         reader.search({ query: 'router', language: 'en', limit: 10 }).results.map((r) => r.url),
         ['https://docs.test/b.html'],
@@ -177,6 +179,11 @@ describe('postings', () => {
         0,
         'a term no page holds any more has no postings',
       );
+      const passages = check
+        .prepare('SELECT block FROM passages ORDER BY id')
+        .all()
+        .map((r) => String(r.block));
+      assert.ok(passages.some((b) => /teapot steeps/i.test(b)) && !passages.some((b) => /kettle boils/i.test(b)), passages.join(' | '));
       check.close();
     } finally {
       reader.close();

@@ -128,12 +128,13 @@ export class SqliteIndexWriter implements IndexWriter {
     const now = Date.now();
     const existing = q.byKey.get(doc.key) as { id: number; url: string } | undefined;
     const shares = JSON.stringify(doc.langShares);
+    const body = doc.blocks.join('\n');
     const fields = [
       doc.title,
       doc.description,
       doc.headings.join('\n'),
       doc.terms.join('\n'),
-      doc.blocks.join('\n'),
+      body,
       doc.lang,
       shares,
       doc.markupLang,
@@ -154,6 +155,9 @@ export class SqliteIndexWriter implements IndexWriter {
       outcome = 'added';
     }
     this.#seen.add(id);
+    // Its passages read the page's own text only, so they are prepared now, while the main thread
+    // waits on the threads that parse pages, rather than in finish(), which nothing runs beside.
+    this.#rebuildPassages(id, { title: doc.title, description: doc.description, body });
     for (const k of doc.aliasKeys) q.alias.run(k, id);
     for (const l of doc.links) {
       q.link.run(id, l.key, l.text, l.context ?? '');
@@ -259,7 +263,10 @@ export class SqliteIndexWriter implements IndexWriter {
       { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
     q.ftsDelete.run(id);
-    this.#rebuildPassages(id, p);
+    // A page stored in this run has its passages; another is here for its inbound links, or for
+    // postings in a new format, and gets them again (as every page did before they were prepared
+    // when stored).
+    if (!p || !this.#seen.has(id)) this.#rebuildPassages(id, p);
     this.#rebuildLinkWords(id, p !== undefined);
     if (!p) {
       this.#postings.page(id, null);
