@@ -11,9 +11,9 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * a distractor. A synthetic page copies the shape of a real page chosen at random (its language,
  * its title's, headings' and blocks' lengths in words, its number of links) and fills each field
  * with words drawn from that language's word frequencies in the same field of the real pages (a
- * title's from titles, a link's from links' text), so common words are as common and rare ones as
- * rare, where they are; its links point at other synthetic pages. Seeded: the same size gives the
- * same file.
+ * title's from titles), so common words are as common and rare ones as rare, where they are. Its
+ * links point at other synthetic pages, and say what they point at, as links mostly do: a link's
+ * text is a few words of its target's title. Seeded: the same size gives the same file.
  */
 
 /** What a synthetic page copies of a real one. */
@@ -21,7 +21,7 @@ type Shape = { language: string; title: number; headings: number[]; blocks: numb
 /** The fields of a page whose words are counted, and drawn, apart: a word of a manual's body text
  * (`https://distrowatch.com/search.php`) is seldom a word of a title, and drawn as often into
  * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
-type Field = 'title' | 'headings' | 'blocks' | 'anchors';
+type Field = 'title' | 'headings' | 'blocks';
 type Draws = Record<Field, WordDraw>;
 
 /** Words of one language with their counts, drawn in proportion by Vose's alias method (one draw is O(1)). */
@@ -99,14 +99,10 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const x = extractHtml(html, url);
     const language = languageOf(url);
     let c = counts.get(language);
-    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), anchors: new Map() }));
+    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map() }));
     count(c.title, [x.title]);
     count(c.headings, x.headings);
     count(c.blocks, x.blocks);
-    count(
-      c.anchors,
-      x.links.map((l) => l.text),
-    );
     shapes.push({
       language,
       title: words(x.title).length,
@@ -116,12 +112,12 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
       markupLang: x.markupLang,
     });
   }
-  // A language with no words in a field (no link text, say) draws that field from its blocks.
+  // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
     const blocks = new WordDraw(c.blocks);
     const field = (f: Field) => (c[f].size ? new WordDraw(c[f]) : blocks);
-    draws.set(language, { title: field('title'), headings: field('headings'), blocks, anchors: field('anchors') });
+    draws.set(language, { title: field('title'), headings: field('headings'), blocks });
   }
   return { shapes, draws };
 }
@@ -130,9 +126,31 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
 const HOSTS = 1000;
 const synthUrl = (i: number) => `https://w${String(i % HOSTS).padStart(4, '0')}.org/p/${i}.html`;
 
+type Statistics = Awaited<ReturnType<typeof corpusStatistics>>;
+/** What a synthetic page is before its text: its shape, its words' draws and its title, worked out
+ * from its number alone (with a generator of its own), so that a page linking to it can say what
+ * it is. */
+type Head = { shape: Shape; draw: Draws; title: string; random: () => number };
+
+function synthHead(stats: Statistics, seed: number, i: number): Head {
+  const random = seeded(Math.imul(i + 1, 0x9e3779b1) ^ seed);
+  const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
+  const draw = stats.draws.get(shape.language) as Draws;
+  return { shape, draw, title: draw.title.draw(random, Math.max(1, shape.title)), random };
+}
+
+/** A link's text: one to three words in a row of its target's title. */
+function linkText(target: Head, random: () => number): string {
+  const words = target.title.split(' ');
+  const n = Math.min(words.length, 1 + Math.floor(random() * 3));
+  const from = Math.floor(random() * (words.length - n + 1));
+  return words.slice(from, from + n).join(' ');
+}
+
 /** Synthetic page `i` of `count`, in the shape of a real page. */
-function synthPage(i: number, count: number, shape: Shape, draw: Draws, random: () => number): string {
-  const title = escape(draw.title.draw(random, Math.max(1, shape.title)));
+function synthPage(stats: Statistics, seed: number, i: number, count: number): string {
+  const { shape, draw, random, ...head } = synthHead(stats, seed, i);
+  const title = escape(head.title);
   const parts: string[] = [`<h1>${title}</h1>`];
   // Links go into random blocks; headings are spread evenly among the blocks.
   const linksIn = new Uint16Array(shape.blocks.length);
@@ -148,7 +166,7 @@ function synthPage(i: number, count: number, shape: Shape, draw: Draws, random: 
     let text = escape(draw.blocks.draw(random, n));
     for (let k = 0; k < (linksIn[b] as number); k++) {
       const to = Math.floor(random() * count);
-      text += ` <a href="${synthUrl(to)}">${escape(draw.anchors.draw(random, 1 + Math.floor(random() * 3)))}</a>`;
+      text += ` <a href="${synthUrl(to)}">${escape(linkText(synthHead(stats, seed, to), random))}</a>`;
     }
     parts.push(`<p>${text}</p>`);
   });
@@ -178,18 +196,14 @@ export async function writeScaleCorpus(
   out: string,
   total: number,
   realPages: number,
-  stats: Awaited<ReturnType<typeof corpusStatistics>>,
+  stats: Statistics,
   seed = 30,
 ): Promise<number> {
   const file = createWriteStream(out);
   for await (const chunk of createReadStream(warc)) if (!file.write(chunk)) await once(file, 'drain');
-  const random = seeded(seed);
   const synthetic = Math.max(0, total - realPages);
-  for (let i = 0; i < synthetic; i++) {
-    const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
-    const draw = stats.draws.get(shape.language) as Draws;
-    if (!file.write(warcRecord(synthUrl(i), synthPage(i, synthetic, shape, draw, random)))) await once(file, 'drain');
-  }
+  for (let i = 0; i < synthetic; i++)
+    if (!file.write(warcRecord(synthUrl(i), synthPage(stats, seed, i, synthetic)))) await once(file, 'drain');
   file.end();
   await once(file, 'finish');
   return synthetic;
