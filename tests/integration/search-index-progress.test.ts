@@ -25,7 +25,7 @@ describe('npm run index: progress', () => {
     assert.ok(!r.stderr.includes('\r') && !r.stderr.includes('\x1b'), 'no bar drawn in place');
     assert.match(
       r.stderr,
-      /^reading pages: 3 pages, \d+\.\d s\nindexing text: 3\/3 pages, \d+\.\d s\nwriting postings: (\d+)\/\1 terms, \d+\.\d s\noptimising: \d+\.\d s\n$/,
+      /^reading pages: 3 pages, \d+\.\d s\nindexing text: 3\/3 pages, \d+\.\d s\nwriting postings: (\d+)\/\1 term lists, \d+\.\d s\noptimising: \d+\.\d s\n$/,
     );
     assert.match(r.stdout, /^indexed 3 pages \(3 new, .* in \d+\.\d s \(\d+ pages\/s, at most \d+ MB of memory\)\n/);
   });
