@@ -1,5 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -8,6 +8,7 @@ import { matchAny } from '#service/search/sqlite/match.ts';
 import { FIELD_WEIGHTS } from '#service/search/sqlite/backend.ts';
 import { PostingsStage } from '#service/search/sqlite/postings.ts';
 import { IndexReader } from '#service/search/sqlite/query.ts';
+import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
 import { checkoutBaseline, type Baseline } from './_baseline.ts';
 import { count, indexAndKey, KINDS, ofKind, pct, queries, ROOT, startService, timeApi, timeLoad } from './_search-load.ts';
 
@@ -16,7 +17,8 @@ import { count, indexAndKey, KINDS, ofKind, pct, queries, ROOT, startService, ti
  * corpus's queries through POST /v0/search at 1 and 16 concurrent clients, with the answer cache
  * off (every query does the full work on the service's query workers; a fresh process's first
  * pass apart from the steady state) and on (repeated queries). Beside them, the same queries run
- * straight in this process: on the FTS5 table (BM25 only, the reference the ratios are to), on our
+ * straight in this process: on FTS5 (BM25 only, the reference the ratios are to; a copy of the index
+ * with FTS5 rows, which it keeps none of), on our
  * own first stage (postings, decision 0018), and through the whole query path. The clients are closed-loop (each sends its next query when the last
  * answer is in), each on one kept-alive connection of a minimal HTTP client (_http.ts): client and
  * service share the machine's cores, so a heavy client would be measured as service latency.
@@ -67,6 +69,19 @@ function timeStraight(file: string): { postings: number[]; reader: number[] } {
   return out;
 }
 
+/** A copy of the index with FTS5 rows (the writer keeps none, decision 0085): its postings are
+ * marked stale, so a writer with `fullText` builds every page again, and its FTS5 rows with it. */
+function fullTextCopy(file: string, out: string): string {
+  copyFileSync(file, out);
+  const db = new DatabaseSync(out);
+  db.exec("DELETE FROM search_meta WHERE key = 'postings'");
+  db.close();
+  const writer = new SqliteIndexWriter(out, { fullText: true });
+  writer.finish();
+  writer.close();
+  return out;
+}
+
 /** FTS5's bm25() over the same concepts, straight in this process (warmed by one round). */
 function timeFts(file: string): number[] {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -113,7 +128,7 @@ try {
   if (!baseline) console.log(`baseline skipped: ${skipped}; timing this tree alone`);
 
   const rows: [string, number[]][] = [];
-  const fts = timeFts(join(dataDir, 'index.db'));
+  const fts = timeFts(fullTextCopy(join(dataDir, 'index.db'), join(dataDir, 'full-text.db')));
   const straight = timeStraight(join(dataDir, 'index.db'));
   // This tree's service and the baseline's, both without the answer cache, both up at once and
   // timed back to back pass by pass (same env, same clients), so the machine's other load falls on

@@ -33,8 +33,13 @@ function corpus(): { url: string; html: string }[] {
   return pages;
 }
 
-function build(file: string, pages: readonly { url: string; html: string }[], options: { postingsBuffer?: number } = {}): void {
-  const writer = new SqliteIndexWriter(file, options);
+/** With FTS5 rows too unless told (`fullText: false`): the reference the postings are checked against. */
+function build(
+  file: string,
+  pages: readonly { url: string; html: string }[],
+  options: { postingsBuffer?: number; fullText?: boolean } = {},
+): void {
+  const writer = new SqliteIndexWriter(file, { fullText: true, ...options });
   for (const p of pages) writer.upsert(buildDocument(p));
   writer.finish();
   writer.close();
@@ -253,6 +258,43 @@ describe('postings', () => {
     } finally {
       reader.close();
       withPostings.close();
+    }
+  });
+
+  it('leave FTS5 empty unless told, and an index that had its rows sheds them at its next run', () => {
+    const rows = (file: string) => {
+      const db = new DatabaseSync(file);
+      try {
+        db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row')");
+        return Number(db.prepare('SELECT COUNT(*) AS n FROM temp.vocab').get()?.n);
+      } finally {
+        db.close();
+      }
+    };
+    const lean = join(dir, 'lean.db');
+    build(lean, corpus(), { fullText: false });
+    assert.equal(rows(lean), 0);
+    const before = join(dir, 'with-full-text.db');
+    build(before, corpus());
+    assert.ok(rows(before) > 20, 'an index written with them has FTS5 rows');
+    build(before, [{ url: 'https://docs.test/new.html', html: html('Zebrafish', '<p>The zebrafish page.</p>') }], { fullText: false });
+    assert.equal(rows(before), 0);
+    const reader = new IndexReader(before);
+    const reference = new IndexReader(file);
+    try {
+      for (const query of ['kettle', 'router descaling', 'asyncio.gather'])
+        assert.deepEqual(
+          reader.search({ query, language: 'en', limit: 10 }).results,
+          reference.search({ query, language: 'en', limit: 10 }).results,
+          query,
+        );
+      assert.deepEqual(
+        reader.search({ query: 'zebrafish', language: 'en', limit: 10 }).results.map((r) => r.url),
+        ['https://docs.test/new.html'],
+      );
+    } finally {
+      reader.close();
+      reference.close();
     }
   });
 });

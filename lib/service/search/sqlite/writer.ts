@@ -82,10 +82,15 @@ function prepare(db: DatabaseSync) {
 type Statements = ReturnType<typeof prepare>;
 
 /**
- * Adds pages to the SQLite index. Pages are stored at once; the full-text rows, which include the
- * anchor text of links from other pages, are rebuilt in finish() for every page that changed or
- * gained or lost inbound links, so pages may arrive in any order, and with them the postings of
- * their terms (postings-writer.ts).
+ * Adds pages to the SQLite index. Pages are stored at once; their postings (postings-writer.ts),
+ * which include the anchor text of links from other pages, are rebuilt in finish() for every page
+ * that changed or gained or lost inbound links, so pages may arrive in any order.
+ *
+ * The FTS5 table is written only with `fullText` (decision 0085): no query reads it once the
+ * postings are complete, and it was a tenth of the index. Its rows are what an index from before
+ * the postings answers from; the tests compare the postings with them, and the bench times FTS5's
+ * bm25() on them as the straight SQLite path. Without `fullText`, finish() empties the table, so an
+ * index from before sheds them at its next run.
  */
 export class SqliteIndexWriter implements IndexWriter {
   readonly #db: DatabaseSync;
@@ -95,9 +100,12 @@ export class SqliteIndexWriter implements IndexWriter {
   #pending = 0;
   readonly #q: Statements;
   readonly #postings: PostingsWriter;
+  readonly #fullText: boolean;
 
-  /** `postingsBuffer`: new postings entries held in memory at most (postings-writer.ts). */
-  constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number } = {}) {
+  /** `postingsBuffer`: new postings entries held in memory at most (postings-writer.ts).
+   * `fullText`: keep FTS5 rows of every page as well (the reference the postings are checked against). */
+  constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number; fullText?: boolean } = {}) {
+    this.#fullText = options.fullText ?? false;
     this.#own = typeof fileOrDb === 'string';
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
@@ -232,7 +240,7 @@ export class SqliteIndexWriter implements IndexWriter {
     if (ids.length) this.#batched(() => this.#rankPages());
     this.#commit();
     progress?.('optimise', 0, 1);
-    this.#db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
+    this.#db.exec(this.#fullText ? "INSERT INTO fts(fts) VALUES ('optimize')" : "INSERT INTO fts(fts) VALUES ('delete-all')");
     this.#db.exec('PRAGMA optimize');
     progress?.('optimise', 1, 1);
   }
@@ -262,7 +270,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const p = q.page.get(id) as
       { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
     q.clean.run(id);
-    q.ftsDelete.run(id);
+    if (this.#fullText) q.ftsDelete.run(id);
     // A page stored in this run has its passages; another is here for its inbound links, or for
     // postings in a new format, and gets them again (as every page did before they were prepared
     // when stored).
@@ -286,7 +294,7 @@ export class SqliteIndexWriter implements IndexWriter {
     };
     // The body by block (a token never spans lines), so the postings know which passage holds it.
     const bodyBlocks = p.body.split('\n').map(indexText);
-    q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
+    if (this.#fullText) q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
     this.#postings.page(id, { fields, bodyBlocks });
   }
 
