@@ -5,6 +5,7 @@ import { PostingRuns } from './posting-runs.ts';
 import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed } from './postings.ts';
 import { FTS_COLUMNS, FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
+import { packText, unpackText } from './packed-text.ts';
 
 type Column = (typeof FTS_COLUMNS)[number];
 /** A page as the full-text table gets it: token streams (tokenize.ts) by column, and the body's by
@@ -36,7 +37,19 @@ export class PostingsWriter {
   readonly #tokenizer = new FtsTokenizer();
   readonly #runs: PostingRuns;
   readonly #q: Record<
-    'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'putPage' | 'dropPage' | 'meta' | 'format' | 'count',
+    | 'oldTerms'
+    | 'lookup'
+    | 'put'
+    | 'drop'
+    | 'putEnd'
+    | 'dropEnd'
+    | 'putPage'
+    | 'putList'
+    | 'dropPage'
+    | 'dropList'
+    | 'meta'
+    | 'format'
+    | 'count',
     StatementSync
   >;
   readonly #buffer = new PostingBuffer();
@@ -53,14 +66,18 @@ export class PostingsWriter {
     this.#bufferSize = bufferedEntries;
     this.#runs = new PostingRuns(db);
     this.#q = {
-      oldTerms: db.prepare('SELECT terms FROM page_terms WHERE page_id = ?'),
+      oldTerms: db.prepare(
+        'SELECT p.terms AS text, l.terms AS packed FROM page_terms p LEFT JOIN page_term_lists l USING (page_id) WHERE page_id = ?',
+      ),
       lookup: db.prepare('SELECT data FROM postings WHERE term = ?'),
       put: db.prepare('INSERT OR REPLACE INTO postings (term, data) VALUES (?, ?)'),
       drop: db.prepare('DELETE FROM postings WHERE term = ?'),
       putEnd: db.prepare('INSERT OR IGNORE INTO term_ends (reversed) VALUES (?)'),
       dropEnd: db.prepare('DELETE FROM term_ends WHERE reversed = ?'),
-      putPage: db.prepare('INSERT OR REPLACE INTO page_terms (page_id, length, terms) VALUES (?, ?, ?)'),
+      putPage: db.prepare("INSERT OR REPLACE INTO page_terms (page_id, length, terms) VALUES (?, ?, '')"),
+      putList: db.prepare('INSERT OR REPLACE INTO page_term_lists (page_id, terms) VALUES (?, ?)'),
       dropPage: db.prepare('DELETE FROM page_terms WHERE page_id = ?'),
+      dropList: db.prepare('DELETE FROM page_term_lists WHERE page_id = ?'),
       meta: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('postings', ?)"),
       format: db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
       count: db.prepare('SELECT COUNT(*) AS n FROM postings'),
@@ -75,7 +92,9 @@ export class PostingsWriter {
 
   /** Drops all postings (inside the caller's transaction). */
   reset(): void {
-    this.#db.exec("DELETE FROM postings; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM search_meta WHERE key = 'postings';");
+    this.#db.exec(
+      "DELETE FROM postings; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM page_term_lists; DELETE FROM search_meta WHERE key = 'postings';",
+    );
     this.#forget();
   }
 
@@ -85,16 +104,20 @@ export class PostingsWriter {
     if (id <= this.#lastId) throw new Error(`page ${id} reported after page ${this.#lastId}: pages come in ascending id order, once`);
     this.#lastId = id;
     this.#changed.add(id);
-    const old = this.#q.oldTerms.get(id) as { terms: string } | undefined;
-    if (old?.terms) for (const t of old.terms.split(' ')) this.#stale.add(t);
+    // Its terms as a version before kept them (page_terms.terms), or packed.
+    const old = this.#q.oldTerms.get(id) as { text: string; packed: Uint8Array | null } | undefined;
+    const held = old?.packed ? unpackText(old.packed) : old?.text;
+    if (held) for (const t of held.split(' ')) this.#stale.add(t);
     if (!page) {
       this.#q.dropPage.run(id);
+      this.#q.dropList.run(id);
       return;
     }
     const { length, terms } = this.#terms(this.#tokens(page));
     if (this.#buffer.size + terms.size > this.#bufferSize && this.#buffer.size) this.#spill();
     for (const [t, e] of terms) this.#buffer.add(t, id, e.weighted, e.places);
-    this.#q.putPage.run(id, length, [...terms.keys()].join(' '));
+    this.#q.putPage.run(id, length);
+    this.#q.putList.run(id, packText([...terms.keys()].join(' ')));
   }
 
   /** The page's tokens with their weighted count, number and the blocks they occur in. */

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
+import { unpackText } from './packed-text.ts';
 import { decodePostings, encodePostings, PostingsStage } from './postings.ts';
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
@@ -195,6 +196,44 @@ describe('postings', () => {
     }
   });
 
+  it('follow a page stored as a version before kept it: its text and its terms unpacked', () => {
+    const old = join(dir, 'unpacked.db');
+    build(old, [
+      { url: 'https://docs.test/a.html', html: html('Kettle', '<p>A kettle boils water.</p>') },
+      { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets.</p>') },
+    ]);
+    const db = new DatabaseSync(old);
+    for (const r of db.prepare('SELECT id, body_z FROM pages').all())
+      db.prepare('UPDATE pages SET body = ?, body_z = NULL WHERE id = ?').run(unpackText(r.body_z as Uint8Array), r.id as number);
+    for (const r of db.prepare('SELECT page_id, terms FROM page_term_lists').all())
+      db.prepare('UPDATE page_terms SET terms = ? WHERE page_id = ?').run(unpackText(r.terms as Uint8Array), r.page_id as number);
+    db.exec('DELETE FROM page_term_lists');
+    assert.equal(db.prepare('SELECT COUNT(*) AS n FROM pages WHERE body_z IS NOT NULL').get()?.n, 0);
+    db.close();
+    // a is stored again with other words; b gains a link, so its postings are built again from its stored text.
+    build(old, [
+      { url: 'https://docs.test/a.html', html: html('Teapot', '<p>A teapot steeps leaves.</p>') },
+      { url: 'https://docs.test/c.html', html: html('Switch', '<p>See <a href="b.html">the packet switch</a>.</p>') },
+    ]);
+    const reader = new IndexReader(old);
+    const check = new DatabaseSync(old, { readOnly: true });
+    try {
+      const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
+      assert.deepEqual(urls('kettle'), []);
+      assert.equal(
+        check.prepare("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'").get()?.n,
+        0,
+        "a's old terms were read and dropped",
+      );
+      assert.deepEqual(urls('teapot'), ['https://docs.test/a.html']);
+      assert.deepEqual(urls('routes'), ['https://docs.test/b.html'], "b's text was read as it was kept");
+      assert.ok(urls('switch').includes('https://docs.test/b.html'), "b's new anchor text");
+    } finally {
+      reader.close();
+      check.close();
+    }
+  });
+
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
     const first = corpus();
     first[0] = { url: first[0]?.url as string, html: html('Zebrafish', '<p>The only zebrafish page.</p>') };
@@ -209,9 +248,14 @@ describe('postings', () => {
           db.prepare('SELECT * FROM term_ends ORDER BY reversed').all(),
           // A page's terms as a set: their order follows which words the writer had met before.
           db
-            .prepare('SELECT page_id, length, terms FROM page_terms ORDER BY page_id')
+            .prepare('SELECT page_id, length, l.terms AS terms FROM page_terms JOIN page_term_lists l USING (page_id) ORDER BY page_id')
             .all()
-            .map((r) => ({ ...r, terms: String(r.terms).split(' ').sort() })),
+            .map((r) => ({
+              ...r,
+              terms: unpackText(r.terms as Uint8Array)
+                .split(' ')
+                .sort(),
+            })),
           db.prepare('SELECT * FROM search_meta').all(),
         ];
       } finally {

@@ -18,6 +18,7 @@ import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
 import { Kept } from './kept.ts';
+import { unpackText } from './packed-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
@@ -226,7 +227,9 @@ export class IndexReader {
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
-    this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
+    this.#content = this.#db.prepare(
+      `SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, body_z, description FROM pages WHERE id ${among}`,
+    );
   }
 
   search(req: SearchRequest): SearchAnswer {
@@ -569,7 +572,17 @@ export class IndexReader {
     const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
     const content = fromText.length
       ? new Map(
-          (this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [r.id, r]),
+          (
+            this.#content.all(ids(fromText.map((c) => c.id))) as {
+              id: number;
+              body: string;
+              body_z: Uint8Array | null;
+              description: string;
+            }[]
+          ).map(
+            // Its text packed (decision 0085), or as a version before kept it.
+            (r) => [r.id, { ...r, body: r.body_z ? unpackText(r.body_z).slice(0, SNIPPET_SCAN) : r.body }],
+          ),
         )
       : null;
     return top.map((c) => {

@@ -15,7 +15,9 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  *          words, language, inlinks)
  * passages snippet passages of each page's text, id = page id * PASSAGE_SLOTS + block number
  * snippet_fallback  per page, the snippet shown when no passage holds the query
- * page_terms  per page, its number of terms and the distinct terms it holds (to update postings)
+ * page_terms  per page, its number of terms (read by every reader), and in an index from before
+ *          decision 0085 the distinct terms it holds
+ * page_term_lists  per page, the distinct terms it holds, packed (packed-text.ts; to update postings)
  * postings    per term, the pages holding it, its field-weighted frequency and the blocks holding it there (postings.ts)
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
@@ -24,6 +26,9 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  *          the word (`blocks` by number; `mask` bit i % 31 for the i-th block of the most repeated
  *          contexts; links.context has each link's block)
  * described  per page, each definition-list term and the first words of its description (extract.ts)
+ *
+ * pages.body_z is the page's text packed (packed-text.ts), `body` then '' (decision 0085); a page
+ * stored by a version before has its text in `body` and none here.
  *
  * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
  * page's section path as JSON (trail.ts); signals.authority its PageRank (authority.ts), the average page 1.
@@ -228,6 +233,19 @@ export const indexMigrations: readonly Migration[] = [
         words TEXT NOT NULL
       );
       CREATE INDEX described_page ON described(page_id);`,
+  },
+  {
+    version: 10,
+    name: 'search text packed',
+    // A page's text and its list of terms packed (decision 0085), the lists apart from the term
+    // counts that every reader scans. Existing rows keep theirs unpacked, read as before, until
+    // `npm run index` writes their pages again.
+    up: `
+      ALTER TABLE pages ADD COLUMN body_z BLOB;
+      CREATE TABLE page_term_lists (
+        page_id INTEGER PRIMARY KEY,
+        terms BLOB NOT NULL
+      );`,
   },
 ];
 

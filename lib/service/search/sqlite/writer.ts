@@ -7,6 +7,7 @@ import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { snippetPassages } from '../snippet.ts';
+import { packText, unpackText } from './packed-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import {
   CONTEXT_BITS,
@@ -35,10 +36,10 @@ function prepare(db: DatabaseSync) {
   return {
     byKey: db.prepare('SELECT id, url FROM pages WHERE key = ?'),
     aliasPage: db.prepare('SELECT page_id AS id FROM aliases WHERE key = ?'),
-    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang,
-      indexed_at, section) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-    update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = ?, lang = ?, lang_shares = ?,
-      markup_lang = ?, url_lang = ?, indexed_at = ?, section = ? WHERE id = ?`),
+    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, body_z, lang, lang_shares, markup_lang,
+      url_lang, indexed_at, section) VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+    update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = '', body_z = ?, lang = ?,
+      lang_shares = ?, markup_lang = ?, url_lang = ?, indexed_at = ?, section = ? WHERE id = ?`),
     site: db.prepare('INSERT INTO sites (host, icon) VALUES (?, ?) ON CONFLICT(host) DO UPDATE SET icon = excluded.icon'),
     alias: db.prepare('INSERT INTO aliases (key, page_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET page_id = excluded.page_id'),
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
@@ -57,7 +58,7 @@ function prepare(db: DatabaseSync) {
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
-    page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
+    page: db.prepare('SELECT id, url, title, description, headings, terms, body, body_z FROM pages WHERE id = ?'),
     anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
     inlinks: db.prepare(
@@ -142,7 +143,7 @@ export class SqliteIndexWriter implements IndexWriter {
       doc.description,
       doc.headings.join('\n'),
       doc.terms.join('\n'),
-      body,
+      packText(body),
       doc.lang,
       shares,
       doc.markupLang,
@@ -267,8 +268,20 @@ export class SqliteIndexWriter implements IndexWriter {
 
   #rebuild(id: number): void {
     const q = this.#q;
-    const p = q.page.get(id) as
-      { id: number; url: string; title: string; description: string; headings: string; terms: string; body: string } | undefined;
+    const row = q.page.get(id) as
+      | {
+          id: number;
+          url: string;
+          title: string;
+          description: string;
+          headings: string;
+          terms: string;
+          body: string;
+          body_z: Uint8Array | null;
+        }
+      | undefined;
+    // Its text packed, or as a version before kept it (decision 0085).
+    const p = row && { ...row, body: row.body_z ? unpackText(row.body_z) : row.body };
     q.clean.run(id);
     if (this.#fullText) q.ftsDelete.run(id);
     // A page stored in this run has its passages; another is here for its inbound links, or for
