@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { POSTINGS_FORMAT } from '#service/search/sqlite/postings.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
+import { asWrittenBefore0085 } from '../helpers/old-index.ts';
 import { page, runIndex, search } from '../helpers/search.ts';
 
 type Result = { url: string; snippet: string };
@@ -38,6 +39,7 @@ describe('an index from before the question ranking', () => {
     site = writeSite();
     const r = runIndex(dataDir, [site, '--base-url', 'https://docs.falcot.test/', '--quiet']);
     assert.equal(r.status, 0, r.stderr);
+    asWrittenBefore0085(file());
     const db = new DatabaseSync(file());
     db.exec(`ALTER TABLE signals DROP COLUMN authority; ALTER TABLE link_words DROP COLUMN blocks; DROP TABLE described;
       UPDATE search_meta SET value = 'postings 1; weights title=8' WHERE key = 'postings';

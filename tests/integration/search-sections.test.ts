@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { asWrittenBefore0085 } from '../helpers/old-index.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 import { page, runIndex, search } from '../helpers/search.ts';
 
@@ -65,6 +66,7 @@ describe('POST /v0/search: section paths and favicons from the index', () => {
     await service.stop();
     // Make the index what a previous version wrote: no kinds, sections, icons, link contexts or
     // authority, schema version 4.
+    asWrittenBefore0085(join(dataDir, 'index.db'));
     const db = new DatabaseSync(join(dataDir, 'index.db'));
     db.exec(`DROP TABLE link_words; ALTER TABLE links DROP COLUMN context; ALTER TABLE signals DROP COLUMN authority;
       DROP TABLE sites; ALTER TABLE defs DROP COLUMN kind; ALTER TABLE signals DROP COLUMN section;

@@ -2,7 +2,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
 import { PostingBuffer } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
-import { decodePostings, encodePostings, POSTINGS_FORMAT, reversed } from './postings.ts';
+import { packPostings, unpackPostings } from './packed-postings.ts';
+import { POSTINGS_FORMAT, reversed } from './postings.ts';
 import { FTS_COLUMNS, FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { packText, unpackText } from './packed-text.ts';
@@ -195,9 +196,9 @@ export class PostingsWriter {
     for (const [t, runs] of this.#runs.drain()) {
       const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
-      const list = row ? mergePostings(decodePostings(row.data), dropped, added) : added;
+      const list = row ? mergePostings(unpackPostings(row.data), dropped, added) : added;
       if (list.docs.length) {
-        q.put.run(t, encodePostings(list));
+        q.put.run(t, packPostings(list));
         if (!row) born.push(reversed(t));
       } else if (row) {
         q.drop.run(t);

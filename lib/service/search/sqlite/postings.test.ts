@@ -8,7 +8,8 @@ import { buildDocument } from '../document.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
 import { unpackText } from './packed-text.ts';
-import { decodePostings, encodePostings, PostingsStage } from './postings.ts';
+import { unpackPostings } from './packed-postings.ts';
+import { decodePostings, encodePostings, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { SqliteIndexWriter } from './writer.ts';
@@ -232,6 +233,36 @@ describe('postings', () => {
       reader.close();
       check.close();
     }
+  });
+
+  it('are read as a version before stored them, raw, with the same answers, and packed again by the next run', () => {
+    const raw = join(dir, 'raw.db');
+    build(raw, corpus(), { fullText: false });
+    const db = new DatabaseSync(raw);
+    const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+    for (const r of db.prepare('SELECT term, data FROM postings').all())
+      put.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
+    db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
+    db.close();
+    const reader = new IndexReader(raw);
+    const packed = new IndexReader(file);
+    try {
+      for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs'])
+        assert.deepEqual(
+          reader.search({ query, language: 'en', limit: 10 }).results,
+          packed.search({ query, language: 'en', limit: 10 }).results,
+          query,
+        );
+    } finally {
+      reader.close();
+      packed.close();
+    }
+    build(raw, [], { fullText: false });
+    const after = new DatabaseSync(raw, { readOnly: true });
+    assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
+    const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
+    assert.ok(unpackPostings(row.data).docs.length > 0);
+    after.close();
   });
 
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {

@@ -5,6 +5,7 @@ import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
+import { unpackPostings } from './packed-postings.ts';
 
 /**
  * The first stage of a query on postings of our own (decision 0018): for every term of the
@@ -14,14 +15,19 @@ import { FtsTokenizer } from './tokenizer.ts';
  * as its length, the same idf) over typed arrays, instead of one auxiliary-function call per
  * matching row. Same terms (tokenizer.ts), same scores.
  *
- * A row is a term and one blob, little-endian: two uint32 (n, the number of pages, and p, of
+ * A row is a term and one blob. In memory, and in an index from before decision 0085 (format
+ * RAW_POSTINGS_FORMAT), the blob is little-endian: two uint32 (n, the number of pages, and p, of
  * passage numbers), the page ids in ascending order (n uint32), the weighted frequency in each (n
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
- * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]].
+ * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]]. The index stores
+ * the same lists packed (POSTINGS_FORMAT, packed-postings.ts), unpacked once when read.
  */
-export const POSTINGS_FORMAT = `postings 2; weights ${Object.entries(FIELD_WEIGHTS)
+const weights = Object.entries(FIELD_WEIGHTS)
   .map(([k, v]) => `${k}=${v}`)
-  .join(',')}`;
+  .join(',');
+export const POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
+/** The format before decision 0085, which a reader still reads (the writer builds it again). */
+export const RAW_POSTINGS_FORMAT = `postings 2; weights ${weights}`;
 
 const K1 = 1.2;
 /** A query whose terms have at least this many postings in all is ranked by MaxScore (max-score.ts),
@@ -143,6 +149,8 @@ export class PostingsStage implements FirstStage {
   readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
   #lastLists = new Map<string, PostingList>();
+  /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
+  #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
 
   /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings. */
   constructor(db: DatabaseSync, options: { prune?: Prune } = {}) {
@@ -173,7 +181,9 @@ export class PostingsStage implements FirstStage {
       held: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed IN (SELECT value FROM json_each(?))'),
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
-    if (meta?.value !== POSTINGS_FORMAT) return false;
+    if (meta?.value === POSTINGS_FORMAT) this.#unpack = unpackPostings;
+    else if (meta?.value === RAW_POSTINGS_FORMAT) this.#unpack = decodePostings;
+    else return false;
     const rows = this.#q.lengths.all() as { id: number; length: number }[];
     let max = 0;
     let total = 0;
@@ -232,7 +242,7 @@ export class PostingsStage implements FirstStage {
     if (!missing.length) return out;
     const found = new Set<string>();
     for (const r of (this.#q as Statements).lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
-      const list = decodePostings(r.data);
+      const list = this.#unpack(r.data);
       found.add(r.term);
       out.set(r.term, list);
       this.#remember(r.term, list);
