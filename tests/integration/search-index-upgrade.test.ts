@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { POSTINGS_FORMAT } from '#service/search/sqlite/postings.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
-import { asWrittenBefore0085 } from '../helpers/old-index.ts';
+import { asWrittenBefore0085 } from '#service/search/sqlite/test-index-before-0085.ts';
 import { page, runIndex, search } from '../helpers/search.ts';
 
 type Result = { url: string; snippet: string };

@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { asWrittenBefore0085 } from '../helpers/old-index.ts';
+import { asWrittenBefore0085 } from '#service/search/sqlite/test-index-before-0085.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 import { page, runIndex, search } from '../helpers/search.ts';
 

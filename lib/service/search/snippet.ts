@@ -189,11 +189,34 @@ export function makeSnippet(body: string, description: string, concepts: readonl
 export type Passage = { block: string; extra: string | null };
 
 /**
- * The query-independent part of makeSnippet, done once per page when it is indexed: the page's
- * first `maxBlocks` blocks worth scoring (not too short, not a heading that repeats the title),
- * each with its place among the page's blocks, and the snippet shown when no block holds the query
- * (the description, else the opening). The whole page, not only its opening: the passage that
- * answers a question is often far down a long page (decision 0082).
+ * The passage of block `b` of a page (decisions 0017, 0085), or null when that block is not worth
+ * scoring (too short, or a heading that repeats the title): the block, and when it is short what
+ * follows it (of which no more than its first 2 × max characters can be shown). `block(i)` is the
+ * page's i-th block, undefined past the last one read. The reader works passages out at query
+ * time from the page's text (page-text.ts); an index from before kept them as rows.
+ */
+export function passageAt(block: (i: number) => string | undefined, b: number, lowerTitle: string, max = SNIPPET_CHARS): Passage | null {
+  const text = block(b);
+  if (text === undefined || text.length < 3) return null;
+  if (text.length < 120 && lowerTitle.includes(text.toLowerCase().replace(/[¶#]+$/, ''))) return null;
+  if (text.length >= max / 2) return { block: text, extra: null };
+  const after = [block(b + 1), block(b + 2)].filter((t) => t !== undefined);
+  return { block: text, extra: after.join(' ').slice(0, 2 * max) };
+}
+
+/** The snippet shown when no block holds the query: the description, else the opening (of the
+ * first `maxBlocks` blocks). */
+export function snippetFallback(body: string, description: string, maxBlocks: number, max = SNIPPET_CHARS): string {
+  if (description) return cut(description, 0, max);
+  const blocks = body.split('\n', maxBlocks);
+  return cut(blocks.find((b) => b.length > 40) ?? blocks[0] ?? '', 0, max);
+}
+
+/**
+ * The query-independent part of makeSnippet for a whole page: its first `maxBlocks` blocks worth
+ * scoring (passageAt), each with its place among the page's blocks, and the snippet shown when no
+ * block holds the query. The whole page, not only its opening: the passage that answers a
+ * question is often far down a long page (decision 0082).
  */
 export function snippetPassages(
   body: string,
@@ -204,28 +227,13 @@ export function snippetPassages(
 ): { passages: { ord: number; passage: Passage }[]; fallback: string } {
   const blocks = body.split('\n', maxBlocks);
   const lowerTitle = title.toLowerCase();
+  const block = (i: number) => blocks[i];
   const passages: { ord: number; passage: Passage }[] = [];
   for (let b = 0; b < blocks.length; b++) {
-    const block = blocks[b] as string;
-    if (block.length < 3) continue;
-    if (block.length < 120 && lowerTitle.includes(block.toLowerCase().replace(/[¶#]+$/, ''))) continue;
-    // Of what follows a short block, no more than its first 2 × max characters can be shown.
-    passages.push({
-      ord: b,
-      passage: {
-        block,
-        extra:
-          block.length < max / 2
-            ? blocks
-                .slice(b + 1, b + 3)
-                .join(' ')
-                .slice(0, 2 * max)
-            : null,
-      },
-    });
+    const passage = passageAt(block, b, lowerTitle, max);
+    if (passage) passages.push({ ord: b, passage });
   }
-  const opening = blocks.find((b) => b.length > 40) ?? blocks[0] ?? '';
-  return { passages, fallback: description ? cut(description, 0, max) : cut(opening, 0, max) };
+  return { passages, fallback: snippetFallback(body, description, maxBlocks, max) };
 }
 
 /** The snippet of a passage chosen for the query: cut around the first of the query's words in it. */

@@ -1,9 +1,9 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
- * Text the index keeps only to read back whole, now and then (decision 0085): a page's text, for
- * when its postings are built again, and the list of its terms, for when it changes. Raw deflate at
- * level 1: about a third of the bytes, in tens of microseconds a page either way.
+ * Text the index keeps only to read back whole, now and then (decision 0085): the list of a page's
+ * terms, read when the page changes (the terms it held lose it). Raw deflate at level 1: about
+ * half the bytes of a list, in tens of microseconds a page either way.
  */
 export function packText(text: string): Uint8Array {
   return deflateRawSync(text, { level: 1 });

@@ -8,6 +8,9 @@ import { buildDocument } from '../document.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
 import { unpackText } from './packed-text.ts';
+import { PageText } from './page-text.ts';
+import { openIndexDatabase } from './schema.ts';
+import { asWrittenBefore0085 } from './test-index-before-0085.ts';
 import { unpackPostings } from './packed-postings.ts';
 import { decodePostings, encodePostings, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
@@ -144,8 +147,9 @@ describe('postings', () => {
     const top = postings.rank(c, joins, 5);
     const best = postings.bestPassages(top.map((r) => r.id));
     assert.equal(best.size, top.length);
-    const text = db.prepare('SELECT block FROM passages WHERE id = ?');
-    for (const [id, [ord]] of best) assert.match((text.get(id * 4096 + (ord as number)) as { block: string }).block, /asyncio\.gather/);
+    const text = new PageText(db);
+    const read = text.blocks(new Map([...best].map(([id, [ord]]) => [id, [ord as number, ord as number]])));
+    for (const [id, [ord]] of best) assert.match(read.get(id)?.(ord as number) ?? '', /asyncio\.gather/);
   });
 
   it('round-trip through their blob format', () => {
@@ -186,53 +190,56 @@ describe('postings', () => {
         0,
         'a term no page holds any more has no postings',
       );
-      const passages = check
-        .prepare('SELECT block FROM passages ORDER BY id')
-        .all()
-        .map((r) => String(r.block));
-      assert.ok(passages.some((b) => /teapot steeps/i.test(b)) && !passages.some((b) => /kettle boils/i.test(b)), passages.join(' | '));
+      const text = new PageText(check);
+      const texts = [1, 2].map((id) => text.whole(id) ?? '');
+      assert.ok(texts.some((b) => /teapot steeps/i.test(b)) && !texts.some((b) => /kettle boils/i.test(b)), texts.join(' | '));
       check.close();
     } finally {
       reader.close();
     }
   });
 
-  it('follow a page stored as a version before kept it: its text and its terms unpacked', () => {
-    const old = join(dir, 'unpacked.db');
+  it('follow a page stored as a version before kept it: its text, its passages and its terms', () => {
+    const old = join(dir, 'before-0085.db');
     build(old, [
       { url: 'https://docs.test/a.html', html: html('Kettle', '<p>A kettle boils water.</p>') },
-      { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets.</p>') },
+      { url: 'https://docs.test/b.html', html: html('Router', '<p>A router routes packets through gateways.</p>') },
     ]);
-    const db = new DatabaseSync(old);
-    for (const r of db.prepare('SELECT id, body_z FROM pages').all())
-      db.prepare('UPDATE pages SET body = ?, body_z = NULL WHERE id = ?').run(unpackText(r.body_z as Uint8Array), r.id as number);
-    for (const r of db.prepare('SELECT page_id, terms FROM page_term_lists').all())
-      db.prepare('UPDATE page_terms SET terms = ? WHERE page_id = ?').run(unpackText(r.terms as Uint8Array), r.page_id as number);
-    db.exec('DELETE FROM page_term_lists');
-    assert.equal(db.prepare('SELECT COUNT(*) AS n FROM pages WHERE body_z IS NOT NULL').get()?.n, 0);
-    db.close();
+    asWrittenBefore0085(old, { rawPostings: false });
+    openIndexDatabase(old).close();
+    const rows = (sql: string) => {
+      const check = new DatabaseSync(old, { readOnly: true });
+      try {
+        return Number(check.prepare(sql).get()?.n);
+      } finally {
+        check.close();
+      }
+    };
+    assert.equal(rows('SELECT COUNT(*) AS n FROM page_text'), 0);
+    const ask = (query: string) => {
+      const reader = new IndexReader(old);
+      try {
+        return reader.search({ query, language: 'en', limit: 10, exact: true }).results;
+      } finally {
+        reader.close();
+      }
+    };
+    assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its passage row");
     // a is stored again with other words; b gains a link, so its postings are built again from its stored text.
     build(old, [
       { url: 'https://docs.test/a.html', html: html('Teapot', '<p>A teapot steeps leaves.</p>') },
       { url: 'https://docs.test/c.html', html: html('Switch', '<p>See <a href="b.html">the packet switch</a>.</p>') },
     ]);
-    const reader = new IndexReader(old);
-    const check = new DatabaseSync(old, { readOnly: true });
-    try {
-      const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
-      assert.deepEqual(urls('kettle'), []);
-      assert.equal(
-        check.prepare("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'").get()?.n,
-        0,
-        "a's old terms were read and dropped",
-      );
-      assert.deepEqual(urls('teapot'), ['https://docs.test/a.html']);
-      assert.deepEqual(urls('routes'), ['https://docs.test/b.html'], "b's text was read as it was kept");
-      assert.ok(urls('switch').includes('https://docs.test/b.html'), "b's new anchor text");
-    } finally {
-      reader.close();
-      check.close();
-    }
+    const urls = (query: string) => ask(query).map((r) => r.url);
+    assert.deepEqual(urls('kettle'), []);
+    assert.equal(rows("SELECT COUNT(*) AS n FROM postings WHERE term = 'kettl'"), 0, "a's old terms were read and dropped");
+    assert.deepEqual(urls('teapot'), ['https://docs.test/a.html']);
+    assert.deepEqual(urls('gateways'), ['https://docs.test/b.html'], "b's text was read as it was kept");
+    assert.ok(urls('switch').includes('https://docs.test/b.html'), "b's new anchor text");
+    // Every page rebuilt is kept as this version keeps pages: text in page_text, no passage rows.
+    assert.equal(rows("SELECT COUNT(*) AS n FROM pages WHERE body != ''"), 0);
+    assert.equal(rows('SELECT COUNT(*) AS n FROM passages'), 0);
+    assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its text");
   });
 
   it('are read as a version before stored them, raw, with the same answers, and packed again by the next run', () => {

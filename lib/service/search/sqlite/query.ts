@@ -5,7 +5,7 @@ import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
 import { addAnswerScores, byScore, type Scored } from '../answer-scores.ts';
 import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields, type Candidate, type RankFields } from '../rank.ts';
-import { makeSnippet, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
+import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
 import { hostOf, hostShares } from '../sites.ts';
@@ -18,7 +18,7 @@ import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
 import { Kept } from './kept.ts';
-import { unpackText } from './packed-text.ts';
+import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
 
 const CANDIDATES = 60;
@@ -175,6 +175,10 @@ export class IndexReader {
   readonly #begin: StatementSync;
   readonly #commit: StatementSync;
   readonly #passages: StatementSync;
+  readonly #anyPassageRow: StatementSync;
+  /** Whether the index holds passages as rows (pages stored before decision 0085), read once per index version. */
+  #passageRows: boolean | null = null;
+  readonly #text: PageText;
   /** Parsed signals by page id, valid while the index's data_version stays the same. */
   readonly #kept = new Kept<number, Signals>(SIGNALS_KEPT);
   /** Pages defining each head looked up, valid as #kept. */
@@ -227,9 +231,9 @@ export class IndexReader {
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
       FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
-    this.#content = this.#db.prepare(
-      `SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, body_z, description FROM pages WHERE id ${among}`,
-    );
+    this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
+    this.#text = new PageText(this.#db);
+    this.#anyPassageRow = this.#db.prepare('SELECT 1 FROM passages LIMIT 1');
   }
 
   search(req: SearchRequest): SearchAnswer {
@@ -284,6 +288,7 @@ export class IndexReader {
     this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
+    this.#passageRows = null;
     this.#described.clear();
     this.#speller.clear();
     this.#stage = this.#postings.refresh() ? this.#postings : this.#fts;
@@ -556,33 +561,17 @@ export class IndexReader {
    * and for a page indexed before passages existed. */
   #snippets(top: readonly Candidate[], concepts: readonly Concept[]): SearchResult[] {
     const best = this.#stage === this.#postings ? this.#postings.bestPassages(top.map((c) => c.id)) : null;
-    // Of each page's best blocks, the best one that is a snippet passage: the best block is read
-    // first, the next ones only for a page whose best block is none (a heading, a block too short).
-    const passages = new Map<number, Passage>();
-    const read = (wanted: number[]) => {
-      const found = new Map(wanted.length ? (this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [r.id, r]) : []);
-      for (const [id, ords] of best ?? []) {
-        if (passages.has(id)) continue;
-        const first = ords.map((ord) => found.get(id * PASSAGE_SLOTS + ord)).find((p) => p !== undefined);
-        if (first) passages.set(id, first);
-      }
-    };
-    read([...(best ?? [])].flatMap(([id, ords]) => (ords.length ? [id * PASSAGE_SLOTS + (ords[0] as number)] : [])));
-    read([...(best ?? [])].flatMap(([id, ords]) => (passages.has(id) ? [] : ords.slice(1).map((ord) => id * PASSAGE_SLOTS + ord))));
+    // Of each page's best blocks, the best one that is a snippet passage (not a heading that
+    // repeats the title, not too short).
+    const passages = best ? this.#passagesOf(best) : new Map<number, Passage>();
     const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
     const content = fromText.length
       ? new Map(
-          (
-            this.#content.all(ids(fromText.map((c) => c.id))) as {
-              id: number;
-              body: string;
-              body_z: Uint8Array | null;
-              description: string;
-            }[]
-          ).map(
-            // Its text packed (decision 0085), or as a version before kept it.
-            (r) => [r.id, { ...r, body: r.body_z ? unpackText(r.body_z).slice(0, SNIPPET_SCAN) : r.body }],
-          ),
+          (this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [
+            r.id,
+            // Its text as this version keeps it, or in `body` as a version before did.
+            { ...r, body: r.body || (this.#text.whole(r.id) ?? '').slice(0, SNIPPET_SCAN) },
+          ]),
         )
       : null;
     return top.map((c) => {
@@ -601,6 +590,45 @@ export class IndexReader {
       if (favicon) result.favicon = favicon;
       return result;
     });
+  }
+
+  /** Each page's passage for its snippet: the first of its best blocks (`best`, best first) that is
+   * a passage, worked out from the few blocks of its text read (decision 0085), or read as rows
+   * for a page stored by a version before (decision 0017). */
+  #passagesOf(best: Map<number, number[]>): Map<number, Passage> {
+    const passages = new Map<number, Passage>();
+    this.#passageRows ??= this.#anyPassageRow.get() !== undefined;
+    if (this.#passageRows) {
+      // The best block is read first, the next ones only for a page whose best block is none.
+      const read = (wanted: number[]) => {
+        if (!wanted.length) return;
+        const found = new Map((this.#passages.all(ids(wanted)) as (Passage & { id: number })[]).map((r) => [r.id, r]));
+        for (const [id, ords] of best) {
+          if (passages.has(id)) continue;
+          const first = ords.map((ord) => found.get(id * PASSAGE_SLOTS + ord)).find((p) => p !== undefined);
+          if (first) passages.set(id, { block: first.block, extra: first.extra });
+        }
+      };
+      read([...best].flatMap(([id, ords]) => (ords.length ? [id * PASSAGE_SLOTS + (ords[0] as number)] : [])));
+      read([...best].flatMap(([id, ords]) => (passages.has(id) ? [] : ords.slice(1).map((ord) => id * PASSAGE_SLOTS + ord))));
+    }
+    // The best block first (with the two after it: a short block is shown with them), the next
+    // ones only for a page whose best block is none.
+    for (let turn = 0; ; turn++) {
+      const spans = new Map<number, [number, number]>();
+      for (const [id, ords] of best) {
+        const ord = ords[turn];
+        if (ord !== undefined && !passages.has(id)) spans.set(id, [ord, ord + 2]);
+      }
+      if (!spans.size) break;
+      for (const [id, read] of this.#text.blocks(spans)) {
+        // As when passages were prepared at index time: of the page's first PASSAGE_SLOTS blocks.
+        const blocks: Blocks = (i) => (i < PASSAGE_SLOTS ? read(i) : undefined);
+        const passage = passageAt(blocks, (spans.get(id) as [number, number])[0], (this.#kept.get(id)?.title ?? '').toLowerCase());
+        if (passage) passages.set(id, passage);
+      }
+    }
+    return passages;
   }
 
   /** The icon the index holds for a result's site (none fetched at query time). */

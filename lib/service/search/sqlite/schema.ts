@@ -13,7 +13,9 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
  * signals  per page, what the ranking reads of a candidate (address, title, headings and their
  *          words, language, inlinks)
- * passages snippet passages of each page's text, id = page id * PASSAGE_SLOTS + block number
+ * passages snippet passages of each page's text, id = page id * PASSAGE_SLOTS + block number, as
+ *          an index from before decision 0085 kept them (snippet.ts passageAt works them out now)
+ * page_text  each page's text, in chunks of blocks (page-text.ts)
  * snippet_fallback  per page, the snippet shown when no passage holds the query
  * page_terms  per page, its number of terms (read by every reader), and in an index from before
  *          decision 0085 the distinct terms it holds
@@ -27,8 +29,8 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  *          contexts; links.context has each link's block)
  * described  per page, each definition-list term and the first words of its description (extract.ts)
  *
- * pages.body_z is the page's text packed (packed-text.ts), `body` then '' (decision 0085); a page
- * stored by a version before has its text in `body` and none here.
+ * pages.body is '' for a page whose text is in page_text (decision 0085); a page stored by a
+ * version before has its text there, and its passages as rows.
  *
  * defs.kind says where a definition stands (DEF_INDEXED, DEF_BESIDE, DEF_PASSAGE, DEF_NEAR); signals.section is the
  * page's section path as JSON (trail.ts); signals.authority its PageRank (authority.ts), the average page 1.
@@ -237,11 +239,15 @@ export const indexMigrations: readonly Migration[] = [
   {
     version: 10,
     name: 'search text packed',
-    // A page's text and its list of terms packed (decision 0085), the lists apart from the term
-    // counts that every reader scans. Existing rows keep theirs unpacked, read as before, until
-    // `npm run index` writes their pages again.
+    // A page's text in chunks that snippets read a few blocks of (page-text.ts), no longer in
+    // `pages.body` and again as snippet passages; and its list of terms packed, apart from the
+    // term counts that every reader scans (decision 0085). Existing pages keep theirs as they are,
+    // read as before, until `npm run index` writes them again.
     up: `
-      ALTER TABLE pages ADD COLUMN body_z BLOB;
+      CREATE TABLE page_text (
+        id INTEGER PRIMARY KEY,
+        text TEXT NOT NULL
+      );
       CREATE TABLE page_term_lists (
         page_id INTEGER PRIMARY KEY,
         terms BLOB NOT NULL

@@ -6,8 +6,8 @@ import type { PageDocument } from '../document.ts';
 import { indexText } from '../tokenize.ts';
 import { preferredUrl, urlWords } from '../url.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
-import { snippetPassages } from '../snippet.ts';
-import { packText, unpackText } from './packed-text.ts';
+import { snippetFallback } from '../snippet.ts';
+import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import {
   CONTEXT_BITS,
@@ -36,10 +36,10 @@ function prepare(db: DatabaseSync) {
   return {
     byKey: db.prepare('SELECT id, url FROM pages WHERE key = ?'),
     aliasPage: db.prepare('SELECT page_id AS id FROM aliases WHERE key = ?'),
-    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, body_z, lang, lang_shares, markup_lang,
-      url_lang, indexed_at, section) VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-    update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = '', body_z = ?, lang = ?,
-      lang_shares = ?, markup_lang = ?, url_lang = ?, indexed_at = ?, section = ? WHERE id = ?`),
+    insert: db.prepare(`INSERT INTO pages (key, url, title, description, headings, terms, body, lang, lang_shares, markup_lang, url_lang,
+      indexed_at, section) VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?) RETURNING id`),
+    update: db.prepare(`UPDATE pages SET url = ?, title = ?, description = ?, headings = ?, terms = ?, body = '', lang = ?, lang_shares = ?,
+      markup_lang = ?, url_lang = ?, indexed_at = ?, section = ? WHERE id = ?`),
     site: db.prepare('INSERT INTO sites (host, icon) VALUES (?, ?) ON CONFLICT(host) DO UPDATE SET icon = excluded.icon'),
     alias: db.prepare('INSERT INTO aliases (key, page_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET page_id = excluded.page_id'),
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
@@ -58,7 +58,8 @@ function prepare(db: DatabaseSync) {
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
-    page: db.prepare('SELECT id, url, title, description, headings, terms, body, body_z FROM pages WHERE id = ?'),
+    page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
+    bodyMoved: db.prepare("UPDATE pages SET body = '' WHERE id = ? AND body != ''"),
     anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
       WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
     inlinks: db.prepare(
@@ -71,7 +72,6 @@ function prepare(db: DatabaseSync) {
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
-    passage: db.prepare('INSERT INTO passages (id, block, extra) VALUES (?, ?, ?)'),
     fallback: db.prepare('INSERT OR REPLACE INTO snippet_fallback (id, text) VALUES (?, ?)'),
     dropFallback: db.prepare('DELETE FROM snippet_fallback WHERE id = ?'),
     pageIds: db.prepare('SELECT id FROM signals ORDER BY id'),
@@ -100,6 +100,7 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #touchedTargets = new Set<string>();
   #pending = 0;
   readonly #q: Statements;
+  readonly #text: PageText;
   readonly #postings: PostingsWriter;
   readonly #fullText: boolean;
 
@@ -111,6 +112,7 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
     this.#q = prepare(this.#db);
+    this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
   }
 
@@ -143,7 +145,6 @@ export class SqliteIndexWriter implements IndexWriter {
       doc.description,
       doc.headings.join('\n'),
       doc.terms.join('\n'),
-      packText(body),
       doc.lang,
       shares,
       doc.markupLang,
@@ -164,9 +165,9 @@ export class SqliteIndexWriter implements IndexWriter {
       outcome = 'added';
     }
     this.#seen.add(id);
-    // Its passages read the page's own text only, so they are prepared now, while the main thread
+    // Its text and snippet read the page alone, so they are stored now, while the main thread
     // waits on the threads that parse pages, rather than in finish(), which nothing runs beside.
-    this.#rebuildPassages(id, { title: doc.title, description: doc.description, body });
+    this.#storeText(id, { description: doc.description, body });
     for (const k of doc.aliasKeys) q.alias.run(k, id);
     for (const l of doc.links) {
       q.link.run(id, l.key, l.text, l.context ?? '');
@@ -277,17 +278,19 @@ export class SqliteIndexWriter implements IndexWriter {
           headings: string;
           terms: string;
           body: string;
-          body_z: Uint8Array | null;
         }
       | undefined;
-    // Its text packed, or as a version before kept it (decision 0085).
-    const p = row && { ...row, body: row.body_z ? unpackText(row.body_z) : row.body };
+    // Its text as this version keeps it (page-text.ts), or in `body` as a version before did.
+    const p = row && { ...row, body: row.body !== '' ? row.body : (this.#text.whole(id) ?? '') };
     q.clean.run(id);
     if (this.#fullText) q.ftsDelete.run(id);
-    // A page stored in this run has its passages; another is here for its inbound links, or for
-    // postings in a new format, and gets them again (as every page did before they were prepared
-    // when stored).
-    if (!p || !this.#seen.has(id)) this.#rebuildPassages(id, p);
+    if (!p) this.#dropText(id);
+    else if (row?.body !== '') {
+      // A page as a version before kept it, here for its inbound links or for postings in a new
+      // format: its text moves to page_text, and its passage rows go.
+      this.#storeText(id, p);
+      q.bodyMoved.run(id);
+    }
     this.#rebuildLinkWords(id, p !== undefined);
     if (!p) {
       this.#postings.page(id, null);
@@ -339,18 +342,21 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const [word, w] of words) q.linkWord.run(word, id, w.mask, new Uint8Array(Uint16Array.from(w.blocks).buffer));
   }
 
-  /** The page's snippet passages (decisions 0017, 0082): dropped and prepared again from its text. */
-  #rebuildPassages(id: number, p: { title: string; description: string; body: string } | undefined): void {
-    const q = this.#q;
+  /** The page's text (page-text.ts), from which a query's snippets are taken (decisions 0017,
+   * 0082, 0085), and the snippet shown when none holds the query; the passage rows a version
+   * before kept for it go. */
+  #storeText(id: number, p: { description: string; body: string }): void {
     const lo = id * PASSAGE_SLOTS;
-    q.dropPassages.run(lo, lo + PASSAGE_SLOTS - 1);
-    if (!p) {
-      q.dropFallback.run(id);
-      return;
-    }
-    const { passages, fallback } = snippetPassages(p.body, p.description, p.title, PASSAGE_SLOTS);
-    for (const { ord, passage } of passages) q.passage.run(lo + ord, passage.block, passage.extra);
-    q.fallback.run(id, fallback);
+    this.#q.dropPassages.run(lo, lo + PASSAGE_SLOTS - 1);
+    this.#text.write(id, p.body);
+    this.#q.fallback.run(id, snippetFallback(p.body, p.description, PASSAGE_SLOTS));
+  }
+
+  #dropText(id: number): void {
+    const lo = id * PASSAGE_SLOTS;
+    this.#q.dropPassages.run(lo, lo + PASSAGE_SLOTS - 1);
+    this.#text.drop(id);
+    this.#q.dropFallback.run(id);
   }
 
   close(): void {

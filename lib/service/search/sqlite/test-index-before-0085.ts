@@ -1,0 +1,52 @@
+import { DatabaseSync } from 'node:sqlite';
+import { snippetPassages } from '../snippet.ts';
+import { unpackPostings } from './packed-postings.ts';
+import { unpackText } from './packed-text.ts';
+import { PageText } from './page-text.ts';
+import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
+import { PASSAGE_SLOTS } from './schema.ts';
+import { SqliteIndexWriter } from './writer.ts';
+
+/**
+ * For the tests of older indexes: makes the index in `file` what the version before decision 0085
+ * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
+ * passages as rows; its list of terms in `page_terms.terms`; the postings raw. `rawPostings: false`
+ * leaves the postings packed (to test the rest alone). Tests of still older indexes go on from
+ * here, taking away what came before that.
+ */
+export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawPostings?: boolean } = {}): void {
+  // The writer keeps FTS5 rows with `fullText`, for every page it builds again: all of them, once
+  // the postings are marked stale.
+  let db = new DatabaseSync(file);
+  db.exec("DELETE FROM search_meta WHERE key = 'postings'");
+  db.close();
+  const writer = new SqliteIndexWriter(file, { fullText: true });
+  writer.finish();
+  writer.close();
+  db = new DatabaseSync(file);
+  try {
+    db.exec('BEGIN');
+    const text = new PageText(db);
+    const body = db.prepare('UPDATE pages SET body = ? WHERE id = ?');
+    const passage = db.prepare('INSERT INTO passages (id, block, extra) VALUES (?, ?, ?)');
+    for (const r of db.prepare('SELECT id, title, description FROM pages').all() as { id: number; title: string; description: string }[]) {
+      const whole = text.whole(r.id) ?? '';
+      body.run(whole, r.id);
+      for (const p of snippetPassages(whole, r.description, r.title, PASSAGE_SLOTS).passages)
+        passage.run(r.id * PASSAGE_SLOTS + p.ord, p.passage.block, p.passage.extra);
+    }
+    const terms = db.prepare('UPDATE page_terms SET terms = ? WHERE page_id = ?');
+    for (const r of db.prepare('SELECT page_id, terms FROM page_term_lists').all())
+      terms.run(unpackText(r.terms as Uint8Array), r.page_id as number);
+    if (rawPostings) {
+      const postings = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+      for (const r of db.prepare('SELECT term, data FROM postings').all())
+        postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
+      db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
+    }
+    db.exec('DROP TABLE page_text; DROP TABLE page_term_lists; DELETE FROM schema_migrations WHERE version >= 10;');
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+}
