@@ -45,7 +45,7 @@ const copy = (a: SearchAnswer): SearchAnswer => ({
 type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; run: (req: SearchRequest) => Promise<SearchAnswer> };
 
 /**
- * The default engine: SQLite FTS5 in one file. Opened lazily on the first request, so the service
+ * The default engine: SQLite, one file (postings of its own, decision 0018). Opened lazily on the first request, so the service
  * starts (and answers 502 to searches) even when the index file is missing or broken.
  *
  * This thread keeps one connection (schema migrations, the index's data_version, stats) and the
