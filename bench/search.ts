@@ -8,7 +8,7 @@ import { matchAny } from '#service/search/sqlite/match.ts';
 import { FIELD_WEIGHTS } from '#service/search/sqlite/backend.ts';
 import { PostingsStage } from '#service/search/sqlite/postings.ts';
 import { IndexReader } from '#service/search/sqlite/query.ts';
-import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
+import { fillFullText } from '#service/search/sqlite/writer.ts';
 import { checkoutBaseline, type Baseline } from './_baseline.ts';
 import { count, indexAndKey, KINDS, ofKind, pct, queries, ROOT, startService, timeApi, timeLoad } from './_search-load.ts';
 
@@ -69,16 +69,10 @@ function timeStraight(file: string): { postings: number[]; reader: number[] } {
   return out;
 }
 
-/** A copy of the index with FTS5 rows (the writer keeps none, decision 0085): its postings are
- * marked stale, so a writer with `fullText` builds every page again, and its FTS5 rows with it. */
+/** A copy of the index with FTS5 rows (the writer keeps none, decision 0085). */
 function fullTextCopy(file: string, out: string): string {
   copyFileSync(file, out);
-  const db = new DatabaseSync(out);
-  db.exec("DELETE FROM search_meta WHERE key = 'postings'");
-  db.close();
-  const writer = new SqliteIndexWriter(out, { fullText: true });
-  writer.finish();
-  writer.close();
+  fillFullText(out);
   return out;
 }
 

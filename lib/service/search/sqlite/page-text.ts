@@ -64,9 +64,10 @@ export class PageText {
     if (wanted.length)
       for (const r of this.#q.chunks.all(JSON.stringify(wanted)) as { id: number; text: string }[]) lines.set(r.id, r.text.split('\n'));
     const out = new Map<number, Blocks>();
-    for (const id of spans.keys()) {
+    for (const [id, [from]] of spans) {
       const base = id * TEXT_SLOTS;
-      if (!wanted.some((w) => w >= base && w < base + TEXT_SLOTS && lines.has(w))) continue;
+      // A page's chunks run from 0 without a gap: none holding `from`, none after it either.
+      if (!lines.has(base + Math.floor(from / BLOCKS_PER_CHUNK))) continue;
       out.set(id, (i) => lines.get(base + Math.floor(i / BLOCKS_PER_CHUNK))?.[i % BLOCKS_PER_CHUNK]);
     }
     return out;

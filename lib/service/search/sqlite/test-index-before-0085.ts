@@ -5,7 +5,7 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
-import { SqliteIndexWriter } from './writer.ts';
+import { fillFullText } from './writer.ts';
 
 /**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
@@ -15,15 +15,8 @@ import { SqliteIndexWriter } from './writer.ts';
  * here, taking away what came before that.
  */
 export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawPostings?: boolean } = {}): void {
-  // The writer keeps FTS5 rows with `fullText`, for every page it builds again: all of them, once
-  // the postings are marked stale.
-  let db = new DatabaseSync(file);
-  db.exec("DELETE FROM search_meta WHERE key = 'postings'");
-  db.close();
-  const writer = new SqliteIndexWriter(file, { fullText: true });
-  writer.finish();
-  writer.close();
-  db = new DatabaseSync(file);
+  fillFullText(file);
+  const db = new DatabaseSync(file);
   try {
     db.exec('BEGIN');
     const text = new PageText(db);

@@ -365,3 +365,15 @@ export class SqliteIndexWriter implements IndexWriter {
     if (this.#own) this.#db.close();
   }
 }
+
+/** Builds every page of the index in `file` again with FTS5 rows (`fullText`), which the writer
+ * otherwise keeps none of: the postings are marked stale, so finish() builds all of them. For the
+ * tests and the bench that compare the postings with FTS5 (decision 0085). */
+export function fillFullText(file: string): void {
+  const db = openIndexDatabase(file);
+  db.exec("DELETE FROM search_meta WHERE key = 'postings'");
+  db.close();
+  const writer = new SqliteIndexWriter(file, { fullText: true });
+  writer.finish();
+  writer.close();
+}
