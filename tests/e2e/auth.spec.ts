@@ -102,4 +102,23 @@ test.describe('accounts', () => {
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(darkBg);
   });
+
+  test('a theme chosen before the page has loaded its scripts is applied once they run', async ({ page }) => {
+    await signUp(page, newUser('early-theme'));
+    // Hold back the page's scripts on the next load, so the select is the server's HTML alone.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/_next/static/chunks/**', async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.reload({ waitUntil: 'commit' });
+    await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+    await expect(page.locator('html')).not.toHaveAttribute('data-theme', 'dark'); // no handler yet
+    release();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await page.unrouteAll({ behavior: 'wait' });
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark'); // and remembered
+  });
 });
