@@ -42,7 +42,8 @@ other options:
   --from FILE          with SEARCH_INDEX_DIR: start the new generation from the index FILE (for
                        instance an existing DATA_DIR/index.db) instead of the current generation;
                        no SOURCE is then needed
-  --threads N          threads parsing pages, ~250 MB each (default ${DEFAULT_THREADS}: cores less one, at most ${MAX_DEFAULT_THREADS})
+  --threads N          threads parsing pages, ~250 MB each, and then building their terms beside the
+                       main thread (default ${DEFAULT_THREADS}: cores less one, at most ${MAX_DEFAULT_THREADS})
   --quiet              no progress bar`;
 
 /** The phases of a run, reading (parsing and storing) pages and then the writer's finish() steps,
@@ -139,13 +140,14 @@ async function run(
   crawl: Record<string, unknown>,
   builder: GenerationBuilder | null,
 ): Promise<number> {
-  const writer = new SqliteIndexWriter(builder?.file ?? config.search.indexPath);
+  const threads = num(v.threads, '--threads', 1, 64) ?? DEFAULT_THREADS;
+  const writer = new SqliteIndexWriter(builder?.file ?? config.search.indexPath, { threads });
   const bar = new PhaseBar(process.stderr, PHASES, { quiet: v.quiet });
   let skipped = 0;
   const summary = await ingest(
     sources,
     writer,
-    { baseUrl: v['base-url'], crawl, threads: num(v.threads, '--threads', 1, 64) ?? DEFAULT_THREADS },
+    { baseUrl: v['base-url'], crawl, threads },
     {
       skipped(url, reason) {
         skipped++;

@@ -24,7 +24,7 @@ export class PostingBuffer {
   }
 
   /** Adds an entry; pages come in ascending id order, each once. */
-  add(term: string, doc: number, freq: number, places: readonly number[] | null): void {
+  add(term: string, doc: number, freq: number, places: ArrayLike<number> | null): void {
     let t = this.#numbers.get(term);
     if (t === undefined) this.#numbers.set(term, (t = this.#numbers.size));
     const p = places?.length ?? 0;

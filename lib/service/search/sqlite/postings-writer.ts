@@ -4,38 +4,23 @@ import { PostingBuffer } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
 import { packPostings, unpackPostings } from './packed-postings.ts';
 import { POSTINGS_FORMAT, reversed } from './postings.ts';
-import { FTS_COLUMNS, FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
-import { FtsTokenizer } from './tokenizer.ts';
-import { packText, unpackText } from './packed-text.ts';
+import { unpackText } from './packed-text.ts';
+import type { PageTerms } from './page-build.ts';
 
-type Column = (typeof FTS_COLUMNS)[number];
-/** A page as the full-text table gets it: token streams (tokenize.ts) by column, and the body's by
- * block (line). */
-export type PageTokens = {
-  fields: Readonly<Record<Exclude<Column, 'body'>, string>>;
-  bodyBlocks: readonly string[];
-};
-
-/** Blocks remembered per term and page: every one a passage can be (the first PASSAGE_SLOTS of the
- * page), so that ranking can score a page by its best passage (decision 0082). */
-const MAX_PLACES = PASSAGE_SLOTS;
 /** Entries (a term in a page) gathered in memory before they are added to the runs by default:
  * about 20 MB with their terms (the corpus has 3 million in 340,000 terms: 7 runs). */
 const BUFFERED_ENTRIES = 500_000;
 
-type TokenCount = { weighted: number; n: number; places: number[] | null };
-
 /**
- * Keeps the postings (postings.ts) in step with the full-text rows. The index writer reports each
- * page whose row it rebuilt (or dropped), in ascending id order; flush() then rewrites the
- * postings of every term those pages held or hold, in a transaction of the caller's, and marks
- * them complete. A page's terms are FTS5's own (tokenizer.ts), counted with the columns' weights.
+ * Keeps the postings (postings.ts) in step with the pages. The index writer reports each
+ * page it built again (or dropped), in ascending id order, with its terms (page-build.ts: FTS5's
+ * own, counted with the columns' weights); flush() then rewrites the postings of every term those
+ * pages held or hold, in a transaction of the caller's, and marks them complete.
  * The new entries wait in a buffer of bounded size, and then in runs on disk (posting-runs.ts),
  * so a full rebuild of a large index takes little memory.
  */
 export class PostingsWriter {
   readonly #db: DatabaseSync;
-  readonly #tokenizer = new FtsTokenizer();
   readonly #runs: PostingRuns;
   readonly #q: Record<
     | 'oldTerms'
@@ -99,9 +84,9 @@ export class PostingsWriter {
     this.#forget();
   }
 
-  /** A page whose full-text row was rebuilt, or dropped (null). Pages come in ascending id order;
-   * call inside a transaction of the caller's. */
-  page(id: number, page: PageTokens | null): void {
+  /** A page built again, with its terms (page-build.ts), or dropped (null). Pages come in
+   * ascending id order; call inside a transaction of the caller's. */
+  page(id: number, terms: PageTerms | null): void {
     if (id <= this.#lastId) throw new Error(`page ${id} reported after page ${this.#lastId}: pages come in ascending id order, once`);
     this.#lastId = id;
     this.#changed.add(id);
@@ -109,64 +94,19 @@ export class PostingsWriter {
     const old = this.#q.oldTerms.get(id) as { text: string; packed: Uint8Array | null } | undefined;
     const held = old?.packed ? unpackText(old.packed) : old?.text;
     if (held) for (const t of held.split(' ')) this.#stale.add(t);
-    if (!page) {
+    if (!terms) {
       this.#q.dropPage.run(id);
       this.#q.dropList.run(id);
       return;
     }
-    const { length, terms } = this.#terms(this.#tokens(page));
-    if (this.#buffer.size + terms.size > this.#bufferSize && this.#buffer.size) this.#spill();
-    for (const [t, e] of terms) this.#buffer.add(t, id, e.weighted, e.places);
-    this.#q.putPage.run(id, length);
-    this.#q.putList.run(id, packText([...terms.keys()].join(' ')));
-  }
-
-  /** The page's tokens with their weighted count, number and the blocks they occur in. */
-  #tokens(page: PageTokens): Map<string, TokenCount> {
-    const tokens = new Map<string, TokenCount>();
-    const count = (stream: string, w: number, place: number) => {
-      for (const token of stream.split(' ')) {
-        const seen = tokens.get(token);
-        if (seen) {
-          seen.weighted += w;
-          seen.n++;
-          if (place >= 0) {
-            if (!seen.places) seen.places = [place];
-            else if (seen.places.length < MAX_PLACES && seen.places.at(-1) !== place) seen.places.push(place);
-          }
-        } else if (token) tokens.set(token, { weighted: w, n: 1, places: place >= 0 ? [place] : null });
-      }
-    };
-    for (const column of FTS_COLUMNS) if (column !== 'body') count(page.fields[column], FIELD_WEIGHTS[column], -1);
-    page.bodyBlocks.forEach((block, i) => count(block, FIELD_WEIGHTS.body, i < PASSAGE_SLOTS ? i : -1));
-    return tokens;
-  }
-
-  /** Tokens to FTS5 terms: a page's length in terms (as FTS5 counts it) and each term's count. */
-  #terms(tokens: Map<string, TokenCount>): { length: number; terms: Map<string, TokenCount> } {
-    const terms = new Map<string, TokenCount>();
-    let length = 0;
-    const add = (list: readonly string[], e: TokenCount) => {
-      length += e.n * list.length;
-      for (const t of list) {
-        const into = terms.get(t);
-        if (!into) terms.set(t, { weighted: e.weighted, n: e.n, places: e.places });
-        else {
-          into.weighted += e.weighted;
-          into.n += e.n;
-          if (e.places) into.places = [...new Set([...(into.places ?? []), ...e.places])].sort((a, b) => a - b).slice(0, MAX_PLACES);
-        }
-      }
-    };
-    const fresh: string[] = [];
-    for (const [token, e] of tokens) {
-      const list = this.#tokenizer.known(token);
-      if (list) add(list, e);
-      else fresh.push(token);
+    const names = terms.names === '' ? [] : terms.names.split(' ');
+    if (this.#buffer.size + names.length > this.#bufferSize && this.#buffer.size) this.#spill();
+    for (let k = 0, p = 0; k < names.length; k++) {
+      const count = terms.placeCounts[k] as number;
+      this.#buffer.add(names[k] as string, id, terms.freqs[k] as number, count ? terms.places.subarray(p, (p += count)) : null);
     }
-    this.#tokenizer.learn(fresh);
-    for (const token of fresh) add(this.#tokenizer.terms(token), tokens.get(token) as TokenCount);
-    return { length, terms };
+    this.#q.putPage.run(id, terms.length);
+    this.#q.putList.run(id, terms.packed);
   }
 
   /** The buffered entries, and the terms the pages held before (with no entries), as a run. */
@@ -220,9 +160,5 @@ export class PostingsWriter {
     this.#changed.clear();
     this.#stale.clear();
     this.#lastId = -1;
-  }
-
-  close(): void {
-    this.#tokenizer.close();
   }
 }

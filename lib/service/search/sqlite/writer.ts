@@ -3,23 +3,13 @@ import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
 import { pageRank } from '../authority.ts';
 import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
-import { indexText } from '../tokenize.ts';
-import { preferredUrl, urlWords } from '../url.ts';
-import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
+import { preferredUrl } from '../url.ts';
 import { snippetFallback } from '../snippet.ts';
+import type { BuiltPage } from './page-build.ts';
+import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import {
-  CONTEXT_BITS,
-  DEF_BESIDE,
-  DEF_INDEXED,
-  DEF_NEAR,
-  DEF_PASSAGE,
-  MAX_CONTEXTS,
-  MAX_LINK_BLOCKS,
-  openIndexDatabase,
-  PASSAGE_SLOTS,
-} from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
 /** SQLite's page cache while indexing, for the index and for its temporary tables (the postings'
@@ -30,7 +20,6 @@ const CACHE_KB = 512 * 1024;
 const TEMP_CACHE_KB = 256 * 1024;
 
 const hostOf = (url: string): string => new URL(url).host;
-const MAX_ANCHOR_TEXTS = 400;
 
 function prepare(db: DatabaseSync) {
   return {
@@ -45,8 +34,6 @@ function prepare(db: DatabaseSync) {
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
-    contexts: db.prepare(`SELECT l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
-      WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_LINK_BLOCKS}`),
     dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
     linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
@@ -58,15 +45,8 @@ function prepare(db: DatabaseSync) {
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
-    page: db.prepare('SELECT id, url, title, description, headings, terms, body FROM pages WHERE id = ?'),
     bodyMoved: db.prepare("UPDATE pages SET body = '' WHERE id = ? AND body != ''"),
-    anchors: db.prepare(`SELECT l.text AS text, COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key
-      WHERE a.page_id = ? AND l.source_id != ? GROUP BY l.text ORDER BY n DESC LIMIT ${MAX_ANCHOR_TEXTS}`),
-    inlinks: db.prepare(
-      `SELECT COUNT(DISTINCT l.source_id) AS n FROM links l JOIN aliases a ON a.key = l.target_key WHERE a.page_id = ? AND l.source_id != ?`,
-    ),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
-    outlinks: db.prepare('SELECT COUNT(*) AS n FROM links WHERE source_id = ?'),
     signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words,
       section) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
@@ -103,11 +83,14 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #text: PageText;
   readonly #postings: PostingsWriter;
   readonly #fullText: boolean;
+  readonly #threads: number;
 
   /** `postingsBuffer`: new postings entries held in memory at most (postings-writer.ts).
-   * `fullText`: keep FTS5 rows of every page as well (the reference the postings are checked against). */
-  constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number; fullText?: boolean } = {}) {
+   * `fullText`: keep FTS5 rows of every page as well (the reference the postings are checked against).
+   * `threads`: threads that build pages in finish() beside this one (page-builds.ts; 0: this one). */
+  constructor(fileOrDb: string | DatabaseSync, options: { postingsBuffer?: number; fullText?: boolean; threads?: number } = {}) {
     this.#fullText = options.fullText ?? false;
+    this.#threads = options.threads ?? 0;
     this.#own = typeof fileOrDb === 'string';
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
@@ -234,9 +217,15 @@ export class SqliteIndexWriter implements IndexWriter {
     });
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
-    for (let i = 0; i < ids.length; i++) {
-      this.#batched(() => this.#rebuild(ids[i] as number));
-      progress?.('text', i + 1, ids.length);
+    const builds = new PageBuilds(this.#db, { threads: this.#threads, fullText: this.#fullText });
+    try {
+      let done = 0;
+      for (const page of builds.pages(ids)) {
+        this.#batched(() => this.#storeBuilt(page));
+        progress?.('text', ++done, ids.length);
+      }
+    } finally {
+      builds.close();
     }
     this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
     if (ids.length) this.#batched(() => this.#rankPages());
@@ -267,79 +256,33 @@ export class SqliteIndexWriter implements IndexWriter {
     }
   }
 
-  #rebuild(id: number): void {
+  /** Stores what finish() built of a page (page-build.ts), or drops what the index kept of it. */
+  #storeBuilt(page: BuiltPage): void {
     const q = this.#q;
-    const row = q.page.get(id) as
-      | {
-          id: number;
-          url: string;
-          title: string;
-          description: string;
-          headings: string;
-          terms: string;
-          body: string;
-        }
-      | undefined;
-    // Its text as this version keeps it (page-text.ts), or in `body` as a version before did.
-    const p = row && { ...row, body: row.body !== '' ? row.body : (this.#text.whole(id) ?? '') };
+    const id = page.id;
     q.clean.run(id);
     if (this.#fullText) q.ftsDelete.run(id);
-    if (!p) this.#dropText(id);
-    else if (row?.body !== '') {
-      // A page as a version before kept it, here for its inbound links or for postings in a new
-      // format: its text moves to page_text, and its passage rows go.
-      this.#storeText(id, p);
-      q.bodyMoved.run(id);
-    }
-    this.#rebuildLinkWords(id, p !== undefined);
-    if (!p) {
+    q.dropLinkWords.run(id);
+    if (page.gone) {
+      this.#dropText(id);
       this.#postings.page(id, null);
       return;
     }
-    const anchors = (q.anchors.all(id, id) as { text: string; n: number }[]).map((a) => a.text).join('\n');
-    const inlinks = (q.inlinks.get(id, id) as { n: number }).n;
-    q.setInlinks.run(inlinks, id);
-    const density = linkDensity((q.outlinks.get(id) as { n: number }).n, p.body);
-    q.signals.run(encodeRankFields(rankFields(p.title, p.url, p.headings, density)), id);
-    const fields = {
-      title: indexText(p.title),
-      headings: indexText(p.headings),
-      url: indexText(urlWords(p.url)),
-      terms: indexText(p.terms),
-      anchors: indexText(anchors),
-    };
-    // The body by block (a token never spans lines), so the postings know which passage holds it.
-    const bodyBlocks = p.body.split('\n').map(indexText);
-    if (this.#fullText) q.ftsInsert.run(id, fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' '));
-    this.#postings.page(id, { fields, bodyBlocks });
-  }
-
-  /** The words of the blocks the links pointing at the page stand in (decisions 0081, 0082), each
-   * with the blocks that hold it: by number (`blocks`, the first MAX_LINK_BLOCKS), and, of the
-   * blocks of the MAX_CONTEXTS most repeated contexts, as bit i % CONTEXT_BITS of `mask`. */
-  #rebuildLinkWords(id: number, exists: boolean): void {
-    const q = this.#q;
-    q.dropLinkWords.run(id);
-    if (!exists) return;
-    const words = new Map<string, { mask: number; blocks: number[] }>();
-    let i = 0;
-    let row = 0;
-    for (const { context } of q.contexts.all(id, id) as { context: string }[]) {
-      const masked = row++ < MAX_CONTEXTS;
-      for (const block of context.split('\n')) {
-        if (i >= MAX_LINK_BLOCKS) break;
-        const bit = masked ? 1 << (i % CONTEXT_BITS) : 0;
-        for (const word of block.split(' ')) {
-          if (!word) continue;
-          let w = words.get(word);
-          if (!w) words.set(word, (w = { mask: 0, blocks: [] }));
-          w.mask |= bit;
-          if (w.blocks.at(-1) !== i) w.blocks.push(i);
-        }
-        i++;
-      }
+    if (page.oldText) {
+      // A page as a version before kept it, here for its inbound links or for postings in a new
+      // format: its text moves to page_text, and its passage rows go.
+      this.#storeText(id, page.oldText);
+      q.bodyMoved.run(id);
     }
-    for (const [word, w] of words) q.linkWord.run(word, id, w.mask, new Uint8Array(Uint16Array.from(w.blocks).buffer));
+    const { words, masks, blockCounts, blocks } = page.linkWords;
+    for (let k = 0, b = 0; k < words.length; k++) {
+      const mine = blocks.slice(b, (b += blockCounts[k] as number));
+      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(mine.buffer));
+    }
+    q.setInlinks.run(page.inlinks, id);
+    q.signals.run(page.rankWords, id);
+    if (page.fullText) q.ftsInsert.run(id, ...page.fullText);
+    this.#postings.page(id, page.terms);
   }
 
   /** The page's text (page-text.ts), from which a query's snippets are taken (decisions 0017,
@@ -361,7 +304,6 @@ export class SqliteIndexWriter implements IndexWriter {
 
   close(): void {
     if (this.#pending) this.#commit();
-    this.#postings.close();
     if (this.#own) this.#db.close();
   }
 }
