@@ -11,22 +11,15 @@ import {
 import { immutableUri } from './generations.ts';
 import { QueryPool } from './pool.ts';
 import { IndexReader } from './query.ts';
-import { indexMigrations, openIndexDatabase } from './schema.ts';
+import { openIndexDatabase, readAsCurrent } from './schema.ts';
 
 export { FIELD_WEIGHTS } from './schema.ts';
 
-/** A published generation, read-only and immutable, after checking that it has this code's schema. */
+/** A published generation, read-only and immutable, read as this code's schema (schema.ts readAsCurrent). */
 function openGeneration(file: string): DatabaseSync {
   const db = new DatabaseSync(immutableUri(file), { readOnly: true });
   try {
-    const built = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-    const known = indexMigrations.at(-1)?.version ?? 0;
-    if (built !== known)
-      throw new Error(
-        built < known
-          ? `the generation was built by an older Periscope (index schema ${built}, this one reads ${known}): run npm run index again to build a new one`
-          : `the generation was built by a newer Periscope (index schema ${built}, this one reads ${known}): upgrade this node`,
-      );
+    readAsCurrent(db);
     return db;
   } catch (err) {
     db.close();
@@ -53,8 +46,8 @@ type Open = { db: DatabaseSync; version: StatementSync; count: StatementSync; ru
  * own read-only connection, or in this thread when `workers` is 0.
  *
  * `immutable`: the file is a published index generation (generations.ts), which nothing writes:
- * every connection opens it as immutable SQLite, and no migration runs (a generation built by
- * another schema version is refused with the reason).
+ * every connection opens it as immutable SQLite, and no migration runs: a generation built by an
+ * older schema is read as it is where it can be, and otherwise refused with the reason.
  */
 export class SqliteSearchBackend implements SearchBackend {
   readonly #file: string;

@@ -19,7 +19,7 @@ import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
 import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
 
 const CANDIDATES = 60;
 /** The index file is read through a memory map up to this size: a query's scattered reads
@@ -204,6 +204,9 @@ export class IndexReader {
   constructor(file: string) {
     this.#db = new DatabaseSync(file, { readOnly: true });
     this.#db.exec('PRAGMA busy_timeout = 5000');
+    // A published generation of an older schema is read as it is (a writable index is migrated
+    // before any reader opens it).
+    readAsCurrent(this.#db);
     this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     this.#postings = new PostingsStage(this.#db);
     this.#fts = new FtsStage(this.#db);

@@ -58,7 +58,16 @@ export const DEF_PASSAGE = 4;
  * Alone (weight 0) it is no definition at all, only what the `nearAnchors` ranking feature reads. */
 export const DEF_NEAR = 8;
 
-export const indexMigrations: readonly Migration[] = [
+/**
+ * A migration of the index, with `readerStandIn` where an index built before it can be read as it
+ * is: SQL that a reader runs on its own connection to stand in for what the migration adds (empty
+ * temporary tables in place of new ones). A published generation is immutable and never migrated
+ * (decision 0094): with stand-ins for every migration since it was built, it keeps answering until
+ * the next `npm run index` builds a new one; without, it is refused (readAsCurrent).
+ */
+type IndexMigration = Migration & { readerStandIn?: string };
+
+export const indexMigrations: readonly IndexMigration[] = [
   {
     version: 1,
     name: 'search index',
@@ -235,6 +244,7 @@ export const indexMigrations: readonly Migration[] = [
         words TEXT NOT NULL
       );
       CREATE INDEX described_page ON described(page_id);`,
+    readerStandIn: 'CREATE TEMP TABLE described (page_id INTEGER NOT NULL, term TEXT NOT NULL, words TEXT NOT NULL)',
   },
   {
     version: 10,
@@ -252,6 +262,8 @@ export const indexMigrations: readonly Migration[] = [
         page_id INTEGER PRIMARY KEY,
         terms BLOB NOT NULL
       );`,
+    readerStandIn: `CREATE TEMP TABLE page_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+      CREATE TEMP TABLE page_term_lists (page_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);`,
   },
 ];
 
@@ -264,4 +276,23 @@ export const MAX_LINK_BLOCKS = 4000;
 
 export function openIndexDatabase(file: string): DatabaseSync {
   return openDatabase(file, indexMigrations);
+}
+
+/**
+ * Makes an index that a reader cannot migrate (a published generation) read as this code's
+ * schema, on `db` alone: nothing to do for one of this schema, the stand-ins of every migration
+ * since for an older one that has them; any other is refused with what to do about it.
+ */
+export function readAsCurrent(db: DatabaseSync): void {
+  const built = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+  const known = indexMigrations.at(-1)?.version ?? 0;
+  if (built === known) return;
+  const missing = indexMigrations.filter((m) => m.version > built);
+  if (built > known || missing.some((m) => m.readerStandIn === undefined))
+    throw new Error(
+      built < known
+        ? `the index was built by an older Periscope (index schema ${built}, this one reads ${known}): run npm run index again to build a new one`
+        : `the index was built by a newer Periscope (index schema ${built}, this one reads ${known}): upgrade this node`,
+    );
+  for (const m of missing) db.exec(m.readerStandIn as string);
 }
