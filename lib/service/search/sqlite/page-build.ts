@@ -188,10 +188,11 @@ export class PageBuilder {
         }
       }
     };
-    // The words not met before in one trip through SQLite; then the terms in the order of the
-    // page's tokens, whatever this thread met before, so that every thread lists them alike.
-    this.#tokenizer.learn(tokens.keys());
-    for (const [token, e] of tokens) add(this.#tokenizer.terms(token), e);
+    // The words not met before in one trip through SQLite; the terms in the order of the page's
+    // tokens, whatever this thread met before, so that every thread lists them alike.
+    const lists = this.#tokenizer.termsOf([...tokens.keys()]);
+    let i = 0;
+    for (const e of tokens.values()) add(lists[i++] as readonly string[], e);
 
     const names = [...terms.keys()].join(' ');
     const out: PageTerms = {

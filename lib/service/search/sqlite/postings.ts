@@ -204,8 +204,7 @@ export class PostingsStage implements FirstStage {
 
   /** The index's terms of each token (tokenizer.ts), in one round trip for those not known yet. */
   termsOf(tokens: readonly string[]): (readonly string[])[] {
-    this.#tokenizer.learn(tokens);
-    return tokens.map((t) => this.#tokenizer.terms(t));
+    return this.#tokenizer.termsOf(tokens);
   }
 
   /** termsOf() for a vocabulary read once, not remembered (tokenizer.ts termsOnce). */

@@ -62,6 +62,28 @@ export class FtsTokenizer {
     fresh.forEach((t, i) => this.#memo.set(t, terms[i] as string[]));
   }
 
+  /** The terms of each of `tokens`, in one round trip for those not known, which are remembered. */
+  termsOf(tokens: readonly string[]): (readonly string[])[] {
+    const out = new Array<readonly string[]>(tokens.length);
+    const fresh: string[] = [];
+    const at: number[] = [];
+    tokens.forEach((t, i) => {
+      const known = this.known(t);
+      if (known) out[i] = known;
+      else {
+        fresh.push(t);
+        at.push(i);
+      }
+    });
+    if (!fresh.length) return out;
+    if (this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
+    this.#tokenize(fresh).forEach((terms, j) => {
+      this.#memo.set(fresh[j] as string, terms);
+      out[at[j] as number] = terms;
+    });
+    return out;
+  }
+
   /**
    * The terms of each of `tokens`, in one round trip for those not known, without remembering
    * them: for a whole vocabulary read once (described.ts), which would otherwise fill the memo
