@@ -13,11 +13,12 @@ import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
 import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import { currentGeneration, GenerationBuilder } from '#service/search/sqlite/generations.ts';
 
-/** Threads that parse pages: the main thread reads, decompresses and stores them, a core's work,
- * and each document thread costs about 250 MB; on two cores a second one would save a tenth of the
- * time and take the run over 1 GB. */
+/** Threads that parse pages, and then threads that build their terms in the writer's finish()
+ * (decision 0086): one a core, at most two, as each parsing thread costs about 250 MB. On two cores
+ * two of each indexed 10,000 pages in 59 s, one of each in 78 s, and three of either took longer:
+ * the main thread, which reads and stores, needs a core's share too. */
 const MAX_DEFAULT_THREADS = 2;
-const DEFAULT_THREADS = Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism() - 1));
+const DEFAULT_THREADS = Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism()));
 
 const USAGE = `usage: npm run index -- SOURCE... [options]
 
@@ -43,7 +44,7 @@ other options:
                        instance an existing DATA_DIR/index.db) instead of the current generation;
                        no SOURCE is then needed
   --threads N          threads parsing pages, ~250 MB each, and then building their terms beside the
-                       main thread (default ${DEFAULT_THREADS}: cores less one, at most ${MAX_DEFAULT_THREADS})
+                       main thread (default ${DEFAULT_THREADS}: one a core, at most ${MAX_DEFAULT_THREADS})
   --quiet              no progress bar`;
 
 /** The phases of a run, reading (parsing and storing) pages and then the writer's finish() steps,
