@@ -16,7 +16,7 @@ type Thread = { worker: Worker; port: MessagePort };
  * Builds the pages the index writer stores in finish() (page-build.ts), in the order asked, on
  * `threads` threads of their own beside the writer's, or in the writer's thread with 0 (or for an
  * index in memory, which no other connection can open). Until decision 0086, finish() did all of
- * this in one thread while the other cores stood idle: half of a large index's build.
+ * this in one thread while the other cores stood idle: more than half of a large index's build.
  *
  * finish() is synchronous, and so is this: the writer's thread waits for each batch's answer with
  * Atomics.wait and takes it with receiveMessageOnPort, while the threads build the batches after it.

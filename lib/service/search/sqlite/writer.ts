@@ -217,15 +217,16 @@ export class SqliteIndexWriter implements IndexWriter {
     });
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
-    const builds = new PageBuilds(this.#db, { threads: this.#threads, fullText: this.#fullText });
+    // Threads are started only for work: a run that changed nothing has none to build.
+    const builds = ids.length ? new PageBuilds(this.#db, { threads: this.#threads, fullText: this.#fullText }) : null;
     try {
       let done = 0;
-      for (const page of builds.pages(ids)) {
+      for (const page of builds?.pages(ids) ?? []) {
         this.#batched(() => this.#storeBuilt(page));
         progress?.('text', ++done, ids.length);
       }
     } finally {
-      builds.close();
+      builds?.close();
     }
     this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
     if (ids.length) this.#batched(() => this.#rankPages());
