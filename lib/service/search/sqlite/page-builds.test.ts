@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
 import { PageBuilds } from './page-builds.ts';
 import { asWrittenBefore0085 } from './test-index-before-0085.ts';
+import { indexContents as contents } from './test-index-contents.ts';
 import { SqliteIndexWriter } from './writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-page-builds-'));
@@ -39,32 +39,6 @@ function write(file: string, pages: readonly { url: string; html: string }[], th
   for (const p of pages) writer.upsert(buildDocument(p));
   writer.finish();
   writer.close();
-}
-
-/** Every table's rows, digested (FTS5's own shadow tables and the time of indexing aside). */
-function contents(file: string): Map<string, string> {
-  const db = new DatabaseSync(file, { readOnly: true });
-  const out = new Map<string, string>();
-  const tables = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'sqlite_%'")
-    .all();
-  for (const { name } of tables as { name: string }[]) {
-    const columns = (db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[])
-      .map((c) => c.name)
-      .filter((c) => c !== 'indexed_at' && c !== 'applied_at');
-    const hash = createHash('sha256');
-    let rows = 0;
-    for (const row of db.prepare(`SELECT ${columns.join(', ')} FROM ${name} ORDER BY ${columns.join(', ')}`).iterate()) {
-      rows++;
-      for (const c of columns) {
-        const v = (row as Record<string, unknown>)[c];
-        hash.update(v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v)).update('\0');
-      }
-    }
-    out.set(name, `${rows} rows ${hash.digest('hex')}`);
-  }
-  db.close();
-  return out;
 }
 
 describe('pages built on threads of their own in finish()', () => {

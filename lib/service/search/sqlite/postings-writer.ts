@@ -15,27 +15,15 @@ const BUFFERED_ENTRIES = 500_000;
  * Keeps the postings (postings.ts) in step with the pages. The index writer reports each
  * page it built again (or dropped), in ascending id order, with its terms (page-build.ts: FTS5's
  * own, counted with the columns' weights); flush() then rewrites the postings of every term those
- * pages held or hold, in a transaction of the caller's, and marks them complete.
- * The new entries wait in a buffer of bounded size, and then in runs on disk (posting-runs.ts),
- * so a full rebuild of a large index takes little memory.
+ * pages held or hold, and the pages' lengths and term lists, in one transaction of the caller's,
+ * and marks them complete. The new entries wait in a buffer of bounded size, and then in runs on
+ * disk (posting-runs.ts), so a full rebuild of a large index takes little memory.
  */
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #runs: PostingRuns;
   readonly #q: Record<
-    | 'oldTerms'
-    | 'lookup'
-    | 'put'
-    | 'drop'
-    | 'putEnd'
-    | 'dropEnd'
-    | 'putPage'
-    | 'putList'
-    | 'dropPage'
-    | 'dropList'
-    | 'meta'
-    | 'format'
-    | 'count',
+    'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'pending' | 'meta' | 'format' | 'count',
     StatementSync
   >;
   readonly #buffer = new PostingBuffer();
@@ -51,6 +39,8 @@ export class PostingsWriter {
     this.#db = db;
     this.#bufferSize = bufferedEntries;
     this.#runs = new PostingRuns(db);
+    // The pages' new lengths and term lists (null: dropped), stored with their postings in flush().
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS pending_pages (page_id INTEGER PRIMARY KEY, length INTEGER, terms BLOB)');
     this.#q = {
       oldTerms: db.prepare(
         'SELECT p.terms AS text, l.terms AS packed FROM page_terms p LEFT JOIN page_term_lists l USING (page_id) WHERE page_id = ?',
@@ -60,10 +50,7 @@ export class PostingsWriter {
       drop: db.prepare('DELETE FROM postings WHERE term = ?'),
       putEnd: db.prepare('INSERT OR IGNORE INTO term_ends (reversed) VALUES (?)'),
       dropEnd: db.prepare('DELETE FROM term_ends WHERE reversed = ?'),
-      putPage: db.prepare("INSERT OR REPLACE INTO page_terms (page_id, length, terms) VALUES (?, ?, '')"),
-      putList: db.prepare('INSERT OR REPLACE INTO page_term_lists (page_id, terms) VALUES (?, ?)'),
-      dropPage: db.prepare('DELETE FROM page_terms WHERE page_id = ?'),
-      dropList: db.prepare('DELETE FROM page_term_lists WHERE page_id = ?'),
+      pending: db.prepare('INSERT OR REPLACE INTO temp.pending_pages (page_id, length, terms) VALUES (?, ?, ?)'),
       meta: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('postings', ?)"),
       format: db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
       count: db.prepare('SELECT COUNT(*) AS n FROM postings'),
@@ -95,8 +82,7 @@ export class PostingsWriter {
     const held = old?.packed ? unpackText(old.packed) : old?.text;
     if (held) for (const t of held.split(' ')) this.#stale.add(t);
     if (!terms) {
-      this.#q.dropPage.run(id);
-      this.#q.dropList.run(id);
+      this.#q.pending.run(id, null, null);
       return;
     }
     const names = terms.names === '' ? [] : terms.names.split(' ');
@@ -105,8 +91,7 @@ export class PostingsWriter {
       const count = terms.placeCounts[k] as number;
       this.#buffer.add(names[k] as string, id, terms.freqs[k] as number, count ? terms.places.subarray(p, (p += count)) : null);
     }
-    this.#q.putPage.run(id, terms.length);
-    this.#q.putList.run(id, terms.packed);
+    this.#q.pending.run(id, terms.length, terms.packed);
   }
 
   /** The buffered entries, and the terms the pages held before (with no entries), as a run. */
@@ -149,12 +134,23 @@ export class PostingsWriter {
     }
     // New terms' ends, in order (a fresh index adds every term).
     for (const r of born.sort()) q.putEnd.run(r);
+    // The pages' lengths and lists change with their postings, in the same transaction: a run
+    // stopped before it leaves the ones the postings were built from, which say which terms held
+    // a page when the next run builds it again.
+    this.#db.exec(`
+      DELETE FROM page_terms WHERE page_id IN (SELECT page_id FROM temp.pending_pages WHERE length IS NULL);
+      DELETE FROM page_term_lists WHERE page_id IN (SELECT page_id FROM temp.pending_pages WHERE length IS NULL);
+      INSERT OR REPLACE INTO page_terms (page_id, length, terms)
+        SELECT page_id, length, '' FROM temp.pending_pages WHERE length IS NOT NULL ORDER BY page_id;
+      INSERT OR REPLACE INTO page_term_lists (page_id, terms)
+        SELECT page_id, terms FROM temp.pending_pages WHERE length IS NOT NULL ORDER BY page_id;`);
     q.meta.run(POSTINGS_FORMAT);
     progress?.(total, total);
     this.#forget();
   }
 
   #forget(): void {
+    this.#db.exec('DELETE FROM temp.pending_pages');
     this.#runs.clear();
     this.#buffer.clear();
     this.#changed.clear();

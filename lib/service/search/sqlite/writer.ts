@@ -65,7 +65,10 @@ type Statements = ReturnType<typeof prepare>;
 /**
  * Adds pages to the SQLite index. Pages are stored at once; their postings (postings-writer.ts),
  * which include the anchor text of links from other pages, are rebuilt in finish() for every page
- * that changed or gained or lost inbound links, so pages may arrive in any order.
+ * that changed or gained or lost inbound links, so pages may arrive in any order. A page stays
+ * marked (`dirty`) until the transaction that writes its postings: a run stopped in finish() leaves
+ * every page it changed marked, with the term lists its postings were built from, and the next run
+ * completes them.
  *
  * The FTS5 table is written only with `fullText` (decision 0085): no query reads it once the
  * postings are complete, and it was a tenth of the index. Its rows are what an index from before
@@ -228,8 +231,13 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
-    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
-    if (ids.length) this.#batched(() => this.#rankPages());
+    this.#batched(() => {
+      this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
+      // The pages are done only with their postings and the ranks their links give: a run stopped
+      // before leaves them to the next.
+      if (ids.length) this.#rankPages();
+      for (const id of ids) q.clean.run(id);
+    });
     this.#commit();
     progress?.('optimise', 0, 1);
     this.#db.exec(this.#fullText ? "INSERT INTO fts(fts) VALUES ('optimize')" : "INSERT INTO fts(fts) VALUES ('delete-all')");
@@ -261,7 +269,6 @@ export class SqliteIndexWriter implements IndexWriter {
   #storeBuilt(page: BuiltPage): void {
     const q = this.#q;
     const id = page.id;
-    q.clean.run(id);
     if (this.#fullText) q.ftsDelete.run(id);
     q.dropLinkWords.run(id);
     if (page.gone) {

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { FinishStep } from '../backend.ts';
+import { buildDocument } from '../document.ts';
+import { openIndexDatabase } from './schema.ts';
+import { indexContents } from './test-index-contents.ts';
+import { SqliteIndexWriter } from './writer.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'periscope-writer-crash-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** More pages than the writer commits at once (200), so that a run stopped part-way through
+ * finish() has committed some of its work. Each edition has a word of its own. */
+const PAGES = 320;
+const WORDS = ['zebra', 'yak'];
+function page(i: number, edition: number): { url: string; html: string } {
+  const to = (i * 7 + edition) % PAGES;
+  return {
+    url: `https://docs.test/p/${i}.html`,
+    html: `<!doctype html><html lang="en"><head><title>Page ${i} ${WORDS[edition]}</title></head><body><main><h1>Page ${i}</h1>
+      <p>The ${WORDS[edition]} notes of page ${i}, edition ${edition}: ${'plain words '.repeat(1 + (i % 9))}</p>
+      <p>See <a href="/p/${to}.html">the ${WORDS[edition]} page ${to}</a>.</p></main></body></html>`,
+  };
+}
+
+function index(file: string, edition: number, stop?: { step: FinishStep; at: number }): void {
+  // The writer on a connection of the test's, so that a stop can close it as a crash would: what
+  // was committed stays, the transaction open is rolled back.
+  const db = openIndexDatabase(file);
+  const writer = new SqliteIndexWriter(db, { threads: 1 });
+  for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, edition)));
+  try {
+    writer.finish((step, done) => {
+      if (stop && step === stop.step && done >= stop.at) throw new Error('the power went out');
+    });
+    writer.close();
+  } finally {
+    db.close();
+  }
+}
+
+describe('a run stopped part-way through finish()', () => {
+  const before = join(dir, 'before.db');
+  index(before, 0);
+  const whole = join(dir, 'whole.db');
+  copyFileSync(before, whole);
+  index(whole, 1);
+  const expected = indexContents(whole);
+
+  for (const stop of [
+    { step: 'text', at: 250 },
+    { step: 'terms', at: 0 },
+  ] satisfies { step: FinishStep; at: number }[]) {
+    it(`leaves an index the next run completes, as if never stopped (stopped at ${stop.step} ${stop.at})`, () => {
+      const file = join(dir, `stopped-${stop.step}.db`);
+      copyFileSync(before, file);
+      assert.throws(() => index(file, 1, stop), /the power went out/);
+      // The next run, with nothing new to read.
+      const writer = new SqliteIndexWriter(file, { threads: 1 });
+      writer.finish();
+      writer.close();
+      assert.deepEqual(indexContents(file), expected);
+    });
+  }
+});
