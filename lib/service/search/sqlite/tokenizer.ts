@@ -54,16 +54,25 @@ export class FtsTokenizer {
 
   /** Tokenizes, in one round trip, those of `tokens` not known yet. */
   learn(tokens: Iterable<string>): void {
-    const fresh: string[] = [];
-    for (const t of tokens) if (!this.known(t)) fresh.push(t);
-    if (!fresh.length) return;
-    if (this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
-    const terms = this.#tokenize(fresh);
-    fresh.forEach((t, i) => this.#memo.set(t, terms[i] as string[]));
+    this.#lookUp([...tokens], true);
   }
 
   /** The terms of each of `tokens`, in one round trip for those not known, which are remembered. */
   termsOf(tokens: readonly string[]): (readonly string[])[] {
+    return this.#lookUp(tokens, true);
+  }
+
+  /**
+   * The terms of each of `tokens`, in one round trip for those not known, without remembering
+   * them: for a whole vocabulary read once (described.ts), which would otherwise fill the memo
+   * past its limit and leave every query after it to start it over.
+   */
+  termsOnce(tokens: readonly string[]): (readonly string[])[] {
+    return this.#lookUp(tokens, false);
+  }
+
+  /** Each token's terms: the known ones from memory, the others in one trip, remembered or not. */
+  #lookUp(tokens: readonly string[], remember: boolean): (readonly string[])[] {
     const out = new Array<readonly string[]>(tokens.length);
     const fresh: string[] = [];
     const at: number[] = [];
@@ -76,25 +85,12 @@ export class FtsTokenizer {
       }
     });
     if (!fresh.length) return out;
-    if (this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
+    if (remember && this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
     this.#tokenize(fresh).forEach((terms, j) => {
-      this.#memo.set(fresh[j] as string, terms);
+      if (remember) this.#memo.set(fresh[j] as string, terms);
       out[at[j] as number] = terms;
     });
     return out;
-  }
-
-  /**
-   * The terms of each of `tokens`, in one round trip for those not known, without remembering
-   * them: for a whole vocabulary read once (described.ts), which would otherwise fill the memo
-   * past its limit and leave every query after it to start it over.
-   */
-  termsOnce(tokens: readonly string[]): (readonly string[])[] {
-    const fresh: string[] = [];
-    for (const t of tokens) if (!this.known(t)) fresh.push(t);
-    const terms = fresh.length ? this.#tokenize(fresh) : [];
-    const found = new Map(fresh.map((t, i) => [t, terms[i] as string[]]));
-    return tokens.map((t) => this.known(t) ?? (found.get(t) as string[]));
   }
 
   /** Each token's terms, through the private table. */
