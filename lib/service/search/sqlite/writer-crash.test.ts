@@ -26,23 +26,30 @@ function page(i: number, edition: number): { url: string; html: string } {
   };
 }
 
-function index(file: string, edition: number, stop?: { step: FinishStep; at: number }): void {
+/** Where a run stops: in a step of finish(), or while reading, after `at` pages. */
+type Stop = { step: FinishStep | 'read'; at: number };
+
+function index(file: string, edition: number, stop?: Stop, pages = PAGES): void {
   // The writer on a connection of the test's, so that a stop can close it as a crash would: what
   // was committed stays, the transaction open is rolled back.
   const db = openIndexDatabase(file);
   const writer = new SqliteIndexWriter(db, { threads: 1 });
-  for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, edition)));
+  const fail = (step: Stop['step'], done: number) => {
+    if (stop && step === stop.step && done >= stop.at) throw new Error('the power went out');
+  };
   try {
-    writer.finish((step, done) => {
-      if (stop && step === stop.step && done >= stop.at) throw new Error('the power went out');
-    });
+    for (let i = 0; i < pages; i++) {
+      fail('read', i);
+      writer.upsert(buildDocument(page(i, edition)));
+    }
+    writer.finish(fail);
     writer.close();
   } finally {
     db.close();
   }
 }
 
-describe('a run stopped part-way through finish()', () => {
+describe('a run stopped part-way, while reading or in finish()', () => {
   const before = join(dir, 'before.db');
   index(before, 0);
   const whole = join(dir, 'whole.db');
@@ -53,7 +60,7 @@ describe('a run stopped part-way through finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
-  ] satisfies { step: FinishStep; at: number }[]) {
+  ] satisfies Stop[]) {
     it(`leaves an index the next run completes, as if never stopped (stopped at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `stopped-${stop.step}.db`);
       copyFileSync(before, file);
@@ -65,4 +72,22 @@ describe('a run stopped part-way through finish()', () => {
       assert.deepEqual(indexContents(file), expected);
     });
   }
+
+  it('leaves the pages whose inbound links a run stopped while reading had changed for the next run to build', () => {
+    // Stopped after 250 pages, of which the first 200 were committed: their links moved (edition 1),
+    // and pages the run never read lost links from them (page 203 the one from page 29).
+    const file = join(dir, 'stopped-read.db');
+    copyFileSync(before, file);
+    assert.throws(() => index(file, 1, { step: 'read', at: 250 }), /the power went out/);
+    // What those 200 pages would have made of the index, read and finished in one run.
+    const committed = join(dir, 'committed.db');
+    copyFileSync(before, committed);
+    index(committed, 1, undefined, 200);
+    const wanted = indexContents(committed);
+    assert.notDeepEqual(indexContents(file), wanted, 'the stopped run left work undone');
+    const writer = new SqliteIndexWriter(file, { threads: 1 });
+    writer.finish();
+    writer.close();
+    assert.deepEqual(indexContents(file), wanted);
+  });
 });

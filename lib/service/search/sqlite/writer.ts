@@ -66,9 +66,10 @@ type Statements = ReturnType<typeof prepare>;
  * Adds pages to the SQLite index. Pages are stored at once; their postings (postings-writer.ts),
  * which include the anchor text of links from other pages, are rebuilt in finish() for every page
  * that changed or gained or lost inbound links, so pages may arrive in any order. A page stays
- * marked (`dirty`) until the transaction that writes its postings: a run stopped in finish() leaves
- * every page it changed marked, with the term lists its postings were built from, and the next run
- * completes them.
+ * marked (`dirty`) until the transaction that writes its postings, and so does a page that gains
+ * or loses an inbound link, from the transaction that changes the link: a run stopped while reading
+ * or in finish() leaves every page it changed marked, with the term lists its postings were built
+ * from, and the next run completes them.
  *
  * The FTS5 table is written only with `fullText` (decision 0085): no query reads it once the
  * postings are complete, and it was a tenth of the index. Its rows are what an index from before
@@ -80,7 +81,8 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #db: DatabaseSync;
   readonly #own: boolean;
   readonly #seen = new Set<number>();
-  readonly #touchedTargets = new Set<string>();
+  /** Link targets this run has marked already (#touch), so each is looked up once. */
+  readonly #touched = new Set<string>();
   #pending = 0;
   readonly #q: Statements;
   readonly #text: PageText;
@@ -144,7 +146,7 @@ export class SqliteIndexWriter implements IndexWriter {
       id = existing.id;
       q.update.run(preferredUrl(doc.url, existing.url), ...fields, id);
       outcome = this.#seen.has(id) ? 'merged' : 'replaced';
-      for (const r of q.oldTargets.all(id) as { k: string }[]) this.#touchedTargets.add(r.k);
+      for (const r of q.oldTargets.all(id) as { k: string }[]) this.#touch(r.k);
       q.dropLinks.run(id);
     } else {
       id = (q.insert.get(doc.key, doc.url, ...fields) as { id: number }).id;
@@ -157,7 +159,7 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const k of doc.aliasKeys) q.alias.run(k, id);
     for (const l of doc.links) {
       q.link.run(id, l.key, l.text, l.context ?? '');
-      this.#touchedTargets.add(l.key);
+      this.#touch(l.key);
     }
     this.#storeDefinitions(id, doc);
     q.dropDescribed.run(id);
@@ -165,6 +167,16 @@ export class SqliteIndexWriter implements IndexWriter {
     if (doc.icon) q.site.run(hostOf(doc.url), doc.icon);
     q.dirty.run(id);
     return outcome;
+  }
+
+  /** Marks the page a link points to, which gains or loses that link's anchor text, in the
+   * transaction that changes the link: a run stopped before finish() leaves it marked. A target
+   * not in the index yet is built when it comes, as every page this run stores is. */
+  #touch(key: string): void {
+    if (this.#touched.has(key)) return;
+    this.#touched.add(key);
+    const row = this.#q.aliasPage.get(key) as { id: number } | undefined;
+    if (row) this.#q.dirty.run(row.id);
   }
 
   /** The page's definition heads, each with where it stands (schema.ts DEF_*): a whole name
@@ -207,11 +219,7 @@ export class SqliteIndexWriter implements IndexWriter {
   finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
     const q = this.#q;
     this.#batched(() => {
-      for (const k of this.#touchedTargets) {
-        const row = q.aliasPage.get(k) as { id: number } | undefined;
-        if (row) q.dirty.run(row.id);
-      }
-      this.#touchedTargets.clear();
+      this.#touched.clear();
       // Postings missing (an index from before them) or in another format: built again for all.
       if (this.#postings.stale()) {
         this.#postings.reset();
