@@ -2,6 +2,7 @@
 import { useParams, useRouter } from 'next/navigation.js';
 import { useState } from 'react';
 import { api } from '../_lib/client-api.ts';
+import { useChoiceBeforeHydration } from '../_ui/use-choice-before-hydration.ts';
 
 export type TeamOption = { id: string; name: string; personal: boolean };
 
@@ -11,6 +12,17 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const shown = params.teamId && teams.some((t) => t.id === params.teamId) ? params.teamId : currentTeamId;
+  const choose = (teamId: string) => {
+    setError(null);
+    api('PUT', '/api/me/current-team', { teamId }).then(
+      () => {
+        router.push(`/teams/${teamId}/keys`);
+        router.refresh();
+      },
+      (err: Error) => setError(err.message),
+    );
+  };
+  const select = useChoiceBeforeHydration(shown, choose);
   return (
     <div className="team-switcher">
       <label htmlFor="team-switcher" className="sr-only">
@@ -18,20 +30,11 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
       </label>
       <select
         id="team-switcher"
+        ref={select}
         className="select"
         value={shown}
         aria-describedby={error ? 'team-switcher-error' : undefined}
-        onChange={(e) => {
-          const teamId = e.target.value;
-          setError(null);
-          api('PUT', '/api/me/current-team', { teamId }).then(
-            () => {
-              router.push(`/teams/${teamId}/keys`);
-              router.refresh();
-            },
-            (err: Error) => setError(err.message),
-          );
-        }}
+        onChange={(e) => choose(e.target.value)}
       >
         {teams.map((t) => (
           <option key={t.id} value={t.id}>

@@ -1,12 +1,13 @@
 'use client';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
+import { useChoiceBeforeHydration } from './use-choice-before-hydration.ts';
 
 export type Theme = 'system' | 'light' | 'dark';
+const THEMES: readonly string[] = ['system', 'light', 'dark'] satisfies Theme[];
 
 /** Light, dark or follow the system; remembered in a cookie so the server renders the right one. */
 export function ThemeToggle({ initial }: { initial: Theme }) {
   const [theme, setTheme] = useState<Theme>(initial);
-  const select = useRef<HTMLSelectElement>(null);
 
   function choose(next: Theme) {
     setTheme(next);
@@ -14,14 +15,9 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     document.cookie = `theme=${next}; path=/; max-age=31536000; samesite=lax`;
   }
 
-  // A choice made before the page hydrated changed the select but reached no handler, and
-  // hydration leaves a select's value as it finds it: apply that choice now rather than lose it.
-  useEffect(() => {
-    const shown = select.current?.value;
-    if (shown === 'system' || shown === 'light' || shown === 'dark') {
-      if (shown !== initial) choose(shown);
-    }
-  }, [initial]);
+  const select = useChoiceBeforeHydration(initial, (shown) => {
+    if (THEMES.includes(shown)) choose(shown as Theme);
+  });
 
   return (
     <label className="row" style={{ gap: 'var(--space-2)' }}>

@@ -25,6 +25,28 @@ test.describe('teams', () => {
     await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/keys$`));
   });
 
+  test('a team chosen in the header before the page has loaded its scripts is switched to once they run', async ({ page }) => {
+    await signUp(page, newUser('early-team'));
+    const personal = teamIdOf(page);
+    const teamId = await createTeam(page, 'Early');
+    await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/`));
+    // Hold back the page's scripts on the next load, so the select is the server's HTML alone.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/_next/static/chunks/**', async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.reload({ waitUntil: 'commit' });
+    await page.getByRole('combobox', { name: 'Current team' }).selectOption(personal);
+    await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/`)); // no handler yet
+    release();
+    await expect(page).toHaveURL(new RegExp(`/teams/${personal}/keys$`));
+    await page.unrouteAll({ behavior: 'wait' });
+    await page.goto('/');
+    await expect(page).toHaveURL(new RegExp(`/teams/${personal}/keys$`)); // and remembered
+  });
+
   test('the new-team form validates inline', async ({ page }) => {
     await signUp(page, newUser('form'));
     await page.goto('/teams/new');

@@ -10,6 +10,7 @@ import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { ProfileField } from './profile-field.tsx';
+import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
 /** A proxy of the team's as the form offers it: its name and where it is, never its credentials. */
@@ -28,6 +29,9 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
   const [proxyId, setProxyId] = useState('');
   const [profile, setProfile] = useState('');
   const [persist, setPersist] = useState(false);
+  const keySelect = useChoiceBeforeHydration(keyId, setKeyId);
+  const lifetimeSelect = useChoiceBeforeHydration(lifetime, setLifetime);
+  const proxySelect = useChoiceBeforeHydration(proxyId, setProxyId);
   const start = useMutation({
     mutationFn: () =>
       api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
@@ -62,7 +66,7 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-key">API key</label>
-          <select id="browser-key" className="input" value={keyId} onChange={(e) => setKeyId(e.target.value)} disabled={keys.length === 0}>
+          <select id="browser-key" ref={keySelect} className="input" value={keyId} onChange={(e) => setKeyId(e.target.value)} disabled={keys.length === 0}>
             {keys.length === 0 && <option value="">No keys yet</option>}
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
@@ -74,7 +78,7 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 11rem' }}>
           <label htmlFor="browser-lifetime">Lifetime</label>
-          <select id="browser-lifetime" className="input" value={lifetime} onChange={(e) => setLifetime(e.target.value)}>
+          <select id="browser-lifetime" ref={lifetimeSelect} className="input" value={lifetime} onChange={(e) => setLifetime(e.target.value)}>
             <option value="">Service maximum</option>
             {LIFETIME_CHOICES.map((c) => (
               <option key={c.seconds} value={c.seconds}>
@@ -85,7 +89,7 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-proxy">Proxy</label>
-          <select id="browser-proxy" className="input" value={proxyId} onChange={(e) => setProxyId(e.target.value)}>
+          <select id="browser-proxy" ref={proxySelect} className="input" value={proxyId} onChange={(e) => setProxyId(e.target.value)}>
             <option value="">None</option>
             {proxies.map((x) => (
               <option key={x.id} value={x.id}>

@@ -8,6 +8,7 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
+import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
 
 export function InviteButton({ teamId }: { teamId: string }) {
   const router = useRouter();
@@ -128,6 +129,7 @@ export function MemberActions({ teamId, userId, email, role, self, myRole }: Pro
       else router.refresh();
     },
   });
+  const roleSelect = useChoiceBeforeHydration(role, (chosen) => mutation.mutate({ method: 'PATCH', body: { role: chosen } }));
   const manager = myRole === 'owner' || myRole === 'admin';
   const canChangeRole = manager && (myRole === 'owner' || (role !== 'owner' && !self));
   const canRemove = self || (manager && (myRole === 'owner' || role !== 'owner'));
@@ -138,6 +140,7 @@ export function MemberActions({ teamId, userId, email, role, self, myRole }: Pro
         <select
           className="select"
           style={{ width: 'auto', minHeight: '1.9rem' }}
+          ref={roleSelect}
           aria-label={`Role of ${email}`}
           value={role}
           disabled={mutation.isPending}

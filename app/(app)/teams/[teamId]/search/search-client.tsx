@@ -28,6 +28,7 @@ import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, searchBody, SearchError
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
 import { NoResultsHelp, noResultsText } from './no-results.tsx';
+import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
 
 export type InitialSearch = {
   /** The box's text (`site:` words included), as the address holds it. */
@@ -66,6 +67,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   const [draft, setDraft] = useState(q);
   // The language menu is part of the next search, like the box: changing it runs nothing by itself.
   const [draftLang, setDraftLang] = useState(lang);
+  const langSelect = useChoiceBeforeHydration(draftLang, setDraftLang);
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -223,7 +225,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <label htmlFor="search-lang" className="sr-only">
             Language
           </label>
-          <select id="search-lang" className="select search-lang" value={draftLang} onChange={(e) => setDraftLang(e.target.value)}>
+          <select id="search-lang" ref={langSelect} className="select search-lang" value={draftLang} onChange={(e) => setDraftLang(e.target.value)}>
             {SEARCH_LANGUAGES.map((l) => (
               <option key={l.code} value={l.code}>
                 {l.name}
