@@ -3,7 +3,7 @@ import { definitionHeads } from './definitions.ts';
 import { classNames, clean, textOf as anyTextOf, type HtmlNode } from './html-node.ts';
 import { IndexMarks, isIndexAnchor } from './index-marks.ts';
 import { sectionPath, Trail } from './trail.ts';
-import { STOPWORDS, words } from './tokenize.ts';
+import { eachWord, firstWords, STOPWORDS, words } from './tokenize.ts';
 import { normalizeUrl } from './url.ts';
 
 /** What the index keeps of one HTML page. */
@@ -173,7 +173,7 @@ const CONTEXT_WORDS = 64;
  * sentence around `see Section 9.11` says what the section is about when its text does not. */
 export function linkContext(block: string): string {
   const out = new Set<string>();
-  for (const w of words(block)) {
+  for (const w of eachWord(block)) {
     if (out.size >= CONTEXT_WORDS) break;
     if (w.length <= 40 && !STOPWORDS.has(w)) out.add(w);
   }
@@ -277,7 +277,7 @@ function walk(node: Node, sink: Sink, w: Walk, depth: number, inLink: boolean): 
     if (t) define(target, t, w.marks.holds(marked));
   }
   if (opened) {
-    const first = words(textOf(node)).slice(0, ANCHORED_WORDS);
+    const first = firstWords(textOf(node), ANCHORED_WORDS);
     if (first.length) target.anchored.push(first.join(' '));
   }
   if (block) flush(target);
@@ -301,7 +301,7 @@ function describe(s: Sink, dl: Node): void {
       const id = c.attribs?.id;
       term = id && !NOISE_ID.test(id) && id.length <= 80 ? id : clean(textOf(c)).slice(0, 300);
     } else if (c.name === 'dd' && term) {
-      const text = words(anyTextOf(c, NOT_DESCRIPTION)).slice(0, DESCRIPTION_WORDS);
+      const text = firstWords(anyTextOf(c, NOT_DESCRIPTION), DESCRIPTION_WORDS);
       if (text.length) s.described.push({ term, words: text.join(' ') });
       term = '';
     }

@@ -1,5 +1,5 @@
 import { textOf, type HtmlNode } from './html-node.ts';
-import { STOPWORDS, words } from './tokenize.ts';
+import { eachWord, STOPWORDS } from './tokenize.ts';
 
 /** How many words after an index anchor count as near it (decision 0081). */
 export const NEAR_WORDS = 32;
@@ -40,7 +40,7 @@ export class IndexMarks {
   read(text: string): void {
     this.text += text.trim().length;
     if (this.#nearLeft <= 0) return;
-    for (const w of words(text)) {
+    for (const w of eachWord(text)) {
       if (this.#nearLeft-- <= 0) break;
       if (w.length <= 40 && !STOPWORDS.has(w)) this.#near.add(w);
     }

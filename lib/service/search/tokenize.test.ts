@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { indexText, parseQuery } from './tokenize.ts';
+import { eachWord, firstWords, indexText, parseQuery, words } from './tokenize.ts';
 
 test('identifiers are indexed as parts and as joined runs of parts', () => {
   const t = indexText('Use asyncio.gather() and pg_stat_activity.').split(' ');
@@ -51,4 +51,20 @@ test('queries in a language: its stop words and elisions, and English’s', () =
     ['configurer', 'interface', 'réseau'],
   );
   assert.deepEqual(parseQuery('le pare-feu', 'fr').joins, [], 'no join across a stop word');
+});
+
+test('eachWord and firstWords give words() in order, firstWords only its first n', () => {
+  const texts = [
+    'See asyncio.gather() and pg_size_bytes: the ﬁle’s SIZE, 3.14 times.',
+    '東京の設定ファイル と config.yaml',
+    '',
+    '  — …  ',
+    'Ünïcode  ÉTÉ   naïve café',
+  ];
+  for (const text of texts) {
+    const all = words(text);
+    assert.deepEqual([...eachWord(text)], all, text);
+    for (const n of [0, 1, 3, all.length, all.length + 5]) assert.deepEqual(firstWords(text, n), all.slice(0, n), `${text} ${n}`);
+  }
+  assert.ok(words(texts[0] as string).length > 5, 'the texts have words to cut');
 });

@@ -64,6 +64,19 @@ export function words(text: string): string[] {
   return out;
 }
 
+/** words(), one at a time: a caller that takes the first few of a long text stops there. */
+export function* eachWord(text: string): Generator<string> {
+  for (const m of prepare(text).matchAll(WORD)) for (const p of m[0].split(JOINERS)) if (p) yield p;
+}
+
+/** The first `n` of words(). */
+export function firstWords(text: string, n: number): string[] {
+  const out: string[] = [];
+  if (n <= 0) return out;
+  for (const w of eachWord(text)) if (out.push(w) >= n) break;
+  return out;
+}
+
 /** One thing the searcher typed: a word, or an identifier made of several parts. */
 export type Concept = {
   /** The parts, in order (`asyncio.gather` -> asyncio, gather). */
