@@ -267,10 +267,6 @@ export const indexMigrations: readonly IndexMigration[] = [
   },
 ];
 
-/** The page index of link_words (migration 5), which the writer drops and makes again around a
- * large insert (staged-link-words.ts). */
-export const LINK_WORDS_PAGE_INDEX = 'CREATE INDEX link_words_page ON link_words(page_id)';
-
 /** The blocks of inbound link context a page keeps (link_words.mask has a bit for each, modulo). */
 export const CONTEXT_BITS = 31;
 /** The distinct contexts of inbound links whose blocks `link_words.mask` folds in, most linked first. */

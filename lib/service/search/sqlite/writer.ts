@@ -9,7 +9,6 @@ import type { BuiltPage } from './page-build.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { StagedLinkWords } from './staged-link-words.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 const BATCH = 200;
@@ -35,6 +34,8 @@ function prepare(db: DatabaseSync) {
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
+    dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
+    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
     described: db.prepare('INSERT INTO described (page_id, term, words) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
@@ -86,7 +87,6 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #q: Statements;
   readonly #text: PageText;
   readonly #postings: PostingsWriter;
-  readonly #linkWords: StagedLinkWords;
   readonly #fullText: boolean;
   readonly #threads: number;
 
@@ -102,7 +102,6 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#q = prepare(this.#db);
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
-    this.#linkWords = new StagedLinkWords(this.#db);
   }
 
   upsert(doc: PageDocument): UpsertOutcome {
@@ -221,8 +220,6 @@ export class SqliteIndexWriter implements IndexWriter {
     const q = this.#q;
     this.#batched(() => {
       this.#touched.clear();
-      // What an earlier finish() that failed staged: its pages are still marked, and built again.
-      this.#linkWords.clear();
       // Postings missing (an index from before them) or in another format: built again for all.
       if (this.#postings.stale()) {
         this.#postings.reset();
@@ -243,7 +240,6 @@ export class SqliteIndexWriter implements IndexWriter {
       builds?.close();
     }
     this.#batched(() => {
-      this.#linkWords.apply();
       this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
       // The pages are done only with their postings and the ranks their links give: a run stopped
       // before leaves them to the next.
@@ -282,9 +278,9 @@ export class SqliteIndexWriter implements IndexWriter {
     const q = this.#q;
     const id = page.id;
     if (this.#fullText) q.ftsDelete.run(id);
+    q.dropLinkWords.run(id);
     if (page.gone) {
       this.#dropText(id);
-      this.#linkWords.page(id, null);
       this.#postings.page(id, null);
       return;
     }
@@ -294,7 +290,11 @@ export class SqliteIndexWriter implements IndexWriter {
       this.#storeText(id, page.oldText);
       q.bodyMoved.run(id);
     }
-    this.#linkWords.page(id, page.linkWords);
+    const { words, masks, blockCounts, blocks } = page.linkWords;
+    for (let k = 0, b = 0; k < words.length; k++) {
+      const mine = blocks.slice(b, (b += blockCounts[k] as number));
+      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(mine.buffer));
+    }
     q.setInlinks.run(page.inlinks, id);
     q.signals.run(page.rankWords, id);
     if (page.fullText) q.ftsInsert.run(id, ...page.fullText);
