@@ -8,7 +8,7 @@ import { unpackText } from './packed-text.ts';
 import type { PageTerms } from './page-build.ts';
 
 /** Entries (a term in a page) gathered in memory before they are added to the runs by default:
- * about 100 MB with their terms. Each run writes a row for every term it holds, so fewer, larger
+ * about 200 MB with their terms. Each run writes a row for every term it holds, so fewer, larger
  * runs write fewer rows for the same entries: at 10,000 pages, 0.57 million rows instead of 1.34
  * with 500,000 entries a run (decision 0087). */
 const BUFFERED_ENTRIES = 4_000_000;
