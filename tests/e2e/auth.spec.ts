@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAX_FAILURES } from '../helpers/portal-env.ts';
-import { newUser, signIn, signOut, signUp } from '../helpers/portal.ts';
+import { newUser, reloadWithScriptsHeld, signIn, signOut, signUp } from '../helpers/portal.ts';
 
 test.describe('accounts', () => {
   test('sign up with inline validation, sign out, sign in', async ({ page }) => {
@@ -105,14 +105,8 @@ test.describe('accounts', () => {
 
   test('a theme chosen before the page has loaded its scripts is applied once they run', async ({ page }) => {
     await signUp(page, newUser('early-theme'));
-    // Hold back the page's scripts on the next load, so the select is the server's HTML alone.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/_next/static/chunks/**', async (route) => {
-      await released;
-      await route.continue();
-    });
-    await page.reload({ waitUntil: 'commit' });
+    // The page's scripts held back on the next load, so the select is the server's HTML alone.
+    const release = await reloadWithScriptsHeld(page);
     await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
     await expect(page.locator('html')).not.toHaveAttribute('data-theme', 'dark'); // no handler yet
     release();

@@ -1,5 +1,15 @@
 import { expect, test } from '@playwright/test';
-import { createTeam, inviteLink, newUser, signIn, signOut, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
+import {
+  createTeam,
+  inviteLink,
+  newUser,
+  reloadWithScriptsHeld,
+  signIn,
+  signOut,
+  signUp,
+  teamIdOf,
+  userSession,
+} from '../helpers/portal.ts';
 
 test.describe('teams', () => {
   test('create a team; the team chosen in the header is remembered', async ({ page }) => {
@@ -30,14 +40,8 @@ test.describe('teams', () => {
     const personal = teamIdOf(page);
     const teamId = await createTeam(page, 'Early');
     await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/`));
-    // Hold back the page's scripts on the next load, so the select is the server's HTML alone.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/_next/static/chunks/**', async (route) => {
-      await released;
-      await route.continue();
-    });
-    await page.reload({ waitUntil: 'commit' });
+    // The page's scripts held back on the next load, so the select is the server's HTML alone.
+    const release = await reloadWithScriptsHeld(page);
     await page.getByRole('combobox', { name: 'Current team' }).selectOption(personal);
     await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/`)); // no handler yet
     release();

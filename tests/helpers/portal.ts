@@ -96,3 +96,19 @@ export async function createKey(page: Page, teamId: string, name: string): Promi
   await expect(row).toBeVisible();
   return { token, keyId: (await row.getAttribute('data-key-id')) ?? '' };
 }
+
+/**
+ * Reloads the page with its scripts held back, so that what is on screen is the server's HTML
+ * alone (as on a slow connection, before hydration), and returns what lets them through; the route
+ * stays until `page.unrouteAll`.
+ */
+export async function reloadWithScriptsHeld(page: Page): Promise<() => void> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/_next/static/chunks/**', async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.reload({ waitUntil: 'commit' });
+  return release;
+}
