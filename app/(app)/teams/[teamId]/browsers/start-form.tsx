@@ -66,7 +66,14 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-key">API key</label>
-          <select id="browser-key" ref={keySelect} className="input" value={keyId} onChange={(e) => setKeyId(e.target.value)} disabled={keys.length === 0}>
+          <select
+            id="browser-key"
+            ref={keySelect}
+            className="input"
+            value={keyId}
+            onChange={(e) => setKeyId(e.target.value)}
+            disabled={keys.length === 0}
+          >
             {keys.length === 0 && <option value="">No keys yet</option>}
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
@@ -78,7 +85,13 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 11rem' }}>
           <label htmlFor="browser-lifetime">Lifetime</label>
-          <select id="browser-lifetime" ref={lifetimeSelect} className="input" value={lifetime} onChange={(e) => setLifetime(e.target.value)}>
+          <select
+            id="browser-lifetime"
+            ref={lifetimeSelect}
+            className="input"
+            value={lifetime}
+            onChange={(e) => setLifetime(e.target.value)}
+          >
             <option value="">Service maximum</option>
             {LIFETIME_CHOICES.map((c) => (
               <option key={c.seconds} value={c.seconds}>

@@ -225,7 +225,13 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <label htmlFor="search-lang" className="sr-only">
             Language
           </label>
-          <select id="search-lang" ref={langSelect} className="select search-lang" value={draftLang} onChange={(e) => setDraftLang(e.target.value)}>
+          <select
+            id="search-lang"
+            ref={langSelect}
+            className="select search-lang"
+            value={draftLang}
+            onChange={(e) => setDraftLang(e.target.value)}
+          >
             {SEARCH_LANGUAGES.map((l) => (
               <option key={l.code} value={l.code}>
                 {l.name}
