@@ -2,7 +2,7 @@
 import { useParams, useRouter } from 'next/navigation.js';
 import { useState } from 'react';
 import { api } from '../_lib/client-api.ts';
-import { useChoiceBeforeHydration } from '../_ui/use-choice-before-hydration.ts';
+import { Select } from '../_ui/select.tsx';
 
 export type TeamOption = { id: string; name: string; personal: boolean };
 
@@ -22,19 +22,17 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
       (err: Error) => setError(err.message),
     );
   };
-  const select = useChoiceBeforeHydration(shown, choose);
   return (
     <div className="team-switcher">
       <label htmlFor="team-switcher" className="sr-only">
         Current team
       </label>
-      <select
+      <Select
         id="team-switcher"
-        ref={select}
         className="select"
         value={shown}
         aria-describedby={error ? 'team-switcher-error' : undefined}
-        onChange={(e) => choose(e.target.value)}
+        onChoose={choose}
       >
         {teams.map((t) => (
           <option key={t.id} value={t.id}>
@@ -42,7 +40,7 @@ export function TeamSwitcher({ teams, currentTeamId }: { teams: TeamOption[]; cu
             {t.personal ? ' (personal)' : ''}
           </option>
         ))}
-      </select>
+      </Select>
       {error && (
         <span id="team-switcher-error" role="alert" className="field-error">
           {error}

@@ -1,6 +1,6 @@
 'use client';
 import { useState } from 'react';
-import { useChoiceBeforeHydration } from './use-choice-before-hydration.ts';
+import { Select } from './select.tsx';
 
 export type Theme = 'system' | 'light' | 'dark';
 const THEMES: readonly string[] = ['system', 'light', 'dark'] satisfies Theme[];
@@ -15,25 +15,22 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     document.cookie = `theme=${next}; path=/; max-age=31536000; samesite=lax`;
   }
 
-  const select = useChoiceBeforeHydration(initial, (shown) => {
-    if (THEMES.includes(shown)) choose(shown as Theme);
-  });
-
   return (
     <label className="row" style={{ gap: 'var(--space-2)' }}>
       <span className="sr-only">Theme</span>
-      <select
-        ref={select}
+      <Select
         className="select"
         style={{ minHeight: '2.1rem', width: 'auto' }}
         aria-label="Theme"
         value={theme}
-        onChange={(e) => choose(e.target.value as Theme)}
+        onChoose={(chosen) => {
+          if (THEMES.includes(chosen)) choose(chosen as Theme);
+        }}
       >
         <option value="system">System theme</option>
         <option value="light">Light</option>
         <option value="dark">Dark</option>
-      </select>
+      </Select>
     </label>
   );
 }

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
-import { createKey, newUser, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
+import { createKey, newUser, reloadWithScriptsHeld, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
 import {
   cliKey,
   copyIndex,
@@ -262,6 +262,23 @@ test('changing the language runs no search by itself: it applies to the next one
   await page.goBack();
   await expect(page).toHaveURL(/\?q=json\+decoder&lang=en$/);
   await expect(page.getByRole('combobox', { name: 'Language' })).toHaveValue('en');
+});
+
+test('a language chosen before the page has loaded its scripts goes with the next search', async ({ page }) => {
+  await signUp(page, newUser('early-language'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Early language key');
+  await page.goto(`/teams/${teamId}/search`);
+  const release = await reloadWithScriptsHeld(page);
+  const menu = page.getByRole('combobox', { name: 'Language' });
+  await menu.selectOption('de');
+  release();
+  // Hydrated: React has taken the select over.
+  await expect.poll(() => menu.evaluate((el) => Object.keys(el).some((k) => k.startsWith('__reactFiber')))).toBe(true);
+  await page.unrouteAll({ behavior: 'wait' });
+  await searchFor(page, 'json encoder');
+  await expect(page).toHaveURL(/\?q=json\+encoder&lang=de$/);
+  await expect(menu).toHaveValue('de');
 });
 
 test('a site icon that cannot load leaves no gap before the address', async ({ page }) => {

@@ -13,7 +13,7 @@ import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 import { endReasonText } from '#app/_lib/end-reasons.ts';
 import { clipAddress } from '#app/_lib/address.ts';
-import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
+import { Select } from '#app/_ui/select.tsx';
 
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
 
@@ -73,8 +73,6 @@ export function Dashboard({
   const [person, setPerson] = useState('');
   const [address, setAddress] = useState('');
   const [sort, setSort] = useState<Sort>('newest');
-  const personSelect = useChoiceBeforeHydration(person, setPerson);
-  const sortSelect = useChoiceBeforeHydration(sort, (v) => setSort(v as Sort));
 
   useEffect(() => {
     const conn = new DashboardConnection(teamId, {
@@ -131,14 +129,14 @@ export function Dashboard({
       <div className="row dash-filters" role="search" aria-label="Filter browsers">
         <div className="field">
           <label htmlFor="filter-person">Started by</label>
-          <select id="filter-person" ref={personSelect} className="input" value={person} onChange={(e) => setPerson(e.target.value)}>
+          <Select id="filter-person" className="input" value={person} onChoose={setPerson}>
             <option value="">Anyone</option>
             {people.map(([id, name]) => (
               <option key={id} value={id}>
                 {id === me ? `${name} (you)` : name}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div className="field">
           <label htmlFor="filter-address">Address or title</label>
@@ -152,12 +150,12 @@ export function Dashboard({
         </div>
         <div className="field">
           <label htmlFor="sort">Sort</label>
-          <select id="sort" ref={sortSelect} className="input" value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+          <Select id="sort" className="input" value={sort} onChoose={(v) => setSort(v as Sort)}>
             <option value="newest">Newest first</option>
             <option value="oldest">Oldest first</option>
             <option value="person">By person</option>
             <option value="address">By address</option>
-          </select>
+          </Select>
         </div>
       </div>
 

@@ -10,7 +10,7 @@ import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
 import { Link } from '#app/_ui/link.tsx';
 import { ProfileField } from './profile-field.tsx';
-import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
+import { Select } from '#app/_ui/select.tsx';
 
 export type KeyChoice = { id: string; name: string; isDefault: boolean };
 /** A proxy of the team's as the form offers it: its name and where it is, never its credentials. */
@@ -29,9 +29,6 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
   const [proxyId, setProxyId] = useState('');
   const [profile, setProfile] = useState('');
   const [persist, setPersist] = useState(false);
-  const keySelect = useChoiceBeforeHydration(keyId, setKeyId);
-  const lifetimeSelect = useChoiceBeforeHydration(lifetime, setLifetime);
-  const proxySelect = useChoiceBeforeHydration(proxyId, setProxyId);
   const start = useMutation({
     mutationFn: () =>
       api<{ browser: BrowserRow }>('POST', `/api/teams/${teamId}/browsers`, {
@@ -66,14 +63,7 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-key">API key</label>
-          <select
-            id="browser-key"
-            ref={keySelect}
-            className="input"
-            value={keyId}
-            onChange={(e) => setKeyId(e.target.value)}
-            disabled={keys.length === 0}
-          >
+          <Select id="browser-key" className="input" value={keyId} onChoose={setKeyId} disabled={keys.length === 0}>
             {keys.length === 0 && <option value="">No keys yet</option>}
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
@@ -81,35 +71,29 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
                 {k.isDefault ? ' (default)' : ''}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div className="field" style={{ flex: '1 1 11rem' }}>
           <label htmlFor="browser-lifetime">Lifetime</label>
-          <select
-            id="browser-lifetime"
-            ref={lifetimeSelect}
-            className="input"
-            value={lifetime}
-            onChange={(e) => setLifetime(e.target.value)}
-          >
+          <Select id="browser-lifetime" className="input" value={lifetime} onChoose={setLifetime}>
             <option value="">Service maximum</option>
             {LIFETIME_CHOICES.map((c) => (
               <option key={c.seconds} value={c.seconds}>
                 {c.label}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>
           <label htmlFor="browser-proxy">Proxy</label>
-          <select id="browser-proxy" ref={proxySelect} className="input" value={proxyId} onChange={(e) => setProxyId(e.target.value)}>
+          <Select id="browser-proxy" className="input" value={proxyId} onChoose={setProxyId}>
             <option value="">None</option>
             {proxies.map((x) => (
               <option key={x.id} value={x.id}>
                 {x.name} ({x.scheme}://{x.host}:{x.port})
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div style={{ flex: '1 1 12rem' }}>
           <ProfileField teamId={teamId} keyId={keyId} value={profile} error={profileError} onChange={setProfile} />

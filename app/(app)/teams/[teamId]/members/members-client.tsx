@@ -8,7 +8,7 @@ import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
-import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
+import { Select } from '#app/_ui/select.tsx';
 
 export function InviteButton({ teamId }: { teamId: string }) {
   const router = useRouter();
@@ -129,7 +129,6 @@ export function MemberActions({ teamId, userId, email, role, self, myRole }: Pro
       else router.refresh();
     },
   });
-  const roleSelect = useChoiceBeforeHydration(role, (chosen) => mutation.mutate({ method: 'PATCH', body: { role: chosen } }));
   const manager = myRole === 'owner' || myRole === 'admin';
   const canChangeRole = manager && (myRole === 'owner' || (role !== 'owner' && !self));
   const canRemove = self || (manager && (myRole === 'owner' || role !== 'owner'));
@@ -137,14 +136,13 @@ export function MemberActions({ teamId, userId, email, role, self, myRole }: Pro
   return (
     <div className="row" style={{ justifyContent: 'flex-end', gap: 'var(--space-2)' }}>
       {canChangeRole && (
-        <select
+        <Select
           className="select"
           style={{ width: 'auto', minHeight: '1.9rem' }}
-          ref={roleSelect}
           aria-label={`Role of ${email}`}
           value={role}
           disabled={mutation.isPending}
-          onChange={(e) => mutation.mutate({ method: 'PATCH', body: { role: e.target.value } })}
+          onChoose={(chosen) => mutation.mutate({ method: 'PATCH', body: { role: chosen } })}
         >
           {roles.map((r) => (
             <option key={r} value={r}>
@@ -152,7 +150,7 @@ export function MemberActions({ teamId, userId, email, role, self, myRole }: Pro
               {r.slice(1)}
             </option>
           ))}
-        </select>
+        </Select>
       )}
       {canRemove && (
         <Button size="sm" variant="danger" aria-label={self ? 'Leave team' : `Remove ${email}`} onClick={() => setConfirm(true)}>

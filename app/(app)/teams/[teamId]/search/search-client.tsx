@@ -28,7 +28,7 @@ import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, searchBody, SearchError
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
 import { NoResultsHelp, noResultsText } from './no-results.tsx';
-import { useChoiceBeforeHydration } from '#app/_ui/use-choice-before-hydration.ts';
+import { Select } from '#app/_ui/select.tsx';
 
 export type InitialSearch = {
   /** The box's text (`site:` words included), as the address holds it. */
@@ -67,7 +67,13 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   const [draft, setDraft] = useState(q);
   // The language menu is part of the next search, like the box: changing it runs nothing by itself.
   const [draftLang, setDraftLang] = useState(lang);
-  const langSelect = useChoiceBeforeHydration(draftLang, setDraftLang);
+  // Back and forward change the address: the menu follows. Adjusted while rendering, not in an
+  // effect, so that mounting sets nothing and a choice made before hydration stays (decision 0115).
+  const [addressLang, setAddressLang] = useState(lang);
+  if (addressLang !== lang) {
+    setAddressLang(lang);
+    setDraftLang(lang);
+  }
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -135,7 +141,6 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     setDraft(q);
     setInvalid(null);
   }, [q]);
-  useEffect(() => setDraftLang(lang), [lang]);
 
   const recentQuery = useQuery<RecentSearch[]>({
     queryKey: ['recent-searches'],
@@ -225,20 +230,14 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <label htmlFor="search-lang" className="sr-only">
             Language
           </label>
-          <select
-            id="search-lang"
-            ref={langSelect}
-            className="select search-lang"
-            value={draftLang}
-            onChange={(e) => setDraftLang(e.target.value)}
-          >
+          <Select id="search-lang" className="select search-lang" value={draftLang} onChoose={setDraftLang}>
             {SEARCH_LANGUAGES.map((l) => (
               <option key={l.code} value={l.code}>
                 {l.name}
               </option>
             ))}
             {!SEARCH_LANGUAGES.some((l) => l.code === draftLang) && <option value={draftLang}>{draftLang}</option>}
-          </select>
+          </Select>
           {/* Never disabled while a search runs: a disabled default button would block Enter in the box. */}
           <Button type="submit" variant="primary" aria-busy={search.isFetching || undefined}>
             {search.isFetching && <span className="spinner" aria-hidden="true" />}Search
