@@ -9,20 +9,37 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * A corpus of any size for measuring how search grows (issue #30): the real corpus's pages, every
  * judged query's answer among them, followed by synthetic pages drawn from its own statistics, each
  * a distractor. A synthetic page copies the shape of a real page chosen at random (its language,
- * its title's, headings' and blocks' lengths in words, its number of links) and fills each field
- * with words drawn from that language's word frequencies in the same field of the real pages (a
+ * its title's, headings' and blocks' lengths in words, its number of distinct words, its number of
+ * links) and fills each field with words of that language from the same field of the real pages (a
  * title's from titles), so common words are as common and rare ones as rare, where they are. Its
- * links point at other synthetic pages, and say what they point at, as links mostly do: a link's
- * text is a few words of its target's title. Seeded: the same size gives the same file.
+ * body holds each word on as large a share of pages as the real pages do: a page's distinct words
+ * are drawn by how many real pages hold them, and its other words repeat those as often as a real
+ * page that holds a word repeats it (words come in bursts; drawn one by one by their counts, a
+ * topical word like `shell` went onto 2.6 times as many pages as it is on). Its links point at
+ * other synthetic pages, and say what they point at, as links mostly do: a link's text is a few
+ * words of its target's title. Seeded: the same size gives the same pages.
  */
 
 /** What a synthetic page copies of a real one. */
-type Shape = { language: string; title: number; headings: number[]; blocks: number[]; links: number; markupLang: string | null };
+type Shape = {
+  language: string;
+  title: number;
+  headings: number[];
+  blocks: number[];
+  /** How many different words its blocks hold. */
+  distinct: number;
+  links: number;
+  markupLang: string | null;
+};
 /** The fields of a page whose words are counted, and drawn, apart: a word of a manual's body text
  * (`https://distrowatch.com/search.php`) is seldom a word of a title, and drawn as often into
  * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
 type Field = 'title' | 'headings' | 'blocks';
-type Draws = Record<Field, WordDraw>;
+/** A language's words: a title's and a heading's drawn one by one (they are short, and seldom repeat
+ * a word), a page's body by {@link bodyWords}. */
+type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw };
+/** A language's body words: by how many pages hold each, and how often a page that holds it repeats it. */
+type BodyDraw = { pages: WordDraw; repeats: Map<string, number> };
 
 /** Words of one language with their counts, drawn in proportion by Vose's alias method (one draw is O(1)). */
 class WordDraw {
@@ -52,14 +69,42 @@ class WordDraw {
     for (const i of [...small, ...large]) this.#prob[i] = 1;
   }
 
+  one(random: () => number): string {
+    const i = Math.floor(random() * this.#words.length);
+    return this.#words[random() < (this.#prob[i] as number) ? i : (this.#alias[i] as number)] as string;
+  }
+
   draw(random: () => number, n: number): string {
     const out: string[] = [];
-    for (let k = 0; k < n; k++) {
-      const i = Math.floor(random() * this.#words.length);
-      out.push(this.#words[random() < (this.#prob[i] as number) ? i : (this.#alias[i] as number)] as string);
-    }
+    for (let k = 0; k < n; k++) out.push(this.one(random));
     return out.join(' ');
   }
+}
+
+/**
+ * A page body's `total` words, `distinct` of them different, in random order. The distinct words
+ * are drawn without repeats by how many real pages hold each, so a word is on about its real share
+ * of pages; the rest repeat them by how often a real page holding each repeats it (`the` more than
+ * `signed`).
+ */
+function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct: number): string[] {
+  const chosen = new Set<string>();
+  // A language of few words may not have `distinct` of them to give: stop short, not forever.
+  for (let tries = 0; chosen.size < distinct && tries < distinct * 8; tries++) chosen.add(draw.pages.one(random));
+  const out = [...chosen];
+  if (out.length < total) {
+    const weights = new Map(out.map((w) => [w, draw.repeats.get(w) ?? 0]));
+    let sum = 0;
+    for (const v of weights.values()) sum += v;
+    // Every word once a page in the real pages too: repeat any.
+    const again = new WordDraw(sum > 0 ? weights : new Map(out.map((w) => [w, 1])));
+    while (out.length < total) out.push(again.one(random));
+  }
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as string, out[i] as string];
+  }
+  return out;
 }
 
 /** A small seeded generator (mulberry32). */
@@ -89,9 +134,11 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean);
 /** The real corpus's shapes and each language's word counts, by field. */
 export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, Draws> }> {
   const shapes: Shape[] = [];
-  const counts = new Map<string, Record<Field, Map<string, number>>>();
+  /** Per language: each field's word counts, and how many pages' blocks hold each word. */
+  const counts = new Map<string, Record<Field | 'pages', Map<string, number>>>();
+  const add = (into: Map<string, number>, w: string) => into.set(w, (into.get(w) ?? 0) + 1);
   const count = (into: Map<string, number>, texts: readonly string[]) => {
-    for (const text of texts) for (const w of words(text)) into.set(w, (into.get(w) ?? 0) + 1);
+    for (const text of texts) for (const w of words(text)) add(into, w);
   };
   for await (const item of warcPages(warcRecords(await openWarcFile(warc)))) {
     if (!('page' in item)) continue;
@@ -99,15 +146,18 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const x = extractHtml(html, url);
     const language = languageOf(url);
     let c = counts.get(language);
-    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map() }));
+    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), pages: new Map() }));
     count(c.title, [x.title]);
     count(c.headings, x.headings);
     count(c.blocks, x.blocks);
+    const distinct = new Set(x.blocks.flatMap(words));
+    for (const w of distinct) add(c.pages, w);
     shapes.push({
       language,
       title: words(x.title).length,
       headings: x.headings.map((h) => words(h).length),
       blocks: x.blocks.map((b) => words(b).length).filter((n) => n > 0),
+      distinct: distinct.size,
       links: x.links.length,
       markupLang: x.markupLang,
     });
@@ -117,7 +167,9 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
   for (const [language, c] of counts) {
     const blocks = new WordDraw(c.blocks);
     const field = (f: Field) => (c[f].size ? new WordDraw(c[f]) : blocks);
-    draws.set(language, { title: field('title'), headings: field('headings'), blocks });
+    // A page holding a word holds it count / pages times; the first is the draw by pages.
+    const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
+    draws.set(language, { title: field('title'), headings: field('headings'), body: { pages: new WordDraw(c.pages), repeats } });
   }
   return { shapes, draws };
 }
@@ -160,10 +212,17 @@ function synthPage(stats: Statistics, seed: number, i: number, count: number): s
   }
   const every = shape.headings.length ? Math.max(1, Math.floor(shape.blocks.length / shape.headings.length)) : Infinity;
   let heading = 0;
+  const body = bodyWords(
+    draw.body,
+    random,
+    shape.blocks.reduce((a, n) => a + n, 0),
+    shape.distinct,
+  );
+  let at = 0;
   shape.blocks.forEach((n, b) => {
     if (b % every === 0 && heading < shape.headings.length)
       parts.push(`<h2>${escape(draw.headings.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
-    let text = escape(draw.blocks.draw(random, n));
+    let text = escape(body.slice(at, (at += n)).join(' '));
     for (let k = 0; k < (linksIn[b] as number); k++) {
       const to = Math.floor(random() * count);
       text += ` <a href="${synthUrl(to)}">${escape(linkText(synthHead(stats, seed, to), random))}</a>`;

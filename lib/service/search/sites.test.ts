@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filtersSites, hostCovers, hostOf, hostShares, siteAllows, siteFiltersKey } from './sites.ts';
+import { filtersSites, hostCovers, hostOf, hostShares, recurringHostShares, siteAllows, siteFiltersKey } from './sites.ts';
 
 describe('site filters', () => {
   it('a host covers itself and the hosts under it, nothing else', () => {
@@ -64,5 +64,22 @@ describe('hosts of a list of results', () => {
       ],
     );
     assert.equal(hostShares([]).size, 0);
+  });
+
+  it('shares among the hosts a list comes back to', () => {
+    const list = ['https://a.test/1', 'https://b.test/1', 'https://a.test/2', 'https://c.test/1', 'https://b.test/2', 'https://a.test/3'];
+    assert.deepEqual(
+      [...recurringHostShares(list)],
+      [
+        ['a.test', 0.6],
+        ['b.test', 0.4],
+      ],
+    );
+    // No host more than once: every host counts, as hostShares() counts it.
+    assert.deepEqual(
+      [...recurringHostShares(['https://a.test/1', 'https://b.test/1'])],
+      [...hostShares(['https://a.test/1', 'https://b.test/1'])],
+    );
+    assert.equal(recurringHostShares([]).size, 0);
   });
 });

@@ -14,12 +14,30 @@ export function hostOf(url: string): string | null {
 
 /** The share of `urls` on each host (an address without one counts for none). */
 export function hostShares(urls: readonly string[]): Map<string, number> {
+  const out = hostCounts(urls);
+  for (const [host, n] of out) out.set(host, n / urls.length);
+  return out;
+}
+
+/** How many of `urls` are on each host. */
+function hostCounts(urls: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const url of urls) {
     const host = hostOf(url);
-    if (host !== null) out.set(host, (out.get(host) ?? 0) + 1 / urls.length);
+    if (host !== null) out.set(host, (out.get(host) ?? 0) + 1);
   }
   return out;
+}
+
+/**
+ * hostShares() of those of `urls` whose host is there more than once (of all of them when no host
+ * is): which sites a list of pages keeps coming back to. A host of one page among many is no sign
+ * of what the list is about, and a web of many sites puts many such pages into any list.
+ */
+export function recurringHostShares(urls: readonly string[]): Map<string, number> {
+  const counts = hostCounts(urls);
+  const recurring = urls.filter((url) => (counts.get(hostOf(url) ?? '') ?? 0) > 1);
+  return hostShares(recurring.length ? recurring : urls);
 }
 
 export type SiteFilters = { sites?: readonly string[]; excludeSites?: readonly string[] };

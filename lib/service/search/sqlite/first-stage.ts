@@ -22,6 +22,9 @@ export interface FirstStage {
   /** How much of the last rank() call's query each of `ids` holds, from 0 to 1: the share of its
    * concepts the page holds; null when not known. */
   matched(ids: Iterable<number>): Map<number, number> | null;
+  /** The score rank() gives each of `ids` (pages holding none of the query are left out), for
+   * pages that join the candidates from elsewhere, below its `k` best. */
+  scores(ids: readonly number[]): Map<number, number>;
 }
 
 export class FtsStage implements FirstStage {
@@ -29,6 +32,7 @@ export class FtsStage implements FirstStage {
   readonly #candidatesAmong: StatementSync;
   readonly #covering: StatementSync;
   #all: string | null = null;
+  #any = '';
 
   constructor(db: DatabaseSync) {
     const w = FIELD_WEIGHTS;
@@ -45,10 +49,17 @@ export class FtsStage implements FirstStage {
 
   rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed: AllowedPages | null = null): Ranked[] {
     this.#all = concepts.length > 1 ? matchAll(concepts) : null;
-    if (!allowed) return this.#candidates.all(matchAny(concepts, joins), k) as Ranked[];
+    this.#any = matchAny(concepts, joins);
+    if (!allowed) return this.#candidates.all(this.#any, k) as Ranked[];
     const among: number[] = [];
     for (let id = 0; id < allowed.length; id++) if (allowed[id]) among.push(id);
-    return this.#candidatesAmong.all(matchAny(concepts, joins), JSON.stringify(among), k) as Ranked[];
+    return this.#candidatesAmong.all(this.#any, JSON.stringify(among), k) as Ranked[];
+  }
+
+  scores(ids: readonly number[]): Map<number, number> {
+    if (!ids.length || !this.#any) return new Map();
+    const rows = this.#candidatesAmong.all(this.#any, JSON.stringify(ids), ids.length) as Ranked[];
+    return new Map(rows.map((r) => [r.id, r.s]));
   }
 
   matched(): null {

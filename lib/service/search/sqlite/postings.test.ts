@@ -116,6 +116,33 @@ describe('postings', () => {
     assert.ok(skipped > 0, 'some queries were answered without scoring every posting');
   });
 
+  it('score pages below the k best as a deeper rank() scores them, pruned or not, and in FTS5', () => {
+    const pruned = new PostingsStage(db, { prune: 'always' });
+    assert.equal(pruned.refresh(), true);
+    for (const q of ['router descaling', 'vacuum brewing firewall', 'pg_stat_activity kettle', 'particular words']) {
+      const { concepts: c, joins } = concepts(q);
+      for (const [name, stage] of [
+        ['postings', postings],
+        ['pruned', pruned],
+        ['fts', fts],
+      ] as const) {
+        const every = stage.rank(c, joins, 100);
+        assert.ok(every.length > 6, q);
+        // The pages ranked below the first three, and one that holds none of the query.
+        const below = every.slice(3);
+        const none = Array.from({ length: 45 }, (_, i) => i).find((id) => !every.some((r) => r.id === id)) as number;
+        stage.rank(c, joins, 3);
+        const scores = stage.scores([...below.map((r) => r.id), none]);
+        assert.equal(scores.has(none), false, `${q} (${name}): a page holding none of it has no score`);
+        for (const r of below)
+          assert.ok(
+            Math.abs((scores.get(r.id) ?? NaN) - r.s) < 1e-9 * Math.max(1, r.s),
+            `${q} (${name}): page ${r.id} ${scores.get(r.id)} vs ${r.s}`,
+          );
+      }
+    }
+  });
+
   it('find identifiers by their joined form and tell which pages hold every concept', () => {
     const { concepts: c, joins } = concepts('pg_stat_activity kettle');
     const ours = postings.rank(c, joins, 100);

@@ -149,6 +149,8 @@ export class PostingsStage implements FirstStage {
   readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
   #lastLists = new Map<string, PostingList>();
+  /** The last rank() call's terms, each once, in the order a page's score is summed in. */
+  #lastTerms: { list: PostingList; idf: number }[] = [];
   /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
   #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
 
@@ -433,6 +435,19 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  scores(ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const id of ids) {
+      let s = 0;
+      for (const { list, idf } of this.#lastTerms) {
+        const at = indexIn(list.docs, id);
+        if (at >= 0) s += impact(idf, list.freqs[at] as number, this.#norm[id] as number, K1);
+      }
+      if (s > 0) out.set(id, s);
+    }
+    return out;
+  }
+
   covering(ids: Iterable<number>): Set<number> {
     const out = new Set<number>();
     if (this.#full === 0) return out;
@@ -476,6 +491,7 @@ export class PostingsStage implements FirstStage {
         terms.push({ list, idf: Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5))) });
         total += df;
       }
+    this.#lastTerms = terms;
     const norm = this.#norm;
     if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM && k <= PRUNE_MAX_K)) {
       this.#everyPosting = false;

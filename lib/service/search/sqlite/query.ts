@@ -8,7 +8,7 @@ import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields,
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { hostOf, hostShares } from '../sites.ts';
+import { hostOf, recurringHostShares } from '../sites.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
@@ -32,8 +32,10 @@ const MAX_DEFINERS = 50;
 /** The pages whose definitions best answer a question (descriptions.ts) that join its candidates
  * and count as answering it (chosen on the even half of the natural questions, 10 to 40). */
 const DESCRIBED_PAGES = 20;
-/** The first stage's best pages whose sites say which manual a question is about. */
-const SITE_SAMPLE = 10;
+/** The first stage's best pages whose sites say which manual a question is about, those of a site
+ * that comes back among them (recurringHostShares): chosen on the even half of the natural
+ * questions, on the corpus alone and among 5,000 distractors (10 to 60; decision 0088). */
+const SITE_SAMPLE = 60;
 /** A word of the block an index anchor opens, against a name the anchor marks (decision 0080). */
 const PASSAGE_WEIGHT = 0.5;
 /** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
@@ -372,12 +374,17 @@ export class IndexReader {
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
-    if (!skip)
+    if (!skip) {
+      const joining: number[] = [];
       for (const id of [...defines.keys(), ...(described?.keys() ?? [])]) {
         if (known.has(id) || (allowed && !allowed[id])) continue;
-        rows.push({ id, s: 0 });
+        joining.push(id);
         known.add(id);
       }
+      // With the score the first stage gives them: a page below its best has its words all the same.
+      const scores = this.#stage.scores(joining);
+      for (const id of joining) rows.push({ id, s: scores.get(id) ?? 0 });
+    }
     if (!rows.length) return { ranked: [], ids: known, more };
     // Coverage counts for the head of the list and for definers.
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
@@ -390,7 +397,7 @@ export class IndexReader {
     // A definition answers a question about its own manual: its worth counts in the measure the
     // first stage's best pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
-    const onSites = described?.size ? hostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
+    const onSites = described?.size ? recurringHostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
     const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
