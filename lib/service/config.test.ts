@@ -102,6 +102,17 @@ describe('loadServiceConfig', () => {
     );
   });
 
+  it('keeps SEARCH_LIST_CACHE_MB of posting lists in each query thread, 256 MB unless told', () => {
+    assert.equal(loadServiceConfig({}).search.listCacheBytes, 256 * 1024 * 1024);
+    assert.equal(loadServiceConfig({ SEARCH_LIST_CACHE_MB: '1024' }).search.listCacheBytes, 1024 * 1024 * 1024);
+    for (const bad of ['0', '-5', '1.5', 'lots', '65537'])
+      assert.throws(
+        () => loadServiceConfig({ SEARCH_LIST_CACHE_MB: bad }),
+        (err) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('SEARCH_LIST_CACHE_MB: ')),
+        bad,
+      );
+  });
+
   it('keeps saved profiles in DATA_DIR/profiles unless BROWSER_PROFILES_DIR says where, up to BROWSER_PROFILE_MAX_MB each, BROWSER_PROFILE_CONCURRENCY restored or saved at once, BROWSER_PROFILE_WARM started ahead', () => {
     const plain = loadServiceConfig({ DATA_DIR: '/srv/p' });
     assert.deepEqual(plain.profiles, {

@@ -99,6 +99,7 @@ const schema = z.object({
   SEARCH_CACHE_SIZE: intVar(2000, 0, 1_000_000),
   // One core is left to the event loop (HTTP, the CDP relay): decision 0018.
   SEARCH_WORKERS: intVar(Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 64),
+  SEARCH_LIST_CACHE_MB: intVar(256, 1, 65_536),
   MCP_SESSION_IDLE_SECONDS: intVar(300, 1, 7 * 24 * 3600),
 });
 
@@ -219,6 +220,8 @@ export type ServiceConfig = {
     cacheSize: number;
     /** Query worker threads (0: search on the event loop). */
     workers: number;
+    /** Posting lists each query thread keeps unpacked, in bytes (decision 0088). */
+    listCacheBytes: number;
   };
   /** The MCP server at /mcp (docs/decisions/0101-mcp-server.md): a session unused this long ends, and its browser with it. */
   mcp: { idleMs: number };
@@ -339,6 +342,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       results: v.SEARCH_RESULTS,
       cacheSize: v.SEARCH_CACHE_SIZE,
       workers: v.SEARCH_WORKERS,
+      listCacheBytes: v.SEARCH_LIST_CACHE_MB * 1024 * 1024,
     },
     mcp: { idleMs: v.MCP_SESSION_IDLE_SECONDS * 1000 },
   };

@@ -20,7 +20,7 @@ export type ServiceSearch = {
  */
 export async function openServiceSearch(config: ServiceConfig, log: Logger): Promise<ServiceSearch> {
   const { search } = config;
-  const engine = { cacheSize: search.cacheSize, workers: search.workers };
+  const engine = { cacheSize: search.cacheSize, workers: search.workers, listCacheBytes: search.listCacheBytes };
   if (!search.generations) {
     const backend = new SqliteSearchBackend(search.indexPath, engine);
     return { backend, where: search.indexPath, close: () => backend.close() };

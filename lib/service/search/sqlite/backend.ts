@@ -53,6 +53,7 @@ export class SqliteSearchBackend implements SearchBackend {
   readonly #file: string;
   readonly #workers: number;
   readonly #immutable: boolean;
+  readonly #listCacheBytes: number | undefined;
   #open: Open | null = null;
   #pool: QueryPool | null = null;
   #reader: IndexReader | null = null;
@@ -62,9 +63,11 @@ export class SqliteSearchBackend implements SearchBackend {
   #cacheVersion = -1;
 
   /** `cacheSize`: how many answers to remember (least recently used go first); 0 turns it off.
-   * `workers`: query threads (0: search in the calling thread). */
-  constructor(file: string, opts: { cacheSize?: number; workers?: number; immutable?: boolean } = {}) {
+   * `workers`: query threads (0: search in the calling thread). `listCacheBytes`: each reader's
+   * cache of posting lists (postings.ts). */
+  constructor(file: string, opts: { cacheSize?: number; workers?: number; immutable?: boolean; listCacheBytes?: number } = {}) {
     this.#file = file;
+    this.#listCacheBytes = opts.listCacheBytes;
     this.#cacheSize = opts.cacheSize ?? 2000;
     this.#workers = opts.workers ?? 0;
     this.#immutable = opts.immutable ?? false;
@@ -76,10 +79,10 @@ export class SqliteSearchBackend implements SearchBackend {
     const address = this.#immutable ? immutableUri(this.#file) : this.#file;
     let run: Open['run'];
     if (this.#workers > 0) {
-      const pool = (this.#pool = new QueryPool(address, this.#workers));
+      const pool = (this.#pool = new QueryPool(address, this.#workers, { listCacheBytes: this.#listCacheBytes }));
       run = (req) => pool.search(req);
     } else {
-      const reader = (this.#reader = new IndexReader(address));
+      const reader = (this.#reader = new IndexReader(address, { listCacheBytes: this.#listCacheBytes }));
       run = async (req) => reader.search(req);
     }
     this.#open = { db, version: db.prepare('PRAGMA data_version'), count: db.prepare('SELECT COUNT(*) AS n FROM pages'), run };

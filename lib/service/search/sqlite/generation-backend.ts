@@ -31,7 +31,7 @@ type Live = { name: string; backend: SqliteSearchBackend; searches: number; reti
  */
 export class GenerationalSearchBackend implements SearchBackend {
   readonly #dir: string;
-  readonly #opts: { cacheSize?: number; workers?: number };
+  readonly #opts: { cacheSize?: number; workers?: number; listCacheBytes?: number };
   readonly #warmSearches: number;
   /** The latest distinct searches, oldest first. */
   readonly #recent = new Map<string, SearchRequest>();
@@ -43,9 +43,9 @@ export class GenerationalSearchBackend implements SearchBackend {
   #closed = false;
 
   /** `warmSearches`: recent searches replayed on a new generation before the switch (0: none). */
-  constructor(dir: string, opts: { cacheSize?: number; workers?: number; warmSearches?: number } = {}) {
+  constructor(dir: string, opts: { cacheSize?: number; workers?: number; listCacheBytes?: number; warmSearches?: number } = {}) {
     this.#dir = dir;
-    this.#opts = { cacheSize: opts.cacheSize, workers: opts.workers };
+    this.#opts = { cacheSize: opts.cacheSize, workers: opts.workers, listCacheBytes: opts.listCacheBytes };
     this.#warmSearches = opts.warmSearches ?? WARM_SEARCHES;
   }
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SearchAnswer, SearchRequest } from '../backend.ts';
-import type { WorkerReply, WorkerRequest } from './worker.ts';
+import type { WorkerData, WorkerReply, WorkerRequest } from './worker.ts';
 
 type Pending = { resolve: (r: SearchAnswer) => void; reject: (e: Error) => void };
 type Slot = { worker: Worker; pending: Map<number, Pending> };
@@ -12,13 +12,14 @@ type Slot = { worker: Worker; pending: Map<number, Pending> };
  * fails its searches and is replaced; errors come back as rejections (the backend maps them).
  */
 export class QueryPool {
-  readonly #file: string;
+  readonly #data: WorkerData;
   readonly #slots: Slot[] = [];
   #next = 0;
   #closed = false;
 
-  constructor(file: string, size: number) {
-    this.#file = file;
+  /** `listCacheBytes`: each worker's reader's cache of posting lists (query.ts). */
+  constructor(file: string, size: number, options: { listCacheBytes?: number } = {}) {
+    this.#data = { file, listCacheBytes: options.listCacheBytes };
     for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
   }
 
@@ -27,7 +28,7 @@ export class QueryPool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { file: this.#file } });
+    const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: this.#data });
     const slot: Slot = { worker, pending: new Map() };
     worker.on('message', (m: WorkerReply) => {
       const p = slot.pending.get(m.id);

@@ -143,6 +143,19 @@ describe('postings', () => {
     }
   });
 
+  it('answer the same with a cache of lists too small to keep any', () => {
+    const forgetful = new PostingsStage(db, { cacheBytes: 1 });
+    assert.equal(forgetful.refresh(), true);
+    for (const q of ['kettle', 'router descaling', 'vacuum brewing firewall', 'pg_stat_activity kettle', 'kettle']) {
+      const { concepts: c, joins } = concepts(q);
+      const want = postings.rank(c, joins, 20);
+      assert.deepEqual(forgetful.rank(c, joins, 20), want, q);
+      const ids = want.map((r) => r.id);
+      assert.deepEqual(forgetful.covering(ids), postings.covering(ids), q);
+      assert.deepEqual(forgetful.scores(ids), postings.scores(ids), q);
+    }
+  });
+
   it('find identifiers by their joined form and tell which pages hold every concept', () => {
     const { concepts: c, joins } = concepts('pg_stat_activity kettle');
     const ours = postings.rank(c, joins, 100);

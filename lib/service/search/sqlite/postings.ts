@@ -40,7 +40,8 @@ export type Prune = 'auto' | 'always' | 'never';
 const B = 0.75;
 /** Postings a reader keeps in memory, in bytes, least recently used out first (the corpus's
  * are about 70 MB in all; its 650 judged queries use about a third of them). */
-const CACHE_BYTES = 64 * 1024 * 1024;
+/** The posting lists a reader keeps unpacked, by default (SEARCH_LIST_CACHE_MB; decision 0088). */
+export const LIST_CACHE_BYTES = 256 * 1024 * 1024;
 
 export type PostingList = { docs: Uint32Array; freqs: Float32Array; starts: Uint32Array; places: Uint16Array };
 
@@ -140,6 +141,7 @@ export class PostingsStage implements FirstStage {
   /** Each list's highest impact (max-score.ts), for the norms and page count of this version. */
   #bounds = new WeakMap<PostingList, number>();
   readonly #prune: Prune;
+  readonly #cacheBytes: number;
   /** Postings whose impact the last rank() call worked out, and those of its terms. */
   #scored = { scored: 0, total: 0 };
   /** The mask of a page holding every concept of the last rank() call. */
@@ -154,10 +156,12 @@ export class PostingsStage implements FirstStage {
   /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
   #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
 
-  /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings. */
-  constructor(db: DatabaseSync, options: { prune?: Prune } = {}) {
+  /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings.
+   * `cacheBytes`: how much of the lists it reads it keeps unpacked, the least recently used going first. */
+  constructor(db: DatabaseSync, options: { prune?: Prune; cacheBytes?: number } = {}) {
     this.#db = db;
     this.#prune = options.prune ?? 'auto';
+    this.#cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
   }
 
   /** How many postings the last rank() call worked out, of how many its terms have. */
@@ -256,7 +260,7 @@ export class PostingsStage implements FirstStage {
     this.#cache.set(term, list);
     this.#cachedBytes += sizeOf(term, list);
     for (const [t, l] of this.#cache) {
-      if (this.#cachedBytes <= CACHE_BYTES) break;
+      if (this.#cachedBytes <= this.#cacheBytes) break;
       this.#cache.delete(t);
       this.#cachedBytes -= sizeOf(t, l);
     }

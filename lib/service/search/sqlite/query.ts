@@ -203,14 +203,15 @@ export class IndexReader {
   #keptVersion = -1;
   #stage: FirstStage;
 
-  constructor(file: string) {
+  /** `listCacheBytes`: how much of the posting lists it reads it keeps unpacked (postings.ts). */
+  constructor(file: string, options: { listCacheBytes?: number } = {}) {
     this.#db = new DatabaseSync(file, { readOnly: true });
     this.#db.exec('PRAGMA busy_timeout = 5000');
     // A published generation of an older schema is read as it is (a writable index is migrated
     // before any reader opens it).
     readAsCurrent(this.#db);
     this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
-    this.#postings = new PostingsStage(this.#db);
+    this.#postings = new PostingsStage(this.#db, { cacheBytes: options.listCacheBytes });
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;

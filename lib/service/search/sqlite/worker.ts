@@ -10,11 +10,13 @@ import { IndexReader } from './query.ts';
  */
 export type WorkerRequest = { id: number; req: SearchRequest };
 export type WorkerReply = { id: number; answer: unknown } | { id: number; error: string };
+/** What a worker is started with: the index, and its reader's options (query.ts). */
+export type WorkerData = { file: string; listCacheBytes?: number };
 
-const file = (workerData as { file: string }).file;
+const { file, listCacheBytes } = workerData as WorkerData;
 let reader: IndexReader | null = null;
 try {
-  reader = new IndexReader(file);
+  reader = new IndexReader(file, { listCacheBytes });
 } catch {
   // Reported by the first search that tries again.
 }
@@ -22,7 +24,7 @@ try {
 parentPort?.on('message', (msg: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    reader ??= new IndexReader(file);
+    reader ??= new IndexReader(file, { listCacheBytes });
     reply = { id: msg.id, answer: reader.search(msg.req) };
   } catch (err) {
     reader?.close();
