@@ -27,5 +27,28 @@ describe('search results as Markdown', () => {
 
   it('says when nothing was found', () => {
     assert.match(formatResults('zzz', { results: [] }), /No results\./);
+    assert.doesNotMatch(formatResults('zzz', { results: [] }), /find something/);
+  });
+
+  it('offers the searches the service found something for, when nothing was found', () => {
+    const text = formatResults('qwzx coroutine yyqv', {
+      results: [],
+      tries: [
+        { query: 'qwzx coroutine', language: 'de', why: 'fewer-words' },
+        { query: 'coroutine', language: 'de', why: 'one-word' },
+        { query: 'qwzx coroutine yyqv', language: 'en', why: 'english' },
+      ],
+    });
+    assert.equal(
+      text,
+      [
+        '### Search results for "qwzx coroutine yyqv"',
+        'No results.',
+        'These searches find something (run one with this tool):',
+        '- "qwzx coroutine" (language de): without its last word',
+        '- "coroutine" (language de): its longest word alone',
+        '- "qwzx coroutine yyqv" (language en): in English',
+      ].join('\n'),
+    );
   });
 });

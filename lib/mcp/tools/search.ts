@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Periscope, SearchResponse } from '@periscope/client';
+import type { Periscope, SearchResponse, SearchTry } from '@periscope/client';
 import { z } from 'zod';
 import { cutText, markdownNote, type Limits } from '../limits.ts';
 import { answer, textResult } from './result.ts';
@@ -13,7 +13,7 @@ export function registerSearchTool(server: McpServer, { periscope, limits }: Sea
     {
       title: 'Web search',
       description:
-        "Search the Periscope service's web index. Answers ranked results: title, address and a snippet of each. Open one with browser_navigate.",
+        "Search the Periscope service's web index. Answers ranked results: title, address and a snippet of each. Open one with browser_navigate. When nothing is found, it lists searches that find something.",
       inputSchema: {
         query: z.string().trim().min(1).max(348).describe('What to search for, 1 to 348 characters'),
         language: z
@@ -37,11 +37,16 @@ export function registerSearchTool(server: McpServer, { periscope, limits }: Sea
   );
 }
 
-/** Results as a numbered Markdown list, with the corrected query and the next page when there are. */
+/** Results as a numbered Markdown list, with the corrected query and the next page when there are;
+ * when none, the searches the service checked find something (decision 0114), to run with this tool. */
 export function formatResults(query: string, response: SearchResponse): string {
   const lines = [`### Search results for ${JSON.stringify(query)}`];
   if (response.corrected) lines.push(`Searched for ${JSON.stringify(response.corrected.query)} instead (misspelt words corrected).`);
   if (response.results.length === 0) lines.push('No results.');
+  if (response.results.length === 0 && response.tries?.length) {
+    lines.push('These searches find something (run one with this tool):');
+    for (const t of response.tries) lines.push(`- ${JSON.stringify(t.query)} (language ${t.language}): ${WHY[t.why] ?? t.why}`);
+  }
   response.results.forEach((r, i) => {
     const where = r.section?.length ? ` — ${r.section.join(' › ')}` : '';
     lines.push(`${i + 1}. [${escapeLinkText(r.title || r.url)}](${r.url})${where}`);
@@ -50,5 +55,14 @@ export function formatResults(query: string, response: SearchResponse): string {
   if (response.next) lines.push('More results exist: search again with a larger count (at most 50).');
   return lines.join('\n');
 }
+
+/** What each kind of try changed of the search. */
+const WHY: Record<SearchTry['why'], string> = {
+  corrected: 'its misspelt words corrected',
+  'fewer-words': 'without its last word',
+  'one-word': 'its longest word alone',
+  english: 'in English',
+  'every-site': 'on every site',
+};
 
 const escapeLinkText = (text: string) => text.replace(/[[\]\\]/g, (c) => `\\${c}`);
