@@ -75,4 +75,24 @@ export default tseslint.config(
     'portal',
     'app',
   ]),
+  // A controlled text input or select of the portal keeps what was typed or chosen before the page
+  // hydrated only as app/_ui's Input and Select (decisions 0115, 0116).
+  {
+    files: ['app/**/*.tsx'],
+    ignores: ['app/_ui/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXOpeningElement[name.name='select']:has(JSXAttribute[name.name='value'])",
+          message: "A controlled select is app/_ui/select.tsx's Select (decision 0115): it keeps a choice made before hydration.",
+        },
+        {
+          selector:
+            "JSXOpeningElement[name.name='input']:has(JSXAttribute[name.name='value']):has(JSXAttribute[name.name='onChange']):not(:has(JSXAttribute[name.name='type'][value.value=/^(?:range|radio|checkbox)$/]))",
+          message: "A controlled text input is app/_ui/input.tsx's Input (decision 0116): it keeps what was typed before hydration.",
+        },
+      ],
+    },
+  },
 );

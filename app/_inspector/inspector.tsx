@@ -4,6 +4,8 @@ import type { RecordingEvent } from '#portal/service-client/key-browsers.ts';
 import type { InspectedRecording } from '#portal/inspector/recordings.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { formatDate } from '#app/_lib/format.ts';
+import { Input } from '#app/_ui/input.tsx';
+import { Select } from '#app/_ui/select.tsx';
 import { clock, filterRows, frameAt, framesOf, marksOf, rowsOf, type Row } from './timeline.ts';
 import './inspector.css';
 
@@ -133,13 +135,13 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
         </button>
         <label className="inspector-speed">
           Speed
-          <select className="input" value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])}>
+          <Select className="input" value={String(speed)} onChoose={(v) => setSpeed(Number(v) as (typeof SPEEDS)[number])}>
             {SPEEDS.map((s) => (
               <option key={s} value={s}>
                 {s}×
               </option>
             ))}
-          </select>
+          </Select>
         </label>
         <span className="inspector-clock" aria-live="off">
           {clock(t)} / {clock(end)}
@@ -179,7 +181,7 @@ export function Inspector({ teamId, browserId, startAt }: { teamId: string; brow
               </button>
             ))}
           </div>
-          <input className="input" aria-label="Filter" placeholder="Filter" value={needle} onChange={(e) => setNeedle(e.target.value)} />
+          <Input className="input" aria-label="Filter" placeholder="Filter" value={needle} onType={setNeedle} />
           <label className="row">
             <input type="checkbox" checked={badOnly} onChange={(e) => setBadOnly(e.target.checked)} /> Problems only
           </label>

@@ -1,5 +1,5 @@
 'use client';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { z } from 'zod';
 import { fieldErrors } from '#portal/schemas.ts';
 
@@ -39,14 +39,24 @@ export function useForm<S extends z.ZodType>(schema: S) {
   };
 }
 
-/** A form's values, and a setter per field that also re-checks it (once touched) through `form`. */
+/**
+ * A form's values, and a setter per field that also re-checks it (once touched) through `form`.
+ * Fields set one after another before the next render build on each other: on hydration every
+ * field holding text filled in before it is set at once (decision 0116).
+ */
 export function useFields<V extends Record<string, string>>(
   initial: V,
   form: { change: (values: Record<string, unknown>, field: string) => void },
 ) {
-  const [values, setValues] = useState(initial);
+  const [values, setState] = useState(initial);
+  const latest = useRef(values);
+  latest.current = values;
+  const setValues = (next: V | ((values: V) => V)) => {
+    latest.current = typeof next === 'function' ? next(latest.current) : next;
+    setState(latest.current);
+  };
   const set = (field: keyof V & string, value: string) => {
-    const next = { ...values, [field]: value };
+    const next = { ...latest.current, [field]: value };
     setValues(next);
     form.change(next, field);
   };

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { TAKE_CONTROL_AFTER_MS, type DialogInfo, type FrameMeta, type ViewerInfo } from '#portal/protocol/live.ts';
 import { Dialog } from '#app/_ui/dialog.tsx';
+import { Input } from '#app/_ui/input.tsx';
 import { LiveConnection, type LiveState, type LiveStatus } from './connection.ts';
 import { SHORTCUTS, shortcutOf, type ShortcutAction } from './shortcuts.ts';
 import { useRemoteInput } from './use-remote-input.ts';
@@ -406,8 +407,8 @@ export function LiveView({ target, name, mode = 'auto', mayTakeControl = false, 
           </button>
         )}
         <form className="live-address" onSubmit={go}>
-          <input
-            ref={addressRef}
+          <Input
+            inputRef={addressRef}
             aria-label="Address"
             aria-keyshortcuts="Alt+Shift+L"
             value={address}
@@ -415,7 +416,7 @@ export function LiveView({ target, name, mode = 'auto', mayTakeControl = false, 
             disabled={!inControl}
             onFocus={() => setEditingAddress(true)}
             onBlur={() => setEditingAddress(false)}
-            onChange={(e) => setAddress(e.target.value)}
+            onType={setAddress}
             spellCheck={false}
             autoComplete="off"
           />
@@ -586,7 +587,7 @@ export function LiveView({ target, name, mode = 'auto', mayTakeControl = false, 
           <div className="live-dialog" role="alertdialog" aria-label={`The page says: ${dialog.message}`}>
             <p className="live-dialog-message">{dialog.message || (dialog.dialogType === 'beforeunload' ? 'Leave this page?' : '')}</p>
             {dialog.dialogType === 'prompt' && (
-              <input aria-label="Answer" value={promptText} onChange={(e) => setPromptText(e.target.value)} disabled={!inControl} />
+              <Input aria-label="Answer" value={promptText} onType={setPromptText} disabled={!inControl} />
             )}
             <div className="live-dialog-actions">
               {dialog.dialogType !== 'alert' && (

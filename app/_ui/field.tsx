@@ -1,6 +1,6 @@
-import type { InputHTMLAttributes } from 'react';
+import { Input, type InputProps } from './input.tsx';
 
-type Props = InputHTMLAttributes<HTMLInputElement> & { id: string; label: string; error?: string | undefined; hint?: string | undefined };
+type Props = InputProps & { id: string; label: string; error?: string | undefined; hint?: string | undefined };
 
 /** A labelled input with its hint and inline error wired to it for assistive technology. */
 export function Field({ id, label, error, hint, ...input }: Props) {
@@ -8,7 +8,7 @@ export function Field({ id, label, error, hint, ...input }: Props) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} className="input" aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      <Input id={id} className="input" aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
       {hint && (
         <span id={`${id}-hint`} className="field-hint">
           {hint}

@@ -1,5 +1,6 @@
 'use client';
-import { useEffect, useRef, type SelectHTMLAttributes } from 'react';
+import type { SelectHTMLAttributes } from 'react';
+import { useShownBeforeHydration } from './shown-before-hydration.ts';
 
 type Props = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'defaultValue' | 'onChange'> & {
   value: string;
@@ -7,24 +8,8 @@ type Props = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'defaultVal
   onChoose: (value: string) => void;
 };
 
-/**
- * A controlled select that keeps a choice made before the page hydrated (decision 0115). On a
- * slow connection the server's HTML is usable before the scripts run: a select changed then
- * changes on screen but reaches no handler, and hydration leaves its value as it finds it, so the
- * page would go on with the value it rendered while showing another. Once hydrated, a value shown
- * that differs from the one rendered goes to `onChoose`, as the change would have. A select mounted
- * after hydration shows what it rendered, so nothing happens for it; development's strict mode,
- * which runs effects twice, applies a choice once.
- */
+/** A controlled select that keeps a choice made before the page hydrated (decision 0115). */
 export function Select({ value, onChoose, ...props }: Props) {
-  const select = useRef<HTMLSelectElement>(null);
-  const checked = useRef(false);
-  const first = useRef({ value, onChoose });
-  useEffect(() => {
-    if (checked.current) return;
-    checked.current = true;
-    const shown = select.current?.value;
-    if (shown !== undefined && shown !== first.current.value) first.current.onChoose(shown);
-  }, []);
+  const select = useShownBeforeHydration<HTMLSelectElement>(value, onChoose);
   return <select ref={select} value={value} onChange={(e) => onChoose(e.target.value)} {...props} />;
 }

@@ -2,22 +2,16 @@
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { signInFormSchema } from '#portal/schemas.ts';
-import { useForm } from '../_lib/use-form.ts';
+import { useFields, useForm } from '../_lib/use-form.ts';
 import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';
 import { Field } from '../_ui/field.tsx';
 
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError: string | null }) {
-  const [values, setValues] = useState({ email: '', password: '' });
   const [error, setError] = useState<string | null>(initialError);
   const [busy, setBusy] = useState(false);
   const form = useForm(signInFormSchema);
-
-  const set = (field: keyof typeof values, value: string) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(next, field);
-  };
+  const { values, set } = useFields({ email: '', password: '' }, form);
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
@@ -44,7 +38,7 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
         autoComplete="email"
         value={values.email}
         error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)}
+        onType={(value) => set('email', value)}
         onBlur={() => form.blur(values, 'email')}
         required
       />
@@ -55,7 +49,7 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
         autoComplete="current-password"
         value={values.password}
         error={form.errors.password || undefined}
-        onChange={(e) => set('password', e.target.value)}
+        onType={(value) => set('password', value)}
         onBlur={() => form.blur(values, 'password')}
         required
       />

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { PASSWORD_MIN_LENGTH } from '#portal/crypto/password-rules.ts';
 import { signUpSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '../_lib/client-api.ts';
-import { useForm } from '../_lib/use-form.ts';
+import { useFields, useForm } from '../_lib/use-form.ts';
 import { Alert } from '../_ui/alert.tsx';
 import { Button } from '../_ui/button.tsx';
 import { Field } from '../_ui/field.tsx';
@@ -13,16 +13,10 @@ const SIGN_IN_AFTER_SIGN_UP_FAILED =
   'We could not sign you in with this email and password. If you already have an account, sign in instead (or ask an operator for a reset link).';
 
 export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
-  const [values, setValues] = useState({ name: '', email: '', password: '' });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useForm(signUpSchema);
-
-  const set = (field: keyof typeof values, value: string) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(next, field);
-  };
+  const { values, set } = useFields({ name: '', email: '', password: '' }, form);
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
@@ -52,7 +46,7 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
         autoComplete="name"
         value={values.name}
         error={form.errors.name || undefined}
-        onChange={(e) => set('name', e.target.value)}
+        onType={(value) => set('name', value)}
         onBlur={() => form.blur(values, 'name')}
         required
       />
@@ -63,7 +57,7 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
         autoComplete="email"
         value={values.email}
         error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)}
+        onType={(value) => set('email', value)}
         onBlur={() => form.blur(values, 'email')}
         required
       />
@@ -75,7 +69,7 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
         value={values.password}
         error={form.errors.password || undefined}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of a few words works well.`}
-        onChange={(e) => set('password', e.target.value)}
+        onType={(value) => set('password', value)}
         onBlur={() => form.blur(values, 'password')}
         required
       />

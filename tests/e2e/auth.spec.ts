@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAX_FAILURES } from '../helpers/portal-env.ts';
-import { newUser, reloadWithScriptsHeld, signIn, signOut, signUp } from '../helpers/portal.ts';
+import { newUser, reloadWithScriptsHeld, signIn, signOut, signUp, untilHydrated } from '../helpers/portal.ts';
 
 test.describe('accounts', () => {
   test('sign up with inline validation, sign out, sign in', async ({ page }) => {
@@ -101,6 +101,21 @@ test.describe('accounts', () => {
     await page.getByRole('combobox', { name: 'Theme' }).selectOption('light');
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(darkBg);
+  });
+
+  test('an email and password filled in before the page has loaded its scripts sign in once they run', async ({ page }) => {
+    const user = newUser('early-signin');
+    await signUp(page, user);
+    await signOut(page);
+    const release = await reloadWithScriptsHeld(page);
+    const email = page.getByLabel('Email', { exact: true });
+    await email.fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill(user.password);
+    release();
+    await untilHydrated(email);
+    await page.unrouteAll({ behavior: 'wait' });
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(page).toHaveURL(/\/teams\/team_[\w-]+\/keys$/);
   });
 
   test('a theme chosen before the page has loaded its scripts is applied once they run', async ({ page }) => {

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_SERVICE_URL } from '../helpers/portal-env.ts';
-import { createKey, newUser, reloadWithScriptsHeld, signUp, teamIdOf, userSession } from '../helpers/portal.ts';
+import { createKey, newUser, reloadWithScriptsHeld, signUp, teamIdOf, untilHydrated, userSession } from '../helpers/portal.ts';
 import {
   cliKey,
   copyIndex,
@@ -273,12 +273,27 @@ test('a language chosen before the page has loaded its scripts goes with the nex
   const menu = page.getByRole('combobox', { name: 'Language' });
   await menu.selectOption('de');
   release();
-  // Hydrated: React has taken the select over.
-  await expect.poll(() => menu.evaluate((el) => Object.keys(el).some((k) => k.startsWith('__reactFiber')))).toBe(true);
+  await untilHydrated(menu);
   await page.unrouteAll({ behavior: 'wait' });
   await searchFor(page, 'json encoder');
   await expect(page).toHaveURL(/\?q=json\+encoder&lang=de$/);
   await expect(menu).toHaveValue('de');
+});
+
+test('words typed before the page has loaded its scripts are what the next search looks for', async ({ page }) => {
+  await signUp(page, newUser('early-words'));
+  const teamId = teamIdOf(page);
+  await createKey(page, teamId, 'Early words key');
+  await page.goto(`/teams/${teamId}/search`);
+  const release = await reloadWithScriptsHeld(page);
+  const box = page.getByRole('searchbox', { name: 'Search' });
+  await box.fill('json encoder');
+  release();
+  await untilHydrated(box);
+  await page.unrouteAll({ behavior: 'wait' });
+  await box.press('Enter');
+  await expect(page).toHaveURL(/\?q=json\+encoder&lang=en$/);
+  await expect(page.getByRole('list', { name: 'Search results' })).toBeVisible();
 });
 
 test('a site icon that cannot load leaves no gap before the address', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -111,4 +111,9 @@ export async function reloadWithScriptsHeld(page: Page): Promise<() => void> {
   });
   await page.reload({ waitUntil: 'commit' });
   return release;
+}
+
+/** Waits until React has taken `control` over: the page has hydrated it. */
+export async function untilHydrated(control: Locator): Promise<void> {
+  await expect.poll(() => control.evaluate((el) => Object.keys(el).some((k) => k.startsWith('__reactFiber')))).toBe(true);
 }

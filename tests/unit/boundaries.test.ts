@@ -88,3 +88,22 @@ describe('import boundaries', () => {
     await refused('server/cli/mcp.ts', '#service/config.ts');
   });
 });
+
+describe('form controls of the portal (decisions 0115, 0116)', () => {
+  const eslint = new ESLint({ cwd: ROOT });
+  const problems = async (file: string, jsx: string) => {
+    const code = `export const A = (p: { v: string; s: (v: string) => void }) => (${jsx});\n`;
+    const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').length;
+  };
+
+  it('refuses a controlled input or select outside app/_ui, which Input and Select are for', async () => {
+    assert.equal(await problems('app/x/y.tsx', '<input value={p.v} onChange={(e) => p.s(e.target.value)} />'), 1);
+    assert.equal(await problems('app/x/y.tsx', '<select value={p.v} onChange={(e) => p.s(e.target.value)}><option>a</option></select>'), 1);
+    // Sliders, radios, checkboxes and uncontrolled controls are not text typed or chosen.
+    assert.equal(await problems('app/x/y.tsx', '<input type="range" value={p.v} onChange={(e) => p.s(e.target.value)} />'), 0);
+    assert.equal(await problems('app/x/y.tsx', '<input type="radio" value="a" checked onChange={() => p.s("a")} />'), 0);
+    assert.equal(await problems('app/x/y.tsx', '<input name="q" defaultValue={p.v} />'), 0);
+    assert.equal(await problems('app/_ui/y.tsx', '<input value={p.v} onChange={(e) => p.s(e.target.value)} />'), 0);
+  });
+});

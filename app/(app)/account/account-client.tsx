@@ -52,7 +52,7 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
         autoComplete="name"
         value={values.name}
         error={form.errors.name || undefined}
-        onChange={(e) => set('name', e.target.value)}
+        onType={(value) => set('name', value)}
         onBlur={() => form.blur(values, 'name')}
       />
       <Field
@@ -62,7 +62,7 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
         autoComplete="email"
         value={values.email}
         error={form.errors.email || undefined}
-        onChange={(e) => set('email', e.target.value)}
+        onType={(value) => set('email', value)}
         onBlur={() => form.blur(values, 'email')}
       />
       {emailChanged && hasPassword && (
@@ -74,7 +74,7 @@ export function ProfileForm({ name, email, hasPassword }: { name: string; email:
           value={values.currentPassword}
           hint="Needed to change your email."
           error={form.errors.currentPassword || undefined}
-          onChange={(e) => set('currentPassword', e.target.value)}
+          onType={(value) => set('currentPassword', value)}
         />
       )}
       <div>
@@ -131,7 +131,7 @@ export function PasswordForm({ email, hasPassword }: { email: string; hasPasswor
           autoComplete="current-password"
           value={values.currentPassword}
           error={form.errors.currentPassword || undefined}
-          onChange={(e) => set('currentPassword', e.target.value)}
+          onType={(value) => set('currentPassword', value)}
         />
       )}
       <Field
@@ -142,7 +142,7 @@ export function PasswordForm({ email, hasPassword }: { email: string; hasPasswor
         value={values.newPassword}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
         error={form.errors.newPassword || undefined}
-        onChange={(e) => set('newPassword', e.target.value)}
+        onType={(value) => set('newPassword', value)}
         onBlur={() => form.blur(values, 'newPassword')}
       />
       <div>
@@ -222,7 +222,7 @@ export function DeleteAccount({ email, hasPassword }: { email: string; hasPasswo
               autoComplete="current-password"
               value={confirm}
               error={fieldError}
-              onChange={(e) => setConfirm(e.target.value)}
+              onType={(value) => setConfirm(value)}
             />
           ) : (
             <Field
@@ -231,7 +231,7 @@ export function DeleteAccount({ email, hasPassword }: { email: string; hasPasswo
               type="email"
               value={confirm}
               error={fieldError}
-              onChange={(e) => setConfirm(e.target.value)}
+              onType={(value) => setConfirm(value)}
             />
           )}
         </form>

@@ -43,9 +43,9 @@ export function ResetForm({ token }: { token: string }) {
         value={password}
         error={form.errors.password || undefined}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-        onChange={(e) => {
-          setPassword(e.target.value);
-          form.change({ password: e.target.value }, 'password');
+        onType={(value) => {
+          setPassword(value);
+          form.change({ password: value }, 'password');
         }}
         onBlur={() => form.blur({ password }, 'password')}
       />

@@ -37,9 +37,9 @@ export function NewTeamForm() {
         value={name}
         error={form.errors.name || undefined}
         autoFocus
-        onChange={(e) => {
-          setName(e.target.value);
-          form.change({ name: e.target.value }, 'name');
+        onType={(value) => {
+          setName(value);
+          form.change({ name: value }, 'name');
         }}
         onBlur={() => form.blur({ name }, 'name')}
       />

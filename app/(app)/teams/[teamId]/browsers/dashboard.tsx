@@ -13,6 +13,7 @@ import './dashboard.css';
 import { Table } from '#app/_ui/table.tsx';
 import { endReasonText } from '#app/_lib/end-reasons.ts';
 import { clipAddress } from '#app/_lib/address.ts';
+import { Input } from '#app/_ui/input.tsx';
 import { Select } from '#app/_ui/select.tsx';
 
 type Sort = 'newest' | 'oldest' | 'person' | 'address';
@@ -140,13 +141,7 @@ export function Dashboard({
         </div>
         <div className="field">
           <label htmlFor="filter-address">Address or title</label>
-          <input
-            id="filter-address"
-            className="input"
-            value={address}
-            onChange={(e) => setAddress(e.target.value)}
-            placeholder="e.g. example.com"
-          />
+          <Input id="filter-address" className="input" value={address} onType={setAddress} placeholder="e.g. example.com" />
         </div>
         <div className="field">
           <label htmlFor="sort">Sort</label>

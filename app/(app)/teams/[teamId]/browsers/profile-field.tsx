@@ -42,7 +42,7 @@ export function ProfileField({
         list="browser-profiles"
         error={error}
         onFocus={() => setWanted(true)}
-        onChange={(e) => onChange(e.target.value)}
+        onType={(value) => onChange(value)}
       />
       <datalist id="browser-profiles">
         {offered.map((p) => (

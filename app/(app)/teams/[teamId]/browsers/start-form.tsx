@@ -58,7 +58,7 @@ export function StartForm({ teamId, keys, proxies }: { teamId: string; keys: Key
             maxLength={80}
             placeholder="e.g. Checkout test"
             error={nameError}
-            onChange={(e) => setName(e.target.value)}
+            onType={(value) => setName(value)}
           />
         </div>
         <div className="field" style={{ flex: '1 1 12rem' }}>

@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation.js';
 import { useState, type FormEvent } from 'react';
 import { newKeySchema, renameKeyFormSchema } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
-import { useForm } from '#app/_lib/use-form.ts';
+import { useFields, useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { SecretBox } from '#app/_ui/secret-box.tsx';
@@ -31,10 +31,14 @@ export function NewKeyButtons({ teamId, canIssue }: { teamId: string; canIssue: 
 /** Create or add a key; on success the full key is shown here once, then forgotten. */
 function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | null; onClose: () => void }) {
   const router = useRouter();
-  const [values, setValues] = useState({ name: '', key: '' });
   const [shown, setShown] = useState<string | null>(null);
   const form = useForm(newKeySchema);
-  const body = (v: typeof values) => (mode === 'add' ? { mode, ...v } : { mode, name: v.name });
+  type Values = { name: string; key: string };
+  const body = (v: Values) => (mode === 'add' ? { mode, ...v } : { mode, name: v.name });
+  const { values, set, setValues } = useFields<Values>(
+    { name: '', key: '' },
+    { change: (v, field) => form.change(body(v as Values), field) },
+  );
   const mutation = useMutation({
     mutationFn: (input: unknown) => api<{ token: string }>('POST', `/api/teams/${teamId}/keys`, input),
     onSuccess: (res) => {
@@ -50,11 +54,6 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
     form.setErrors({});
     mutation.reset();
     onClose();
-  };
-  const set = (field: 'name' | 'key', value: string) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(body(next), field);
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -100,7 +99,7 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
           placeholder="e.g. CI pipeline"
           value={values.name}
           error={form.errors.name || undefined}
-          onChange={(e) => set('name', e.target.value)}
+          onType={(value) => set('name', value)}
           onBlur={() => form.blur(body(values), 'name')}
           autoFocus
         />
@@ -113,7 +112,7 @@ function NewKeyDialog({ teamId, mode, onClose }: { teamId: string; mode: Mode | 
             spellCheck={false}
             value={values.key}
             error={form.errors.key || undefined}
-            onChange={(e) => set('key', e.target.value)}
+            onType={(value) => set('key', value)}
             onBlur={() => form.blur(body(values), 'key')}
           />
         )}
@@ -193,9 +192,9 @@ export function KeyActions({ teamId, keyId, name, isDefault }: { teamId: string;
             label="Key name"
             value={newName}
             error={form.errors.name || undefined}
-            onChange={(e) => {
-              setNewName(e.target.value);
-              form.change({ name: e.target.value }, 'name');
+            onType={(value) => {
+              setNewName(value);
+              form.change({ name: value }, 'name');
             }}
             onBlur={() => form.blur({ name: newName }, 'name')}
             autoFocus

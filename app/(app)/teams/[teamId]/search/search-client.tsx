@@ -28,6 +28,7 @@ import { MAX_UPSTREAM_RETRIES, postSearch, retryDelayMs, searchBody, SearchError
 import { SearchFailure } from './search-state.tsx';
 import { useResultKeys } from './use-result-keys.ts';
 import { NoResultsHelp, noResultsText } from './no-results.tsx';
+import { Input } from '#app/_ui/input.tsx';
 import { Select } from '#app/_ui/select.tsx';
 
 export type InitialSearch = {
@@ -67,14 +68,19 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
   const [draft, setDraft] = useState(q);
   // The language menu is part of the next search, like the box: changing it runs nothing by itself.
   const [draftLang, setDraftLang] = useState(lang);
-  // Back and forward change the address: the menu follows. Adjusted while rendering, not in an
-  // effect, so that mounting sets nothing and a choice made before hydration stays (decision 0115).
-  const [addressLang, setAddressLang] = useState(lang);
-  if (addressLang !== lang) {
-    setAddressLang(lang);
-    setDraftLang(lang);
-  }
   const [invalid, setInvalid] = useState<string | null>(null);
+  // Back and forward change the address: the box and the menu follow. Adjusted while rendering, not
+  // in an effect, so that mounting sets nothing and what was typed or chosen before hydration stays
+  // (decisions 0115, 0116).
+  const [address, setAddress] = useState({ q, lang });
+  if (address.q !== q || address.lang !== lang) {
+    setAddress({ q, lang });
+    if (address.q !== q) {
+      setDraft(q);
+      setInvalid(null);
+    }
+    if (address.lang !== lang) setDraftLang(lang);
+  }
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLOListElement>(null);
   const client = useQueryClient();
@@ -135,12 +141,6 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
     }, ms);
     return () => clearTimeout(t);
   }, [limited, searchKey]);
-
-  // Back and forward change the address: the box follows.
-  useEffect(() => {
-    setDraft(q);
-    setInvalid(null);
-  }, [q]);
 
   const recentQuery = useQuery<RecentSearch[]>({
     queryKey: ['recent-searches'],
@@ -212,9 +212,9 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
           <label htmlFor="search-q" className="sr-only">
             Search
           </label>
-          <input
+          <Input
             id="search-q"
-            ref={inputRef}
+            inputRef={inputRef}
             className="input search-input"
             type="search"
             name="q"
@@ -224,7 +224,7 @@ export function SearchClient({ teamId, hasKey, canManage, initial, recent }: Pro
             placeholder="Search the index — press / to focus"
             aria-invalid={invalid || tooLong ? true : undefined}
             aria-describedby="search-hint"
-            onChange={(e) => setDraft(e.target.value)}
+            onType={setDraft}
             autoFocus={!q}
           />
           <label htmlFor="search-lang" className="sr-only">

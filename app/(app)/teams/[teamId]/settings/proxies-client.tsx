@@ -1,12 +1,12 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation.js';
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import type { ProxyView } from '#portal/keys/proxies.ts';
 import { newProxySchema } from '#portal/schemas.ts';
 import { api, ApiError } from '#app/_lib/client-api.ts';
 import { formatDate } from '#app/_lib/format.ts';
-import { useForm } from '#app/_lib/use-form.ts';
+import { useFields, useForm } from '#app/_lib/use-form.ts';
 import { Alert } from '#app/_ui/alert.tsx';
 import { Button } from '#app/_ui/button.tsx';
 import { Field } from '#app/_ui/field.tsx';
@@ -52,8 +52,8 @@ export function TeamProxies({ teamId, proxies, canChange }: { teamId: string; pr
 
 function AddProxyForm({ teamId }: { teamId: string }) {
   const router = useRouter();
-  const [values, setValues] = useState({ name: '', url: '' });
   const form = useForm(newProxySchema);
+  const { values, set: setField, setValues } = useFields({ name: '', url: '' }, form);
   const mutation = useMutation({
     mutationFn: (body: { name: string; url: string }) => api<{ proxy: ProxyView }>('POST', `/api/teams/${teamId}/proxies`, body),
     onSuccess: () => {
@@ -64,9 +64,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
   });
   const set = (field: 'name' | 'url', value: string) => {
     if (mutation.isSuccess) mutation.reset();
-    const next = { ...values, [field]: value };
-    setValues(next);
-    form.change(next, field);
+    setField(field, value);
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -85,7 +83,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
             maxLength={60}
             placeholder="e.g. Office egress"
             error={form.errors.name || undefined}
-            onChange={(e) => set('name', e.target.value)}
+            onType={(value) => set('name', value)}
             onBlur={() => form.blur(values, 'name')}
           />
         </div>
@@ -99,7 +97,7 @@ function AddProxyForm({ teamId }: { teamId: string }) {
             spellCheck={false}
             hint="http://, https:// or socks5://; user and password optional. Stored encrypted, never shown again."
             error={form.errors.url || undefined}
-            onChange={(e) => set('url', e.target.value)}
+            onType={(value) => set('url', value)}
             onBlur={() => form.blur(values, 'url')}
           />
         </div>

@@ -36,9 +36,9 @@ export function RenameTeamForm({ teamId, name }: { teamId: string; name: string 
         label="Team name"
         value={value}
         error={form.errors.name || undefined}
-        onChange={(e) => {
-          setValue(e.target.value);
-          form.change({ name: e.target.value }, 'name');
+        onType={(value) => {
+          setValue(value);
+          form.change({ name: value }, 'name');
         }}
         onBlur={() => form.blur({ name: value }, 'name')}
       />

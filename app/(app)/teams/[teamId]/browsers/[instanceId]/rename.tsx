@@ -37,7 +37,7 @@ export function RenameBrowser({ teamId, instanceId, name }: { teamId: string; in
         value={value}
         maxLength={80}
         autoFocus
-        onChange={(e) => setValue(e.target.value)}
+        onType={(value) => setValue(value)}
         error={error}
       />
       <Button type="submit" size="sm" variant="primary" busy={rename.isPending} disabled={!value.trim()}>

@@ -57,7 +57,7 @@ export function SaveAsProfileButton({ teamId, instanceId, name }: { teamId: stri
             placeholder="e.g. shop-login"
             hint="Letters, digits, dots, dashes and underscores."
             error={nameError}
-            onChange={(e) => setProfile(e.target.value)}
+            onType={(value) => setProfile(value)}
           />
         </form>
         {save.error && !failure?.fields.name && <p role="alert">{failure ? failure.message : 'Could not stop and save it.'}</p>}

@@ -9,6 +9,7 @@ import { Button } from '#app/_ui/button.tsx';
 import { SecretBox } from '#app/_ui/secret-box.tsx';
 import { Dialog } from '#app/_ui/dialog.tsx';
 import { Field } from '#app/_ui/field.tsx';
+import { Select } from '#app/_ui/select.tsx';
 
 const DURATIONS = [
   { minutes: 5, label: '5 minutes' },
@@ -119,13 +120,13 @@ export function ShareBrowser({ teamId, instanceId, canShareControl }: { teamId: 
             </fieldset>
             <div className="field">
               <label htmlFor="link-minutes">Lasts</label>
-              <select id="link-minutes" className="input" value={minutes} onChange={(e) => setMinutes(Number(e.target.value))}>
+              <Select id="link-minutes" className="input" value={String(minutes)} onChoose={(v) => setMinutes(Number(v))}>
                 {DURATIONS.map((d) => (
                   <option key={d.minutes} value={d.minutes}>
                     {d.label}
                   </option>
                 ))}
-              </select>
+              </Select>
             </div>
             <Field
               id="link-label"
@@ -134,7 +135,7 @@ export function ShareBrowser({ teamId, instanceId, canShareControl }: { teamId: 
               maxLength={60}
               value={label}
               placeholder="Guest"
-              onChange={(e) => setLabel(e.target.value)}
+              onType={(value) => setLabel(value)}
             />
             <div className="row" style={{ justifyContent: 'flex-end' }}>
               <Button onClick={close}>Cancel</Button>
