@@ -1,5 +1,5 @@
 'use client';
-import type { InputHTMLAttributes, Ref } from 'react';
+import { useCallback, type InputHTMLAttributes, type Ref } from 'react';
 import { useShownBeforeHydration } from './shown-before-hydration.ts';
 
 export type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'defaultValue' | 'onChange'> & {
@@ -13,16 +13,14 @@ export type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | '
 /** A controlled text input that keeps what was typed or filled in before the page hydrated (decision 0116). */
 export function Input({ value, onType, inputRef, ...props }: InputProps) {
   const input = useShownBeforeHydration<HTMLInputElement>(value, onType);
-  return (
-    <input
-      ref={(el) => {
-        input.current = el;
-        if (typeof inputRef === 'function') inputRef(el);
-        else if (inputRef) inputRef.current = el;
-      }}
-      value={value}
-      onChange={(e) => onType(e.target.value)}
-      {...props}
-    />
+  // One callback while `inputRef` stays the same, so the element is not detached at every render.
+  const ref = useCallback(
+    (el: HTMLInputElement | null) => {
+      input.current = el;
+      if (typeof inputRef === 'function') inputRef(el);
+      else if (inputRef) inputRef.current = el;
+    },
+    [input, inputRef],
   );
+  return <input ref={ref} value={value} onChange={(e) => onType(e.target.value)} {...props} />;
 }

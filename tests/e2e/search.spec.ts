@@ -264,12 +264,18 @@ test('changing the language runs no search by itself: it applies to the next one
   await expect(page.getByRole('combobox', { name: 'Language' })).toHaveValue('en');
 });
 
-test('a language chosen before the page has loaded its scripts goes with the next search', async ({ page }) => {
-  await signUp(page, newUser('early-language'));
+/** A new user's search page with a key, loaded again with its scripts held back (the server's HTML
+ * alone, as before hydration); returns what lets them through. */
+async function searchPageBeforeHydration(page: Page, label: string): Promise<() => void> {
+  await signUp(page, newUser(label));
   const teamId = teamIdOf(page);
-  await createKey(page, teamId, 'Early language key');
+  await createKey(page, teamId, `${label} key`);
   await page.goto(`/teams/${teamId}/search`);
-  const release = await reloadWithScriptsHeld(page);
+  return reloadWithScriptsHeld(page);
+}
+
+test('a language chosen before the page has loaded its scripts goes with the next search', async ({ page }) => {
+  const release = await searchPageBeforeHydration(page, 'early-language');
   const menu = page.getByRole('combobox', { name: 'Language' });
   await menu.selectOption('de');
   release();
@@ -281,11 +287,7 @@ test('a language chosen before the page has loaded its scripts goes with the nex
 });
 
 test('words typed before the page has loaded its scripts are what the next search looks for', async ({ page }) => {
-  await signUp(page, newUser('early-words'));
-  const teamId = teamIdOf(page);
-  await createKey(page, teamId, 'Early words key');
-  await page.goto(`/teams/${teamId}/search`);
-  const release = await reloadWithScriptsHeld(page);
+  const release = await searchPageBeforeHydration(page, 'early-words');
   const box = page.getByRole('searchbox', { name: 'Search' });
   await box.fill('json encoder');
   release();
