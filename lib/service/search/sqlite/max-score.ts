@@ -1,18 +1,21 @@
-import { indexIn } from '../sorted.ts';
 import type { AllowedPages, Ranked } from './first-stage.ts';
+import type { TermList } from './term-list.ts';
 
 /**
  * The first stage's top k without scoring every posting (decision 0084): MaxScore (Turtle and Flood,
- * 1995), term at a time, as its "continue" strategy runs it.
+ * 1995), term at a time, as its "continue" strategy runs it, with block bounds (decision 0089).
  *
  * A page's score is the sum over the query's terms of `impact()`; each term's list has a bound, the
  * highest impact of any of its postings. The lists are taken highest bound first (the rare words),
  * every posting added into an accumulator per page. Once the k-th best of those partial sums (θ, a
  * lower bound of the k-th best score) is more than the bounds of the lists left add up to, a page
  * not yet seen cannot reach the k best, and the lists left (the common words, the long ones) are no
- * longer walked for new pages: they are only looked up (a binary search a page, or a walk that adds
- * only theirs where that costs less) for the pages seen so far whose partial sum plus what the lists
- * left could add still reaches θ, and fewer of those stay after each list.
+ * longer walked for new pages: they are only looked up (one block unpacked a page, or a walk that
+ * adds only theirs where that costs less) for the pages seen so far whose partial sum plus what the
+ * lists left could add still reaches θ, and fewer of those stay after each list. What the lists
+ * left could add to a page is bounded twice: by their bounds, and by the bounds of the blocks that
+ * would hold the page (blocked-postings.ts), which leaves out most pages before a block of theirs is
+ * unpacked.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in
  * postings.ts). Sums in another order than the terms' own differ in their last bits, so pages are
@@ -25,11 +28,12 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
 export const impact = (idf: number, f: number, norm: number, k1: number): number => (idf * f * (k1 + 1)) / (f + norm);
 
 export type Term = {
-  docs: Uint32Array;
-  freqs: Float32Array;
+  list: TermList;
   idf: number;
   /** The highest impact of any posting of the list. */
   bound: number;
+  /** The highest impact in each of its blocks (TermList.blockBounds), or null. */
+  blocks: Float64Array | null;
 };
 
 /** Bounds are sums in another order than a score's: a page is pruned only when even its bound
@@ -44,6 +48,13 @@ export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, n
     if (x > best) best = x;
   }
   return best;
+}
+
+/** At most what `term` adds to page `id`: its block's bound, or the list's. */
+function boundAt(term: Term, id: number): number {
+  if (!term.blocks) return term.bound;
+  const b = term.list.blockOf(id);
+  return b < 0 ? 0 : (term.blocks[b] as number);
 }
 
 /** The k-th largest of the first `n` values (1-based k <= n), reordering them (quickselect). */
@@ -100,6 +111,12 @@ export function maxScoreTopK(
   // are dropped (their sums set back to zero) as the lists left are looked up.
   let seen: number[] = [];
   let scratch = new Float64Array(0);
+  /** At most what the lists from the j-th on (in `order`) add to page `d`, by their blocks. */
+  const blockReach = (d: number, j: number): number => {
+    let sum = 0;
+    for (let l = j; l < m; l++) sum += boundAt(terms[order[l] as number] as Term, d);
+    return sum * (1 + BOUND_MARGIN);
+  };
   /** The k-th best partial sum of the pages seen (-Infinity while fewer than k). */
   const kth = (): number => {
     if (seen.length < k) return -Infinity;
@@ -114,7 +131,8 @@ export function maxScoreTopK(
     // Walk the lists while a page not seen yet could still be among the k best.
     for (; j < m; j++) {
       const t = terms[order[j] as number] as Term;
-      const { docs, freqs, idf } = t;
+      const { idf } = t;
+      const { docs, freqs } = t.list.all();
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
         if (allowed && !allowed[d]) continue;
@@ -137,19 +155,21 @@ export function maxScoreTopK(
       const theta = kth();
       const reach = (left[j - 1] as number) * (1 + BOUND_MARGIN);
       seen = seen.filter((d) => {
-        if (((acc[d] as number) + reach) * (1 + BOUND_MARGIN) >= theta) return true;
+        const sum = acc[d] as number;
+        if ((sum + reach) * (1 + BOUND_MARGIN) >= theta && (sum + blockReach(d, j)) * (1 + BOUND_MARGIN) >= theta) return true;
         acc[d] = 0;
         return false;
       });
-      const { docs, freqs, idf } = terms[order[j] as number] as Term;
-      if (seen.length * Math.log2(docs.length + 1) < docs.length)
+      const { list, idf } = terms[order[j] as number] as Term;
+      if (list.cheapLookups(seen.length))
         for (const d of seen) {
-          const p = indexIn(docs, d);
+          const p = list.find(d);
           if (p < 0) continue;
-          acc[d] = (acc[d] as number) + impact(idf, freqs[p] as number, norm[d] as number, k1);
+          acc[d] = (acc[d] as number) + impact(idf, list.freq(p), norm[d] as number, k1);
           scored++;
         }
-      else
+      else {
+        const { docs, freqs } = list.all();
         for (let i = 0; i < docs.length; i++) {
           const d = docs[i] as number;
           // Only the pages kept have a sum (a page not allowed never has one).
@@ -157,6 +177,7 @@ export function maxScoreTopK(
           acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, k1);
           scored++;
         }
+      }
     }
     // The pages that may be among the k best, their scores summed in the terms' own order.
     const theta = kth();
@@ -165,8 +186,8 @@ export function maxScoreTopK(
       if ((acc[d] as number) < theta * (1 - BOUND_MARGIN)) continue;
       let s = 0;
       for (const term of terms) {
-        const at = indexIn(term.docs, d);
-        if (at >= 0) s += impact(term.idf, term.freqs[at] as number, norm[d] as number, k1);
+        const at = term.list.find(d);
+        if (at >= 0) s += impact(term.idf, term.list.freq(at), norm[d] as number, k1);
       }
       near.push({ id: d, s });
     }

@@ -11,8 +11,9 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { openIndexDatabase } from './schema.ts';
 import { asWrittenBefore0085 } from './test-index-before-0085.ts';
-import { unpackPostings } from './packed-postings.ts';
-import { decodePostings, encodePostings, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
+import { packPostings } from './packed-postings.ts';
+import { BlockedList } from './blocked-postings.ts';
+import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { SqliteIndexWriter } from './writer.ts';
@@ -282,35 +283,39 @@ describe('postings', () => {
     assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its text");
   });
 
-  it('are read as a version before stored them, raw, with the same answers, and packed again by the next run', () => {
-    const raw = join(dir, 'raw.db');
-    build(raw, corpus(), { fullText: false });
-    const db = new DatabaseSync(raw);
-    const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
-    for (const r of db.prepare('SELECT term, data FROM postings').all())
-      put.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
-    db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
-    db.close();
-    const reader = new IndexReader(raw);
-    const packed = new IndexReader(file);
-    try {
-      for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs'])
-        assert.deepEqual(
-          reader.search({ query, language: 'en', limit: 10 }).results,
-          packed.search({ query, language: 'en', limit: 10 }).results,
-          query,
-        );
-    } finally {
-      reader.close();
-      packed.close();
-    }
-    build(raw, [], { fullText: false });
-    const after = new DatabaseSync(raw, { readOnly: true });
-    assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
-    const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
-    assert.ok(unpackPostings(row.data).docs.length > 0);
-    after.close();
-  });
+  for (const [format, name, write] of [
+    [RAW_POSTINGS_FORMAT, 'raw (before decision 0085)', encodePostings],
+    [PACKED_POSTINGS_FORMAT, 'packed whole (before decision 0089)', packPostings],
+  ] as const)
+    it(`are read as a version before stored them, ${name}, with the same answers, and stored in blocks by the next run`, () => {
+      const old = join(dir, `${format.split(';')[0]?.replaceAll(' ', '-')}.db`);
+      build(old, corpus(), { fullText: false });
+      const db = new DatabaseSync(old);
+      const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+      for (const r of db.prepare('SELECT term, data FROM postings').all())
+        put.run(write(new BlockedList(r.data as Uint8Array).all()), r.term as string);
+      db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(format);
+      db.close();
+      const reader = new IndexReader(old);
+      const current = new IndexReader(file);
+      try {
+        for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs', 'the'])
+          assert.deepEqual(
+            reader.search({ query, language: 'en', limit: 10 }).results,
+            current.search({ query, language: 'en', limit: 10 }).results,
+            query,
+          );
+      } finally {
+        reader.close();
+        current.close();
+      }
+      build(old, [], { fullText: false });
+      const after = new DatabaseSync(old, { readOnly: true });
+      assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
+      const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
+      assert.ok(new BlockedList(row.data).df > 0);
+      after.close();
+    });
 
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
     const first = corpus();
