@@ -250,6 +250,15 @@ export class BlockedList implements TermList {
     return this.#entries();
   }
 
+  get blockSize(): number {
+    return this.#block;
+  }
+
+  block(b: number): PostingList {
+    if (!this.#unpacked[b]) this.#unpack(b);
+    return this.#entries();
+  }
+
   find(id: number): number {
     const b = this.blockOf(id);
     if (b < 0) return -1;
@@ -304,6 +313,23 @@ export class BlockedList implements TermList {
       else hi = mid;
     }
     return lo < lasts.length ? lo : -1;
+  }
+
+  blocksOf(ids: Uint32Array): Int32Array {
+    const out = new Int32Array(ids.length);
+    const lasts = this.#lasts;
+    // A binary search each, or one pass along the blocks where that costs less.
+    if (ids.length * Math.log2(lasts.length + 1) < lasts.length + ids.length) {
+      for (let i = 0; i < ids.length; i++) out[i] = this.blockOf(ids[i] as number);
+      return out;
+    }
+    let b = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      while (b < lasts.length && (lasts[b] as number) < id) b++;
+      out[i] = b < lasts.length ? b : -1;
+    }
+    return out;
   }
 
   #entries(): PostingList {

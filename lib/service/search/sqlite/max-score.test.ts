@@ -124,6 +124,7 @@ describe('MaxScore first stage', () => {
         }
       }
     }
+    console.log("SCORED", scoredBlocked, scoredWhole);
     assert.ok(queries >= 2000);
     assert.ok(scoredBlocked < scoredWhole, `${scoredBlocked} postings scored in blocks, ${scoredWhole} whole`);
   });

@@ -12,10 +12,14 @@ import type { TermList } from './term-list.ts';
  * not yet seen cannot reach the k best, and the lists left (the common words, the long ones) are no
  * longer walked for new pages: they are only looked up (one block unpacked a page, or a walk that
  * adds only theirs where that costs less) for the pages seen so far whose partial sum plus what the
- * lists left could add still reaches θ, and fewer of those stay after each list. What the lists
- * left could add to a page is bounded twice: by their bounds, and by the bounds of the blocks that
- * would hold the page (blocked-postings.ts), which leaves out most pages before a block of theirs is
- * unpacked.
+ * lists left could add still reaches θ, and fewer of those stay after each list.
+ *
+ * Block bounds (blocked-postings.ts) tighten this twice. While a list is walked, a block whose
+ * bound and the bounds of the lists after it add up to less than θ is left out: a page first met
+ * there cannot reach the k best (block-max), and the pages seen before it are looked up there
+ * afterwards, as in a list not walked. And what a list left could add to a page seen is bounded by
+ * the block that would hold the page, not only by the list's bound, so that most pages are
+ * dropped before a block of theirs is unpacked.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in
  * postings.ts). Sums in another order than the terms' own differ in their last bits, so pages are
@@ -48,13 +52,6 @@ export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, n
     if (x > best) best = x;
   }
   return best;
-}
-
-/** At most what `term` adds to page `id`: its block's bound, or the list's. */
-function boundAt(term: Term, id: number): number {
-  if (!term.blocks) return term.bound;
-  const b = term.list.blockOf(id);
-  return b < 0 ? 0 : (term.blocks[b] as number);
 }
 
 /** The k-th largest of the first `n` values (1-based k <= n), reordering them (quickselect). */
@@ -109,80 +106,157 @@ export function maxScoreTopK(
   let scored = 0;
   // The pages seen (those allowed), in the order first seen; those that cannot reach the k best
   // are dropped (their sums set back to zero) as the lists left are looked up.
-  let seen: number[] = [];
+  let seen = new Uint32Array(256);
+  let count = 0;
   let scratch = new Float64Array(0);
-  /** At most what the lists from the j-th on (in `order`) add to page `d`, by their blocks. */
-  const blockReach = (d: number, j: number): number => {
-    let sum = 0;
-    for (let l = j; l < m; l++) sum += boundAt(terms[order[l] as number] as Term, d);
-    return sum * (1 + BOUND_MARGIN);
-  };
   /** The k-th best partial sum of the pages seen (-Infinity while fewer than k). */
   const kth = (): number => {
-    if (seen.length < k) return -Infinity;
-    if (scratch.length < seen.length) scratch = new Float64Array(seen.length * 2);
-    for (let i = 0; i < seen.length; i++) scratch[i] = acc[seen[i] as number] as number;
-    return kthLargest(scratch, seen.length, k);
+    if (count < k) return -Infinity;
+    if (scratch.length < count) scratch = new Float64Array(count * 2);
+    for (let i = 0; i < count; i++) scratch[i] = acc[seen[i] as number] as number;
+    return kthLargest(scratch, count, k);
   };
   try {
     let j = 0;
     // The best partial sum: the k-th is worked out only once the lists left add up to less.
     let top = 0;
-    // Walk the lists while a page not seen yet could still be among the k best.
-    for (; j < m; j++) {
-      const t = terms[order[j] as number] as Term;
-      const { idf } = t;
-      const { docs, freqs } = t.list.all();
-      for (let i = 0; i < docs.length; i++) {
+    /** Per list, the blocks its walk left out (1), or null when it walked them all. */
+    const skipped: (Uint8Array | null)[] = Array.from({ length: m }, () => null);
+    /** Adds the entries `from` to `to` of a list walked: every page allowed, seen or not. */
+    const walk = (docs: Uint32Array, freqs: Float32Array, idf: number, from: number, to: number) => {
+      for (let i = from; i < to; i++) {
         const d = docs[i] as number;
         if (allowed && !allowed[d]) continue;
         const before = acc[d] as number;
-        if (before === 0) seen.push(d);
+        if (before === 0) {
+          if (count === seen.length) {
+            const more = new Uint32Array(2 * count);
+            more.set(seen);
+            seen = more;
+          }
+          seen[count++] = d;
+        }
         const s = before + impact(idf, freqs[i] as number, norm[d] as number, k1);
         acc[d] = s;
         if (s > top) top = s;
       }
-      scored += docs.length;
-      const unseen = (left[j] as number) * (1 + BOUND_MARGIN);
-      if (j + 1 < m && unseen < top && unseen < kth()) {
+      scored += to - from;
+    };
+    // Walk the lists while a page not seen yet could still be among the k best. A page first
+    // met in a block whose bound and the lists after it add up to less than θ cannot be among
+    // them either, so such a block is left out (block-max); the pages seen before it are looked
+    // up in it afterwards, as in a list not walked.
+    // θ as the last list walked left it.
+    let theta = -Infinity;
+    for (; j < m; j++) {
+      const t = terms[order[j] as number] as Term;
+      const { list, idf, blocks } = t;
+      const after = left[j] as number;
+      if (blocks && blocks.some((bound) => (bound + after) * (1 + BOUND_MARGIN) < theta)) {
+        const out = new Uint8Array(blocks.length);
+        for (let b = 0; b < blocks.length; b++) {
+          if (((blocks[b] as number) + after) * (1 + BOUND_MARGIN) < theta) {
+            out[b] = 1;
+            continue;
+          }
+          const { docs, freqs } = list.block(b);
+          walk(docs, freqs, idf, b * list.blockSize, Math.min(list.df, (b + 1) * list.blockSize));
+        }
+        skipped[j] = out;
+      } else {
+        const { docs, freqs } = list.all();
+        walk(docs, freqs, idf, 0, docs.length);
+      }
+      const unseen = after * (1 + BOUND_MARGIN);
+      if (j + 1 === m) continue;
+      // θ for the break here, and for the blocks of the next list.
+      if (unseen < top || (terms[order[j + 1] as number] as Term).blocks) theta = kth();
+      if (unseen < top && unseen < theta) {
         j++;
         break;
       }
     }
-    // Look the lists left up for the pages that can still reach the k best: each page by a
-    // binary search, or, where that would cost more, a walk of the list that adds only theirs.
-    for (; j < m; j++) {
+    // The lists with pages to look up: those a walk left blocks of, and those not walked.
+    const pending: number[] = [];
+    for (let l = 0; l < m; l++) if (l >= j || skipped[l]) pending.push(l);
+    // What each of them could still add to each page seen, by the block that would hold it (the
+    // list's bound for a list without blocks; 0 where it was walked or holds no such block):
+    // seen[i]'s is owed[x][i] for the list pending[x]. The pages in ascending order, so that a
+    // list's blocks are found in one pass.
+    const ids = seen.subarray(0, count).sort();
+    const owed = pending.map((l) => {
+      const term = terms[order[l] as number] as Term;
+      const out = skipped[l];
+      if (!term.blocks) return new Float64Array(ids.length).fill(term.bound);
+      const bounds = term.blocks;
+      const at = term.list.blocksOf(ids);
+      const owes = new Float64Array(ids.length);
+      for (let i = 0; i < at.length; i++) {
+        const b = at[i] as number;
+        if (b >= 0 && (!out || out[b])) owes[i] = bounds[b] as number;
+      }
+      return owes;
+    });
+    // Look them up for the pages that can still reach the k best: each page by a binary search in
+    // the one block that would hold it, or, where that would cost more, a walk of the blocks owed
+    // that adds only to the pages kept.
+    for (let x = 0; x < pending.length; x++) {
       const theta = kth();
-      const reach = (left[j - 1] as number) * (1 + BOUND_MARGIN);
-      seen = seen.filter((d) => {
+      let reach = 0;
+      for (let y = x; y < pending.length; y++) reach += (terms[order[pending[y] as number] as number] as Term).bound;
+      reach *= 1 + BOUND_MARGIN;
+      // The pages kept, moved down in place with what the lists left could add to them.
+      let kept = 0;
+      let asked = 0;
+      for (let i = 0; i < count; i++) {
+        const d = seen[i] as number;
         const sum = acc[d] as number;
-        if ((sum + reach) * (1 + BOUND_MARGIN) >= theta && (sum + blockReach(d, j)) * (1 + BOUND_MARGIN) >= theta) return true;
-        acc[d] = 0;
-        return false;
-      });
-      const { list, idf } = terms[order[j] as number] as Term;
-      if (list.cheapLookups(seen.length))
-        for (const d of seen) {
+        if ((sum + reach) * (1 + BOUND_MARGIN) < theta) {
+          acc[d] = 0;
+          continue;
+        }
+        let could = 0;
+        for (let y = x; y < pending.length; y++) could += (owed[y] as Float64Array)[i] as number;
+        if ((sum + could * (1 + BOUND_MARGIN)) * (1 + BOUND_MARGIN) < theta) {
+          acc[d] = 0;
+          continue;
+        }
+        seen[kept] = d;
+        for (let y = x; y < pending.length; y++) (owed[y] as Float64Array)[kept] = (owed[y] as Float64Array)[i] as number;
+        if (((owed[x] as Float64Array)[kept] as number) > 0) asked++;
+        kept++;
+      }
+      count = kept;
+      const l = pending[x] as number;
+      const { list, idf } = terms[order[l] as number] as Term;
+      const owes = owed[x] as Float64Array;
+      const out = skipped[l];
+      if (list.cheapLookups(asked))
+        for (let i = 0; i < kept; i++) {
+          if ((owes[i] as number) <= 0) continue;
+          const d = seen[i] as number;
           const p = list.find(d);
           if (p < 0) continue;
           acc[d] = (acc[d] as number) + impact(idf, list.freq(p), norm[d] as number, k1);
           scored++;
         }
-      else {
-        const { docs, freqs } = list.all();
-        for (let i = 0; i < docs.length; i++) {
-          const d = docs[i] as number;
-          // Only the pages kept have a sum (a page not allowed never has one).
-          if (acc[d] === 0) continue;
-          acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, k1);
-          scored++;
+      else
+        for (let b = 0; b * list.blockSize < list.df; b++) {
+          if (out && !out[b]) continue;
+          const { docs, freqs } = list.block(b);
+          for (let i = b * list.blockSize; i < Math.min(list.df, (b + 1) * list.blockSize); i++) {
+            const d = docs[i] as number;
+            // Only the pages kept have a sum (a page not allowed never has one).
+            if (acc[d] === 0) continue;
+            acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, k1);
+            scored++;
+          }
         }
-      }
     }
     // The pages that may be among the k best, their scores summed in the terms' own order.
-    const theta = kth();
+    theta = kth();
     const near: Ranked[] = [];
-    for (const d of seen) {
+    for (const d of seen.subarray(0, count)) {
       if ((acc[d] as number) < theta * (1 - BOUND_MARGIN)) continue;
       let s = 0;
       for (const term of terms) {
@@ -194,6 +268,6 @@ export function maxScoreTopK(
     near.sort((a, b) => b.s - a.s || a.id - b.id);
     return { ranked: near.slice(0, k), scored };
   } finally {
-    for (const d of seen) acc[d] = 0;
+    for (let i = 0; i < count; i++) acc[seen[i] as number] = 0;
   }
 }

@@ -363,6 +363,29 @@ describe('postings', () => {
       undefined,
       'a term no page holds is gone',
     );
+    // Every block's bound is that of its best entry, by the lengths the index holds after the update.
+    const db = new DatabaseSync(oneRun, { readOnly: true });
+    try {
+      const lengths = new Map(db.prepare('SELECT page_id, length FROM page_terms').all().map((r) => [r.page_id as number, r.length as number]));
+      const score = (f: number, len: number) => f / (f + 0.3 + len / 50);
+      let blocks = 0;
+      const rows = db.prepare('SELECT term, data FROM postings').all();
+      for (const r of rows) {
+        const list = new BlockedList(r.data as Uint8Array);
+        const { docs, freqs } = list.all();
+        const bounds = list.blockBounds(score);
+        bounds.forEach((bound, b) => {
+          let best = 0;
+          for (let i = b * list.blockSize; i < Math.min(docs.length, (b + 1) * list.blockSize); i++)
+            best = Math.max(best, score(freqs[i] as number, lengths.get(docs[i] as number) as number));
+          assert.equal(bound, best, `${String(r.term)}, block ${b}`);
+          blocks++;
+        });
+      }
+      assert.ok(rows.length > 20 && blocks >= rows.length, `${blocks} blocks of ${rows.length} lists`);
+    } finally {
+      db.close();
+    }
   });
 
   it('are not used until complete: a reader falls back to FTS5 and still answers', () => {

@@ -18,6 +18,10 @@ export interface TermList {
   readonly bytes: number;
   /** Every entry, unpacked (once). */
   all(): PostingList;
+  /** Entries in a block (the last may hold fewer): block b holds entries b × blockSize onward. */
+  readonly blockSize: number;
+  /** The list's arrays with block `b`'s entries unpacked (others may not be yet). */
+  block(b: number): PostingList;
   /** The number of the entry of page `id`, or -1. */
   find(id: number): number;
   /** The weighted frequency of entry `i` (found by find() or in all()). */
@@ -32,6 +36,8 @@ export interface TermList {
   blockBounds(score: (freq: number, length: number) => number): Float64Array | null;
   /** The block that would hold page `id` (its number, for blockBounds()), or -1 past the last. */
   blockOf(id: number): number;
+  /** blockOf() of each of `ids`, in ascending order. */
+  blocksOf(ids: Uint32Array): Int32Array;
 }
 
 /** A list read whole: from an index of a format before decision 0089, or built in memory. */
@@ -55,6 +61,15 @@ export class WholeList implements TermList {
   }
 
   all(): PostingList {
+    return this.#list;
+  }
+
+  /** One block of every entry. */
+  get blockSize(): number {
+    return Math.max(1, this.df);
+  }
+
+  block(): PostingList {
     return this.#list;
   }
 
@@ -82,5 +97,9 @@ export class WholeList implements TermList {
   blockOf(id: number): number {
     const { docs } = this.#list;
     return docs.length && id <= (docs[docs.length - 1] as number) ? 0 : -1;
+  }
+
+  blocksOf(ids: Uint32Array): Int32Array {
+    return Int32Array.from(ids, (id) => this.blockOf(id));
   }
 }
