@@ -39,6 +39,12 @@ class Writer {
     this.bytes = new Uint8Array(Math.max(16, size));
   }
 
+  /** Empty again, keeping its buffer. */
+  reset(): this {
+    this.at = 0;
+    return this;
+  }
+
   #room(n: number): void {
     if (this.at + n <= this.bytes.length) return;
     const more = new Uint8Array(Math.max(this.bytes.length * 2, this.at + n));
@@ -73,11 +79,22 @@ class Writer {
   }
 }
 
-const wholeNumbers = (freqs: Float32Array) => freqs.every((f) => Number.isInteger(f) && f >= 0 && f < 2 ** 31);
+function wholeNumbers(freqs: Float32Array): boolean {
+  for (let i = 0; i < freqs.length; i++) {
+    const f = freqs[i] as number;
+    if (!(Number.isInteger(f) && f >= 0 && f < 2 ** 31)) return false;
+  }
+  return true;
+}
+
+/** The directory and the entries as packBlocked() writes them, reused from list to list (most
+ * lists are of one or two pages, and the postings step writes hundreds of thousands). */
+const scratch = { head: new Writer(1 << 12), body: new Writer(1 << 16) };
 
 /** The entries of `from` to `to` (exclusive) that no other beats on both a higher frequency and a
  * shorter page, highest frequency first (ties: the shorter page), each once. */
 function front(freqs: Float32Array, lengths: readonly number[], from: number, to: number): [number, number][] {
+  if (to - from === 1) return [[freqs[from] as number, lengths[0] as number]];
   const order: number[] = [];
   for (let i = from; i < to; i++) order.push(i);
   order.sort((a, b) => (freqs[b] as number) - (freqs[a] as number) || (lengths[a - from] as number) - (lengths[b - from] as number));
@@ -99,8 +116,8 @@ export function packBlocked(list: PostingList, lengthOf: (id: number) => number,
   const n = docs.length;
   const p = places.length;
   const whole = wholeNumbers(freqs);
-  const head = new Writer(16 + Math.ceil(n / block) * 12);
-  const body = new Writer(8 + 3 * n + 2 * p);
+  const head = scratch.head.reset();
+  const body = scratch.body.reset();
   head.varint(n);
   head.varint(p);
   head.varint(whole ? 0 : FLOAT_FREQS);

@@ -11,7 +11,7 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { openIndexDatabase } from './schema.ts';
 import { asWrittenBefore0085 } from './test-index-before-0085.ts';
-import { packPostings } from './packed-postings.ts';
+import { asWrittenBefore0089 } from './test-index-before-0089.ts';
 import { BlockedList } from './blocked-postings.ts';
 import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
@@ -55,6 +55,16 @@ const concepts = (q: string) => {
   const parsed = parseQuery(q);
   return { concepts: parsed.concepts.filter((c) => !c.stop), joins: parsed.joins };
 };
+
+/** The postings of the index in `file` as the version before decision 0085 stored them, raw. */
+function toRaw(file: string): void {
+  const db = new DatabaseSync(file);
+  const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+  for (const r of db.prepare('SELECT term, data FROM postings').all())
+    put.run(encodePostings(new BlockedList(r.data as Uint8Array).all()), r.term as string);
+  db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
+  db.close();
+}
 
 describe('postings', () => {
   const file = join(dir, 'index.db');
@@ -283,19 +293,17 @@ describe('postings', () => {
     assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its text");
   });
 
-  for (const [format, name, write] of [
-    [RAW_POSTINGS_FORMAT, 'raw (before decision 0085)', encodePostings],
-    [PACKED_POSTINGS_FORMAT, 'packed whole (before decision 0089)', packPostings],
+  for (const [format, name, asBefore] of [
+    [RAW_POSTINGS_FORMAT, 'raw (before decision 0085)', toRaw],
+    [PACKED_POSTINGS_FORMAT, 'packed whole (before decision 0089)', asWrittenBefore0089],
   ] as const)
     it(`are read as a version before stored them, ${name}, with the same answers, and stored in blocks by the next run`, () => {
       const old = join(dir, `${format.split(';')[0]?.replaceAll(' ', '-')}.db`);
       build(old, corpus(), { fullText: false });
-      const db = new DatabaseSync(old);
-      const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
-      for (const r of db.prepare('SELECT term, data FROM postings').all())
-        put.run(write(new BlockedList(r.data as Uint8Array).all()), r.term as string);
-      db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(format);
-      db.close();
+      asBefore(old);
+      const check = new DatabaseSync(old, { readOnly: true });
+      assert.equal(check.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, format);
+      check.close();
       const reader = new IndexReader(old);
       const current = new IndexReader(file);
       try {
