@@ -158,19 +158,22 @@ export function packBlocked(list: PostingList, lengthOf: (id: number) => number,
   return out;
 }
 
-/** Reads varints from a buffer, checking that they do not run past its end. */
+/** Reads varints from a buffer up to `end`, checking that they do not run past it. */
 class Reader {
   readonly s: Uint8Array;
-  at: number;
+  readonly #view: DataView;
+  at = 0;
+  end: number;
 
-  constructor(s: Uint8Array, at = 0) {
+  constructor(s: Uint8Array) {
     this.s = s;
-    this.at = at;
+    this.end = s.length;
+    this.#view = new DataView(s.buffer, s.byteOffset, s.byteLength);
   }
 
   varint(): number {
     const s = this.s;
-    if (this.at >= s.length) throw new Error('blocked posting list ends early');
+    if (this.at >= this.end) throw new Error('blocked posting list ends early');
     let b = s[this.at++] as number;
     if (b < 0x80) return b;
     let v = b & 0x7f;
@@ -178,13 +181,13 @@ class Reader {
       b = s[this.at++] as number;
       v += (b & 0x7f) * 2 ** shift;
     }
-    if (this.at > s.length) throw new Error('blocked posting list ends early');
+    if (this.at > this.end) throw new Error('blocked posting list ends early');
     return v;
   }
 
   float(): number {
-    if (this.at + 4 > this.s.length) throw new Error('blocked posting list ends early');
-    const v = new DataView(this.s.buffer, this.s.byteOffset).getFloat32(this.at, true);
+    if (this.at + 4 > this.end) throw new Error('blocked posting list ends early');
+    const v = this.#view.getFloat32(this.at, true);
     this.at += 4;
     return v;
   }
@@ -194,6 +197,8 @@ class Reader {
 export class BlockedList implements TermList {
   readonly df: number;
   readonly #s: Uint8Array;
+  /** Reads the blocks as they are unpacked. */
+  readonly #r: Reader;
   readonly #block: number;
   readonly #floats: boolean;
   readonly #p: number;
@@ -220,6 +225,7 @@ export class BlockedList implements TermList {
     const nb = n ? Math.ceil(n / block) : 0;
     this.df = n;
     this.#s = s;
+    this.#r = r;
     this.#block = block;
     this.#floats = flag === FLOAT_FREQS;
     this.#p = p;
@@ -276,8 +282,15 @@ export class BlockedList implements TermList {
     return this.#entries();
   }
 
+  get unpacked(): boolean {
+    return this.#unpackedCount === this.#lasts.length;
+  }
+
   find(id: number): number {
-    const b = this.blockOf(id);
+    return this.findIn(this.blockOf(id), id);
+  }
+
+  findIn(b: number, id: number): number {
     if (b < 0) return -1;
     if (!this.#unpacked[b]) this.#unpack(b);
     const docs = (this.#list as PostingList).docs;
@@ -370,15 +383,38 @@ export class BlockedList implements TermList {
     const from = b * this.#block;
     const to = Math.min(this.df, from + this.#block);
     const end = this.#bodyAt[b + 1] as number;
-    const r = new Reader(s.subarray(0, end), this.#bodyAt[b]);
+    const r = this.#r;
+    r.at = this.#bodyAt[b] as number;
+    r.end = end;
+    // One-byte numbers (most of them) read here, the others by r.varint(); each loop reads at most
+    // `to - from` numbers of at least a byte, so one check of the block's end covers them.
+    if (r.at + 2 * (to - from) > end) throw new Error('blocked posting list: a block shorter than its entries');
+    let at = r.at;
     let doc = b ? (this.#lasts[b - 1] as number) : 0;
     for (let i = from; i < to; i++) {
-      const v = r.varint();
-      if (i > 0 && v === 0) throw new Error('blocked posting list: pages out of order');
+      let v = s[at++] as number;
+      if (v >= 0x80) {
+        r.at = at - 1;
+        v = r.varint();
+        at = r.at;
+      } else if (v === 0 && i > 0) throw new Error('blocked posting list: pages out of order');
       docs[i] = doc += v;
     }
     if (doc !== this.#lasts[b]) throw new Error('blocked posting list: a block does not end where its directory says');
-    for (let i = from; i < to; i++) freqs[i] = this.#floats ? r.float() : r.varint();
+    r.at = at;
+    if (this.#floats) for (let i = from; i < to; i++) freqs[i] = r.float();
+    else {
+      for (let i = from; i < to; i++) {
+        let v = s[at++] as number;
+        if (v >= 0x80) {
+          r.at = at - 1;
+          v = r.varint();
+          at = r.at;
+        }
+        freqs[i] = v;
+      }
+      r.at = at;
+    }
     if (this.#p) {
       let start = this.#placeAt[b] as number;
       starts[from] = start;

@@ -146,16 +146,22 @@ export function maxScoreTopK(
     // met in a block whose bound and the lists after it add up to less than θ cannot be among
     // them either, so such a block is left out (block-max); the pages seen before it are looked
     // up in it afterwards, as in a list not walked.
-    // θ as the last list walked left it.
+    // θ, and whether it is of the pages seen now (the break below works it out).
     let theta = -Infinity;
+    let thetaNow = false;
     for (; j < m; j++) {
       const t = terms[order[j] as number] as Term;
       const { list, idf, blocks } = t;
       const after = left[j] as number;
-      if (blocks && blocks.some((bound) => (bound + after) * (1 + BOUND_MARGIN) < theta)) {
-        const out = new Uint8Array(blocks.length);
-        for (let b = 0; b < blocks.length; b++) {
-          if (((blocks[b] as number) + after) * (1 + BOUND_MARGIN) < theta) {
+      // θ is at most the best partial sum, so no block can be left out unless its lowest bound and
+      // the lists after it add up to less than that: only then is θ worked out.
+      let least = Infinity;
+      if (blocks && j > 0) for (let b = 0; b < blocks.length; b++) least = Math.min(least, blocks[b] as number);
+      if ((least + after) * (1 + BOUND_MARGIN) < top && !thetaNow) theta = kth();
+      if ((least + after) * (1 + BOUND_MARGIN) < theta) {
+        const out = new Uint8Array((blocks as Float64Array).length);
+        for (let b = 0; b < out.length; b++) {
+          if ((((blocks as Float64Array)[b] as number) + after) * (1 + BOUND_MARGIN) < theta) {
             out[b] = 1;
             continue;
           }
@@ -167,45 +173,37 @@ export function maxScoreTopK(
         const { docs, freqs } = list.all();
         walk(docs, freqs, idf, 0, docs.length);
       }
+      thetaNow = false;
       const unseen = after * (1 + BOUND_MARGIN);
-      if (j + 1 === m) continue;
-      // θ for the break here, and for the blocks of the next list.
-      if (unseen < top || (terms[order[j + 1] as number] as Term).blocks) theta = kth();
-      if (unseen < top && unseen < theta) {
-        j++;
-        break;
+      if (j + 1 < m && unseen < top) {
+        theta = kth();
+        thetaNow = true;
+        if (unseen < theta) {
+          j++;
+          break;
+        }
       }
     }
     // The lists with pages to look up: those a walk left blocks of, and those not walked.
     const pending: number[] = [];
     for (let l = 0; l < m; l++) if (l >= j || skipped[l]) pending.push(l);
-    // What each of them could still add to each page seen, by the block that would hold it (the
-    // list's bound for a list without blocks; 0 where it was walked or holds no such block):
-    // seen[i]'s is owed[x][i] for the list pending[x]. The pages in ascending order, so that a
-    // list's blocks are found in one pass.
-    const ids = seen.subarray(0, count).sort();
-    const owed = pending.map((l) => {
-      const term = terms[order[l] as number] as Term;
-      const out = skipped[l];
-      if (!term.blocks) return new Float64Array(ids.length).fill(term.bound);
-      const bounds = term.blocks;
-      const at = term.list.blocksOf(ids);
-      const owes = new Float64Array(ids.length);
-      for (let i = 0; i < at.length; i++) {
-        const b = at[i] as number;
-        if (b >= 0 && (!out || out[b])) owes[i] = bounds[b] as number;
-      }
-      return owes;
-    });
-    // Look them up for the pages that can still reach the k best: each page by a binary search in
-    // the one block that would hold it, or, where that would cost more, a walk of the blocks owed
-    // that adds only to the pages kept.
+    // Look them up for the pages that can still reach the k best: each page in the one block that
+    // would hold it (a binary search), or, where that would cost more, a walk of the blocks owed
+    // that adds only to the pages kept. What a list could still add to a page is the bound of that
+    // block (0 where its walk took the block or no block would hold it; the list's bound for a list
+    // without blocks), and what the lists after it could, their bounds.
+    const owes = new Float64Array(count);
+    const blockOf = new Int32Array(count);
     for (let x = 0; x < pending.length; x++) {
+      const l = pending[x] as number;
+      const term = terms[order[l] as number] as Term;
+      const { list, idf, blocks } = term;
+      const out = skipped[l];
       const theta = kth();
-      let reach = 0;
-      for (let y = x; y < pending.length; y++) reach += (terms[order[pending[y] as number] as number] as Term).bound;
-      reach *= 1 + BOUND_MARGIN;
-      // The pages kept, moved down in place with what the lists left could add to them.
+      let after = 0;
+      for (let y = x + 1; y < pending.length; y++) after += (terms[order[pending[y] as number] as number] as Term).bound;
+      const reach = (term.bound + after) * (1 + BOUND_MARGIN);
+      // The pages kept, moved down in place, with what this list could add to each.
       let kept = 0;
       let asked = 0;
       for (let i = 0; i < count; i++) {
@@ -215,27 +213,31 @@ export function maxScoreTopK(
           acc[d] = 0;
           continue;
         }
-        let could = 0;
-        for (let y = x; y < pending.length; y++) could += (owed[y] as Float64Array)[i] as number;
-        if ((sum + could * (1 + BOUND_MARGIN)) * (1 + BOUND_MARGIN) < theta) {
+        // The block, looked up where it may drop the page before a block of the list is unpacked,
+        // or must (a list walked in part owes only its blocks left out).
+        let owe = term.bound;
+        let b = 0;
+        if (blocks && (out || !list.unpacked)) {
+          b = list.blockOf(d);
+          owe = b >= 0 && (!out || out[b]) ? (blocks[b] as number) : 0;
+        } else b = -2;
+        if ((sum + (owe + after) * (1 + BOUND_MARGIN)) * (1 + BOUND_MARGIN) < theta) {
           acc[d] = 0;
           continue;
         }
         seen[kept] = d;
-        for (let y = x; y < pending.length; y++) (owed[y] as Float64Array)[kept] = (owed[y] as Float64Array)[i] as number;
-        if (((owed[x] as Float64Array)[kept] as number) > 0) asked++;
+        owes[kept] = owe;
+        blockOf[kept] = b;
+        if (owe > 0) asked++;
         kept++;
       }
       count = kept;
-      const l = pending[x] as number;
-      const { list, idf } = terms[order[l] as number] as Term;
-      const owes = owed[x] as Float64Array;
-      const out = skipped[l];
       if (list.cheapLookups(asked))
         for (let i = 0; i < kept; i++) {
           if ((owes[i] as number) <= 0) continue;
           const d = seen[i] as number;
-          const p = list.find(d);
+          const b = blockOf[i] as number;
+          const p = b === -2 ? list.find(d) : list.findIn(b, d);
           if (p < 0) continue;
           acc[d] = (acc[d] as number) + impact(idf, list.freq(p), norm[d] as number, k1);
           scored++;

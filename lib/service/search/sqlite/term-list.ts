@@ -24,6 +24,10 @@ export interface TermList {
   block(b: number): PostingList;
   /** The number of the entry of page `id`, or -1. */
   find(id: number): number;
+  /** find() for a page that block `b` would hold (blockOf()). */
+  findIn(b: number, id: number): number;
+  /** Whether every block is unpacked (then looking a page up unpacks nothing). */
+  readonly unpacked: boolean;
   /** The weighted frequency of entry `i` (found by find() or in all()). */
   freq(i: number): number;
   /** The passage numbers of entry `i`. */
@@ -75,6 +79,14 @@ export class WholeList implements TermList {
 
   find(id: number): number {
     return indexIn(this.#list.docs, id);
+  }
+
+  findIn(b: number, id: number): number {
+    return b < 0 ? -1 : this.find(id);
+  }
+
+  get unpacked(): boolean {
+    return true;
   }
 
   freq(i: number): number {
