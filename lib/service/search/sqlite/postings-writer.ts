@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
 import { PostingBuffer } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
-import { BlockedList, packBlocked } from './blocked-postings.ts';
+import { packPostings, unpackPostings } from './packed-postings.ts';
 import { POSTINGS_FORMAT, reversed } from './postings.ts';
 import { unpackText } from './packed-text.ts';
 import type { PageTerms } from './page-build.ts';
@@ -118,15 +118,14 @@ export class PostingsWriter {
     const changed = this.#changed;
     const dropped = (id: number) => changed.has(id);
     const born: string[] = [];
-    const lengthOf = this.#lengths();
     let done = 0;
     let told = 0;
     for (const [t, runs] of this.#runs.drain()) {
       const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
-      const list = row ? mergePostings(new BlockedList(row.data).all(), dropped, added) : added;
+      const list = row ? mergePostings(unpackPostings(row.data), dropped, added) : added;
       if (list.docs.length) {
-        q.put.run(t, packBlocked(list, lengthOf));
+        q.put.run(t, packPostings(list));
         if (!row) born.push(reversed(t));
       } else if (row) {
         q.drop.run(t);
@@ -150,22 +149,6 @@ export class PostingsWriter {
     q.meta.run(POSTINGS_FORMAT);
     progress?.(total, total);
     this.#forget();
-  }
-
-  /** Each page's length as it will be once flush() completes (the blocks' bounds are of these):
-   * the index's, or the one reported since. */
-  #lengths(): (id: number) => number {
-    const rows = this.#db
-      .prepare(
-        `SELECT page_id AS id, length FROM page_terms WHERE page_id NOT IN (SELECT page_id FROM temp.pending_pages)
-         UNION ALL SELECT page_id, length FROM temp.pending_pages WHERE length IS NOT NULL`,
-      )
-      .all() as { id: number; length: number }[];
-    let max = 0;
-    for (const r of rows) if (r.id > max) max = r.id;
-    const lengths = new Int32Array(max + 1).fill(-1);
-    for (const r of rows) lengths[r.id] = r.length;
-    return (id) => (id < lengths.length ? (lengths[id] as number) : -1);
   }
 
   #forget(): void {

@@ -11,9 +11,8 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { openIndexDatabase } from './schema.ts';
 import { asWrittenBefore0085 } from './test-index-before-0085.ts';
-import { asWrittenBefore0089 } from './test-index-before-0089.ts';
-import { BlockedList } from './blocked-postings.ts';
-import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
+import { unpackPostings } from './packed-postings.ts';
+import { decodePostings, encodePostings, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { SqliteIndexWriter } from './writer.ts';
@@ -55,16 +54,6 @@ const concepts = (q: string) => {
   const parsed = parseQuery(q);
   return { concepts: parsed.concepts.filter((c) => !c.stop), joins: parsed.joins };
 };
-
-/** The postings of the index in `file` as the version before decision 0085 stored them, raw. */
-function toRaw(file: string): void {
-  const db = new DatabaseSync(file);
-  const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
-  for (const r of db.prepare('SELECT term, data FROM postings').all())
-    put.run(encodePostings(new BlockedList(r.data as Uint8Array).all()), r.term as string);
-  db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
-  db.close();
-}
 
 describe('postings', () => {
   const file = join(dir, 'index.db');
@@ -293,37 +282,35 @@ describe('postings', () => {
     assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its text");
   });
 
-  for (const [format, name, asBefore] of [
-    [RAW_POSTINGS_FORMAT, 'raw (before decision 0085)', toRaw],
-    [PACKED_POSTINGS_FORMAT, 'packed whole (before decision 0089)', asWrittenBefore0089],
-  ] as const)
-    it(`are read as a version before stored them, ${name}, with the same answers, and stored in blocks by the next run`, () => {
-      const old = join(dir, `${format.split(';')[0]?.replaceAll(' ', '-')}.db`);
-      build(old, corpus(), { fullText: false });
-      asBefore(old);
-      const check = new DatabaseSync(old, { readOnly: true });
-      assert.equal(check.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, format);
-      check.close();
-      const reader = new IndexReader(old);
-      const current = new IndexReader(file);
-      try {
-        for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs', 'the'])
-          assert.deepEqual(
-            reader.search({ query, language: 'en', limit: 10 }).results,
-            current.search({ query, language: 'en', limit: 10 }).results,
-            query,
-          );
-      } finally {
-        reader.close();
-        current.close();
-      }
-      build(old, [], { fullText: false });
-      const after = new DatabaseSync(old, { readOnly: true });
-      assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
-      const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
-      assert.ok(new BlockedList(row.data).df > 0);
-      after.close();
-    });
+  it('are read as a version before stored them, raw, with the same answers, and packed again by the next run', () => {
+    const raw = join(dir, 'raw.db');
+    build(raw, corpus(), { fullText: false });
+    const db = new DatabaseSync(raw);
+    const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+    for (const r of db.prepare('SELECT term, data FROM postings').all())
+      put.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
+    db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
+    db.close();
+    const reader = new IndexReader(raw);
+    const packed = new IndexReader(file);
+    try {
+      for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs'])
+        assert.deepEqual(
+          reader.search({ query, language: 'en', limit: 10 }).results,
+          packed.search({ query, language: 'en', limit: 10 }).results,
+          query,
+        );
+    } finally {
+      reader.close();
+      packed.close();
+    }
+    build(raw, [], { fullText: false });
+    const after = new DatabaseSync(raw, { readOnly: true });
+    assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
+    const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
+    assert.ok(unpackPostings(row.data).docs.length > 0);
+    after.close();
+  });
 
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
     const first = corpus();
@@ -371,29 +358,6 @@ describe('postings', () => {
       undefined,
       'a term no page holds is gone',
     );
-    // Every block's bound is that of its best entry, by the lengths the index holds after the update.
-    const db = new DatabaseSync(oneRun, { readOnly: true });
-    try {
-      const lengths = new Map(db.prepare('SELECT page_id, length FROM page_terms').all().map((r) => [r.page_id as number, r.length as number]));
-      const score = (f: number, len: number) => f / (f + 0.3 + len / 50);
-      let blocks = 0;
-      const rows = db.prepare('SELECT term, data FROM postings').all();
-      for (const r of rows) {
-        const list = new BlockedList(r.data as Uint8Array);
-        const { docs, freqs } = list.all();
-        const bounds = list.blockBounds(score);
-        bounds.forEach((bound, b) => {
-          let best = 0;
-          for (let i = b * list.blockSize; i < Math.min(docs.length, (b + 1) * list.blockSize); i++)
-            best = Math.max(best, score(freqs[i] as number, lengths.get(docs[i] as number) as number));
-          assert.equal(bound, best, `${String(r.term)}, block ${b}`);
-          blocks++;
-        });
-      }
-      assert.ok(rows.length > 20 && blocks >= rows.length, `${blocks} blocks of ${rows.length} lists`);
-    } finally {
-      db.close();
-    }
   });
 
   it('are not used until complete: a reader falls back to FTS5 and still answers', () => {

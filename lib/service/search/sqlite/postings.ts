@@ -1,12 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { indexIn } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { unpackPostings } from './packed-postings.ts';
-import { BlockedList } from './blocked-postings.ts';
-import { type TermList, WholeList } from './term-list.ts';
 
 /**
  * The first stage of a query on postings of our own (decision 0018): for every term of the
@@ -21,17 +20,13 @@ import { type TermList, WholeList } from './term-list.ts';
  * passage numbers), the page ids in ascending order (n uint32), the weighted frequency in each (n
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
  * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]]. The index stores
- * the same lists packed in blocks (POSTINGS_FORMAT, blocked-postings.ts), unpacked where a query
- * looks; an index from decision 0085 to 0089 has them packed whole (PACKED_POSTINGS_FORMAT,
- * packed-postings.ts), unpacked once when read.
+ * the same lists packed (POSTINGS_FORMAT, packed-postings.ts), unpacked once when read.
  */
 const weights = Object.entries(FIELD_WEIGHTS)
   .map(([k, v]) => `${k}=${v}`)
   .join(',');
-export const POSTINGS_FORMAT = `postings 4 blocks; weights ${weights}`;
-/** The formats before decisions 0089 and 0085, which a reader still reads (the writer builds the
- * postings again). */
-export const PACKED_POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
+export const POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
+/** The format before decision 0085, which a reader still reads (the writer builds it again). */
 export const RAW_POSTINGS_FORMAT = `postings 2; weights ${weights}`;
 
 const K1 = 1.2;
@@ -81,16 +76,15 @@ export function decodePostings(blob: Uint8Array): PostingList {
   };
 }
 
-const sizeOf = (term: string, list: TermList | null) => term.length + (list ? list.bytes : 0);
+const sizeOf = (term: string, list: PostingList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
 
 /** The passages of page `id` holding every one of a phrase's terms (their `lists`, each once), or null. */
-function placesOf(lists: readonly (TermList | undefined)[], id: number): ArrayLike<number> | null {
+function placesOf(lists: readonly (PostingList | undefined)[], id: number): ArrayLike<number> | null {
   let held = null as ArrayLike<number> | null;
   for (const list of lists) {
-    if (!list?.hasPlaces) return null;
-    const at = list.find(id);
-    if (at < 0) return null;
-    const here = list.places(at);
+    const at = list ? indexIn(list.docs, id) : -1;
+    if (!list || at < 0 || !list.starts.length) return null;
+    const here = list.places.subarray(list.starts[at], list.starts[at + 1]);
     if (!held) held = here;
     else {
       const set = new Set(here);
@@ -131,8 +125,7 @@ export class PostingsStage implements FirstStage {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer(100_000);
   #q: Statements | null = null;
-  /** Lists read, least recently used first, with the bytes they were counted at. */
-  readonly #cache = new Map<string, { list: TermList | null; bytes: number }>();
+  readonly #cache = new Map<string, PostingList | null>();
   #cachedBytes = 0;
   #pages = 0;
   /** K of BM25's denominator per page id: k1 × (1 − b + b × length / average length). */
@@ -145,10 +138,8 @@ export class PostingsStage implements FirstStage {
    * after a pruned one (max-score.ts), a page's are looked up when asked (#maskOf). */
   #everyPosting = true;
   readonly #lookedUp = new Map<number, number>();
-  /** The average page length, which the norms are worked out from. */
-  #avgLength = 1;
-  /** Each list's highest impact, and its blocks' (max-score.ts), for the norms and page count of this version. */
-  #bounds = new WeakMap<TermList, { bound: number; blocks: Float64Array | null }>();
+  /** Each list's highest impact (max-score.ts), for the norms and page count of this version. */
+  #bounds = new WeakMap<PostingList, number>();
   readonly #prune: Prune;
   readonly #cacheBytes: number;
   /** Postings whose impact the last rank() call worked out, and those of its terms. */
@@ -159,11 +150,11 @@ export class PostingsStage implements FirstStage {
   /** Scratch space of passageShares(): each block's score, and the blocks it touched. */
   readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
-  #lastLists = new Map<string, TermList>();
+  #lastLists = new Map<string, PostingList>();
   /** The last rank() call's terms, each once, in the order a page's score is summed in. */
-  #lastTerms: { list: TermList; idf: number }[] = [];
-  /** How the index's rows are read: in blocks, or as an index from before decision 0089 or 0085 has them. */
-  #read: (blob: Uint8Array) => TermList = (blob) => new BlockedList(blob);
+  #lastTerms: { list: PostingList; idf: number }[] = [];
+  /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
+  #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
 
   /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings.
    * `cacheBytes`: how much of the lists it reads it keeps unpacked, the least recently used going first. */
@@ -196,9 +187,8 @@ export class PostingsStage implements FirstStage {
       held: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed IN (SELECT value FROM json_each(?))'),
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
-    if (meta?.value === POSTINGS_FORMAT) this.#read = (blob) => new BlockedList(blob);
-    else if (meta?.value === PACKED_POSTINGS_FORMAT) this.#read = (blob) => new WholeList(unpackPostings(blob));
-    else if (meta?.value === RAW_POSTINGS_FORMAT) this.#read = (blob) => new WholeList(decodePostings(blob));
+    if (meta?.value === POSTINGS_FORMAT) this.#unpack = unpackPostings;
+    else if (meta?.value === RAW_POSTINGS_FORMAT) this.#unpack = decodePostings;
     else return false;
     const rows = this.#q.lengths.all() as { id: number; length: number }[];
     let max = 0;
@@ -208,20 +198,14 @@ export class PostingsStage implements FirstStage {
       total += r.length;
     }
     this.#pages = rows.length;
-    this.#avgLength = rows.length ? total / rows.length : 1;
+    const avg = rows.length ? total / rows.length : 1;
     this.#norm = new Float64Array(max + 1);
-    for (const r of rows) this.#norm[r.id] = this.#normOf(r.length);
+    for (const r of rows) this.#norm[r.id] = K1 * (1 - B + (B * r.length) / avg);
     this.#acc = new Float64Array(max + 1);
     this.#mask = new Uint32Array(max + 1);
     this.#touched = new Int32Array(max + 1);
     this.#touchedCount = 0;
     return true;
-  }
-
-  /** K of BM25's denominator for a page of `length` tokens (the one expression #norm and the
-   * block bounds both use, so that a bound is the very impact of the entry it comes from). */
-  #normOf(length: number): number {
-    return K1 * (1 - B + (B * length) / this.#avgLength);
   }
 
   /** The index's terms of each token (tokenizer.ts), in one round trip for those not known yet. */
@@ -235,7 +219,7 @@ export class PostingsStage implements FirstStage {
   }
 
   /** The posting lists of those of `terms` the index holds (kept in memory like the query's own). */
-  lists(terms: readonly string[]): Map<string, TermList> {
+  lists(terms: readonly string[]): Map<string, PostingList> {
     return this.#postings(terms);
   }
 
@@ -247,41 +231,38 @@ export class PostingsStage implements FirstStage {
     return rows.map((r) => reversed(r.reversed));
   }
 
-  #postings(terms: readonly string[]): Map<string, TermList> {
-    const out = new Map<string, TermList>();
+  #postings(terms: readonly string[]): Map<string, PostingList> {
+    const out = new Map<string, PostingList>();
     const missing: string[] = [];
     for (const t of terms) {
-      const kept = this.#cache.get(t);
-      if (kept === undefined) missing.push(t);
+      const list = this.#cache.get(t);
+      if (list === undefined) missing.push(t);
       else {
-        // Most recently used last, counted at what it holds now (blocks unpacked since).
+        // Most recently used last.
         this.#cache.delete(t);
-        this.#remember(t, kept.list, kept.bytes);
-        if (kept.list) out.set(t, kept.list);
+        this.#cache.set(t, list);
+        if (list) out.set(t, list);
       }
     }
     if (!missing.length) return out;
     const found = new Set<string>();
     for (const r of (this.#q as Statements).lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
-      const list = this.#read(r.data);
+      const list = this.#unpack(r.data);
       found.add(r.term);
       out.set(r.term, list);
-      this.#remember(r.term, list, 0);
+      this.#remember(r.term, list);
     }
-    for (const t of missing) if (!found.has(t)) this.#remember(t, null, 0);
+    for (const t of missing) if (!found.has(t)) this.#remember(t, null);
     return out;
   }
 
-  /** Keeps `list` last, counted at its size now instead of `counted` bytes, and lets the least
-   * recently used go while the lists kept hold more than they may. */
-  #remember(term: string, list: TermList | null, counted: number): void {
-    const bytes = sizeOf(term, list);
-    this.#cache.set(term, { list, bytes });
-    this.#cachedBytes += bytes - counted;
-    for (const [t, kept] of this.#cache) {
+  #remember(term: string, list: PostingList | null): void {
+    this.#cache.set(term, list);
+    this.#cachedBytes += sizeOf(term, list);
+    for (const [t, l] of this.#cache) {
       if (this.#cachedBytes <= this.#cacheBytes) break;
       this.#cache.delete(t);
-      this.#cachedBytes -= kept.bytes;
+      this.#cachedBytes -= sizeOf(t, l);
     }
   }
 
@@ -368,7 +349,7 @@ export class PostingsStage implements FirstStage {
   }
 
   /** The last rank() call's posting lists of `terms` (undefined for a term it had none of). */
-  #listsOf(terms: readonly string[]): (TermList | undefined)[] {
+  #listsOf(terms: readonly string[]): (PostingList | undefined)[] {
     return terms.map((t) => this.#lastLists.get(t));
   }
 
@@ -380,7 +361,7 @@ export class PostingsStage implements FirstStage {
       if (p.concept < 0 || p.concept >= 32) continue;
       let idf = 0;
       for (const t of p.terms) {
-        const df = this.#lastLists.get(t)?.df ?? 0;
+        const df = this.#lastLists.get(t)?.docs.length ?? 0;
         if (df) idf = Math.max(idf, Math.log(1 + (this.#pages - df + 0.5) / (df + 0.5)));
       }
       worth.set(p.concept, Math.max(worth.get(p.concept) ?? 0, idf * (weights[p.concept] ?? 1)));
@@ -463,8 +444,8 @@ export class PostingsStage implements FirstStage {
     for (const id of ids) {
       let s = 0;
       for (const { list, idf } of this.#lastTerms) {
-        const at = list.find(id);
-        if (at >= 0) s += impact(idf, list.freq(at), this.#norm[id] as number, K1);
+        const at = indexIn(list.docs, id);
+        if (at >= 0) s += impact(idf, list.freqs[at] as number, this.#norm[id] as number, K1);
       }
       if (s > 0) out.set(id, s);
     }
@@ -485,7 +466,7 @@ export class PostingsStage implements FirstStage {
    */
   #rank(
     phrases: readonly Phrase[],
-    lists: ReadonlyMap<string, TermList>,
+    lists: ReadonlyMap<string, PostingList>,
     concepts: number,
     k: number,
     allowed: AllowedPages | null,
@@ -502,7 +483,7 @@ export class PostingsStage implements FirstStage {
     this.#lookedUp.clear();
     this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
     // Each term once, in the phrases' order: the order a page's score is summed in.
-    const terms: { list: TermList; idf: number }[] = [];
+    const terms: { list: PostingList; idf: number }[] = [];
     const seen = new Set<string>();
     let total = 0;
     for (const p of phrases)
@@ -510,7 +491,7 @@ export class PostingsStage implements FirstStage {
         const list = lists.get(t);
         if (seen.has(t) || !list) continue;
         seen.add(t);
-        const df = list.df;
+        const df = list.docs.length;
         terms.push({ list, idf: Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5))) });
         total += df;
       }
@@ -519,7 +500,7 @@ export class PostingsStage implements FirstStage {
     if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM && k <= PRUNE_MAX_K)) {
       this.#everyPosting = false;
       const pruned = maxScoreTopK(
-        terms.map(({ list, idf }) => ({ list, idf, ...this.#boundsOf(list, idf) })),
+        terms.map(({ list, idf }) => ({ docs: list.docs, freqs: list.freqs, idf, bound: this.#boundOf(list, idf) })),
         norm,
         K1,
         k,
@@ -532,7 +513,7 @@ export class PostingsStage implements FirstStage {
     this.#everyPosting = true;
     let n = 0;
     for (const { list, idf } of terms) {
-      const { docs, freqs } = list.all();
+      const { docs, freqs } = list;
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
         if (acc[d] === 0) touched[n++] = d;
@@ -543,7 +524,7 @@ export class PostingsStage implements FirstStage {
       const bit = phraseBit(p);
       if (!bit) continue;
       // Where the phrase is present: its one term's pages, or the pages holding all its terms.
-      const held = intersect(p.terms.map((t) => lists.get(t)?.all()));
+      const held = intersect(p.terms.map((t) => lists.get(t)));
       for (let i = 0; i < held.length; i++) mask[held[i] as number] = ((mask[held[i] as number] as number) | bit) >>> 0;
     }
     this.#touchedCount = n;
@@ -551,19 +532,11 @@ export class PostingsStage implements FirstStage {
     return topK(acc, touched, n, k, allowed);
   }
 
-  /** The highest impact of a list's postings and of each of its blocks (max-score.ts), worked out
-   * once a list and version: from the blocks' bounds without unpacking them, or from every posting
-   * of a list read whole. */
-  #boundsOf(list: TermList, idf: number): { bound: number; blocks: Float64Array | null } {
-    let bounds = this.#bounds.get(list);
-    if (bounds === undefined) {
-      const blocks = list.blockBounds((f, length) => impact(idf, f, this.#normOf(length), K1));
-      let bound = 0;
-      if (blocks) for (const b of blocks) bound = Math.max(bound, b);
-      else bound = listBound(list.all().docs, list.all().freqs, idf, this.#norm, K1);
-      this.#bounds.set(list, (bounds = { bound, blocks }));
-    }
-    return bounds;
+  /** The highest impact of a list's postings (max-score.ts), worked out once a list and version. */
+  #boundOf(list: PostingList, idf: number): number {
+    let bound = this.#bounds.get(list);
+    if (bound === undefined) this.#bounds.set(list, (bound = listBound(list.docs, list.freqs, idf, this.#norm, K1)));
+    return bound;
   }
 
   /** Which of the last rank() call's concepts page `id` holds, as a mask: a concept is held when
@@ -579,7 +552,7 @@ export class PostingsStage implements FirstStage {
         let all = true;
         for (let i = 0; i < p.terms.length && all; i++) {
           const list = this.#lastLists.get(p.terms[i] as string);
-          all = list !== undefined && list.find(id) >= 0;
+          all = list !== undefined && indexIn(list.docs, id) >= 0;
         }
         if (all) mask = (mask | bit) >>> 0;
       }

@@ -264,16 +264,6 @@ export const indexMigrations: readonly IndexMigration[] = [
       );`,
     readerStandIn: `CREATE TEMP TABLE page_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
       CREATE TEMP TABLE page_term_lists (page_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);`,
-  },  {
-    version: 11,
-    name: 'search postings in blocks',
-    // The postings' rows in blocks with score bounds (blocked-postings.ts, decision 0089). No
-    // table changes: the version is there so that a node of an earlier version, which cannot read
-    // such rows, refuses the index, saying so (readAsCurrent), instead of finding nothing in it.
-    // This version reads rows of the earlier formats as they are, until `npm run index` writes
-    // them again.
-    up: '-- no table changes',
-    readerStandIn: '',
   },
 ];
 

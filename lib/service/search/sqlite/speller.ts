@@ -1,7 +1,6 @@
 import type { Concept } from '../tokenize.ts';
 import { bestCandidate, editsOf, editWord, likelihood, MIN_CORRECTED_LENGTH, typistEdits, type Candidate, type Edit } from '../typos.ts';
-import type { PostingsStage } from './postings.ts';
-import type { TermList } from './term-list.ts';
+import type { PostingList, PostingsStage } from './postings.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 /** At most this many words of one query are corrected (the rest are searched as typed). */
@@ -97,7 +96,7 @@ export class Speller {
     let candidates: Candidate[] = [];
     for (const [term, list] of this.#stage.lists(held)) {
       const { edit } = options.get(term) as { edit: Edit };
-      candidates.push({ term, edit, pages: list.df, together: context ? countIn(list.all().docs, context) : null });
+      candidates.push({ term, edit, pages: list.docs.length, together: context ? countIn(list.docs, context) : null });
     }
     // In an identifier, the corrections that make an identifier the index holds come first.
     if (ident) {
@@ -155,13 +154,12 @@ export class Speller {
 }
 
 /** The pages holding every term of a phrase. */
-function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, TermList>): Uint32Array | null {
+function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>): Uint32Array | null {
   let out: Uint32Array | null = null;
   for (const t of terms) {
     const list = lists.get(t);
     if (!list) return new Uint32Array(0);
-    const { docs } = list.all();
-    out = out ? intersect(out, docs) : docs;
+    out = out ? intersect(out, list.docs) : list.docs;
   }
   return out;
 }

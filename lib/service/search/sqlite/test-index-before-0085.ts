@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { snippetPassages } from '../snippet.ts';
-import { BlockedList } from './blocked-postings.ts';
+import { unpackPostings } from './packed-postings.ts';
 import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
@@ -34,7 +34,7 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
     if (rawPostings) {
       const postings = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
       for (const r of db.prepare('SELECT term, data FROM postings').all())
-        postings.run(encodePostings(new BlockedList(r.data as Uint8Array).all()), r.term as string);
+        postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
       db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
     }
     db.exec('DROP TABLE page_text; DROP TABLE page_term_lists; DELETE FROM schema_migrations WHERE version >= 10;');
