@@ -68,7 +68,8 @@ export type FinishStep = 'text' | 'terms' | 'optimise';
 export interface IndexWriter {
   /** Add or replace one page. 'merged': another address of a page already seen in this run. */
   upsert(doc: PageDocument): UpsertOutcome;
-  /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far each step is. */
+  /** Bring derived data (anchor text, full-text rows) up to date; `progress` is told how far each
+   * step is. One that throws leaves what it committed and may be called again. */
   finish(progress?: (step: FinishStep, done: number, total: number) => void): void;
   close(): void;
 }

@@ -151,6 +151,12 @@ export class PostingsWriter {
     this.#forget();
   }
 
+  /** Forgets every page reported since the last flush, after the caller rolled back the
+   * transaction they were reported in (the runs already committed go too). */
+  discard(): void {
+    this.#forget();
+  }
+
   #forget(): void {
     this.#db.exec('DELETE FROM temp.pending_pages');
     this.#runs.clear();

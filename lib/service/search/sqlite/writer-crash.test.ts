@@ -73,6 +73,28 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     });
   }
 
+  for (const stop of [
+    { step: 'text', at: 250 },
+    { step: 'terms', at: 0 },
+  ] satisfies Stop[]) {
+    it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {
+      const file = join(dir, `again-${stop.step}.db`);
+      copyFileSync(before, file);
+      const writer = new SqliteIndexWriter(file, { threads: 1 });
+      for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
+      assert.throws(
+        () =>
+          writer.finish((step, done) => {
+            if (step === stop.step && done >= stop.at) throw new Error('the disk is full');
+          }),
+        /the disk is full/,
+      );
+      writer.finish();
+      writer.close();
+      assert.deepEqual(indexContents(file), expected);
+    });
+  }
+
   it('leaves the pages whose inbound links a run stopped while reading had changed for the next run to build', () => {
     // Stopped after 250 pages, of which the first 200 were committed: their links moved (edition 1),
     // and pages the run never read lost links from them (page 203 the one from page 29).

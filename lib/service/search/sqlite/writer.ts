@@ -217,6 +217,29 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
+    // The pages read are committed first: a finish() that fails rolls back only its own work.
+    this.#commit();
+    try {
+      this.#finish(progress);
+    } catch (err) {
+      this.#abandon();
+      throw err;
+    }
+  }
+
+  /**
+   * After a finish() that failed part-way (a full disk, a building thread that died): what it had
+   * not committed is rolled back and the postings writer forgets what it had gathered, so that
+   * finish() can run again on this writer from what is committed, as a new run would (the pages
+   * it had not completed are still marked).
+   */
+  #abandon(): void {
+    if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+    this.#pending = 0;
+    this.#postings.discard();
+  }
+
+  #finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
     const q = this.#q;
     this.#batched(() => {
       this.#touched.clear();
