@@ -1,0 +1,61 @@
+import { DatabaseSync } from 'node:sqlite';
+import { parseArgs } from 'node:util';
+import { unpackPostings } from '#service/search/sqlite/packed-postings.ts';
+import { PostingsStage } from '#service/search/sqlite/postings.ts';
+import { parseQuery } from '#service/search/tokenize.ts';
+import { queries } from './_search-load.ts';
+
+/**
+ * `node bench/block-bounds.ts --index FILE [--min-pages N] [--block N]`: how far block bounds could
+ * prune the first stage on an index (decision 0089). For each judged query's term whose list holds
+ * at least N pages, the list cut into blocks of `block` entries, each block's highest BM25 term
+ * weight (without the idf, which the ratios do not depend on) over the list's highest; printed,
+ * the median over those lists of the median block's ratio and of the tenth-percentile block's.
+ * Near 1, a block can seldom be skipped that the whole list could not.
+ */
+const { values } = parseArgs({
+  options: { index: { type: 'string' }, 'min-pages': { type: 'string', default: '20000' }, block: { type: 'string', default: '128' } },
+});
+if (!values.index) {
+  console.error('usage: node bench/block-bounds.ts --index FILE [--min-pages N] [--block N]');
+  process.exit(2);
+}
+const minPages = Number(values['min-pages']);
+const block = Number(values.block);
+const K1 = 1.2;
+const B = 0.75;
+
+const db = new DatabaseSync(values.index, { readOnly: true });
+const stage = new PostingsStage(db);
+if (!stage.refresh()) throw new Error(`${values.index} has no postings in a format this version reads`);
+const rows = db.prepare('SELECT page_id AS id, length FROM page_terms').all() as { id: number; length: number }[];
+const lengths = new Map(rows.map((r) => [r.id, r.length]));
+const avg = rows.reduce((a, r) => a + r.length, 0) / rows.length;
+const weight = (f: number, id: number) => f / (f + K1 * (1 - B + (B * (lengths.get(id) as number)) / avg));
+
+const words = [...new Set(queries.flatMap((q) => parseQuery(q.query).concepts.filter((c) => !c.stop).flatMap((c) => c.parts)))];
+const terms = [...new Set(stage.termsOf(words).flat())];
+const read = db.prepare('SELECT data FROM postings WHERE term = ?');
+const median: number[] = [];
+const tenth: number[] = [];
+for (const term of terms) {
+  const row = read.get(term) as { data: Uint8Array } | undefined;
+  if (!row) continue;
+  const { docs, freqs } = unpackPostings(row.data);
+  if (docs.length < minPages) continue;
+  const bounds: number[] = [];
+  for (let from = 0; from < docs.length; from += block) {
+    let best = 0;
+    for (let i = from; i < Math.min(docs.length, from + block); i++) best = Math.max(best, weight(freqs[i] as number, docs[i] as number));
+    bounds.push(best);
+  }
+  const list = Math.max(...bounds);
+  bounds.sort((a, b) => a - b);
+  median.push((bounds[bounds.length >> 1] as number) / list);
+  tenth.push((bounds[Math.floor(bounds.length / 10)] as number) / list);
+}
+const mid = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]?.toFixed(3) ?? '-';
+console.log(
+  `${values.index}: ${median.length} lists of ${minPages}+ pages, blocks of ${block}: a block's bound over its list's, median block ${mid(median)}, tenth-percentile block ${mid(tenth)}`,
+);
+db.close();
