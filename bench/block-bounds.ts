@@ -33,7 +33,15 @@ const lengths = new Map(rows.map((r) => [r.id, r.length]));
 const avg = rows.reduce((a, r) => a + r.length, 0) / rows.length;
 const weight = (f: number, id: number) => f / (f + K1 * (1 - B + (B * (lengths.get(id) as number)) / avg));
 
-const words = [...new Set(queries.flatMap((q) => parseQuery(q.query).concepts.filter((c) => !c.stop).flatMap((c) => c.parts)))];
+const words = [
+  ...new Set(
+    queries.flatMap((q) =>
+      parseQuery(q.query)
+        .concepts.filter((c) => !c.stop)
+        .flatMap((c) => c.parts),
+    ),
+  ),
+];
 const terms = [...new Set(stage.termsOf(words).flat())];
 const read = db.prepare('SELECT data FROM postings WHERE term = ?');
 const median: number[] = [];
