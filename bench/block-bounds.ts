@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { unpackPostings } from '#service/search/sqlite/packed-postings.ts';
-import { PostingsStage } from '#service/search/sqlite/postings.ts';
+import { impact } from '#service/search/sqlite/max-score.ts';
+import { K1, lengthNorm, PostingsStage } from '#service/search/sqlite/postings.ts';
 import { parseQuery } from '#service/search/tokenize.ts';
 import { queries } from './_search-load.ts';
 
@@ -22,8 +22,10 @@ if (!values.index) {
 }
 const minPages = Number(values['min-pages']);
 const block = Number(values.block);
-const K1 = 1.2;
-const B = 0.75;
+if (!Number.isInteger(minPages) || minPages < 1 || !Number.isInteger(block) || block < 1) {
+  console.error('block-bounds: --min-pages and --block are whole numbers of at least 1');
+  process.exit(2);
+}
 
 const db = new DatabaseSync(values.index, { readOnly: true });
 const stage = new PostingsStage(db);
@@ -31,7 +33,8 @@ if (!stage.refresh()) throw new Error(`${values.index} has no postings in a form
 const rows = db.prepare('SELECT page_id AS id, length FROM page_terms').all() as { id: number; length: number }[];
 const lengths = new Map(rows.map((r) => [r.id, r.length]));
 const avg = rows.reduce((a, r) => a + r.length, 0) / rows.length;
-const weight = (f: number, id: number) => f / (f + K1 * (1 - B + (B * (lengths.get(id) as number)) / avg));
+// The term weight with an idf of 1: the ratios below do not depend on it.
+const weight = (f: number, id: number) => impact(1, f, lengthNorm(lengths.get(id) as number, avg), K1);
 
 const words = [
   ...new Set(
@@ -43,24 +46,23 @@ const words = [
   ),
 ];
 const terms = [...new Set(stage.termsOf(words).flat())];
-const read = db.prepare('SELECT data FROM postings WHERE term = ?');
 const median: number[] = [];
 const tenth: number[] = [];
 for (const term of terms) {
-  const row = read.get(term) as { data: Uint8Array } | undefined;
-  if (!row) continue;
-  const { docs, freqs } = unpackPostings(row.data);
-  if (docs.length < minPages) continue;
+  // One list at a time, in whichever format the index keeps it.
+  const list = stage.lists([term]).get(term);
+  if (!list || list.docs.length < minPages) continue;
+  const { docs, freqs } = list;
   const bounds: number[] = [];
   for (let from = 0; from < docs.length; from += block) {
     let best = 0;
     for (let i = from; i < Math.min(docs.length, from + block); i++) best = Math.max(best, weight(freqs[i] as number, docs[i] as number));
     bounds.push(best);
   }
-  const list = Math.max(...bounds);
   bounds.sort((a, b) => a - b);
-  median.push((bounds[bounds.length >> 1] as number) / list);
-  tenth.push((bounds[Math.floor(bounds.length / 10)] as number) / list);
+  const best = bounds[bounds.length - 1] as number;
+  median.push((bounds[bounds.length >> 1] as number) / best);
+  tenth.push((bounds[Math.floor(bounds.length / 10)] as number) / best);
 }
 const mid = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]?.toFixed(3) ?? '-';
 console.log(

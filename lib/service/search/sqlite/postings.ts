@@ -29,7 +29,7 @@ export const POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
 /** The format before decision 0085, which a reader still reads (the writer builds it again). */
 export const RAW_POSTINGS_FORMAT = `postings 2; weights ${weights}`;
 
-const K1 = 1.2;
+export const K1 = 1.2;
 /** A query whose terms have at least this many postings in all is ranked by MaxScore (max-score.ts),
  * the others by scoring every posting (faster for short lists; the same pages either way). */
 const PRUNE_FROM = 20_000;
@@ -38,6 +38,10 @@ const PRUNE_FROM = 20_000;
 const PRUNE_MAX_K = 100;
 export type Prune = 'auto' | 'always' | 'never';
 const B = 0.75;
+
+/** K of BM25's denominator for a page of `length` terms in an index whose pages average `avg`:
+ * k1 × (1 − b + b × length / avg). */
+export const lengthNorm = (length: number, avg: number): number => K1 * (1 - B + (B * length) / avg);
 /** Postings a reader keeps in memory, in bytes, least recently used out first (the corpus's
  * are about 70 MB in all; its 650 judged queries use about a third of them). */
 /** The posting lists a reader keeps unpacked, by default (SEARCH_LIST_CACHE_MB; decision 0088). */
@@ -200,7 +204,7 @@ export class PostingsStage implements FirstStage {
     this.#pages = rows.length;
     const avg = rows.length ? total / rows.length : 1;
     this.#norm = new Float64Array(max + 1);
-    for (const r of rows) this.#norm[r.id] = K1 * (1 - B + (B * r.length) / avg);
+    for (const r of rows) this.#norm[r.id] = lengthNorm(r.length, avg);
     this.#acc = new Float64Array(max + 1);
     this.#mask = new Uint32Array(max + 1);
     this.#touched = new Int32Array(max + 1);
