@@ -24,10 +24,7 @@ const BUFFERED_ENTRIES = 4_000_000;
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #runs: PostingRuns;
-  readonly #q: Record<
-    'oldTerms' | 'lookup' | 'put' | 'drop' | 'putEnd' | 'dropEnd' | 'pending' | 'meta' | 'format' | 'count',
-    StatementSync
-  >;
+  readonly #q: Record<'oldTerms' | 'lookup' | 'put' | 'drop' | 'born' | 'dropEnd' | 'pending' | 'meta' | 'format' | 'count', StatementSync>;
   readonly #buffer = new PostingBuffer();
   readonly #bufferSize: number;
   /** Pages reported since the last flush (their entries replace those the postings hold). */
@@ -43,6 +40,10 @@ export class PostingsWriter {
     this.#runs = new PostingRuns(db);
     // The pages' new lengths and term lists (null: dropped), stored with their postings in flush().
     db.exec('CREATE TEMP TABLE IF NOT EXISTS pending_pages (page_id INTEGER PRIMARY KEY, length INTEGER, terms BLOB)');
+    // The terms a flush adds to the postings, written backwards, until they are added to
+    // term_ends in its order: a fresh index adds every term, tens of millions at 10⁶ pages, which
+    // SQLite sorts on disk where an array of them in memory took gigabytes.
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS born_ends (reversed TEXT NOT NULL)');
     this.#q = {
       oldTerms: db.prepare(
         'SELECT p.terms AS text, l.terms AS packed FROM page_terms p LEFT JOIN page_term_lists l USING (page_id) WHERE page_id = ?',
@@ -50,7 +51,7 @@ export class PostingsWriter {
       lookup: db.prepare('SELECT data FROM postings WHERE term = ?'),
       put: db.prepare('INSERT OR REPLACE INTO postings (term, data) VALUES (?, ?)'),
       drop: db.prepare('DELETE FROM postings WHERE term = ?'),
-      putEnd: db.prepare('INSERT OR IGNORE INTO term_ends (reversed) VALUES (?)'),
+      born: db.prepare('INSERT INTO temp.born_ends (reversed) VALUES (?)'),
       dropEnd: db.prepare('DELETE FROM term_ends WHERE reversed = ?'),
       pending: db.prepare('INSERT OR REPLACE INTO temp.pending_pages (page_id, length, terms) VALUES (?, ?, ?)'),
       meta: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('postings', ?)"),
@@ -117,7 +118,6 @@ export class PostingsWriter {
     const total = this.#runs.lists();
     const changed = this.#changed;
     const dropped = (id: number) => changed.has(id);
-    const born: string[] = [];
     let done = 0;
     let told = 0;
     for (const [t, runs] of this.#runs.drain()) {
@@ -126,7 +126,7 @@ export class PostingsWriter {
       const list = row ? mergePostings(unpackPostings(row.data), dropped, added) : added;
       if (list.docs.length) {
         q.put.run(t, packPostings(list));
-        if (!row) born.push(reversed(t));
+        if (!row) q.born.run(reversed(t));
       } else if (row) {
         q.drop.run(t);
         q.dropEnd.run(reversed(t));
@@ -135,7 +135,9 @@ export class PostingsWriter {
       if (progress && done - told >= 1000) progress((told = done), total);
     }
     // New terms' ends, in order (a fresh index adds every term).
-    for (const r of born.sort()) q.putEnd.run(r);
+    this.#db.exec(
+      'INSERT OR IGNORE INTO term_ends (reversed) SELECT reversed FROM temp.born_ends ORDER BY reversed; DELETE FROM temp.born_ends',
+    );
     // The pages' lengths and lists change with their postings, in the same transaction: a run
     // stopped before it leaves the ones the postings were built from, which say which terms held
     // a page when the next run builds it again.
@@ -158,7 +160,7 @@ export class PostingsWriter {
   }
 
   #forget(): void {
-    this.#db.exec('DELETE FROM temp.pending_pages');
+    this.#db.exec('DELETE FROM temp.pending_pages; DELETE FROM temp.born_ends');
     this.#runs.clear();
     this.#buffer.clear();
     this.#changed.clear();

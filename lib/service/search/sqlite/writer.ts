@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
-import { pageRank } from '../authority.ts';
+import { LinkList, pageRank } from '../authority.ts';
 import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { preferredUrl } from '../url.ts';
@@ -18,6 +18,10 @@ const BATCH = 200;
  * 30% longer. Filled only as far as the index is large. */
 const CACHE_KB = 512 * 1024;
 const TEMP_CACHE_KB = 256 * 1024;
+
+/** Link targets the writer remembers having marked (#touch): a site's pages link to the same few
+ * hundred pages, its navigation, again and again. */
+const TOUCHED_KEPT = 65_536;
 
 const hostOf = (url: string): string => new URL(url).host;
 
@@ -55,7 +59,7 @@ function prepare(db: DatabaseSync) {
     fallback: db.prepare('INSERT OR REPLACE INTO snippet_fallback (id, text) VALUES (?, ?)'),
     dropFallback: db.prepare('DELETE FROM snippet_fallback WHERE id = ?'),
     pageIds: db.prepare('SELECT id FROM signals ORDER BY id'),
-    edges: db.prepare('SELECT DISTINCT l.source_id AS s, a.page_id AS t FROM links l JOIN aliases a ON a.key = l.target_key'),
+    edges: db.prepare('SELECT l.source_id AS s, a.page_id AS t FROM links l JOIN aliases a ON a.key = l.target_key'),
     setAuthority: db.prepare('UPDATE signals SET authority = ? WHERE id = ? AND authority != ?'),
   };
 }
@@ -81,7 +85,8 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #db: DatabaseSync;
   readonly #own: boolean;
   readonly #seen = new Set<number>();
-  /** Link targets this run has marked already (#touch), so each is looked up once. */
+  /** Link targets this run has marked already (#touch), the last TOUCHED_KEPT at most, so that
+   * each is looked up about once. */
   readonly #touched = new Set<string>();
   #pending = 0;
   readonly #q: Statements;
@@ -174,6 +179,9 @@ export class SqliteIndexWriter implements IndexWriter {
    * not in the index yet is built when it comes, as every page this run stores is. */
   #touch(key: string): void {
     if (this.#touched.has(key)) return;
+    // Only a shortcut (marking a page twice changes nothing), so it is bounded rather than grown
+    // to every target of a million pages' links.
+    if (this.#touched.size >= TOUCHED_KEPT) this.#touched.clear();
     this.#touched.add(key);
     const row = this.#q.aliasPage.get(key) as { id: number } | undefined;
     if (row) this.#q.dirty.run(row.id);
@@ -280,15 +288,18 @@ export class SqliteIndexWriter implements IndexWriter {
    * that changed changes the rank of the pages it links to, and of theirs. */
   #rankPages(): void {
     const q = this.#q;
-    const ids = (q.pageIds.all() as { id: number }[]).map((r) => r.id);
-    const dense = new Map(ids.map((id, i) => [id, i]));
-    const edges: [number, number][] = [];
+    const ids: number[] = [];
+    for (const r of q.pageIds.iterate() as Iterable<{ id: number }>) ids.push(r.id);
+    // Each page's place in `ids` (they are in ascending order), −1 for an id no page has.
+    const dense = new Int32Array((ids.at(-1) ?? -1) + 1).fill(-1);
+    ids.forEach((id, i) => (dense[id] = i));
+    const links = new LinkList();
     for (const e of q.edges.iterate() as Iterable<{ s: number; t: number }>) {
-      const from = dense.get(e.s);
-      const to = dense.get(e.t);
-      if (from !== undefined && to !== undefined) edges.push([from, to]);
+      const from = dense[e.s] ?? -1;
+      const to = dense[e.t] ?? -1;
+      if (from >= 0 && to >= 0) links.add(from, to);
     }
-    const rank = pageRank(ids.length, edges);
+    const rank = pageRank(ids.length, links);
     for (let i = 0; i < ids.length; i++) {
       // Four significant digits: a page whose rank did not move is not written again.
       const r = Number((rank[i] as number).toPrecision(4));
