@@ -120,16 +120,25 @@ export function indexAndKey(root: string, dataDir: string, warc = join(CORPUS, '
   const idx = spawnSync(node, [join(root, 'server/cli/index.ts'), warc, '--quiet'], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const seconds = (performance.now() - t0) / 1000;
   if (idx.status !== 0) throw new Error(`index failed: ${idx.stderr}`);
+  return { seconds, ...indexSummary(idx.stdout), token: benchKey(root, dataDir) };
+}
+
+/** What `npm run index` says of a run in its last lines (its output, whole or the tail of a log). */
+export function indexSummary(output: string): { pages: number; records: number; memory: string; reportedSeconds: number } {
+  return {
+    pages: Number(/now holds (\d+) pages/.exec(output)?.[1]),
+    records: Number(/indexed (\d+) pages/.exec(output)?.[1]),
+    memory: /at most (\d+) MB of memory/.exec(output)?.[1] ?? '?',
+    reportedSeconds: Number(/sources failed, in ([\d.]+) s/.exec(output)?.[1]),
+  };
+}
+
+/** A key for the API, with a rate no bench reaches, made by the version at `root` in `dataDir`. */
+export function benchKey(root: string, dataDir: string): string {
   const keys = spawnSync(node, [join(root, 'server/cli/keys.ts'), 'create', '--name', 'bench', '--rate-per-minute', '1000000'], {
-    env,
+    env: { ...process.env, DATA_DIR: dataDir },
     encoding: 'utf8',
   });
   if (keys.status !== 0) throw new Error(`keys create failed: ${keys.stderr}`);
-  return {
-    seconds,
-    pages: Number(/now holds (\d+) pages/.exec(idx.stdout)?.[1]),
-    records: Number(/indexed (\d+) pages/.exec(idx.stdout)?.[1]),
-    memory: /at most (\d+) MB of memory/.exec(idx.stdout)?.[1] ?? '?',
-    token: keys.stdout.trim().split('\n').pop() as string,
-  };
+  return keys.stdout.trim().split('\n').pop() as string;
 }

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { checkFirstStage, type FirstStageCheck } from './_first-stage.ts';
 import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
-import { CORPUS, indexAndKey, pct, ROOT, startService, timeApi } from './_search-load.ts';
+import { benchKey, CORPUS, indexAndKey, indexSummary, pct, ROOT, startService, timeApi } from './_search-load.ts';
 import { printTable } from './_stats.ts';
 
 /**
@@ -19,7 +19,9 @@ import { printTable } from './_stats.ts';
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
  * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
- * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures).
+ * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures). A size whose indexing
+ * takes hours is indexed apart (bench/scale-corpus.ts writes its corpus) and measured here with
+ * BENCH_SCALE_BUILT (measureEachBuilt), its row added to the last run's.
  */
 const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000')
   .split(',')
@@ -55,6 +57,11 @@ async function measure(warc: string, dir: string): Promise<Measured> {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   const built = indexAndKey(ROOT, dataDir, warc);
+  return measureBuilt(dataDir, { ...built, seconds: built.seconds });
+}
+
+/** The queries' times and ranking on the index `npm run index` built in `dataDir`. */
+async function measureBuilt(dataDir: string, built: { seconds: number; pages: number; memory: string; token: string }): Promise<Measured> {
   const indexFile = join(dataDir, 'index.db');
   const service = await startService(ROOT, dataDir, 0);
   try {
@@ -76,6 +83,24 @@ async function measure(warc: string, dir: string): Promise<Measured> {
   } finally {
     service.child.kill('SIGTERM');
   }
+}
+
+/**
+ * BENCH_SCALE_BUILT: the rows of indexes built apart, each a DATA_DIR into which `npm run index`
+ * of a scale corpus wrote (10⁶ pages take hours: run it on its own, then measure it here), with
+ * that run's output in DATA_DIR/index.log, from which the index's pages, time and memory are read.
+ */
+async function measureEachBuilt(dirs: readonly string[]): Promise<Measured[]> {
+  const rows: Measured[] = [];
+  for (const dataDir of dirs) {
+    const log = join(dataDir, 'index.log');
+    if (!existsSync(join(dataDir, 'index.db')) || !existsSync(log))
+      throw new Error(`${dataDir}: no index.db with the output of its npm run index in index.log beside it`);
+    const summary = indexSummary(readFileSync(log, 'utf8'));
+    if (!summary.pages || !summary.reportedSeconds) throw new Error(`${log}: no summary of a finished npm run index in it`);
+    rows.push(await measureBuilt(dataDir, { ...summary, seconds: summary.reportedSeconds, token: benchKey(ROOT, dataDir) }));
+  }
+  return rows;
 }
 
 /** A log-log plot of p50 at 1 and 16 clients against pages, drawn by Chromium as a PNG. */
@@ -136,29 +161,40 @@ if (process.env.BENCH_SCALE_REPLOT) {
 const began = performance.now();
 const loadAtStart = loadavg()[0]?.toFixed(2);
 mkdirSync(out, { recursive: true });
-const stats = await corpusStatistics(REAL_WARC);
-const rows: Measured[] = [];
-const scratch = mkdtempSync(join(tmpdir(), 'periscope-bench-scale-'));
-try {
-  // The corpus alone, then each size.
-  const base = join(scratch, 'base');
-  mkdirSync(base);
-  rows.push(await measure(REAL_WARC, base));
-  rmSync(base, { recursive: true, force: true });
-  for (const size of sizes) {
-    const dir = join(scratch, String(size));
-    mkdirSync(dir);
-    const warc = join(dir, 'corpus.warc.gz');
-    const t0 = performance.now();
-    const synthetic = await writeScaleCorpus(REAL_WARC, warc, size, (rows[0] as Measured).pages, stats);
-    console.error(
-      `${size} pages: ${synthetic} synthetic written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${(statSync(warc).size / 1e6).toFixed(0)} MB)`,
-    );
-    rows.push(await measure(warc, dir));
-    rmSync(dir, { recursive: true, force: true });
+const figures = join(out, 'search-scale.json');
+const built = (process.env.BENCH_SCALE_BUILT ?? '').split(',').filter(Boolean);
+let rows: Measured[] = [];
+if (built.length) {
+  // Indexes built apart join the last run's rows (the corpus alone first, the reference), each
+  // replacing a row of its size.
+  if (!existsSync(figures)) throw new Error(`BENCH_SCALE_BUILT adds rows to the last run's figures (${figures}): run the bench once first`);
+  const added = await measureEachBuilt(built);
+  const kept = (JSON.parse(readFileSync(figures, 'utf8')) as Measured[]).filter((r) => !added.some((a) => a.pages === r.pages));
+  rows = [...kept, ...added].sort((a, b) => a.pages - b.pages);
+} else {
+  const stats = await corpusStatistics(REAL_WARC);
+  const scratch = mkdtempSync(join(tmpdir(), 'periscope-bench-scale-'));
+  try {
+    // The corpus alone, then each size.
+    const base = join(scratch, 'base');
+    mkdirSync(base);
+    rows.push(await measure(REAL_WARC, base));
+    rmSync(base, { recursive: true, force: true });
+    for (const size of sizes) {
+      const dir = join(scratch, String(size));
+      mkdirSync(dir);
+      const warc = join(dir, 'corpus.warc.gz');
+      const t0 = performance.now();
+      const synthetic = await writeScaleCorpus(REAL_WARC, warc, size, (rows[0] as Measured).pages, stats);
+      console.error(
+        `${size} pages: ${synthetic} synthetic written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${(statSync(warc).size / 1e6).toFixed(0)} MB)`,
+      );
+      rows.push(await measure(warc, dir));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
 }
 
 const ref = rows[0] as Measured;
@@ -183,7 +219,7 @@ const table = rows.map((r) => ({
 printTable('search at growing corpus sizes (answer cache off; ms; × against the corpus alone)', table);
 const png = join(out, 'search-scale.png');
 await plot(rows, png);
-writeFileSync(join(out, 'search-scale.json'), `${JSON.stringify(rows, null, 2)}\n`);
+writeFileSync(figures, `${JSON.stringify(rows, null, 2)}\n`);
 console.log(
   `plot: ${png}\nMRR@10 by kind of each size: ${rows.map((r) => `${r.pages}: ${JSON.stringify(r.mrr)}`).join('; ')}\n` +
     `(load average ${loadAtStart} at start, ${loadavg()[0]?.toFixed(2)} at end; ${((performance.now() - began) / 60000).toFixed(1)} min)`,

@@ -1,0 +1,33 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
+import { CORPUS } from './_search-load.ts';
+
+/**
+ * `node bench/scale-corpus.ts --pages N --out FILE.warc.gz`: writes the scale corpus of
+ * search-scale.ts alone (the real pages and synthetic distractors up to N pages in all), for an
+ * index built apart: 10⁶ pages take about 20 minutes and 6.3 GB here, and their `npm run index`
+ * hours, which search-scale.ts then measures with BENCH_SCALE_BUILT (README, decision 0117).
+ */
+const USAGE = 'usage: node bench/scale-corpus.ts --pages N --out FILE.warc.gz';
+const { values } = parseArgs({ options: { pages: { type: 'string' }, out: { type: 'string' } } });
+const pages = Number(values.pages);
+if (!values.out || !Number.isInteger(pages) || pages < 1) {
+  console.error(USAGE);
+  process.exit(2);
+}
+const warc = join(CORPUS, 'docs.warc.gz');
+// The real pages as the index counts them: the manifest's distinct canonical addresses.
+const real = new Set(
+  readFileSync(join(CORPUS, 'manifest.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split('\t')[1]),
+).size;
+const t0 = performance.now();
+const synthetic = await writeScaleCorpus(warc, values.out, pages, real, await corpusStatistics(warc));
+console.log(
+  `${values.out}: ${real} real pages and ${synthetic} synthetic, ${(statSync(values.out).size / 1e9).toFixed(2)} GB, in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+);
