@@ -100,8 +100,8 @@ function referenceRank(pages: number, pairs: [number, number][]): Float64Array {
 test('the same ranks as a set of targets a page, on a random graph with repeated links and links to self', () => {
   let seed = 7;
   const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return (seed >>> 8) % n;
   };
   const pages = 300;
   const pairs: [number, number][] = [];

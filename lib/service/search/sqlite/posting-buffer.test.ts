@@ -39,4 +39,49 @@ describe('the postings buffer', () => {
     assert.deepEqual([...every.places.subarray(every.starts[pages - 1], every.starts[pages])], [pages % 7, (pages % 7) + 1]);
     assert.equal((lists.get('t0') as PostingList).docs.length, 100);
   });
+
+  it("takes a page's terms as one string, each term's list whole, past its table's first size", () => {
+    const paged = new PostingBuffer();
+    // What it must hand out, gathered with a Map: each term's pages, frequencies and passages.
+    const want = new Map<string, { docs: number[]; freqs: number[]; places: number[][] }>();
+    // 200 pages of 500 terms drawn from 40,000 (the table starts at 32,768 terms and doubles),
+    // some with passage numbers; names are each page's distinct terms in the order first met.
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let doc = 1; doc <= 200; doc++) {
+      const names = [...new Set(Array.from({ length: 500 }, () => `w${random(40_000).toString(36)}`))];
+      const freqs = Float64Array.from(names, (_, k) => 1 + (k % 5));
+      const placeCounts = Uint16Array.from(names, (_, k) => (k % 3 === 0 ? 0 : 1 + (k % 4)));
+      const places = new Uint16Array(placeCounts.reduce((a, b) => a + b, 0)).map((_, i) => i % 20);
+      for (let k = 0, p = 0; k < names.length; k++) {
+        const term = names[k] as string;
+        const list = want.get(term) ?? { docs: [], freqs: [], places: [] };
+        want.set(term, list);
+        list.docs.push(doc);
+        list.freqs.push(freqs[k] as number);
+        list.places.push([...places.subarray(p, (p += placeCounts[k] as number))]);
+      }
+      paged.addPage(doc, names.join(' '), freqs, placeCounts, places);
+    }
+    paged.addPage(201, '', new Float64Array(0), new Uint16Array(0), new Uint16Array(0));
+    assert.ok(want.size > 32_768, `${want.size} terms`);
+    const got = [...paged.drain()];
+    assert.deepEqual(
+      got.map(([t]) => t),
+      [...want.keys()].sort(),
+    );
+    for (const [term, l] of got) {
+      const w = want.get(term) as { docs: number[]; freqs: number[]; places: number[][] };
+      assert.deepEqual([...l.docs], w.docs, term);
+      assert.deepEqual([...l.freqs], w.freqs, term);
+      assert.deepEqual(
+        w.docs.map((_, i) => [...l.places.subarray(l.starts[i], l.starts[i + 1])]),
+        w.places,
+        term,
+      );
+    }
+  });
 });

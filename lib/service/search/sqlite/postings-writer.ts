@@ -88,12 +88,8 @@ export class PostingsWriter {
       this.#q.pending.run(id, null, null);
       return;
     }
-    const names = terms.names === '' ? [] : terms.names.split(' ');
-    if (this.#buffer.size + names.length > this.#bufferSize && this.#buffer.size) this.#spill();
-    for (let k = 0, p = 0; k < names.length; k++) {
-      const count = terms.placeCounts[k] as number;
-      this.#buffer.add(names[k] as string, id, terms.freqs[k] as number, count ? terms.places.subarray(p, (p += count)) : null);
-    }
+    if (this.#buffer.size + terms.freqs.length > this.#bufferSize && this.#buffer.size) this.#spill();
+    this.#buffer.addPage(id, terms.names, terms.freqs, terms.placeCounts, terms.places);
     this.#q.pending.run(id, terms.length, terms.packed);
   }
 
