@@ -12,9 +12,11 @@ import { SqliteIndexWriter } from './writer.ts';
 const dir = mkdtempSync(join(tmpdir(), 'periscope-writer-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** More pages than the writer commits at once (200), so that a run stopped part-way through
- * finish() has committed some of its work. Each edition has a word of its own. */
+/** More pages than the writer commits at once (200 while reading, and in finish() as these tests
+ * ask), so that a run stopped part-way through finish() has committed some of its work. Each
+ * edition has a word of its own. */
 const PAGES = 320;
+const BUILD_BATCH = 200;
 const WORDS = ['zebra', 'yak'];
 function page(i: number, edition: number): { url: string; html: string } {
   const to = (i * 7 + edition) % PAGES;
@@ -33,7 +35,7 @@ function index(file: string, edition: number, stop?: Stop, pages = PAGES): void 
   // The writer on a connection of the test's, so that a stop can close it as a crash would: what
   // was committed stays, the transaction open is rolled back.
   const db = openIndexDatabase(file);
-  const writer = new SqliteIndexWriter(db, { threads: 1 });
+  const writer = new SqliteIndexWriter(db, { threads: 1, buildBatch: BUILD_BATCH });
   const fail = (step: Stop['step'], done: number) => {
     if (stop && step === stop.step && done >= stop.at) throw new Error('the power went out');
   };
@@ -66,7 +68,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
       copyFileSync(before, file);
       assert.throws(() => index(file, 1, stop), /the power went out/);
       // The next run, with nothing new to read.
-      const writer = new SqliteIndexWriter(file, { threads: 1 });
+      const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
       writer.finish();
       writer.close();
       assert.deepEqual(indexContents(file), expected);
@@ -80,7 +82,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `again-${stop.step}.db`);
       copyFileSync(before, file);
-      const writer = new SqliteIndexWriter(file, { threads: 1 });
+      const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
       for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
       assert.throws(
         () =>
@@ -107,7 +109,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     index(committed, 1, undefined, 200);
     const wanted = indexContents(committed);
     assert.notDeepEqual(indexContents(file), wanted, 'the stopped run left work undone');
-    const writer = new SqliteIndexWriter(file, { threads: 1 });
+    const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
     writer.finish();
     writer.close();
     assert.deepEqual(indexContents(file), wanted);
