@@ -338,9 +338,12 @@ export class SqliteIndexWriter implements IndexWriter {
       q.bodyMoved.run(id);
     }
     const { words, masks, blockCounts, blocks } = page.linkWords;
+    // Each word's blocks as a view of the page's (SQLite copies what it binds): a copy of its own
+    // for each of a page's two hundred rows cost a tenth of adding them.
     for (let k = 0, b = 0; k < words.length; k++) {
-      const mine = blocks.slice(b, (b += blockCounts[k] as number));
-      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(mine.buffer));
+      const n = blockCounts[k] as number;
+      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n));
+      b += n;
     }
     q.setInlinks.run(page.inlinks, id);
     q.signals.run(page.rankWords, id);
