@@ -9,16 +9,21 @@ const PHASES = [
   { name: 'optimising', weight: 5 },
 ];
 
-/** A bar on a fake terminal (or not) with a clock the test moves. */
+/** A bar on a fake terminal (or not) with a clock the test moves, and the process's CPU time with
+ * it: `cores` busy as the clock moves. */
 function setup(tty: boolean, options: { quiet?: boolean; columns?: number } = {}) {
   const writes: string[] = [];
   const out: BarOutput = { write: (s: string) => writes.push(s), isTTY: tty, columns: options.columns ?? 200 };
   let now = 0;
-  const bar = new PhaseBar(out, PHASES, { quiet: options.quiet, now: () => now });
+  let cpu = 0;
+  const bar = new PhaseBar(out, PHASES, { quiet: options.quiet, now: () => now, cpu: () => cpu });
   return {
     bar,
     writes,
-    advance: (ms: number) => (now += ms),
+    advance: (ms: number, cores = 1) => {
+      now += ms;
+      cpu += cores * ms * 1000;
+    },
     /** What a terminal shows: the last frame of each line. */
     screen: () =>
       writes
@@ -102,18 +107,24 @@ describe('PhaseBar on a terminal', () => {
 });
 
 describe('PhaseBar elsewhere (a CI log)', () => {
-  it('writes plain lines: one when each phase ends, with what it did and how long it took', () => {
+  it('writes plain lines: one when each phase ends, with what it did, how long it took and the cores it kept busy', () => {
     const { bar, writes, advance } = setup(false);
     bar.update('reading', 0, '0 pages');
-    advance(2000);
+    advance(2000, 1.5);
     bar.update('reading', 1, '5370 pages');
     bar.update('text', 0, '0/5058 pages');
-    advance(3000);
+    advance(1000, 2);
+    advance(2000, 1);
     bar.update('text', 1, '5058/5058 pages');
     bar.update('optimising', 0, '');
     advance(500);
+    bar.update('optimising', 1, '');
     bar.done();
-    assert.deepEqual(writes, ['reading: 5370 pages, 2.0 s\n', 'text: 5058/5058 pages, 3.0 s\n', 'optimising: 0.5 s\n']);
+    assert.deepEqual(writes, [
+      'reading: 5370 pages, 2.0 s, 1.5 cores\n',
+      'text: 5058/5058 pages, 3.0 s, 1.3 cores\n',
+      'optimising: 0.5 s, 1.0 cores\n',
+    ]);
     assert.ok(writes.every((w) => !w.includes('\r') && !w.includes('\x1b')));
   });
 

@@ -4,8 +4,9 @@
  * share, and names the phase it is in, what that phase has done and the time since the start.
  *
  * On a terminal it is one line redrawn in place, at most ten times a second. Anywhere else (a CI
- * log, a pipe) a line says when each phase ends, with what it did and how long it took, and a line
- * now and then tells how far a long phase is.
+ * log, a pipe) a line says when each phase ends, with what it did, how long it took and how many
+ * cores the process kept busy meanwhile (its CPU time over the phase's: short of the machine's
+ * cores, a phase waits on something else), and a line now and then tells how far a long phase is.
  */
 
 /** Where the bar goes: stderr, usually. */
@@ -19,6 +20,8 @@ export type PhaseBarOptions = {
   quiet?: boolean;
   /** The clock, in milliseconds (for tests). */
   now?: () => number;
+  /** The CPU time the process has used, all its threads, in microseconds (for tests). */
+  cpu?: () => number;
   /** Least time between two redraws on a terminal. */
   redrawMs?: number;
   /** Least time between two progress lines elsewhere. */
@@ -44,12 +47,14 @@ export class PhaseBar {
   readonly #quiet: boolean;
   readonly #tty: boolean;
   readonly #now: () => number;
+  readonly #cpu: () => number;
   readonly #every: number;
   /** The phase in progress (-1: none yet), what it has done, and when it started. */
   #at = -1;
   #fraction: number | null = null;
   #detail = '';
   #phaseStart = 0;
+  #phaseCpu = 0;
   readonly #start: number;
   #drawn = 0;
   /** Whether a bar is on the terminal's last line. */
@@ -63,6 +68,12 @@ export class PhaseBar {
     this.#quiet = !!options.quiet;
     this.#tty = !!out.isTTY;
     this.#now = options.now ?? (() => performance.now());
+    this.#cpu =
+      options.cpu ??
+      (() => {
+        const used = process.cpuUsage();
+        return used.user + used.system;
+      });
     this.#every = this.#tty ? (options.redrawMs ?? 100) : (options.lineMs ?? 10_000);
     this.#start = this.#now();
   }
@@ -81,6 +92,7 @@ export class PhaseBar {
       this.#endPhase(now);
       this.#at = at;
       this.#phaseStart = now;
+      this.#phaseCpu = this.#cpu();
     }
     this.#fraction = fraction === null ? null : Math.min(1, Math.max(0, fraction));
     this.#detail = detail;
@@ -144,7 +156,8 @@ export class PhaseBar {
   #endPhase(now: number): void {
     if (this.#tty || this.#at < 0 || this.#at >= this.#phases.length) return;
     const phase = this.#phases[this.#at] as Phase;
-    const took = ((now - this.#phaseStart) / 1000).toFixed(1);
-    this.#out.write(`${phase.name}: ${this.#detail ? `${this.#detail}, ` : ''}${took} s\n`);
+    const ms = now - this.#phaseStart;
+    const cores = ms > 0 ? `, ${((this.#cpu() - this.#phaseCpu) / 1000 / ms).toFixed(1)} cores` : '';
+    this.#out.write(`${phase.name}: ${this.#detail ? `${this.#detail}, ` : ''}${(ms / 1000).toFixed(1)} s${cores}\n`);
   }
 }
