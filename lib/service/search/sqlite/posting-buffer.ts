@@ -4,7 +4,7 @@ import type { PostingList } from './postings.ts';
  * Terms numbered in the order first met, found by their text within a longer string: a page's
  * terms come as one space-separated string (page-build.ts), and a term met before is found without
  * a string made for it. An open-addressing table over FNV-1a hashes, at most half full. A Map of
- * the split terms took twice the time (decision 0117): a string made for every entry, hashed, then
+ * the split terms took nearly twice the time (decision 0117): a string made for every entry, hashed, then
  * looked up among a million.
  */
 class TermNumbers {
