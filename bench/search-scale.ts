@@ -57,7 +57,7 @@ async function measure(warc: string, dir: string): Promise<Measured> {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   const built = indexAndKey(ROOT, dataDir, warc);
-  return measureBuilt(dataDir, { ...built, seconds: built.seconds });
+  return measureBuilt(dataDir, built);
 }
 
 /** The queries' times and ranking on the index `npm run index` built in `dataDir`. */
