@@ -1,3 +1,5 @@
+import { grown } from './typed-arrays.ts';
+
 /**
  * Page authority from the links between pages (decision 0082): PageRank (Brin and Page, 1998) over
  * the graph of distinct links from one page to another, a page's links to itself aside. A manual's
@@ -33,13 +35,8 @@ export class LinkList {
 
   add(from: number, to: number): void {
     if (this.#n === this.#from.length) {
-      const grown = (a: Uint32Array) => {
-        const b = new Uint32Array(2 * a.length);
-        b.set(a);
-        return b;
-      };
-      this.#from = grown(this.#from);
-      this.#to = grown(this.#to);
+      this.#from = grown(this.#from, 2 * this.#n);
+      this.#to = grown(this.#to, 2 * this.#n);
     }
     this.#from[this.#n] = from;
     this.#to[this.#n++] = to;

@@ -1,3 +1,4 @@
+import { grown } from '../typed-arrays.ts';
 import type { PostingList } from './postings.ts';
 
 /**
@@ -164,10 +165,4 @@ export class PostingBuffer {
     }
     return { docs, freqs, starts, places };
   }
-}
-
-function grown<T extends Uint32Array | Float32Array | Uint16Array | Int32Array>(array: T, size: number): T {
-  const out = new (array.constructor as new (n: number) => T)(size);
-  out.set(array);
-  return out;
 }

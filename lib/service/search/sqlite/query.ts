@@ -9,6 +9,7 @@ import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } fr
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
 import { hostOf, recurringHostShares } from '../sites.ts';
+import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
@@ -120,14 +121,9 @@ class PageScratch {
   fit(most: number): void {
     if (most < this.seen.length) return;
     const size = Math.max(most + 1, this.seen.length * 2);
-    const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
-      const b = make(size);
-      b.set(a);
-      return b;
-    };
-    this.defines = grow(this.defines, (n) => new Float64Array(n));
-    this.indexed = grow(this.indexed, (n) => new Float64Array(n));
-    this.seen = grow(this.seen, (n) => new Uint32Array(n));
+    this.defines = grown(this.defines, size);
+    this.indexed = grown(this.indexed, size);
+    this.seen = grown(this.seen, size);
   }
 
   /** Every page unseen again. */
