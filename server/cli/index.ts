@@ -21,6 +21,7 @@ const MAX_DEFAULT_THREADS = 2;
 const DEFAULT_THREADS = Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism()));
 
 const USAGE = `usage: npm run index -- SOURCE... [options]
+       npm run index -- --resume [--threads N] [--quiet]
 
 Adds pages to the search index (DATA_DIR/index.db, or SEARCH_INDEX_PATH). Re-indexing a page replaces it.
 With SEARCH_INDEX_DIR set, builds a new generation of the index there from the current one and
@@ -40,6 +41,9 @@ crawl options:
   --user-agent TEXT    (default "${CRAWL_DEFAULTS.userAgent}")
 
 other options:
+  --resume             read no SOURCE: build the pages that a run stopped part-way (killed, out of
+                       disk) had read into DATA_DIR's index and left unbuilt; the pages it had not
+                       read yet come with the next run of its sources (which builds the rest too)
   --from FILE          with SEARCH_INDEX_DIR: start the new generation from the index FILE (for
                        instance an existing DATA_DIR/index.db) instead of the current generation;
                        no SOURCE is then needed
@@ -89,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
         'user-agent': { type: 'string' },
         threads: { type: 'string' },
         from: { type: 'string' },
+        resume: { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -101,7 +106,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!sources.length && v.from === undefined) fail('name at least one SOURCE');
+  if (v.resume && sources.length)
+    fail('--resume reads no SOURCE: it builds what a stopped run left (index the sources in a run of their own)');
+  if (!sources.length && v.from === undefined && !v.resume) fail('name at least one SOURCE');
   if (v['base-url'] !== undefined && !/^https?:\/\/[^/]/i.test(v['base-url'])) fail('--base-url must be an absolute http(s) address');
   const crawl = Object.fromEntries(
     Object.entries({
@@ -118,6 +125,12 @@ async function main(argv: string[]): Promise<number> {
   const generations = config.search.generations;
   if (v.from !== undefined && !generations) fail('--from needs SEARCH_INDEX_DIR (it starts a new index generation from FILE)');
   if (v.from !== undefined && !existsSync(v.from)) fail(`--from: no such file (${resolve(v.from)})`);
+  if (v.resume && generations)
+    fail(
+      '--resume is for the index of DATA_DIR (or SEARCH_INDEX_PATH): with SEARCH_INDEX_DIR, what a stopped run left is removed by the next run, which starts again from the current generation',
+    );
+  if (v.resume && !existsSync(config.search.indexPath))
+    fail(`--resume: there is no index to resume at ${resolve(config.search.indexPath)}`);
   let builder: GenerationBuilder | null = null;
   if (generations) {
     try {
@@ -138,37 +151,46 @@ async function main(argv: string[]): Promise<number> {
 async function run(
   config: ReturnType<typeof loadServiceConfig>,
   sources: string[],
-  v: { 'base-url'?: string; threads?: string; quiet?: boolean; from?: string },
+  v: { 'base-url'?: string; threads?: string; quiet?: boolean; from?: string; resume?: boolean },
   crawl: Record<string, unknown>,
   builder: GenerationBuilder | null,
 ): Promise<number> {
   const threads = num(v.threads, '--threads', 1, 64) ?? DEFAULT_THREADS;
   const writer = new SqliteIndexWriter(builder?.file ?? config.search.indexPath, { threads });
-  const bar = new PhaseBar(process.stderr, PHASES, { quiet: v.quiet });
+  const bar = new PhaseBar(process.stderr, v.resume ? Object.values(FINISHING) : PHASES, { quiet: v.quiet });
+  // Pages a stopped run read and did not build: finish() builds them with this run's.
+  const left = writer.unfinished();
+  if (left && !v.resume) bar.log(`${left} pages that a stopped run left unbuilt are built with this run's`);
   let skipped = 0;
-  const summary = await ingest(
-    sources,
-    writer,
-    { baseUrl: v['base-url'], crawl, threads },
-    {
-      skipped(url, reason) {
-        skipped++;
-        bar.log(`skipped ${url}: ${reason}`);
-      },
-      sourceFailed(source, reason) {
-        bar.log(`failed ${source}: ${reason}`);
-      },
-      progress(source, fraction, pages) {
-        // One bar for all sources, each an equal part of reading.
-        const at = sources.indexOf(source);
-        bar.update(READING.name, (at + (fraction ?? 0)) / sources.length, `${pages} pages  ${sourceName(source)}`);
-      },
-    },
-  );
+  // A run that resumes reads nothing (and starts no parsing threads).
+  const nothingRead = { added: 0, replaced: 0, merged: 0, skipped: 0, failedSources: 0, seconds: 0 };
+  const summary = v.resume
+    ? nothingRead
+    : await ingest(
+        sources,
+        writer,
+        { baseUrl: v['base-url'], crawl, threads },
+        {
+          skipped(url, reason) {
+            skipped++;
+            bar.log(`skipped ${url}: ${reason}`);
+          },
+          sourceFailed(source, reason) {
+            bar.log(`failed ${source}: ${reason}`);
+          },
+          progress(source, fraction, pages) {
+            // One bar for all sources, each an equal part of reading.
+            const at = sources.indexOf(source);
+            bar.update(READING.name, (at + (fraction ?? 0)) / sources.length, `${pages} pages  ${sourceName(source)}`);
+          },
+        },
+      );
   const pages = summary.added + summary.replaced + summary.merged;
-  bar.update(READING.name, 1, `${pages} pages`);
+  if (!v.resume) bar.update(READING.name, 1, `${pages} pages`);
   const t1 = performance.now();
+  let built = 0;
   writer.finish((step, done, total) => {
+    if (step === 'text') built = total;
     const { name, unit } = FINISHING[step];
     bar.update(name, done / total, unit ? `${done}/${total} ${unit}` : '');
   });
@@ -202,11 +224,19 @@ async function run(
     backend.close();
   }
   const seconds = summary.seconds + finishSeconds;
-  console.log(
-    `indexed ${pages} pages (${summary.added} new, ${summary.replaced} replaced, ${summary.merged} duplicate addresses merged), ` +
-      `${skipped} skipped, ${summary.failedSources} of ${sources.length} sources failed, in ${seconds.toFixed(1)} s ` +
-      `(${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory)`,
-  );
+  const memory = `at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory`;
+  if (v.resume)
+    console.log(
+      built
+        ? `built ${built} pages that a stopped run left, in ${seconds.toFixed(1)} s (${(built / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, ${memory})`
+        : 'nothing to resume: every page in the index is built',
+    );
+  else
+    console.log(
+      `indexed ${pages} pages (${summary.added} new, ${summary.replaced} replaced, ${summary.merged} duplicate addresses merged), ` +
+        `${skipped} skipped, ${summary.failedSources} of ${sources.length} sources failed, in ${seconds.toFixed(1)} s ` +
+        `(${(pages / Math.max(seconds, 1e-3)).toFixed(0)} pages/s, ${memory})`,
+    );
   if (published) console.log(published);
   if (indexFile) console.log(`index ${indexFile} now holds ${total} pages`);
   return summary.failedSources ? 1 : 0;

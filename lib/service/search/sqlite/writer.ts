@@ -55,6 +55,7 @@ function prepare(db: DatabaseSync) {
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
+    dirtyCount: db.prepare('SELECT COUNT(*) AS n FROM dirty'),
     clean: db.prepare('DELETE FROM dirty WHERE page_id = ?'),
     bodyMoved: db.prepare("UPDATE pages SET body = '' WHERE id = ? AND body != ''"),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
@@ -120,6 +121,12 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#q = prepare(this.#db);
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
+  }
+
+  /** How many pages are marked to be built in finish() now: before a run reads, those a run
+   * stopped part-way left (finish() builds them with the pages this run stores). */
+  unfinished(): number {
+    return (this.#q.dirtyCount.get() as { n: number }).n;
   }
 
   upsert(doc: PageDocument): UpsertOutcome {
