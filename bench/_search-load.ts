@@ -79,6 +79,22 @@ export async function startService(
 /** The queries `rounds` times over by `clients` closed-loop clients, spread over `urls` as a
  * round-robin balancer spreads kept-alive connections; each answer's time (in the order of the
  * work, not of the answers), and the whole run's. */
+/**
+ * What process `pid` holds in memory now and at most, in MB (Linux's /proc; null elsewhere): `anon`
+ * is its own (heap, buffers, SQLite's caches), `peak` its largest resident set, which counts the
+ * index file's pages read through SQLite's memory map too (the OS's cache, given back under pressure).
+ */
+export function memoryMb(pid: number | undefined): { anon: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    const [anon, peak] = [kb('RssAnon'), kb('VmHWM')];
+    return Number.isNaN(anon) || Number.isNaN(peak) ? null : { anon: Math.round(anon / 1024), peak: Math.round(peak / 1024) };
+  } catch {
+    return null;
+  }
+}
+
 export async function timeLoad(
   urls: string[],
   token: string,

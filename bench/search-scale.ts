@@ -6,7 +6,7 @@ import { chromium } from 'playwright';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { checkFirstStage, type FirstStageCheck } from './_first-stage.ts';
 import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
-import { benchKey, CORPUS, indexAndKey, indexSummary, pct, ROOT, startService, timeApi } from './_search-load.ts';
+import { benchKey, CORPUS, indexAndKey, indexSummary, pct, memoryMb, ROOT, startService, timeApi } from './_search-load.ts';
 import { printTable } from './_stats.ts';
 
 /**
@@ -15,7 +15,7 @@ import { printTable } from './_stats.ts';
  * real pages and synthetic distractors drawn from their statistics (_scale-corpus.ts) is written,
  * indexed with `npm run index` (time, peak memory, index size per page), served without the answer
  * cache and timed at 1 client (one pass) and 16 closed-loop clients (two passes) over the judged
- * queries (a warm-up pass first),
+ * queries (a warm-up pass first; the service's memory after them is kept too),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
  * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
@@ -40,6 +40,8 @@ type Measured = {
   p50x16: number;
   p99x16: number;
   mrr: Record<string, number>;
+  /** The service's memory after the timed passes (memoryMb); absent in older runs' figures. */
+  serveMemoryMb?: { anon: number; peak: number } | null;
   /** Pruned first stage against scoring every posting (_first-stage.ts); absent in older runs' figures. */
   firstStage?: FirstStageCheck;
 };
@@ -68,6 +70,7 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
     await timeApi(service.url, built.token, 16, 1); // a fresh process's first pass, not counted
     const one = await timeApi(service.url, built.token, 1, 1);
     const many = await timeApi(service.url, built.token, 16, 2);
+    const serveMemoryMb = memoryMb(service.child.pid);
     return {
       pages: built.pages,
       indexSeconds: built.seconds,
@@ -77,6 +80,7 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
       p99x1: pct(one, 0.99),
       p50x16: pct(many, 0.5),
       p99x16: pct(many, 0.99),
+      serveMemoryMb,
       mrr: quality(indexFile),
       firstStage: checkFirstStage(indexFile),
     };
@@ -207,6 +211,7 @@ const table = rows.map((r) => ({
   'p99 1c': r.p99x1.toFixed(2),
   'p50 16c': r.p50x16.toFixed(2),
   'p99 16c': r.p99x16.toFixed(2),
+  'serve MB own/peak': r.serveMemoryMb ? `${r.serveMemoryMb.anon}/${r.serveMemoryMb.peak}` : '',
   'p50 1c ×': (r.p50x1 / ref.p50x1).toFixed(2),
   'p50 16c ×': (r.p50x16 / ref.p50x16).toFixed(2),
   'MRR known': (r.mrr['all but natural'] ?? 0).toFixed(3),

@@ -62,3 +62,46 @@ describe('Kept', () => {
     assert.equal(kept.get('k1'), undefined);
   });
 });
+
+describe('Kept with a limit of bytes', () => {
+  /** Entries whose value is their size in bytes. */
+  const sized = (limit: number, byteLimit: number, sizes: number[]) => {
+    const kept = new Kept<string, number>(limit, { limit: byteLimit, of: (v) => v });
+    sizes.forEach((bytes, i) => kept.set(`k${i}`, bytes));
+    return kept;
+  };
+
+  it('keeps everything up to both limits', () => {
+    const kept = sized(8, 100, [50, 30, 20]);
+    kept.trim();
+    assert.equal(kept.size, 3);
+    assert.equal(kept.bytes, 100);
+  });
+
+  it('past its bytes, drops the least recently used down to three quarters of them, however few the entries', () => {
+    const kept = sized(1000, 100, [40, 40, 10, 10, 10]);
+    assert.equal(kept.use('k0'), 40);
+    kept.trim();
+    // 110 bytes held, 75 kept at most: k1 (40), the least recently used, is enough to go.
+    assert.deepEqual(held(kept, 5), ['k0', 'k2', 'k3', 'k4']);
+    assert.equal(kept.bytes, 70);
+  });
+
+  it('one entry larger than all the bytes goes at the next trim, and what is set again is counted once', () => {
+    const kept = sized(1000, 100, [10]);
+    kept.set('big', 500);
+    kept.set('k0', 20);
+    assert.equal(kept.bytes, 520);
+    kept.trim();
+    assert.equal(kept.has('big'), false);
+    assert.equal(kept.bytes, 20);
+    kept.clear();
+    assert.equal(kept.bytes, 0);
+  });
+
+  it('still drops entries past its count, whatever their bytes', () => {
+    const kept = sized(4, 1_000_000, [1, 1, 1, 1, 1]);
+    kept.trim();
+    assert.deepEqual(held(kept, 5), ['k2', 'k3', 'k4']);
+  });
+});

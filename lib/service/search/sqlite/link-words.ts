@@ -4,6 +4,29 @@ import type { Concept } from '../tokenize.ts';
 import { Kept } from './kept.ts';
 import { MAX_LINK_BLOCKS } from './schema.ts';
 
+/** A row of `link_words`: a page with the word, the word's bits and its blocks (uint16 each). */
+type Row = { id: number; mask: number; blocks: Uint8Array | null };
+
+/** Which pages have a word in the blocks of text their inbound links stand in, as a query asks. */
+interface PagesOfWord {
+  /** Whether any page has. */
+  readonly any: boolean;
+  mask(id: number): number;
+  /** Whether some block of page `id` holds the word. */
+  inBlocks(id: number): boolean;
+  /** The blocks of page `id` holding the word, ascending; null for none. */
+  blocksOf(id: number): Uint16Array | null;
+}
+
+/** A row's blocks as numbers (a copy: a blob's bytes need not be aligned for a Uint16Array). */
+function blocksOfRow(blocks: Uint8Array | null): Uint16Array | null {
+  const n = (blocks?.byteLength ?? 0) >> 1;
+  if (!n) return null;
+  const out = new Uint16Array(n);
+  new Uint8Array(out.buffer).set((blocks as Uint8Array).subarray(0, 2 * n));
+  return out;
+}
+
 /**
  * The pages with a word in the blocks of text their inbound links stand in: by page id, ascending,
  * side by side, the first blocks' bits (`masks`) and where each page's blocks are (`starts`) in
@@ -11,13 +34,13 @@ import { MAX_LINK_BLOCKS } from './schema.ts';
  * 0082). Arrays, not a map of objects: a query looks a word up for every candidate, and a binary
  * search over one array stays in the cache where a map's entries do not.
  */
-class WordPages {
+class WordPages implements PagesOfWord {
   readonly #ids: Int32Array;
   readonly #masks: Int32Array;
   readonly #starts: Uint32Array;
   readonly #blocks: Uint16Array;
 
-  constructor(rows: readonly { id: number; mask: number; blocks: Uint8Array | null }[]) {
+  constructor(rows: readonly Row[]) {
     const sorted = [...rows].sort((a, b) => a.id - b.id);
     this.#ids = Int32Array.from(sorted, (r) => r.id);
     this.#masks = Int32Array.from(sorted, (r) => r.mask);
@@ -35,8 +58,13 @@ class WordPages {
     });
   }
 
-  get size(): number {
-    return this.#ids.length;
+  get any(): boolean {
+    return this.#ids.length > 0;
+  }
+
+  /** The memory it holds, about. */
+  get bytes(): number {
+    return 64 + this.#ids.byteLength + this.#masks.byteLength + this.#starts.byteLength + this.#blocks.byteLength;
   }
 
   mask(id: number): number {
@@ -44,13 +72,11 @@ class WordPages {
     return at < 0 ? 0 : (this.#masks[at] as number);
   }
 
-  /** Whether some block of page `id` holds the word. */
   inBlocks(id: number): boolean {
     const at = indexIn(this.#ids, id);
     return at >= 0 && (this.#starts[at + 1] as number) > (this.#starts[at] as number);
   }
 
-  /** The blocks of page `id` holding the word, ascending; null for none. */
   blocksOf(id: number): Uint16Array | null {
     const at = indexIn(this.#ids, id);
     if (at < 0) return null;
@@ -60,41 +86,102 @@ class WordPages {
   }
 }
 
-/** Words whose pages a reader keeps in memory. */
+/**
+ * The pages of a word with too many to read whole (WHOLE_WORD_ROWS), read for the pages a query
+ * asks about only (its candidates, a few hundred at most), each page once a query.
+ */
+class SomePages implements PagesOfWord {
+  readonly any = true;
+  readonly #rows = new Map<number, { mask: number; blocks: Uint16Array | null }>();
+  readonly #asked = new Set<number>();
+
+  /** Reads, with `read`, the rows of the pages of `ids` not asked about before. */
+  cover(ids: readonly number[], read: (ids: number[]) => Row[]): void {
+    const missing: number[] = [];
+    for (const id of ids) {
+      if (this.#asked.has(id)) continue;
+      this.#asked.add(id);
+      missing.push(id);
+    }
+    if (!missing.length) return;
+    for (const r of read(missing)) this.#rows.set(r.id, { mask: r.mask, blocks: blocksOfRow(r.blocks) });
+  }
+
+  mask(id: number): number {
+    return this.#rows.get(id)?.mask ?? 0;
+  }
+
+  inBlocks(id: number): boolean {
+    return this.#rows.get(id)?.blocks != null;
+  }
+
+  blocksOf(id: number): Uint16Array | null {
+    return this.#rows.get(id)?.blocks ?? null;
+  }
+}
+
+/**
+ * A word with at most this many pages is read whole, once, and kept between queries (about 4 ms
+ * and 32 KB at most); one with more is read for each query's candidates only (SomePages; decision
+ * 0118). Read whole, the commonest words held memory and took time in proportion to the corpus:
+ * "python" has 61,000 pages at 10⁵ pages (120 ms to read, 1 MB), ten times that at 10⁶. A hundred
+ * candidates are read in about 0.1 ms a word, however large the corpus.
+ */
+const WHOLE_WORD_ROWS = 2048;
+/** Words whose pages a reader keeps in memory (WordPages), and the bytes those take at most. */
 const WORDS_KEPT = 10_000;
+const LINK_WORDS_BYTES = 256 * 1024 * 1024;
+/** What a reader keeps of a word with more than WHOLE_WORD_ROWS pages: only that it has. */
+const MANY = 'many';
 
 /**
  * What the pages linking to a page say of it (decisions 0081, 0082): the words of the blocks of
  * text those links stand in (`link_words`), read once a word and kept while the index stays the
- * same (clear() when it changes), the least recently used words dropped past a limit (trim()).
+ * same (clear() when it changes), the least recently used words dropped past limits of count and
+ * bytes (trim()).
  */
 export class InboundLinks {
   readonly #lookup: StatementSync;
-  readonly #pages = new Kept<string, WordPages>(WORDS_KEPT);
+  readonly #lookupSome: StatementSync;
+  readonly #pages: Kept<string, WordPages | typeof MANY>;
+  /** This query's reads of the words with many pages (dropped with the next query). */
+  readonly #some = new Map<string, SomePages>();
+  readonly #wholeRows: number;
   /** Scratch space of shares(): each inbound block's score, and the blocks it touched. */
   readonly #scores = new Float64Array(MAX_LINK_BLOCKS);
   readonly #touched: number[] = [];
 
-  constructor(db: DatabaseSync) {
-    this.#lookup = db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ?');
+  /** `bytes`: what the words' pages kept between queries take at most. `wholeRows`: the most
+   * pages of a word read whole (WHOLE_WORD_ROWS; the tests lower it). */
+  constructor(db: DatabaseSync, { bytes = LINK_WORDS_BYTES, wholeRows = WHOLE_WORD_ROWS }: { bytes?: number; wholeRows?: number } = {}) {
+    this.#pages = new Kept(WORDS_KEPT, { limit: bytes, of: (pages) => (pages === MANY ? 64 : pages.bytes) });
+    this.#wholeRows = wholeRows;
+    this.#lookup = db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ? LIMIT ?');
+    this.#lookupSome = db.prepare(
+      'SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ? AND page_id IN (SELECT value FROM json_each(?))',
+    );
   }
 
   clear(): void {
     this.#pages.clear();
+    this.#some.clear();
   }
 
-  /** Between queries: the least recently used words past the limit go (kept.ts). */
+  /** Between queries: the least recently used words past the limits go (kept.ts), and what the
+   * last query read of words with many pages. */
   trim(): void {
     this.#pages.trim();
+    this.#some.clear();
   }
 
   /** The candidates that a link points at from a block of text holding every word of the query
    * (the same block; decision 0081). */
   holdingAll(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const maps: WordPages[] = [];
+    const ids = rows.map((r) => r.id);
+    const maps: PagesOfWord[] = [];
     for (const word of new Set(concepts.flatMap((c) => c.parts))) {
-      const pages = this.#of(word);
-      if (!pages.size) return new Set();
+      const pages = this.#of(word, ids);
+      if (!pages.any) return new Set();
       maps.push(pages);
     }
     const all = new Set<number>();
@@ -114,8 +201,9 @@ export class InboundLinks {
     for (const w of worth.values()) total += w;
     if (total <= 0) return out;
     // The concepts worth something, each with its words' pages.
+    const ids = rows.map((r) => r.id);
     const worthy = concepts.flatMap((c, i) =>
-      (worth.get(i) ?? 0) > 0 ? [{ w: worth.get(i) as number, maps: c.parts.map((word) => this.#of(word)) }] : [],
+      (worth.get(i) ?? 0) > 0 ? [{ w: worth.get(i) as number, maps: c.parts.map((word) => this.#of(word, ids)) }] : [],
     );
     const byBlock = this.#scores;
     const touched = this.#touched;
@@ -151,29 +239,36 @@ export class InboundLinks {
     for (let i = 0; i < concepts.length; i++) {
       const w = (worth.get(i) ?? 0) / total;
       if (!w) continue;
-      const maps = (concepts[i] as Concept).parts.map((word) => this.#of(word));
+      const maps = (concepts[i] as Concept).parts.map((word) => this.#of(word, ids));
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k] as number;
         let all = true;
-        for (let j = 0; j < maps.length && all; j++) all = (maps[j] as WordPages).inBlocks(id);
+        for (let j = 0; j < maps.length && all; j++) all = (maps[j] as PagesOfWord).inBlocks(id);
         if (all) out[k] = (out[k] as number) + w;
       }
     }
     return out;
   }
 
-  /** The pages with a word in the blocks of text links to them stand in, and which blocks. */
-  #of(word: string): WordPages {
+  /** The pages with a word in the blocks of text links to them stand in, and which blocks: all of
+   * them, or for a word with many, those of `ids` at least. */
+  #of(word: string, ids: readonly number[]): PagesOfWord {
     let pages = this.#pages.use(word);
-    if (!pages)
-      this.#pages.set(word, (pages = new WordPages(this.#lookup.all(word) as { id: number; mask: number; blocks: Uint8Array | null }[])));
-    return pages;
+    if (!pages) {
+      const rows = this.#lookup.all(word, this.#wholeRows + 1) as Row[];
+      this.#pages.set(word, (pages = rows.length > this.#wholeRows ? MANY : new WordPages(rows)));
+    }
+    if (pages !== MANY) return pages;
+    let some = this.#some.get(word);
+    if (!some) this.#some.set(word, (some = new SomePages()));
+    some.cover(ids, (missing) => this.#lookupSome.all(word, JSON.stringify(missing)) as Row[]);
+    return some;
   }
 }
 
 /** The blocks of text of links to page `id` holding every part of a concept (the parts' pages,
  * `maps`): the intersection of ascending block lists; null when a part is in none. */
-function blocksHolding(maps: readonly WordPages[], id: number): ArrayLike<number> | null {
+function blocksHolding(maps: readonly PagesOfWord[], id: number): ArrayLike<number> | null {
   let held: readonly number[] | Uint16Array | null = null;
   for (const m of maps) {
     const list = m.blocksOf(id);
