@@ -62,8 +62,9 @@ export type FetchedPage = { url: string; html: string };
 export type UpsertOutcome = 'added' | 'replaced' | 'merged';
 
 /** The steps of IndexWriter.finish(), in this order: each changed page's searchable text (with the
- * anchor text of links to it), the term lists, and optimising the index files. */
-export type FinishStep = 'text' | 'terms' | 'optimise';
+ * anchor text of links to it), the term lists, the pages' ranks from the links between them, and
+ * optimising the index files. */
+export type FinishStep = 'text' | 'terms' | 'rank' | 'optimise';
 
 export interface IndexWriter {
   /** Add or replace one page. 'merged': another address of a page already seen in this run. */

@@ -19,7 +19,8 @@ const PAGES = 320;
 const BUILD_BATCH = 200;
 const WORDS = ['zebra', 'yak'];
 function page(i: number, edition: number): { url: string; html: string } {
-  const to = (i * 7 + edition) % PAGES;
+  // The second edition's links go to a few pages, so that the pages' ranks change with it.
+  const to = edition === 0 ? (i * 7) % PAGES : (i * i) % 17;
   return {
     url: `https://docs.test/p/${i}.html`,
     html: `<!doctype html><html lang="en"><head><title>Page ${i} ${WORDS[edition]}</title></head><body><main><h1>Page ${i}</h1>
@@ -62,6 +63,8 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
+    // The postings committed, the ranks not yet.
+    { step: 'rank', at: 0 },
   ] satisfies Stop[]) {
     it(`leaves an index the next run completes, as if never stopped (stopped at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `stopped-${stop.step}.db`);
@@ -78,6 +81,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
+    { step: 'rank', at: 0 },
   ] satisfies Stop[]) {
     it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `again-${stop.step}.db`);

@@ -290,14 +290,21 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
+    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
+    // Committed before the ranks are worked out: the postings of a large run are gigabytes in the
+    // write-ahead log, and until they are committed and copied into the index (the checkpoint after
+    // a commit), every page read looks through all of them; at 10⁶ pages the steps after the
+    // postings spent most of their time there (decision 0118).
+    this.#commit();
+    progress?.('rank', 0, 1);
     this.#batched(() => {
-      this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
       // The pages are done only with their postings and the ranks their links give: a run stopped
-      // before leaves them to the next.
+      // before leaves them marked for the next, which builds their postings again.
       if (ids.length) this.#rankPages();
       for (const id of ids) q.clean.run(id);
     });
     this.#commit();
+    progress?.('rank', 1, 1);
     progress?.('optimise', 0, 1);
     this.#db.exec(this.#fullText ? "INSERT INTO fts(fts) VALUES ('optimize')" : "INSERT INTO fts(fts) VALUES ('delete-all')");
     this.#db.exec('PRAGMA optimize');
