@@ -75,19 +75,22 @@ describe('moving SQLite data to PostgreSQL', { skip }, () => {
       subject: team.id,
       detail: {},
     });
-    await data.recordInstance({
-      id: 'inst_moved',
-      teamId: team.id,
-      name: 'Moved browser',
-      startedBy: ann.userId,
-      startedByName: 'Ann',
-      keyName: 'K',
-      startedAt: Date.now() - 60_000,
-      endedAt: Date.now() - 30_000,
-      reason: 'stopped',
-      message: 'stopped by Ann',
-      browserId: MOVED_BROWSER,
-    });
+    await data.recordInstance(
+      {
+        id: 'inst_moved',
+        teamId: team.id,
+        name: 'Moved browser',
+        startedBy: ann.userId,
+        startedByName: 'Ann',
+        keyName: 'K',
+        startedAt: Date.now() - 60_000,
+        endedAt: Date.now() - 30_000,
+        reason: 'stopped',
+        message: 'stopped by Ann',
+        browserId: MOVED_BROWSER,
+      },
+      0,
+    );
     await data.recordSearch(ann.userId, { query: 'first', language: 'en', searchedAt: 1000 }, 10);
     await data.recordSearch(ann.userId, { query: 'second', language: 'en', searchedAt: 2000 }, 10);
     await data.close();

@@ -69,7 +69,7 @@ describe('portal migrations', () => {
     await data.recordInstance({
       id: 'inst_new', teamId: 't', name: 'New one', startedBy: 'u', startedByName: 'U', keyName: 'k',
       startedAt: 3, endedAt: 4, reason: 'stopped', message: 'stopped by U', browserId,
-    });
+    }, 0);
     assert.deepEqual(
       (await data.instanceHistory('t', 0, 10)).map((r) => [r.id, r.name, r.reason, r.browserId]),
       [['inst_new', 'New one', 'stopped', browserId], ['inst_old', 'Old one', 'idle', null]],

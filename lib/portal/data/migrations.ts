@@ -200,4 +200,11 @@ export const portalMigrations: readonly Migration[] = [
       ALTER TABLE instance_history ADD COLUMN browser_id TEXT;
       CREATE INDEX instance_history_by_browser ON instance_history(team_id, browser_id);`,
   },
+  {
+    version: 11,
+    name: 'ended browsers forgotten after a month',
+    // Each record of an ended browser is kept as long as a change of control is (decision 0119):
+    // the oldest go as each new one is added, found by this index.
+    up: `CREATE INDEX instance_history_by_age ON instance_history(ended_at);`,
+  },
 ];

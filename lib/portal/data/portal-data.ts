@@ -184,7 +184,8 @@ export interface PortalData {
   auditActors(teamId: string): Promise<AuditActor[]>;
 
   // browser instance history
-  recordInstance(record: InstanceRecord): Promise<void>;
+  /** Add an ended instance; records of instances that ended before `keepSince` go. */
+  recordInstance(record: InstanceRecord, keepSince: number): Promise<void>;
   /** Instances of a team that ended at or after `since`, newest first. */
   instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]>;
   /** The team's ended instances whose service browser id is one of `browserIds`, whenever they ended, newest first. */

@@ -191,4 +191,9 @@ export const portalPostgresMigrations: readonly Migration[] = [
       ALTER TABLE instance_history ADD COLUMN browser_id TEXT COLLATE "C";
       CREATE INDEX instance_history_by_browser ON instance_history(team_id, browser_id);`,
   },
+  {
+    version: 4,
+    name: 'ended browsers forgotten after a month (SQLite version 11)',
+    up: `CREATE INDEX instance_history_by_age ON instance_history(ended_at);`,
+  },
 ];

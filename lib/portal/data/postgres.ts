@@ -665,24 +665,27 @@ export class PostgresPortalData implements PortalData {
 
   // browser instance history
 
-  async recordInstance(r: InstanceRecord) {
-    // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
-    await this.#run(
-      `INSERT INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message, browser_id)
-      SELECT $1, $2, $3, (SELECT id FROM users WHERE id = $4), $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM teams WHERE id = $2)
-      ON CONFLICT (id) DO NOTHING`,
-      r.id,
-      r.teamId,
-      r.name,
-      r.startedBy,
-      r.startedByName,
-      r.keyName,
-      r.startedAt,
-      r.endedAt,
-      r.reason,
-      r.message,
-      r.browserId,
-    );
+  async recordInstance(r: InstanceRecord, keepSince: number) {
+    await this.#tx(async (tx) => {
+      // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
+      await tx.run(
+        `INSERT INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message, browser_id)
+        SELECT $1, $2, $3, (SELECT id FROM users WHERE id = $4), $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM teams WHERE id = $2)
+        ON CONFLICT (id) DO NOTHING`,
+        r.id,
+        r.teamId,
+        r.name,
+        r.startedBy,
+        r.startedByName,
+        r.keyName,
+        r.startedAt,
+        r.endedAt,
+        r.reason,
+        r.message,
+        r.browserId,
+      );
+      await tx.run('DELETE FROM instance_history WHERE ended_at < $1', keepSince);
+    });
   }
   async instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]> {
     const rows = await this.#rows(

@@ -415,12 +415,15 @@ export class SqlitePortalData implements PortalData {
 
   // browser instance history
 
-  async recordInstance(r: InstanceRecord) {
-    // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
-    const startedBy = r.startedBy && this.#get('SELECT id FROM users WHERE id = ?', r.startedBy) ? r.startedBy : null;
-    this.#run(`INSERT OR IGNORE INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message, browser_id)
-      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM teams WHERE id = ?)`,
-      r.id, r.teamId, r.name, startedBy, r.startedByName, r.keyName, r.startedAt, r.endedAt, r.reason, r.message, r.browserId, r.teamId);
+  async recordInstance(r: InstanceRecord, keepSince: number) {
+    this.#tx(() => {
+      // The starter may since have left (a deleted user keeps the name only); a team that is gone takes its history along.
+      const startedBy = r.startedBy && this.#get('SELECT id FROM users WHERE id = ?', r.startedBy) ? r.startedBy : null;
+      this.#run(`INSERT OR IGNORE INTO instance_history (id, team_id, name, started_by, started_by_name, key_name, started_at, ended_at, reason, message, browser_id)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM teams WHERE id = ?)`,
+        r.id, r.teamId, r.name, startedBy, r.startedByName, r.keyName, r.startedAt, r.endedAt, r.reason, r.message, r.browserId, r.teamId);
+      this.#run('DELETE FROM instance_history WHERE ended_at < ?', keepSince);
+    });
   }
   async instanceHistory(teamId: string, since: number, limit: number): Promise<InstanceRecord[]> {
     return this.#all('SELECT * FROM instance_history WHERE team_id = ? AND ended_at >= ? ORDER BY ended_at DESC, rowid DESC LIMIT ?', teamId, since, limit)

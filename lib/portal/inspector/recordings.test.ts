@@ -55,19 +55,22 @@ describe('teamRecordings', () => {
     const ann = await account(vault.data, 'Ann');
     const crew = await createTeam(vault.data, ann, { name: 'Crew' });
     token = (await addKey(vault, ann, crew.id, { mode: 'create', name: 'ci key' })).token;
-    await vault.data.recordInstance({
-      id: 'inst_ended',
-      teamId: crew.id,
-      name: 'Checkout run',
-      startedBy: ann.userId,
-      startedByName: 'Ann',
-      keyName: 'ci key',
-      startedAt: 1,
-      endedAt: 2,
-      reason: 'stopped',
-      message: 'stopped by Ann',
-      browserId: ENDED,
-    });
+    await vault.data.recordInstance(
+      {
+        id: 'inst_ended',
+        teamId: crew.id,
+        name: 'Checkout run',
+        startedBy: ann.userId,
+        startedByName: 'Ann',
+        keyName: 'ci key',
+        startedAt: 1,
+        endedAt: 2,
+        reason: 'stopped',
+        message: 'stopped by Ann',
+        browserId: ENDED,
+      },
+      0,
+    );
     const row = (browserId: string, name: string, attached: boolean) => ({ browserId, name, attached }) as HeldRow;
     const browsers = {
       listForTeam: async (teamId: string) =>
@@ -84,19 +87,22 @@ describe('teamRecordings', () => {
 
     // Another team's history names nothing here, even for the same browser id.
     const other = await createTeam(vault.data, ann, { name: 'Other' });
-    await vault.data.recordInstance({
-      id: 'inst_other',
-      teamId: other.id,
-      name: 'Not theirs',
-      startedBy: ann.userId,
-      startedByName: 'Ann',
-      keyName: 'k',
-      startedAt: 1,
-      endedAt: 2,
-      reason: 'stopped',
-      message: '',
-      browserId: SCRIPT,
-    });
+    await vault.data.recordInstance(
+      {
+        id: 'inst_other',
+        teamId: other.id,
+        name: 'Not theirs',
+        startedBy: ann.userId,
+        startedByName: 'Ann',
+        keyName: 'k',
+        startedAt: 1,
+        endedAt: 2,
+        reason: 'stopped',
+        message: '',
+        browserId: SCRIPT,
+      },
+      0,
+    );
     const again = await teamRecordings({ vault, serviceUrl: url }, ann, crew.id);
     assert.equal(again.find((r) => r.id === SCRIPT)?.name, null);
     assert.equal(again.find((r) => r.id === LIVE)?.name, null, 'without the held browsers, a live one has no name yet');

@@ -25,8 +25,9 @@ describe('recordBrowserEvents', () => {
       name: 'Nightly',
       startedBy: { userId: ann.userId, name: 'Ann' },
       keyName: 'ci',
-      startedAt: 1_000,
-      endedAt: 2_000,
+      // Now: an end long ago would be forgotten as it is recorded (the month's limit is tried below).
+      startedAt: Date.now() - 1_000,
+      endedAt: Date.now(),
       reason: 'idle',
       message: 'nobody watched it for 10 minutes',
       stoppedBy: null,
@@ -68,6 +69,41 @@ describe('recordBrowserEvents', () => {
     );
     assert.deepEqual(await data.instancesByBrowserId('team_other', [browserId]), [], "another team's id reads nothing");
     assert.deepEqual(await data.instancesByBrowserId(team.id, []), []);
+  });
+
+  it('forgets an ended browser a month after it ended, as the next one is recorded', async () => {
+    const { data, events, ended, team } = await setUp();
+    const day = 24 * 3_600_000;
+    const now = Date.now();
+    // Written straight to the store: one that ended 32 days ago and one 30 days ago, from an earlier run.
+    for (const [id, daysAgo] of [
+      ['inst_32', 32],
+      ['inst_30', 30],
+    ] as const) {
+      const at = now - daysAgo * day;
+      await data.recordInstance(
+        {
+          id,
+          teamId: team.id,
+          name: id,
+          startedBy: null,
+          startedByName: 'Ann',
+          keyName: 'ci',
+          startedAt: at - 1_000,
+          endedAt: at,
+          reason: 'idle',
+          message: '',
+          browserId: `br_${id}`,
+        },
+        0,
+      );
+    }
+    const ids = async () => (await data.instanceHistory(team.id, 0, 10)).map((r) => r.id);
+    assert.deepEqual(await ids(), ['inst_30', 'inst_32'], 'both are there before');
+    events.emit('ended', ended({ id: 'inst_now', startedAt: now - 1_000, endedAt: now }));
+    await eventually(ids, (rows) => rows.includes('inst_now'));
+    assert.deepEqual(await ids(), ['inst_now', 'inst_30']);
+    assert.deepEqual(await data.instancesByBrowserId(team.id, ['br_inst_32']), [], 'its recording is no longer named by it');
   });
 
   it('records no history for a script browser the portal only watched', async () => {

@@ -17,11 +17,14 @@ import type { Located } from './directory.ts';
 import type { LiveEnd } from './live-browser.ts';
 import { endedBrowsers, scriptBrowserName } from './ended-browsers.ts';
 
+/** How far back the dashboard lists ended browsers. */
 const HISTORY_MS = 24 * 3_600_000;
 /** The most ended browsers the dashboard lists. */
 const HISTORY_ROWS = 100;
-/** How long the record of who had control is kept: as long as the longest recording retention worth having. */
-const CONTROL_HISTORY_MS = 31 * 24 * 3_600_000;
+/** How long the records of ended browsers and of who had control of them are kept: as long as the
+ * longest recording retention worth having, since a recording is named by the one and its control
+ * changes are told by the other (decision 0119). Each record added takes the ones older along. */
+export const KEPT_MS = 31 * 24 * 3_600_000;
 
 /**
  * Record what happens to the portal's browsers, in one place: every end in the team's history and
@@ -51,7 +54,7 @@ export function recordBrowserEvents(instances: TeamBrowsers, data: PortalData, l
   instances.on('controller', (i, holder) => {
     const at = Date.now();
     const entry = { browserId: i.live.held.id, teamId: i.teamId, at, userId: holder?.userId ?? null, name: holder?.name ?? null };
-    controlWrites = controlWrites.then(() => data.recordControl(entry, at - CONTROL_HISTORY_MS)).catch(failed(i.id));
+    controlWrites = controlWrites.then(() => data.recordControl(entry, at - KEPT_MS)).catch(failed(i.id));
   });
 }
 
@@ -63,19 +66,22 @@ export function recordEnded(data: PortalData, e: EndedTeamBrowser, log: Logger):
   if (e.attached || e.recordedElsewhere) return;
   const failed = (err: Error) => log.error({ err, instanceId: e.id }, 'could not record a browser event');
   data
-    .recordInstance({
-      id: e.id,
-      teamId: e.teamId,
-      name: e.name,
-      startedBy: e.startedBy.userId,
-      startedByName: e.startedBy.name,
-      keyName: e.keyName,
-      startedAt: e.startedAt,
-      endedAt: e.endedAt,
-      reason: e.reason,
-      message: e.message,
-      browserId: e.browserId,
-    })
+    .recordInstance(
+      {
+        id: e.id,
+        teamId: e.teamId,
+        name: e.name,
+        startedBy: e.startedBy.userId,
+        startedByName: e.startedBy.name,
+        keyName: e.keyName,
+        startedAt: e.startedAt,
+        endedAt: e.endedAt,
+        reason: e.reason,
+        message: e.message,
+        browserId: e.browserId,
+      },
+      Date.now() - KEPT_MS,
+    )
     .catch(failed);
   // A person's stop is theirs; any other end (idle, the service, a shutdown) has no actor, only its reason.
   data
