@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { hashToken, newToken } from '#portal/data/ids.ts';
 import { createLiveLink, listLiveLinks, resolveLiveLink, revokeLiveLink } from '#portal/live/links.ts';
-import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
+import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
 import { LocalDirectory } from '#portal/live/directory.ts';
 import { LIVE_CLOSE, type ServerMessage } from '#portal/protocol/live.ts';
 import type { Portal } from '#portal/runtime.ts';
 import { acceptInvite, createInvite } from '#portal/teams/invites.ts';
 import { createTeam } from '#portal/teams/teams.ts';
-import { LINK_PATH, LIVE_PATH, LiveSockets } from '../../server/portal/sockets/live.ts';
 import { eventually } from '../helpers/browser.ts';
+import { LIVE_ORIGIN as ORIGIN, serveLiveSockets, startTeamBrowser } from '../helpers/live-sockets.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { account, memoryData } from '../helpers/portal-doubles.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
-
-const ORIGIN = 'http://portal.test';
 
 /**
  * Shared links to a live browser (decision 0071), over a real instance: a link's holder, with no
@@ -30,10 +25,9 @@ describe('shared links to a live browser', () => {
   let pages: Awaited<ReturnType<typeof startPageServer>>;
   let instances: TeamBrowsers;
   let instance: TeamBrowser;
-  let http: Server;
+  let server: Awaited<ReturnType<typeof serveLiveSockets>>;
   let base: string;
   const data = memoryData();
-  const log = pino({ level: 'silent' });
   let ann: { userId: string };
   let bob: { userId: string };
   let teamId: string;
@@ -47,40 +41,21 @@ describe('shared links to a live browser', () => {
     teamId = (await createTeam(data, ann, { name: 'Crew' })).id;
     const { token } = await createInvite(data, ann, teamId, { role: 'member' }, 60_000);
     await acceptInvite(data, bob, token);
-    instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
-    instance = await instances.start({
-      teamId,
-      user: { userId: ann.userId, name: 'Ann' },
-      keyId: 'k',
-      keyName: 'k',
-      apiKey: service.createKey().token,
-    });
+    ({ instances, instance } = await startTeamBrowser(service, { teamId, user: { userId: ann.userId, name: 'Ann' } }));
     const browsers = new LocalDirectory(instances);
     p = { data, live: instances, browsers } as unknown as Portal;
-    const sockets = new LiveSockets({
+    server = await serveLiveSockets(instances, {
       browsers,
-      cluster: null,
       authenticate: async (req) => (req.headers.cookie === 'session=ann' ? { userId: ann.userId, name: 'Ann', sessionVersion: 0 } : null),
       recheck: async () => 'ok',
       onAccessChange: (listener) => data.onAccessChange(listener),
-      allowedOrigins: () => [ORIGIN],
       resolveLink: (token) => resolveLiveLink(data, browsers, token),
-      mayTakeControl: async () => false,
-      log,
     });
-    http = createServer((_req, res) => res.end('ok'));
-    http.on('upgrade', (req, socket, head) => {
-      const path = req.url ?? '';
-      const link = LINK_PATH.exec(path)?.[1];
-      if (link) return void sockets.handleLinkUpgrade(req, socket, head, link);
-      return void sockets.handleUpgrade(req, socket, head, LIVE_PATH.exec(path)?.[1] ?? '');
-    });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
-    base = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    base = server.base;
   });
   after(async () => {
     await instances.shutdown();
-    http.close();
+    server.close();
     await pages.close();
     await service.stop();
   });

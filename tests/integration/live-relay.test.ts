@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { decodeFrame, type ServerMessage } from '#portal/protocol/live.ts';
-import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
-import { LocalDirectory } from '#portal/live/directory.ts';
-import { LiveSockets } from '../../server/portal/sockets/live.ts';
+import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
 import { eventually } from '../helpers/browser.ts';
+import { LIVE_ORIGIN, serveLiveSockets, startTeamBrowser } from '../helpers/live-sockets.ts';
 import { startPageServer } from '../helpers/pages.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
@@ -22,49 +18,31 @@ describe('live relay with a slow viewer', () => {
   let pages: Awaited<ReturnType<typeof startPageServer>>;
   let instances: TeamBrowsers;
   let instance: TeamBrowser;
-  let http: Server;
+  let server: Awaited<ReturnType<typeof serveLiveSockets>>;
   let url: string;
-  const log = pino({ level: 'silent' });
 
   before(async () => {
     service = await startService({ BROWSER_EGRESS_ALLOW: '127.0.0.1/32' });
     pages = await startPageServer();
-    instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
-    instance = await instances.start({
-      teamId: 't',
-      user: { userId: 'u', name: 'U' },
-      keyId: 'k',
-      keyName: 'k',
-      apiKey: service.createKey().token,
-    });
-    const sockets = new LiveSockets({
-      browsers: new LocalDirectory(instances),
-      cluster: null,
+    ({ instances, instance } = await startTeamBrowser(service, { teamId: 't', user: { userId: 'u', name: 'U' } }));
+    server = await serveLiveSockets(instances, {
       authenticate: async (req) => (req.headers.cookie === 'session=ok' ? { userId: 'u', name: 'U', sessionVersion: 0 } : null),
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
-      onAccessChange: () => () => {},
-      mayTakeControl: async () => false,
-      allowedOrigins: () => ['http://portal.test'],
-      resolveLink: async () => ({ status: 'invalid', link: null }),
-      log,
       // A stalled viewer answers no ping: on a loaded machine the heartbeat would drop it before
       // the frames this suite counts have gone by. Dropping it is the heartbeat's test, not these.
       pingMs: 10 * 60_000,
     });
-    http = createServer((_req, res) => res.end('ok'));
-    http.on('upgrade', (req, socket, head) => void sockets.handleUpgrade(req, socket, head, (req.url ?? '').split('/').pop() as string));
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
-    url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/live/${instance.id}`;
+    url = `${server.base}/live/${instance.id}`;
   });
   after(async () => {
     await instances.shutdown();
-    http.close();
+    server.close();
     await pages.close();
     await service.stop();
   });
 
   function viewer(opts: { read: boolean }) {
-    const ws = new WebSocket(url, { headers: { cookie: 'session=ok', origin: 'http://portal.test' } });
+    const ws = new WebSocket(url, { headers: { cookie: 'session=ok', origin: LIVE_ORIGIN } });
     const seqs: number[] = [];
     const messages: ServerMessage[] = [];
     ws.on('message', (data, isBinary) => {
@@ -84,11 +62,7 @@ describe('live relay with a slow viewer', () => {
   }
 
   it('refuses a foreign origin, no session, and another team before the handshake', async () => {
-    for (const headers of [
-      { cookie: 'session=ok', origin: 'http://evil.test' },
-      { origin: 'http://portal.test' },
-      { cookie: 'session=ok' },
-    ]) {
+    for (const headers of [{ cookie: 'session=ok', origin: 'http://evil.test' }, { origin: LIVE_ORIGIN }, { cookie: 'session=ok' }]) {
       const status = await new Promise<number>((resolve) => {
         const ws = new WebSocket(url, { headers });
         ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import type { ServerMessage } from '#portal/protocol/live.ts';
 import type { ControlHandover } from '#portal/live/live-browser.ts';
-import { TeamBrowsers, type TeamBrowser } from '#portal/live/team-browsers.ts';
-import { LocalDirectory } from '#portal/live/directory.ts';
-import { LiveSockets } from '../../server/portal/sockets/live.ts';
+import type { TeamBrowser, TeamBrowsers } from '#portal/live/team-browsers.ts';
 import { eventually } from '../helpers/browser.ts';
+import { LIVE_ORIGIN, serveLiveSockets, startTeamBrowser } from '../helpers/live-sockets.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 /** The team: who signs in with which cookie, and their role. */
@@ -28,51 +24,34 @@ describe('taking control on the live socket', () => {
   let service: ServiceProcess;
   let instances: TeamBrowsers;
   let instance: TeamBrowser;
-  let http: Server;
+  let server: Awaited<ReturnType<typeof serveLiveSockets>>;
   let url: string;
   const handovers: ControlHandover[] = [];
-  const log = pino({ level: 'silent' });
 
   before(async () => {
     service = await startService();
-    instances = new TeamBrowsers({ serviceUrl: service.url, idleMs: 60_000, maxPerUser: 5, maxPerTeam: 10, log });
+    ({ instances, instance } = await startTeamBrowser(service, { teamId: 't', user: { userId: 'u_mia', name: 'Mia' } }));
     instances.on('handover', (_i, h) => handovers.push(h));
-    instance = await instances.start({
-      teamId: 't',
-      user: { userId: 'u_mia', name: 'Mia' },
-      keyId: 'k',
-      keyName: 'k',
-      apiKey: service.createKey().token,
-    });
-    const sockets = new LiveSockets({
-      browsers: new LocalDirectory(instances),
-      cluster: null,
+    server = await serveLiveSockets(instances, {
       authenticate: async (req) => {
         const who = PEOPLE[/session=(\w+)/.exec(req.headers.cookie ?? '')?.[1] ?? ''];
         return who ? { userId: who.userId, name: who.name, sessionVersion: 0 } : null;
       },
       recheck: async (_user, teamId) => (teamId === 't' ? 'ok' : 'not-member'),
-      onAccessChange: () => () => {},
-      allowedOrigins: () => ['http://portal.test'],
-      resolveLink: async () => ({ status: 'invalid', link: null }),
       mayTakeControl: async (userId, teamId) =>
         teamId === 't' && Object.values(PEOPLE).some((p) => p.userId === userId && p.role !== 'member'),
-      log,
     });
-    http = createServer((_req, res) => res.end('ok'));
-    http.on('upgrade', (req, socket, head) => void sockets.handleUpgrade(req, socket, head, (req.url ?? '').split('/').pop() as string));
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
-    url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/live/${instance.id}`;
+    url = `${server.base}/live/${instance.id}`;
   });
   after(async () => {
     await instances?.shutdown();
-    http?.close();
+    server?.close();
     await service?.stop();
   });
 
   /** A viewer signed in as `who`, joined and welcomed. */
   async function viewer(who: keyof typeof PEOPLE) {
-    const ws = new WebSocket(url, { headers: { cookie: `session=${who}`, origin: 'http://portal.test' } });
+    const ws = new WebSocket(url, { headers: { cookie: `session=${who}`, origin: LIVE_ORIGIN } });
     const messages: ServerMessage[] = [];
     ws.on('message', (data, isBinary) => {
       if (!isBinary) messages.push(JSON.parse(data.toString()) as ServerMessage);
