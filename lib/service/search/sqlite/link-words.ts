@@ -2,10 +2,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { indexIn } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import { Kept } from './kept.ts';
-import { ChunkRow, chunkOf } from './link-word-chunks.ts';
-import { LINK_WORDS_FORMAT, MAX_LINK_BLOCKS } from './schema.ts';
+import { MAX_LINK_BLOCKS } from './schema.ts';
 
-/** A page with the word: the word's bits and its blocks (uint16 each), as a row of `link_words`. */
+/** A row of `link_words`: a page with the word, the word's bits and its blocks (uint16 each). */
 type Row = { id: number; mask: number; blocks: Uint8Array | null };
 
 /** Which pages have a word in the blocks of text their inbound links stand in, as a query asks. */
@@ -137,18 +136,13 @@ const MANY = 'many';
 
 /**
  * What the pages linking to a page say of it (decisions 0081, 0082): the words of the blocks of
- * text those links stand in (`link_word_chunks`, or `link_words` in an index from before decision
- * 0120), read once a word and kept while the index stays the same (clear() when it changes), the
- * least recently used words dropped past limits of count and bytes (trim()).
+ * text those links stand in (`link_words`), read once a word and kept while the index stays the
+ * same (clear() when it changes), the least recently used words dropped past limits of count and
+ * bytes (trim()).
  */
 export class InboundLinks {
   readonly #lookup: StatementSync;
   readonly #lookupSome: StatementSync;
-  readonly #chunksOf: StatementSync;
-  readonly #someChunks: StatementSync;
-  readonly #format: StatementSync;
-  /** Whether the index keeps its link words in chunks, read once per index version. */
-  #chunked: boolean | null = null;
   readonly #pages: Kept<string, WordPages | typeof MANY>;
   /** This query's reads of the words with many pages (dropped with the next query). */
   readonly #some = new Map<string, SomePages>();
@@ -166,15 +160,11 @@ export class InboundLinks {
     this.#lookupSome = db.prepare(
       'SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ? AND page_id IN (SELECT value FROM json_each(?))',
     );
-    this.#chunksOf = db.prepare('SELECT chunk, data FROM link_word_chunks WHERE head = ? ORDER BY chunk');
-    this.#someChunks = db.prepare('SELECT chunk, data FROM link_word_chunks WHERE head = ? AND chunk IN (SELECT value FROM json_each(?))');
-    this.#format = db.prepare("SELECT value FROM search_meta WHERE key = 'link_words'");
   }
 
   clear(): void {
     this.#pages.clear();
     this.#some.clear();
-    this.#chunked = null;
   }
 
   /** Between queries: the least recently used words past the limits go (kept.ts), and what the
@@ -265,57 +255,15 @@ export class InboundLinks {
   #of(word: string, ids: readonly number[]): PagesOfWord {
     let pages = this.#pages.use(word);
     if (!pages) {
-      const rows = this.#rowsOf(word, this.#wholeRows + 1);
+      const rows = this.#lookup.all(word, this.#wholeRows + 1) as Row[];
       this.#pages.set(word, (pages = rows.length > this.#wholeRows ? MANY : new WordPages(rows)));
     }
     if (pages !== MANY) return pages;
     let some = this.#some.get(word);
     if (!some) this.#some.set(word, (some = new SomePages()));
-    some.cover(ids, (missing) => this.#someRowsOf(word, missing));
+    some.cover(ids, (missing) => this.#lookupSome.all(word, JSON.stringify(missing)) as Row[]);
     return some;
   }
-
-  #isChunked(): boolean {
-    return (this.#chunked ??= (this.#format.get() as { value: string } | undefined)?.value === LINK_WORDS_FORMAT);
-  }
-
-  /** The first `most` pages of a word (by id). */
-  #rowsOf(word: string, most: number): Row[] {
-    if (!this.#isChunked()) return this.#lookup.all(word, most) as Row[];
-    const rows: Row[] = [];
-    for (const r of this.#chunksOf.iterate(word) as Iterable<{ chunk: number; data: Uint8Array }>) {
-      const row = new ChunkRow(r.data, r.chunk);
-      for (let i = 0; i < row.size && rows.length < most; i++) rows.push(rowOf(row, i));
-      if (rows.length >= most) break;
-    }
-    return rows;
-  }
-
-  /** The pages of `ids` that have a word. */
-  #someRowsOf(word: string, ids: readonly number[]): Row[] {
-    if (!this.#isChunked()) return this.#lookupSome.all(word, JSON.stringify(ids)) as Row[];
-    const byChunk = new Map<number, number[]>();
-    for (const id of ids) {
-      const list = byChunk.get(chunkOf(id));
-      if (list) list.push(id);
-      else byChunk.set(chunkOf(id), [id]);
-    }
-    const rows: Row[] = [];
-    for (const r of this.#someChunks.all(word, JSON.stringify([...byChunk.keys()])) as { chunk: number; data: Uint8Array }[]) {
-      const row = new ChunkRow(r.data, r.chunk);
-      for (const id of byChunk.get(r.chunk) ?? []) {
-        const i = row.find(id);
-        if (i >= 0) rows.push(rowOf(row, i));
-      }
-    }
-    return rows;
-  }
-}
-
-/** The i-th page of a chunk's row as a row of `link_words` has it (no blocks: null). */
-function rowOf(row: ChunkRow, i: number): Row {
-  const blocks = row.blocks(i);
-  return { id: row.id(i), mask: row.mask(i), blocks: blocks.length ? new Uint8Array(blocks.buffer) : null };
 }
 
 /** The blocks of text of links to page `id` holding every part of a concept (the parts' pages,

@@ -24,11 +24,9 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
- * link_word_chunks  per word and run of CHUNK_PAGES page ids, which of the blocks of text each
- *          page's inbound links stand in hold the word (link-word-chunks.ts: by number, and as bit
- *          i % 31 of a mask for the i-th block of the most repeated contexts; links.context has each
- *          link's block); `search_meta.link_words` (LINK_WORDS_FORMAT) says they are kept here
- * link_words  the same, a row per word and page, as an index from before decision 0120 keeps them
+ * link_words  per word and page, which of the blocks of text the page's inbound links stand in hold
+ *          the word (`blocks` by number; `mask` bit i % 31 for the i-th block of the most repeated
+ *          contexts; links.context has each link's block)
  * described  per page, each definition-list term and the first words of its description (extract.ts)
  *
  * pages.body is '' for a page whose text is in page_text (decision 0085); a page stored by a
@@ -267,28 +265,7 @@ export const indexMigrations: readonly IndexMigration[] = [
     readerStandIn: `CREATE TEMP TABLE page_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
       CREATE TEMP TABLE page_term_lists (page_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);`,
   },
-  {
-    version: 11,
-    name: 'search link words in chunks',
-    // A row a word for each run of page ids, where link_words has a row a word and page (decision
-    // 0120). An existing index keeps its link_words rows, read as before, until the next `npm run
-    // index` builds every page again into the new table (search_meta.link_words says when).
-    up: `
-      CREATE TABLE link_word_chunks (
-        head TEXT NOT NULL,
-        chunk INTEGER NOT NULL,
-        data BLOB NOT NULL,
-        PRIMARY KEY (head, chunk)
-      ) WITHOUT ROWID;
-      CREATE INDEX link_word_chunks_by_chunk ON link_word_chunks(chunk);`,
-    readerStandIn:
-      'CREATE TEMP TABLE link_word_chunks (head TEXT NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (head, chunk)) WITHOUT ROWID',
-  },
 ];
-
-/** `search_meta.link_words` once the link words are kept in link_word_chunks: set as a run starts to
- * build every page into it, which leaves the pages marked until they are (decision 0120). */
-export const LINK_WORDS_FORMAT = 'chunks 1';
 
 /** The blocks of inbound link context a page keeps (link_words.mask has a bit for each, modulo). */
 export const CONTEXT_BITS = 31;

@@ -5,14 +5,12 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { PASSAGE_SLOTS } from './schema.ts';
-import { linkWordsAsBefore0120 } from './test-index-before-0120.ts';
 import { fillFullText } from './writer.ts';
 
 /**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
  * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
- * passages as rows; its list of terms in `page_terms.terms`; the postings raw; its link words a row
- * a word and page (decision 0120). `rawPostings: false`
+ * passages as rows; its list of terms in `page_terms.terms`; the postings raw. `rawPostings: false`
  * leaves the postings packed (to test the rest alone). Tests of still older indexes go on from
  * here, taking away what came before that.
  */
@@ -39,7 +37,6 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
         postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
       db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
     }
-    linkWordsAsBefore0120(db);
     db.exec('DROP TABLE page_text; DROP TABLE page_term_lists; DELETE FROM schema_migrations WHERE version >= 10;');
     db.exec('COMMIT');
   } finally {

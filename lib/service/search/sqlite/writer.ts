@@ -8,14 +8,13 @@ import { snippetFallback } from '../snippet.ts';
 import type { BuiltPage } from './page-build.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
-import { LinkWordsWriter } from './link-words-writer.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, LINK_WORDS_FORMAT, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 /** Pages stored per transaction while reading. */
 const BATCH = 200;
 /** Pages stored per transaction in finish(): its rows go to random places of the largest tables
- * (link words are keyed by word), and each commit writes every database page it dirtied, so ten
+ * (link_words is keyed by word), and each commit writes every database page it dirtied, so ten
  * times as many pages a commit dirty far fewer database pages each; at 10,000 pages the storing
  * step took 5 % less, and adding the link words alone 26 % (decision 0117). A run stopped in
  * between builds those pages again. */
@@ -46,8 +45,8 @@ function prepare(db: DatabaseSync) {
     oldTargets: db.prepare('SELECT DISTINCT target_key AS k FROM links WHERE source_id = ?'),
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
-    linkWordsFormat: db.prepare("SELECT value FROM search_meta WHERE key = 'link_words'"),
-    setLinkWordsFormat: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('link_words', ?)"),
+    dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
+    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
     described: db.prepare('INSERT INTO described (page_id, term, words) VALUES (?, ?, ?)'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
@@ -101,7 +100,6 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #q: Statements;
   readonly #text: PageText;
   readonly #postings: PostingsWriter;
-  readonly #linkWords: LinkWordsWriter;
   readonly #fullText: boolean;
   readonly #threads: number;
   readonly #buildBatch: number;
@@ -123,7 +121,6 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#q = prepare(this.#db);
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
-    this.#linkWords = new LinkWordsWriter(this.#db);
   }
 
   /** How many pages are marked to be built in finish() now: before a run reads, those a run
@@ -268,7 +265,6 @@ export class SqliteIndexWriter implements IndexWriter {
     if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
     this.#pending = 0;
     this.#postings.discard();
-    this.#linkWords.discard();
   }
 
   #finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
@@ -278,13 +274,6 @@ export class SqliteIndexWriter implements IndexWriter {
       // Postings missing (an index from before them) or in another format: built again for all.
       if (this.#postings.stale()) {
         this.#postings.reset();
-        q.dirtyEvery.run();
-      }
-      // Link words a row a page (an index from before decision 0120): every page's built again,
-      // into link_word_chunks; until then a query finds none.
-      if ((q.linkWordsFormat.get() as { value: string } | undefined)?.value !== LINK_WORDS_FORMAT) {
-        this.#db.exec('DELETE FROM link_words; DELETE FROM link_word_chunks');
-        q.setLinkWordsFormat.run(LINK_WORDS_FORMAT);
         q.dirtyEvery.run();
       }
     });
@@ -301,10 +290,7 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
-    this.#batched(() => {
-      this.#linkWords.flush();
-      this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
-    });
+    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
     // Committed before the ranks are worked out: the postings of a large run are gigabytes in the
     // write-ahead log, and until they are committed and copied into the index (the checkpoint after
     // a commit), every page read looks through all of them; at 10⁶ pages the steps after the
@@ -353,7 +339,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const q = this.#q;
     const id = page.id;
     if (this.#fullText) q.ftsDelete.run(id);
-    this.#linkWords.page(id, page.gone ? null : page.linkWords);
+    q.dropLinkWords.run(id);
     if (page.gone) {
       this.#dropText(id);
       this.#postings.page(id, null);
@@ -364,6 +350,14 @@ export class SqliteIndexWriter implements IndexWriter {
       // format: its text moves to page_text, and its passage rows go.
       this.#storeText(id, page.oldText);
       q.bodyMoved.run(id);
+    }
+    const { words, masks, blockCounts, blocks } = page.linkWords;
+    // Each word's blocks as a view of the page's (SQLite copies what it binds): a copy of its own
+    // for each of a page's two hundred rows cost a tenth of adding them.
+    for (let k = 0, b = 0; k < words.length; k++) {
+      const n = blockCounts[k] as number;
+      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n));
+      b += n;
     }
     q.setInlinks.run(page.inlinks, id);
     q.signals.run(page.rankWords, id);
