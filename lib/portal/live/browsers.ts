@@ -24,7 +24,7 @@ const HISTORY_ROWS = 100;
 /** How long the records of ended browsers and of who had control of them are kept: as long as the
  * longest recording retention worth having, since a recording is named by the one and its control
  * changes are told by the other (decision 0119). Each record added takes the ones older along. */
-export const KEPT_MS = 31 * 24 * 3_600_000;
+const KEPT_MS = 31 * 24 * 3_600_000;
 
 /**
  * Record what happens to the portal's browsers, in one place: every end in the team's history and
