@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
+import { definitionHeads } from '#service/search/definitions.ts';
 import { extractHtml } from '#service/search/extract.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
 
@@ -18,6 +19,14 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * topical word like `shell` went onto 2.6 times as many pages as it is on). Its links point at
  * other synthetic pages, and say what they point at, as links mostly do: a link's text is a few
  * words of its target's title. Seeded: the same size gives the same pages.
+ *
+ * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
+ * entries (a `<dt>` and the block after it as its `<dd>`), other defined names (element ids) and
+ * index anchors, each name drawn from that language's defined names by how many real pages define
+ * it; and as many of its links name a definition of the page they point at (`str.strip()`) as the
+ * real page's do. Without them the definition paths of a query (`defs`, `described`, the words
+ * near index anchors) would see the real pages only, however many distractors. These come from a
+ * generator of their own, so that `definitions: false` writes the pages as before them.
  */
 
 /** What a synthetic page copies of a real one. */
@@ -30,14 +39,23 @@ type Shape = {
   distinct: number;
   links: number;
   markupLang: string | null;
+  /** How many of its definitions have a description (extract.ts `described`). */
+  described: number;
+  /** Its other defined names (extract.ts `terms` beyond the described ones: ids, table keys). */
+  names: number;
+  /** Its index anchors (index-marks.ts): DocBook's `class="indexterm"`, Sphinx's `id="index-N"`. */
+  indexAnchors: number;
+  /** Its links whose text names a definition of the page they point at. */
+  naming: number;
 };
 /** The fields of a page whose words are counted, and drawn, apart: a word of a manual's body text
  * (`https://distrowatch.com/search.php`) is seldom a word of a title, and drawn as often into
  * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
 type Field = 'title' | 'headings' | 'blocks';
 /** A language's words: a title's and a heading's drawn one by one (they are short, and seldom repeat
- * a word), a page's body by {@link bodyWords}. */
-type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw };
+ * a word), a page's body by {@link bodyWords}; its defined names by how many pages define each
+ * (null for a language whose pages define nothing). */
+type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw; names: WordDraw | null };
 /** A language's body words: by how many pages hold each, and how often a page that holds it repeats it. */
 type BodyDraw = { pages: WordDraw; repeats: Map<string, number> };
 
@@ -128,14 +146,23 @@ function languageOf(url: string): string {
   return 'en';
 }
 
+/** Index anchors as the two documentation tools of the corpus write them. */
+const INDEX_ANCHORS = /class="indexterm"|id="index-\d+"/g;
+
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
 /** The real corpus's shapes and each language's word counts, by field. */
 export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, Draws> }> {
   const shapes: Shape[] = [];
-  /** Per language: each field's word counts, and how many pages' blocks hold each word. */
-  const counts = new Map<string, Record<Field | 'pages', Map<string, number>>>();
+  /** Per language: each field's word counts, how many pages' blocks hold each word, and how many
+   * pages define each name. */
+  const counts = new Map<string, Record<Field | 'pages' | 'names', Map<string, number>>>();
+  /** Each real page's defined names as a link's text would name them (definitionHeads), by address,
+   * and each shape's links' addresses and named heads: its links naming a definition are counted
+   * once every page's names are known. */
+  const defines = new Map<string, Set<string>>();
+  const linksOf: { url: string; head: string | undefined }[][] = [];
   const add = (into: Map<string, number>, w: string) => into.set(w, (into.get(w) ?? 0) + 1);
   const count = (into: Map<string, number>, texts: readonly string[]) => {
     for (const text of texts) for (const w of words(text)) add(into, w);
@@ -146,12 +173,16 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const x = extractHtml(html, url);
     const language = languageOf(url);
     let c = counts.get(language);
-    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), pages: new Map() }));
+    if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), pages: new Map(), names: new Map() }));
     count(c.title, [x.title]);
     count(c.headings, x.headings);
     count(c.blocks, x.blocks);
     const distinct = new Set(x.blocks.flatMap(words));
     for (const w of distinct) add(c.pages, w);
+    const names = new Set(x.terms);
+    for (const n of names) add(c.names, n);
+    defines.set(url, new Set([...names].flatMap((n) => definitionHeads(n).map((h) => h.head))));
+    linksOf.push(x.links.map((l) => ({ url: l.url, head: definitionHeads(l.text)[0]?.head })));
     shapes.push({
       language,
       title: words(x.title).length,
@@ -160,8 +191,16 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
       distinct: distinct.size,
       links: x.links.length,
       markupLang: x.markupLang,
+      described: x.described.length,
+      names: Math.max(0, names.size - new Set(x.described.map((d) => d.term)).size),
+      indexAnchors: html.match(INDEX_ANCHORS)?.length ?? 0,
+      naming: 0,
     });
   }
+  shapes.forEach((shape, i) => {
+    for (const l of linksOf[i] as { url: string; head: string | undefined }[])
+      if (l.head && defines.get(l.url)?.has(l.head)) shape.naming++;
+  });
   // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
@@ -169,7 +208,12 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const field = (f: Field) => (c[f].size ? new WordDraw(c[f]) : blocks);
     // A page holding a word holds it count / pages times; the first is the draw by pages.
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
-    draws.set(language, { title: field('title'), headings: field('headings'), body: { pages: new WordDraw(c.pages), repeats } });
+    draws.set(language, {
+      title: field('title'),
+      headings: field('headings'),
+      body: { pages: new WordDraw(c.pages), repeats },
+      names: c.names.size ? new WordDraw(c.names) : null,
+    });
   }
   return { shapes, draws };
 }
@@ -182,13 +226,26 @@ type Statistics = Awaited<ReturnType<typeof corpusStatistics>>;
 /** What a synthetic page is before its text: its shape, its words' draws and its title, worked out
  * from its number alone (with a generator of its own), so that a page linking to it can say what
  * it is. */
-type Head = { shape: Shape; draw: Draws; title: string; random: () => number };
+type Head = {
+  shape: Shape;
+  draw: Draws;
+  title: string;
+  random: () => number;
+  /** The names it defines, the described ones first (none when the corpus is written without
+   * definitions), and the generator that drew them, which goes on to place them. */
+  defined: string[];
+  definitions: () => number;
+};
 
-function synthHead(stats: Statistics, seed: number, i: number): Head {
+function synthHead(stats: Statistics, seed: number, i: number, withDefinitions: boolean): Head {
   const random = seeded(Math.imul(i + 1, 0x9e3779b1) ^ seed);
   const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
   const draw = stats.draws.get(shape.language) as Draws;
-  return { shape, draw, title: draw.title.draw(random, Math.max(1, shape.title)), random };
+  const title = draw.title.draw(random, Math.max(1, shape.title));
+  const definitions = seeded(Math.imul(i + 1, 0x85ebca6b) ^ seed);
+  const defined: string[] = [];
+  if (withDefinitions && draw.names) for (let k = 0; k < shape.described + shape.names; k++) defined.push(draw.names.one(definitions));
+  return { shape, draw, title, random, defined, definitions };
 }
 
 /** A link's text: one to three words in a row of its target's title. */
@@ -199,10 +256,56 @@ function linkText(target: Head, random: () => number): string {
   return words.slice(from, from + n).join(' ');
 }
 
+/** A link's text when it names a definition of its target: one of the names it defines. */
+function namingText(target: Head, random: () => number): string | null {
+  return target.defined.length ? (target.defined[Math.floor(random() * target.defined.length)] as string) : null;
+}
+
+const INDEX_ANCHOR = '<a class="indexterm"></a>';
+
+/** Where a synthetic page's definitions go, by block: which blocks are a definition's description
+ * (the name before it as its `<dt>`), which carry other defined names (as ids), and the index
+ * anchors before a block and in a definition's name. Drawn by the page's own generator of
+ * definitions, so that its words and links are as without them. */
+type Spots = { described: Map<number, string>; names: Map<number, string[]>; anchorsBefore: Uint16Array; anchorsInName: Uint16Array };
+
+function definitionSpots({ shape, defined, definitions: random }: Head, withDefinitions: boolean): Spots {
+  const blocks = shape.blocks.length;
+  const spots: Spots = {
+    described: new Map(),
+    names: new Map(),
+    anchorsBefore: new Uint16Array(blocks),
+    anchorsInName: new Uint16Array(blocks),
+  };
+  if (!withDefinitions || !blocks) return spots;
+  const described = Math.min(shape.described, blocks, defined.length);
+  const order = Array.from({ length: blocks }, (_, b) => b);
+  for (let k = 0; k < described; k++) {
+    const j = k + Math.floor(random() * (blocks - k));
+    [order[k], order[j]] = [order[j] as number, order[k] as number];
+    spots.described.set(order[k] as number, defined[k] as string);
+  }
+  for (const name of defined.slice(described)) {
+    const b = Math.floor(random() * blocks);
+    spots.names.set(b, [...(spots.names.get(b) ?? []), name]);
+  }
+  for (let k = 0; k < shape.indexAnchors; k++) {
+    const b = Math.floor(random() * blocks);
+    // An anchor at a definition stands in its name (the spot an index entry points at), else
+    // right before the block (what the block opens with is what it points at).
+    const into = spots.described.has(b) && random() < 0.5 ? spots.anchorsInName : spots.anchorsBefore;
+    into[b] = (into[b] as number) + 1;
+  }
+  return spots;
+}
+
 /** Synthetic page `i` of `count`, in the shape of a real page. */
-function synthPage(stats: Statistics, seed: number, i: number, count: number): string {
-  const { shape, draw, random, ...head } = synthHead(stats, seed, i);
-  const title = escape(head.title);
+function synthPage(stats: Statistics, seed: number, i: number, count: number, withDefinitions: boolean): string {
+  const page = synthHead(stats, seed, i, withDefinitions);
+  const { shape, draw, random, definitions } = page;
+  const title = escape(page.title);
+  const spots = definitionSpots(page, withDefinitions);
+  const naming = withDefinitions && shape.links ? shape.naming / shape.links : 0;
   const parts: string[] = [`<h1>${title}</h1>`];
   // Links go into random blocks; headings are spread evenly among the blocks.
   const linksIn = new Uint16Array(shape.blocks.length);
@@ -225,9 +328,19 @@ function synthPage(stats: Statistics, seed: number, i: number, count: number): s
     let text = escape(body.slice(at, (at += n)).join(' '));
     for (let k = 0; k < (linksIn[b] as number); k++) {
       const to = Math.floor(random() * count);
-      text += ` <a href="${synthUrl(to)}">${escape(linkText(synthHead(stats, seed, to), random))}</a>`;
+      const target = synthHead(stats, seed, to, withDefinitions);
+      const words = linkText(target, random);
+      const named = naming && definitions() < naming ? namingText(target, definitions) : null;
+      text += ` <a href="${synthUrl(to)}">${escape(named ?? words)}</a>`;
     }
-    parts.push(`<p>${text}</p>`);
+    for (const name of spots.names.get(b) ?? []) text += `<span id="${escape(name)}"></span>`;
+    const block = `${INDEX_ANCHOR.repeat(spots.anchorsBefore[b] as number)}<p>${text}</p>`;
+    const name = spots.described.get(b);
+    parts.push(
+      name === undefined
+        ? block
+        : `<dl><dt>${INDEX_ANCHOR.repeat(spots.anchorsInName[b] as number)}${escape(name)}</dt><dd>${block}</dd></dl>`,
+    );
   });
   const lang = shape.markupLang ? ` lang="${escape(shape.markupLang)}"` : '';
   return `<!doctype html><html${lang}><head><meta charset="utf-8"><title>${title}</title></head><body><main>${parts.join('\n')}</main></body></html>`;
@@ -249,6 +362,8 @@ function warcRecord(url: string, html: string): Buffer {
 /**
  * Write `out`: the real corpus (`warc`, its gzip members as they are) and then synthetic pages up to
  * `total` pages in all (`realPages` of them real). Returns how many synthetic pages it holds.
+ * `definitions: false` writes synthetic pages without definitions, index anchors or links naming
+ * them: the scale corpus of decisions 0088 to 0120.
  */
 export async function writeScaleCorpus(
   warc: string,
@@ -256,13 +371,13 @@ export async function writeScaleCorpus(
   total: number,
   realPages: number,
   stats: Statistics,
-  seed = 30,
+  { seed = 30, definitions = true }: { seed?: number; definitions?: boolean } = {},
 ): Promise<number> {
   const file = createWriteStream(out);
   for await (const chunk of createReadStream(warc)) if (!file.write(chunk)) await once(file, 'drain');
   const synthetic = Math.max(0, total - realPages);
   for (let i = 0; i < synthetic; i++)
-    if (!file.write(warcRecord(synthUrl(i), synthPage(stats, seed, i, synthetic)))) await once(file, 'drain');
+    if (!file.write(warcRecord(synthUrl(i), synthPage(stats, seed, i, synthetic, definitions)))) await once(file, 'drain');
   file.end();
   await once(file, 'finish');
   return synthetic;

@@ -9,9 +9,13 @@ import { CORPUS } from './_search-load.ts';
  * search-scale.ts alone (the real pages and synthetic distractors up to N pages in all), for an
  * index built apart: 10⁶ pages take about 20 minutes and 6.3 GB here, and their `npm run index`
  * hours, which search-scale.ts then measures with BENCH_SCALE_BUILT (README, decision 0117).
+ * `--without-definitions` writes the distractors as decisions 0088 to 0120 had them, defining
+ * nothing (decision 0121).
  */
-const USAGE = 'usage: node bench/scale-corpus.ts --pages N --out FILE.warc.gz';
-const { values } = parseArgs({ options: { pages: { type: 'string' }, out: { type: 'string' } } });
+const USAGE = 'usage: node bench/scale-corpus.ts --pages N --out FILE.warc.gz [--without-definitions]';
+const { values } = parseArgs({
+  options: { pages: { type: 'string' }, out: { type: 'string' }, 'without-definitions': { type: 'boolean', default: false } },
+});
 const pages = Number(values.pages);
 if (!values.out || !Number.isInteger(pages) || pages < 1) {
   console.error(USAGE);
@@ -27,7 +31,9 @@ const real = new Set(
     .map((line) => line.split('\t')[1]),
 ).size;
 const t0 = performance.now();
-const synthetic = await writeScaleCorpus(warc, values.out, pages, real, await corpusStatistics(warc));
+const synthetic = await writeScaleCorpus(warc, values.out, pages, real, await corpusStatistics(warc), {
+  definitions: !values['without-definitions'],
+});
 console.log(
   `${values.out}: ${real} real pages and ${synthetic} synthetic, ${(statSync(values.out).size / 1e9).toFixed(2)} GB, in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
 );

@@ -2,38 +2,72 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { corpusStatistics, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
-import { extractHtml } from '../../lib/service/search/extract.ts';
+import { definitionHeads } from '../../lib/service/search/definitions.ts';
+import { extractHtml, type Extracted } from '../../lib/service/search/extract.ts';
 import { openWarcFile, warcPages, warcRecords } from '../../lib/service/search/sources/warc.ts';
 import { sliceCorpus } from '../helpers/search.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-scale-corpus-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Each page's distinct body words, real and synthetic apart. */
-async function bodies(warc: string): Promise<{ real: Set<string>[]; synthetic: Set<string>[] }> {
-  const out = { real: [] as Set<string>[], synthetic: [] as Set<string>[] };
+type Page = { url: string; x: Extracted };
+
+/** Each page's address and what the index keeps of it, real and synthetic apart. */
+async function extracted(warc: string): Promise<{ real: Page[]; synthetic: Page[] }> {
+  const out = { real: [] as Page[], synthetic: [] as Page[] };
   for await (const item of warcPages(warcRecords(await openWarcFile(warc)))) {
     if (!('page' in item)) continue;
-    const x = extractHtml(item.page.html, item.page.url);
-    const words = new Set(x.blocks.flatMap((b) => b.split(/\s+/).filter(Boolean)));
-    (/^https:\/\/w\d{4}\.org\//.test(item.page.url) ? out.synthetic : out.real).push(words);
+    const page = { url: item.page.url, x: extractHtml(item.page.html, item.page.url) };
+    (/^https:\/\/w\d{4}\.org\//.test(item.page.url) ? out.synthetic : out.real).push(page);
   }
   return out;
+}
+
+/** Each page's distinct body words. */
+const bodies = (pages: readonly Page[]) => pages.map(({ x }) => new Set(x.blocks.flatMap((b) => b.split(/\s+/).filter(Boolean))));
+
+const mean = (pages: readonly Page[], of: (x: Extracted) => number) => pages.reduce((a, p) => a + of(p.x), 0) / pages.length;
+
+/** The share of the pages' links whose text names a definition of the page they point at. */
+function namingShare(pages: readonly Page[]): number {
+  const defines = new Map(pages.map(({ url, x }) => [url, new Set(x.terms.flatMap((t) => definitionHeads(t).map((h) => h.head)))]));
+  let links = 0;
+  let naming = 0;
+  for (const { x } of pages)
+    for (const l of x.links) {
+      links++;
+      const head = definitionHeads(l.text)[0]?.head;
+      if (head && defines.get(l.url)?.has(head)) naming++;
+    }
+  return naming / links;
+}
+
+/** The synthetic pages' figure is within a third of the real pages' either way (two thirds to three halves). */
+function near(what: string, synthetic: number, real: number): void {
+  assert.ok(real > 0, `the real pages have ${what}`);
+  const ratio = synthetic / real;
+  assert.ok(ratio > 0.67 && ratio < 1.5, `${what}: ${synthetic.toFixed(2)} on a synthetic page, ${real.toFixed(2)} on a real one`);
 }
 
 const share = (pages: readonly Set<string>[], word: string) => pages.filter((p) => p.has(word)).length / pages.length;
 
 describe('the scale corpus (bench/_scale-corpus.ts)', () => {
-  it('puts each word on its share of the real pages, not on more because it repeats where it is', async () => {
-    const real = join(dir, 'real.warc.gz');
-    const n = await sliceCorpus(real, (uri) => uri.startsWith('https://www.postgresql.org/docs/15/sql-'));
+  const real = join(dir, 'real.warc.gz');
+  const out = join(dir, 'scale.warc.gz');
+  let n = 0;
+  let written: { real: Page[]; synthetic: Page[] };
+  before(async () => {
+    n = await sliceCorpus(real, (uri) => uri.startsWith('https://www.postgresql.org/docs/15/sql-'));
     assert.ok(n > 50, `${n} real pages`);
-    const out = join(dir, 'scale.warc.gz');
     const synthetic = await writeScaleCorpus(real, out, n + 800, n, await corpusStatistics(real));
     assert.equal(synthetic, 800);
-    const pages = await bodies(out);
+    written = await extracted(out);
+  });
+
+  it('puts each word on its share of the real pages, not on more because it repeats where it is', () => {
+    const pages = { real: bodies(written.real), synthetic: bodies(written.synthetic) };
     assert.equal(pages.synthetic.length, 800);
 
     // The words on 5 to 50 % of the real pages: topical words (`table`, `column`, `index`), which a
@@ -52,5 +86,54 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     const distinct = (list: readonly Set<string>[]) => list.reduce((a, p) => a + p.size, 0) / list.length;
     const ratio = distinct(pages.synthetic) / distinct(pages.real);
     assert.ok(ratio > 0.85 && ratio < 1.15, `${ratio.toFixed(2)} times the real pages' distinct words`);
+  });
+
+  it('defines names, describes them, marks them for an index and names them in links as the real pages do', () => {
+    const { real: r, synthetic: s } = written;
+    near(
+      'pages with a described definition',
+      mean(s, (x) => +(x.described.length > 0)),
+      mean(r, (x) => +(x.described.length > 0)),
+    );
+    near(
+      'described definitions a page',
+      mean(s, (x) => x.described.length),
+      mean(r, (x) => x.described.length),
+    );
+    near(
+      'defined names a page',
+      mean(s, (x) => x.terms.length),
+      mean(r, (x) => x.terms.length),
+    );
+    near(
+      'pages with index anchors',
+      mean(s, (x) => +(x.nearAnchors.length > 0)),
+      mean(r, (x) => +(x.nearAnchors.length > 0)),
+    );
+    near('links naming a definition of their target', namingShare(s), namingShare(r));
+    // The names are the real pages' own: a distractor defines what a question asks for as often.
+    const names = new Set(r.flatMap(({ x }) => x.terms));
+    const drawn = s.flatMap(({ x }) => x.described.map((d) => d.term));
+    assert.ok(drawn.length > 100 && drawn.every((t) => names.has(t)), `${drawn.length} described names, all among the real pages'`);
+  });
+
+  it('writes the distractors of before, defining nothing, when asked to', async () => {
+    const plain = join(dir, 'plain.warc.gz');
+    await writeScaleCorpus(real, plain, n + 200, n, await corpusStatistics(real), { definitions: false });
+    const { synthetic } = await extracted(plain);
+    assert.equal(synthetic.length, 200);
+    assert.equal(
+      mean(synthetic, (x) => x.described.length + x.nearAnchors.length),
+      0,
+    );
+    assert.equal(namingShare(synthetic), 0);
+    // The same words and links as the same pages written with definitions, which add to them.
+    const first = written.synthetic.slice(0, 200);
+    for (let i = 0; i < 200; i++) {
+      const [a, b] = [synthetic[i] as Page, first[i] as Page];
+      assert.equal(a.url, b.url);
+      assert.equal(a.x.title, b.x.title);
+      assert.deepEqual(a.x.headings, b.x.headings);
+    }
   });
 });
