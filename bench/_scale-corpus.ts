@@ -22,8 +22,7 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  *
  * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
  * entries (a `<dt>` and the block after it as its `<dd>`), other defined names (element ids) and
- * index anchors, each name drawn from that language's defined names by how many real pages define
- * it; and as many of its links name a definition of the page they point at (`str.strip()`) as the
+ * index anchors, each name drawn by {@link NameDraw}; and as many of its links name a definition of the page they point at (`str.strip()`) as the
  * real page's do. Without them the definition paths of a query (`defs`, `described`, the words
  * near index anchors) would see the real pages only, however many distractors. These come from a
  * generator of their own, so that `definitions: false` writes the pages as before them.
@@ -55,7 +54,7 @@ type Field = 'title' | 'headings' | 'blocks';
 /** A language's words: a title's and a heading's drawn one by one (they are short, and seldom repeat
  * a word), a page's body by {@link bodyWords}; its defined names by how many pages define each
  * (null for a language whose pages define nothing). */
-type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw; names: WordDraw | null };
+type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw; names: NameDraw | null };
 /** A language's body words: by how many pages hold each, and how often a page that holds it repeats it. */
 type BodyDraw = { pages: WordDraw; repeats: Map<string, number> };
 
@@ -124,6 +123,55 @@ function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct
   }
   return out;
 }
+
+/**
+ * A language's defined names, drawn as the Good–Turing estimate has them (decision 0121). A name
+ * is an identity (`zipapp.create_archive` is one function of one manual) and most are defined on
+ * one page only: drawn by how many real pages define each, a name on one page of 5,058 went onto
+ * 18 distractors at 10⁵ pages, where the estimate puts it on 3 (a name seen once stands for 0.15
+ * of a page, `2·N₂ / N₁`). So a name seen on r pages is drawn by r* = (r + 1)·N_{r+1} / N_r
+ * (N_r: how many names are on r pages) for r below KATZ, by r above, and a name of no real page,
+ * one of its own, with the share of the names seen once (`N₁ / N`, 0.47 for the corpus): another
+ * manual's names, which match no query, as a larger corpus of manuals has them.
+ */
+class NameDraw {
+  readonly #draw: WordDraw;
+  /** Names seen once: a fresh name copies the shape of one. */
+  readonly #once: string[];
+
+  constructor(counts: Map<string, number>) {
+    const ofCount = new Map<number, number>();
+    for (const r of counts.values()) ofCount.set(r, (ofCount.get(r) ?? 0) + 1);
+    const adjusted = (r: number) => {
+      const [nr, next] = [ofCount.get(r) ?? 0, ofCount.get(r + 1) ?? 0];
+      return r < KATZ && next > 0 ? ((r + 1) * next) / nr : r;
+    };
+    const weights = new Map([...counts].map(([name, r]) => [name, adjusted(r)]));
+    this.#once = [...counts].filter(([, r]) => r === 1).map(([name]) => name);
+    if (this.#once.length) weights.set(FRESH, this.#once.length);
+    this.#draw = new WordDraw(weights);
+  }
+
+  one(random: () => number): string {
+    const name = this.#draw.one(random);
+    return name === FRESH ? freshName(this.#once[Math.floor(random() * this.#once.length)] as string, random) : name;
+  }
+}
+
+/** Counts from which Good–Turing's estimate is taken as it is (Katz's usual threshold). */
+const KATZ = 5;
+/** NameDraw's key for a name of no real page (no name holds a NUL). */
+const FRESH = '\u0000';
+
+/** A name of the shape of `like` (`msilib.Database.Close` -> `qwhtzb.Kxpmrwlq.Ftbnv`): each letter
+ * and digit drawn again (a letter in its case, among a to z), the punctuation kept. */
+function freshName(like: string, random: () => number): string {
+  const pick = (from: string) => from[Math.floor(random() * from.length)] as string;
+  return like.replace(/\p{L}|\p{N}/gu, (ch) =>
+    /\p{N}/u.test(ch) ? pick('0123456789') : /\p{Lu}/u.test(ch) ? pick(LOWER).toUpperCase() : pick(LOWER),
+  );
+}
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 
 /** A small seeded generator (mulberry32). */
 function seeded(seed: number): () => number {
@@ -212,7 +260,7 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
       title: field('title'),
       headings: field('headings'),
       body: { pages: new WordDraw(c.pages), repeats },
-      names: c.names.size ? new WordDraw(c.names) : null,
+      names: c.names.size ? new NameDraw(c.names) : null,
     });
   }
   return { shapes, draws };

@@ -21,13 +21,16 @@ import { printTable } from './_stats.ts';
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
  * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures). A size whose indexing
  * takes hours is indexed apart (bench/scale-corpus.ts writes its corpus) and measured here with
- * BENCH_SCALE_BUILT (measureEachBuilt), its row added to the last run's.
+ * BENCH_SCALE_BUILT (measureEachBuilt), its row added to the last run's. The distractors define
+ * names, describe them and carry index anchors as the real pages do (decision 0121);
+ * BENCH_SCALE_PLAIN=1 writes them as before, defining nothing, to compare with earlier figures.
  */
 const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000')
   .split(',')
   .map((s) => Number(s.trim()))
   .filter((n) => Number.isInteger(n) && n > 0);
 const out = process.env.BENCH_SCALE_OUT ?? join(ROOT, 'bench', 'out');
+const plain = process.env.BENCH_SCALE_PLAIN === '1';
 const REAL_WARC = join(CORPUS, 'docs.warc.gz');
 
 type Measured = {
@@ -189,7 +192,7 @@ if (built.length) {
       mkdirSync(dir);
       const warc = join(dir, 'corpus.warc.gz');
       const t0 = performance.now();
-      const synthetic = await writeScaleCorpus(REAL_WARC, warc, size, (rows[0] as Measured).pages, stats);
+      const synthetic = await writeScaleCorpus(REAL_WARC, warc, size, (rows[0] as Measured).pages, stats, { definitions: !plain });
       console.error(
         `${size} pages: ${synthetic} synthetic written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${(statSync(warc).size / 1e6).toFixed(0)} MB)`,
       );

@@ -13,6 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'periscope-scale-corpus-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 type Page = { url: string; x: Extracted };
+/** Counts above which NameDraw takes a name's count as it is. */
+const KATZ_TEST = 5;
 
 /** Each page's address and what the index keeps of it, real and synthetic apart. */
 async function extracted(warc: string): Promise<{ real: Page[]; synthetic: Page[] }> {
@@ -111,10 +113,21 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
       mean(r, (x) => +(x.nearAnchors.length > 0)),
     );
     near('links naming a definition of their target', namingShare(s), namingShare(r));
-    // The names are the real pages' own: a distractor defines what a question asks for as often.
-    const names = new Set(r.flatMap(({ x }) => x.terms));
-    const drawn = s.flatMap(({ x }) => x.described.map((d) => d.term));
-    assert.ok(drawn.length > 100 && drawn.every((t) => names.has(t)), `${drawn.length} described names, all among the real pages'`);
+    // Most names are another manual's, as many as the real pages' names seen once would have it
+    // (Good–Turing): the real pages' own on one page apiece would otherwise fill the distractors.
+    const pagesOf = new Map<string, number>();
+    for (const { x } of r) for (const t of new Set(x.terms)) pagesOf.set(t, (pagesOf.get(t) ?? 0) + 1);
+    const once = [...pagesOf.values()].filter((c) => c === 1).length / [...pagesOf.values()].reduce((a, c) => a + c, 0);
+    const drawn = s.flatMap(({ x }) => [...new Set(x.terms)]);
+    near('names of no real page', drawn.filter((t) => !pagesOf.has(t)).length / drawn.length, once);
+    // And a real name defined on one page is defined on few more: far fewer than by its count.
+    const onSynthetic = new Map<string, number>();
+    for (const t of drawn) onSynthetic.set(t, (onSynthetic.get(t) ?? 0) + 1);
+    const perName = (real: (c: number) => boolean) => {
+      const names = [...pagesOf].filter(([, c]) => real(c));
+      return names.reduce((a, [t, c]) => a + (onSynthetic.get(t) ?? 0) / c, 0) / names.length;
+    };
+    assert.ok(perName((c) => c === 1) < 0.5 * perName((c) => c >= KATZ_TEST), 'a name seen once is drawn less than its count says');
   });
 
   it('writes the distractors of before, defining nothing, when asked to', async () => {
