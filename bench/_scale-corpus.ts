@@ -52,8 +52,8 @@ type Shape = {
  * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
 type Field = 'title' | 'headings' | 'blocks';
 /** A language's words: a title's and a heading's drawn one by one (they are short, and seldom repeat
- * a word), a page's body by {@link bodyWords}; its defined names by how many pages define each
- * (null for a language whose pages define nothing). */
+ * a word), a page's body by {@link bodyWords}; its defined names by {@link NameDraw} (null for a
+ * language whose pages define nothing). */
 type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw; names: NameDraw | null };
 /** A language's body words: by how many pages hold each, and how often a page that holds it repeats it. */
 type BodyDraw = { pages: WordDraw; repeats: Map<string, number> };
@@ -167,8 +167,8 @@ const FRESH = '\u0000';
  * and digit drawn again (a letter in its case, among a to z), the punctuation kept. */
 function freshName(like: string, random: () => number): string {
   const pick = (from: string) => from[Math.floor(random() * from.length)] as string;
-  return like.replace(/\p{L}|\p{N}/gu, (ch) =>
-    /\p{N}/u.test(ch) ? pick('0123456789') : /\p{Lu}/u.test(ch) ? pick(LOWER).toUpperCase() : pick(LOWER),
+  return like.replace(/(\p{N})|(\p{Lu})|\p{L}/gu, (_, digit?: string, upper?: string) =>
+    digit ? pick('0123456789') : upper ? pick(LOWER).toUpperCase() : pick(LOWER),
   );
 }
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
@@ -280,8 +280,9 @@ type Head = {
   title: string;
   random: () => number;
   /** The names it defines, the described ones first (none when the corpus is written without
-   * definitions), and the generator that drew them, which goes on to place them. */
-  defined: string[];
+   * definitions): drawn when first asked for (a link names its target's seldom), by the generator
+   * of its definitions, which goes on to place them. */
+  defined: () => string[];
   definitions: () => number;
 };
 
@@ -291,8 +292,13 @@ function synthHead(stats: Statistics, seed: number, i: number, withDefinitions: 
   const draw = stats.draws.get(shape.language) as Draws;
   const title = draw.title.draw(random, Math.max(1, shape.title));
   const definitions = seeded(Math.imul(i + 1, 0x85ebca6b) ^ seed);
-  const defined: string[] = [];
-  if (withDefinitions && draw.names) for (let k = 0; k < shape.described + shape.names; k++) defined.push(draw.names.one(definitions));
+  let names: string[] | null = null;
+  const defined = () => {
+    if (names) return names;
+    names = [];
+    if (withDefinitions && draw.names) for (let k = 0; k < shape.described + shape.names; k++) names.push(draw.names.one(definitions));
+    return names;
+  };
   return { shape, draw, title, random, defined, definitions };
 }
 
@@ -306,7 +312,8 @@ function linkText(target: Head, random: () => number): string {
 
 /** A link's text when it names a definition of its target: one of the names it defines. */
 function namingText(target: Head, random: () => number): string | null {
-  return target.defined.length ? (target.defined[Math.floor(random() * target.defined.length)] as string) : null;
+  const names = target.defined();
+  return names.length ? (names[Math.floor(random() * names.length)] as string) : null;
 }
 
 const INDEX_ANCHOR = '<a class="indexterm"></a>';
@@ -317,7 +324,9 @@ const INDEX_ANCHOR = '<a class="indexterm"></a>';
  * definitions, so that its words and links are as without them. */
 type Spots = { described: Map<number, string>; names: Map<number, string[]>; anchorsBefore: Uint16Array; anchorsInName: Uint16Array };
 
-function definitionSpots({ shape, defined, definitions: random }: Head, withDefinitions: boolean): Spots {
+function definitionSpots(page: Head, withDefinitions: boolean): Spots {
+  const { shape, definitions: random } = page;
+  const defined = page.defined();
   const blocks = shape.blocks.length;
   const spots: Spots = {
     described: new Map(),
