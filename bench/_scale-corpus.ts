@@ -21,10 +21,11 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * words of its target's title. Seeded: the same size gives the same pages.
  *
  * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
- * entries (a `<dt>` and the block after it as its `<dd>`), other defined names (element ids) and
- * index anchors, each name drawn by {@link NameDraw}; and as many of its links name a definition of the page they point at (`str.strip()`) as the
- * real page's do. Without them the definition paths of a query (`defs`, `described`, the words
- * near index anchors) would see the real pages only, however many distractors. These come from a
+ * entries (a `<dt>` with the name, before one of its blocks as the `<dd>`), other defined names
+ * (element ids) and index anchors, each name drawn by {@link NameDraw}; and as many of its links
+ * name a definition of the page they point at (`str.strip()`) as the real page's do. Without them
+ * the definition paths of a query (`defs`, `described`, the words near index anchors) would see
+ * the real pages only, however many distractors. These come from a
  * generator of their own, so that `definitions: false` writes the pages as before them.
  */
 
