@@ -13,8 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'periscope-scale-corpus-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 type Page = { url: string; x: Extracted };
-/** Counts above which NameDraw takes a name's count as it is. */
-const KATZ_TEST = 5;
+/** A name on this many real pages or more is drawn by its count (NameDraw's Katz threshold). */
+const FREQUENT = 5;
 
 /** Each page's address and what the index keeps of it, real and synthetic apart. */
 async function extracted(warc: string): Promise<{ real: Page[]; synthetic: Page[] }> {
@@ -127,7 +127,7 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
       const names = [...pagesOf].filter(([, c]) => real(c));
       return names.reduce((a, [t, c]) => a + (onSynthetic.get(t) ?? 0) / c, 0) / names.length;
     };
-    assert.ok(perName((c) => c === 1) < 0.5 * perName((c) => c >= KATZ_TEST), 'a name seen once is drawn less than its count says');
+    assert.ok(perName((c) => c === 1) < 0.5 * perName((c) => c >= FREQUENT), 'a name seen once is drawn less than its count says');
   });
 
   it('writes the distractors of before, defining nothing, when asked to', async () => {
@@ -140,7 +140,8 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
       0,
     );
     assert.equal(namingShare(synthetic), 0);
-    // The same words and links as the same pages written with definitions, which add to them.
+    // The same titles and headings as the same pages written with definitions: a heading is drawn
+    // after the words and links of the blocks before it, so the two kept in step.
     const first = written.synthetic.slice(0, 200);
     for (let i = 0; i < 200; i++) {
       const [a, b] = [synthetic[i] as Page, first[i] as Page];
