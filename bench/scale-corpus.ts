@@ -7,7 +7,8 @@ import { CORPUS } from './_search-load.ts';
 /**
  * `node bench/scale-corpus.ts --pages N --out FILE.warc.gz`: writes the scale corpus of
  * search-scale.ts alone (the real pages and synthetic distractors up to N pages in all), for an
- * index built apart: 10⁶ pages take about 20 minutes and 6.3 GB here, and their `npm run index`
+ * index built apart: 10⁶ pages took about 20 minutes and 6.3 GB here before the distractors
+ * defined things (0121: 10⁵ pages 0.63 GB then, 0.67 GB since), and their `npm run index` takes
  * hours, which search-scale.ts then measures with BENCH_SCALE_BUILT (README, decision 0117).
  * `--without-definitions` writes the distractors as decisions 0088 to 0120 had them, defining
  * nothing (decision 0121).
