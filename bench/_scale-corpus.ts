@@ -345,7 +345,9 @@ function definitionSpots(page: Head, withDefinitions: boolean): Spots {
   }
   for (const name of defined.slice(described)) {
     const b = Math.floor(random() * blocks);
-    spots.names.set(b, [...(spots.names.get(b) ?? []), name]);
+    const into = spots.names.get(b);
+    if (into) into.push(name);
+    else spots.names.set(b, [name]);
   }
   for (let k = 0; k < shape.indexAnchors; k++) {
     const b = Math.floor(random() * blocks);
