@@ -31,6 +31,30 @@ const NAMED_PRIOR = 0.5;
 /** Words around the links naming one definition kept, at most. */
 export const MAX_LINKED_WORDS = 2000;
 
+/** What a definition's share is weighed by: its popularity, 0 to 1 (log(1 + links) over the most
+ * named definition's, `most`), at NAMED_PRIOR. */
+export function namedPrior(links: number, most: number): number {
+  return 1 - NAMED_PRIOR + NAMED_PRIOR * (Math.log1p(links) / Math.log1p(Math.max(1, most)));
+}
+
+/** What a concept of a question is worth among `n` definitions, `held` of which hold it. */
+export function conceptIdf(n: number, held: number): number {
+  return Math.log(1 + (n - held + 0.5) / (held + 0.5));
+}
+
+/**
+ * Each described definition's document (in the order of `described`): the words of its
+ * description and of the blocks the links naming it stand in (namedBy()), with the number of those
+ * links. `links`: the links to the described pages.
+ */
+export function definitionDocuments(
+  described: readonly { page: number; term: string; words: string }[],
+  links: readonly { page: number; text: string; context: string }[],
+): { words: string[]; links: number }[] {
+  const named = namedBy(described, links);
+  return described.map((d, i) => ({ words: [...d.words.split(' '), ...(named[i]?.words ?? [])], links: named[i]?.links ?? 0 }));
+}
+
 /**
  * The links naming each definition: a link to the definition's page whose text is the
  * definition's name (`hasattr()`, `str.strip()`, or a dotted name's tail: `strip()` for
@@ -95,13 +119,13 @@ export class Descriptions {
   constructor(rows: readonly DescribedRow[]) {
     this.#pages = new Int32Array(rows.length);
     this.#prior = new Float64Array(rows.length);
-    let most = 1;
+    let most = 0;
     for (const r of rows) most = Math.max(most, r.links);
     const holding = new Map<string, number[]>();
     rows.forEach((r, i) => {
       this.#pages[i] = r.page;
       this.#names.push(r.term);
-      this.#prior[i] = 1 - NAMED_PRIOR + NAMED_PRIOR * (Math.log1p(r.links) / Math.log1p(most));
+      this.#prior[i] = namedPrior(r.links, most);
       for (const t of new Set(r.terms)) {
         const list = holding.get(t);
         if (list) list.push(i);
@@ -153,7 +177,7 @@ export class Descriptions {
     for (let at = 0; at < lists.length; at++) {
       const ls = (lists[at] as { ls: Int32Array[] }).ls;
       const defs = this.#unionOf(ls);
-      const idf = Math.log(1 + (n - defs.length + 0.5) / (defs.length + 0.5));
+      const idf = conceptIdf(n, defs.length);
       total += idf;
       if (need === 2 && at === lists.length - 1 && count < defs.length) {
         for (let k = 0; k < count; k++) {

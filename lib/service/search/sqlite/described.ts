@@ -1,20 +1,25 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Descriptions, namedBy, type DescribedRow } from '../descriptions.ts';
+import { definitionDocuments, Descriptions, type DescribedRow, type DescriptionMatch } from '../descriptions.ts';
 import type { Concept } from '../tokenize.ts';
 import type { PostingsStage } from './postings.ts';
+import { DEFINITIONS_META } from './schema.ts';
+import { StoredDescriptions } from './stored-descriptions.ts';
+
+type Model = { readonly size: number; match(concepts: readonly (readonly string[])[], limit: number): DescriptionMatch[] };
 
 /**
- * The index's definitions as documents of what they are for (descriptions.ts): the `described`
- * table (each definition-list term of a page and the first words of its description, stored with
- * the page) with the links naming each definition (`links`, their text and context), read and
- * put in the index's terms (the postings' tokenizer) once per index version, on the first question
- * that asks. An index from before `described` (schema 9) has no rows until its sources are indexed
- * again, and answers as before.
+ * The index's definitions as documents of what they are for (descriptions.ts): as the index
+ * stores them (stored-descriptions.ts), reading a question's own terms; in an index from before
+ * they were stored (search_meta DEFINITIONS_META, schema 11), worked out from the `described` table
+ * (each definition-list term of a page and the first words of its description) with the links
+ * naming each definition (`links`, their text and context), read and put in the index's terms
+ * once per index version, on the first question that asks. An index from before `described`
+ * (schema 9) has no rows until its sources are indexed again, and answers as before.
  */
 export class DescribedDefinitions {
   readonly #db: DatabaseSync;
   readonly #postings: PostingsStage;
-  #model: Descriptions | null = null;
+  #model: Model | null = null;
 
   constructor(db: DatabaseSync, postings: PostingsStage) {
     this.#db = db;
@@ -29,7 +34,7 @@ export class DescribedDefinitions {
   /** The `limit` pages whose definitions best answer a question of `concepts`, each with how well
    * its best one does, 0 to 1, best first. */
   pages(concepts: readonly Concept[], limit: number): Map<number, number> {
-    const model = (this.#model ??= this.#read());
+    const model = (this.#model ??= this.#open());
     const out = new Map<number, number>();
     if (!model.size) return out;
     const asked = concepts.map((c) => this.#postings.termsOf(c.parts).flat());
@@ -37,9 +42,23 @@ export class DescribedDefinitions {
     return out;
   }
 
+  #open(): Model {
+    const stored = this.#has('definitions')
+      ? (this.#db.prepare(`SELECT value FROM search_meta WHERE key = '${DEFINITIONS_META}'`).get() as { value: string } | undefined)
+      : undefined;
+    if (stored) return new StoredDescriptions(this.#db, JSON.parse(stored.value) as { count: number; most: number });
+    return this.#read();
+  }
+
+  /** Whether the index file has `table` (a reader's stand-ins are temporary tables). */
+  #has(table: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(table) !== undefined;
+  }
+
+  /** The definitions' model worked out from `described` and `links`, in memory. */
   #read(): Descriptions {
     // A file not opened by the service since before schema 9 has no such table yet.
-    if (!this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'described'").get()) return new Descriptions([]);
+    if (!this.#has('described')) return new Descriptions([]);
     const rows = this.#db.prepare('SELECT page_id AS page, term, words FROM described').all() as {
       page: number;
       term: string;
@@ -52,16 +71,15 @@ export class DescribedDefinitions {
          WHERE a.page_id IN (SELECT page_id FROM described) AND l.source_id != a.page_id`,
       )
       .all() as { page: number; text: string; context: string }[];
-    const named = namedBy(rows, links);
-    const words = rows.map((r, i) => [...r.words.split(' '), ...(named[i]?.words ?? [])]);
-    const vocabulary = [...new Set(words.flat())];
+    const documents = definitionDocuments(rows, links);
+    const vocabulary = [...new Set(documents.flatMap((d) => d.words))];
     const terms = this.#postings.termsOnce(vocabulary);
     const termsOf = new Map(vocabulary.map((w, i) => [w, terms[i] ?? []]));
     const described: DescribedRow[] = rows.map((r, i) => ({
       page: r.page,
       term: r.term,
-      terms: (words[i] ?? []).flatMap((w) => termsOf.get(w) ?? []),
-      links: named[i]?.links ?? 0,
+      terms: (documents[i]?.words ?? []).flatMap((w) => termsOf.get(w) ?? []),
+      links: documents[i]?.links ?? 0,
     }));
     return new Descriptions(described);
   }

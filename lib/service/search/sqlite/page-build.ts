@@ -1,10 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { definitionDocuments } from '../descriptions.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { indexText } from '../tokenize.ts';
 import { urlWords } from '../url.ts';
 import { packText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
-import { CONTEXT_BITS, FIELD_WEIGHTS, FTS_COLUMNS, MAX_CONTEXTS, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
+import { CONTEXT_BITS, DEFINITION_SLOTS, FIELD_WEIGHTS, FTS_COLUMNS, MAX_CONTEXTS, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 /** Inbound anchor texts a page's postings take, the most linked first. */
@@ -34,6 +35,10 @@ export type PageTerms = {
  * its `mask` and `blockCounts[i]` of `blocks`. */
 export type LinkWords = { words: string[]; masks: Int32Array; blockCounts: Uint16Array; blocks: Uint16Array };
 
+/** A described definition of the page as the query reads it (schema.ts `definitions`,
+ * `described_terms`): its name, the links naming it, and its document's distinct terms. */
+export type BuiltDefinition = { term: string; links: number; terms: string };
+
 /** What the index writer stores for a page in finish(), read and worked out from what it holds. */
 export type BuiltPage =
   | { id: number; gone: true }
@@ -45,6 +50,8 @@ export type BuiltPage =
       rankWords: string;
       linkWords: LinkWords;
       terms: PageTerms;
+      /** Its described definitions, in the order of its `described` rows. */
+      definitions: BuiltDefinition[];
       /** The page's text where a version before decision 0085 kept it (`pages.body`), to be moved. */
       oldText?: { description: string; body: string };
       /** The FTS5 row's columns (schema.ts FTS_COLUMNS), with the writer's `fullText` only. */
@@ -60,7 +67,7 @@ type TokenCount = { weighted: number; n: number; places: number[] | null };
  * beside the writer, which stores the result.
  */
 export class PageBuilder {
-  readonly #q: Record<'page' | 'anchors' | 'inlinks' | 'outlinks' | 'contexts', StatementSync>;
+  readonly #q: Record<'page' | 'anchors' | 'inlinks' | 'outlinks' | 'contexts' | 'described' | 'naming', StatementSync>;
   readonly #text: PageText;
   readonly #tokenizer = new FtsTokenizer();
   readonly #fullText: boolean;
@@ -78,6 +85,9 @@ export class PageBuilder {
       outlinks: db.prepare('SELECT COUNT(*) AS n FROM links WHERE source_id = ?'),
       contexts: db.prepare(`SELECT l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
         WHERE a.page_id = ? AND l.source_id != ? AND l.context != '' GROUP BY l.context ORDER BY COUNT(*) DESC, l.context LIMIT ${MAX_LINK_BLOCKS}`),
+      described: db.prepare(`SELECT term, words FROM described WHERE page_id = ? ORDER BY rowid LIMIT ${DEFINITION_SLOTS}`),
+      naming: db.prepare(`SELECT l.text AS text, l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
+        WHERE a.page_id = ? AND l.source_id != ?`),
     };
   }
 
@@ -106,6 +116,7 @@ export class PageBuilder {
       rankWords: encodeRankFields(rankFields(row.title, row.url, row.headings, density)),
       linkWords: this.#linkWords(id),
       terms: this.#terms(fields, bodyBlocks),
+      definitions: this.#definitions(id),
       ...(row.body !== '' && { oldText: { description: row.description, body } }),
       ...(this.#fullText && { fullText: [fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' ')] }),
     };
@@ -152,6 +163,23 @@ export class PageBuilder {
       b += w.blocks.length;
     }
     return out;
+  }
+
+  /** The page's described definitions, each with its document (descriptions.ts
+   * definitionDocuments: its description and the words around the links naming it) in the index's
+   * terms. */
+  #definitions(id: number): BuiltDefinition[] {
+    const described = (this.#q.described.all(id) as { term: string; words: string }[]).map((d) => ({ page: id, ...d }));
+    if (!described.length) return [];
+    const links = (this.#q.naming.all(id, id) as { text: string; context: string }[]).map((l) => ({ page: id, ...l }));
+    const documents = definitionDocuments(described, links);
+    const vocabulary = [...new Set(documents.flatMap((d) => d.words))];
+    const lists = this.#tokenizer.termsOf(vocabulary);
+    const termsOf = new Map(vocabulary.map((w, i) => [w, lists[i] ?? []]));
+    return described.map((d, i) => {
+      const doc = documents[i] as { words: string[]; links: number };
+      return { term: d.term, links: doc.links, terms: [...new Set(doc.words.flatMap((w) => termsOf.get(w) ?? []))].join(' ') };
+    });
   }
 
   /** The page's FTS5 terms (tokenizer.ts) with their weighted counts and blocks. */

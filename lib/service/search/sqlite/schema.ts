@@ -2,6 +2,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import { openDatabase, type Migration } from '#shared/sqlite.ts';
 import { FTS_TOKENIZE } from './tokenizer.ts';
 
+/** described_terms' tokenizer: its rows are the index's terms already (FTS_TOKENIZE's tokens,
+ * folded and stemmed), which this splits and leaves as they are, so that a question's terms match
+ * them as they match the postings. */
+const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
+
 /**
  * The search index's own SQLite file (DATA_DIR/index.db by default), apart from the service's
  * database so that it can be rebuilt, copied or deleted on its own. Append-only migrations.
@@ -28,6 +33,10 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  *          the word (`blocks` by number; `mask` bit i % 31 for the i-th block of the most repeated
  *          contexts; links.context has each link's block)
  * described  per page, each definition-list term and the first words of its description (extract.ts)
+ * definitions  each described definition as the query reads it: id = page id * DEFINITION_SLOTS + its
+ *          place among the page's `described` rows, its name and the links naming it (descriptions.ts)
+ * described_terms  each definition's document (its description and the words around the links
+ *          naming it) as the index's terms, contentless, by the same id; described_vocab counts them
  *
  * pages.body is '' for a page whose text is in page_text (decision 0085); a page stored by a
  * version before has its text there, and its passages as rows.
@@ -36,6 +45,12 @@ import { FTS_TOKENIZE } from './tokenizer.ts';
  * page's section path as JSON (trail.ts); signals.authority its PageRank (authority.ts), the average page 1.
  */
 export const PASSAGE_SLOTS = 4096;
+/** Ids of one page's definitions (`definitions`, `described_terms`): extract.ts keeps at most
+ * 5,000 described definitions a page. */
+export const DEFINITION_SLOTS = 8192;
+/** search_meta `definitions`: the stored definitions' count and most links, once finish() has
+ * stored the definitions of every page (until then, a reader works them out from `described`). */
+export const DEFINITIONS_META = 'definitions';
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
 /** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
 export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
@@ -264,6 +279,28 @@ export const indexMigrations: readonly IndexMigration[] = [
       );`,
     readerStandIn: `CREATE TEMP TABLE page_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
       CREATE TEMP TABLE page_term_lists (page_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);`,
+  },
+  {
+    version: 11,
+    name: 'search definition documents',
+    // Each described definition's document stored in the index's terms, so that a question reads
+    // the lists of its own words only, rather than every definition and every link naming one at
+    // the first question (decision 0122). Detail none: a question asks which definitions hold a
+    // term, never where or how often. An existing index has none until the next `npm run index`
+    // stores them (search_meta DEFINITIONS_META), and works them out at its first question as before.
+    up: `
+      CREATE TABLE definitions (
+        id INTEGER PRIMARY KEY,
+        term TEXT NOT NULL,
+        links INTEGER NOT NULL
+      );
+      CREATE VIRTUAL TABLE described_terms USING fts5(terms, content = '', contentless_delete = 1, detail = none,
+        tokenize = '${DEFINITION_TOKENIZE}');
+      CREATE VIRTUAL TABLE described_vocab USING fts5vocab(described_terms, row);`,
+    readerStandIn: `CREATE TEMP TABLE definitions (id INTEGER PRIMARY KEY, term TEXT NOT NULL, links INTEGER NOT NULL);
+      CREATE VIRTUAL TABLE temp.described_terms USING fts5(terms, content = '', contentless_delete = 1, detail = none,
+        tokenize = '${DEFINITION_TOKENIZE}');
+      CREATE VIRTUAL TABLE temp.described_vocab USING fts5vocab(temp, described_terms, row);`,
   },
 ];
 

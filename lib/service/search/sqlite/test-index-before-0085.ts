@@ -10,7 +10,7 @@ import { fillFullText } from './writer.ts';
 /**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
  * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
- * passages as rows; its list of terms in `page_terms.terms`; the postings raw. `rawPostings: false`
+ * passages as rows; its list of terms in `page_terms.terms`; the postings raw; no stored definitions. `rawPostings: false`
  * leaves the postings packed (to test the rest alone). Tests of still older indexes go on from
  * here, taking away what came before that.
  */
@@ -37,7 +37,8 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
         postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
       db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
     }
-    db.exec('DROP TABLE page_text; DROP TABLE page_term_lists; DELETE FROM schema_migrations WHERE version >= 10;');
+    db.exec(`DROP TABLE page_text; DROP TABLE page_term_lists; DROP TABLE described_vocab; DROP TABLE described_terms;
+      DROP TABLE definitions; DELETE FROM search_meta WHERE key = 'definitions'; DELETE FROM schema_migrations WHERE version >= 10;`);
     db.exec('COMMIT');
   } finally {
     db.close();

@@ -9,7 +9,9 @@ export function indexContents(file: string): Map<string, string> {
   const db = new DatabaseSync(file, { readOnly: true });
   const out = new Map<string, string>();
   const tables = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'sqlite_%'")
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'described_terms_%' AND name NOT LIKE 'sqlite_%'",
+    )
     .all();
   for (const { name } of tables as { name: string }[]) {
     const columns = (db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[])

@@ -5,11 +5,20 @@ import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { preferredUrl } from '../url.ts';
 import { snippetFallback } from '../snippet.ts';
-import type { BuiltPage } from './page-build.ts';
+import type { BuiltDefinition, BuiltPage } from './page-build.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import {
+  DEF_BESIDE,
+  DEF_INDEXED,
+  DEF_NEAR,
+  DEF_PASSAGE,
+  DEFINITION_SLOTS,
+  DEFINITIONS_META,
+  openIndexDatabase,
+  PASSAGE_SLOTS,
+} from './schema.ts';
 
 /** Pages stored per transaction while reading. */
 const BATCH = 200;
@@ -49,6 +58,15 @@ function prepare(db: DatabaseSync) {
     linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
     described: db.prepare('INSERT INTO described (page_id, term, words) VALUES (?, ?, ?)'),
+    definitionIds: db.prepare('SELECT id FROM definitions WHERE id BETWEEN ? AND ?'),
+    dropDefinitionTerms: db.prepare('DELETE FROM described_terms WHERE rowid = ?'),
+    dropDefinitions: db.prepare('DELETE FROM definitions WHERE id BETWEEN ? AND ?'),
+    definition: db.prepare('INSERT INTO definitions (id, term, links) VALUES (?, ?, ?)'),
+    definitionTerms: db.prepare('INSERT INTO described_terms (rowid, terms) VALUES (?, ?)'),
+    definitionsMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${DEFINITIONS_META}'`),
+    setDefinitionsMeta: db.prepare(`INSERT OR REPLACE INTO search_meta (key, value)
+      SELECT '${DEFINITIONS_META}', json_object('count', COUNT(*), 'most', COALESCE(MAX(links), 0)) FROM definitions`),
+    dirtyDescribed: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT DISTINCT page_id FROM described'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
     def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
@@ -276,6 +294,8 @@ export class SqliteIndexWriter implements IndexWriter {
         this.#postings.reset();
         q.dirtyEvery.run();
       }
+      // Definitions not stored yet (an index from before them): stored for every page with some.
+      if (!q.definitionsMeta.get()) q.dirtyDescribed.run();
     });
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
@@ -302,6 +322,8 @@ export class SqliteIndexWriter implements IndexWriter {
       // before leaves them marked for the next, which builds their postings again.
       if (ids.length) this.#rankPages();
       for (const id of ids) q.clean.run(id);
+      // Every page's definitions are stored now, and the reader's counts change with them.
+      if (ids.length || !q.definitionsMeta.get()) q.setDefinitionsMeta.run();
     });
     this.#commit();
     progress?.('rank', 1, 1);
@@ -340,6 +362,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const id = page.id;
     if (this.#fullText) q.ftsDelete.run(id);
     q.dropLinkWords.run(id);
+    this.#storeDescribed(id, page.gone ? [] : page.definitions);
     if (page.gone) {
       this.#dropText(id);
       this.#postings.page(id, null);
@@ -363,6 +386,20 @@ export class SqliteIndexWriter implements IndexWriter {
     q.signals.run(page.rankWords, id);
     if (page.fullText) q.ftsInsert.run(id, ...page.fullText);
     this.#postings.page(id, page.terms);
+  }
+
+  /** The page's described definitions as the query reads them, in place of those it had: ids
+   * page × DEFINITION_SLOTS + their place, each with its document's terms (a contentless table
+   * deletes a row by its id, which `definitions` keeps). */
+  #storeDescribed(id: number, definitions: readonly BuiltDefinition[]): void {
+    const q = this.#q;
+    const lo = id * DEFINITION_SLOTS;
+    for (const r of q.definitionIds.all(lo, lo + DEFINITION_SLOTS - 1) as { id: number }[]) q.dropDefinitionTerms.run(r.id);
+    q.dropDefinitions.run(lo, lo + DEFINITION_SLOTS - 1);
+    definitions.forEach((d, k) => {
+      q.definition.run(lo + k, d.term, d.links);
+      q.definitionTerms.run(lo + k, d.terms);
+    });
   }
 
   /** The page's text (page-text.ts), from which a query's snippets are taken (decisions 0017,

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import type { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { Descriptions, type DescribedRow, type DescriptionMatch } from '../descriptions.ts';
+import { DEFINITION_SLOTS, openIndexDatabase } from './schema.ts';
+import { StoredDescriptions } from './stored-descriptions.ts';
+import { FtsTokenizer } from './tokenizer.ts';
+
+/** A small seeded generator, so that a failure is the same failure every run. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Stores `rows` as the index writer does (writer.ts #storeDescribed, search_meta's counts). */
+function store(db: DatabaseSync, rows: readonly DescribedRow[]): (lookUpFrom?: number) => StoredDescriptions {
+  const definition = db.prepare('INSERT INTO definitions (id, term, links) VALUES (?, ?, ?)');
+  const terms = db.prepare('INSERT INTO described_terms (rowid, terms) VALUES (?, ?)');
+  const place = new Map<number, number>();
+  db.exec('BEGIN');
+  for (const r of rows) {
+    const k = place.get(r.page) ?? 0;
+    place.set(r.page, k + 1);
+    definition.run(r.page * DEFINITION_SLOTS + k, r.term, r.links);
+    terms.run(r.page * DEFINITION_SLOTS + k, [...new Set(r.terms)].join(' '));
+  }
+  db.exec('COMMIT');
+  const most = rows.reduce((a, r) => Math.max(a, r.links), 0);
+  return (lookUpFrom) => new StoredDescriptions(db, { count: rows.length, most, lookUpFrom });
+}
+
+/** Definitions of `pages` pages whose words are drawn as a corpus's are (a few very common, most
+ * rare), some of them named by many links. */
+function definitions(next: () => number, pages: number, vocabulary: number): DescribedRow[] {
+  const word = () => `w${Math.floor(next() ** 3 * vocabulary)}`;
+  const rows: DescribedRow[] = [];
+  for (let page = 1; page <= pages; page++) {
+    const n = 1 + Math.floor(next() * 6);
+    for (let k = 0; k < n; k++) {
+      const terms = Array.from({ length: 3 + Math.floor(next() * 30) }, word);
+      rows.push({ page, term: `name${page}.${k}`, terms, links: next() < 0.2 ? Math.floor(next() ** 2 * 200) : 0 });
+    }
+  }
+  return rows;
+}
+
+/** A question: one to six concepts, each of one or two terms, common and rare ones, some that no
+ * definition holds. */
+function question(next: () => number, vocabulary: number): string[][] {
+  const term = () => (next() < 0.05 ? 'unheld' : `w${Math.floor(next() ** (next() < 0.5 ? 6 : 1.5) * vocabulary)}`);
+  return Array.from({ length: 1 + Math.floor(next() * 6) }, () => (next() < 0.2 ? [term(), term()] : [term()]));
+}
+
+const same = (stored: readonly DescriptionMatch[], memory: readonly DescriptionMatch[], what: string) => {
+  assert.deepEqual(
+    stored.map((m) => [m.page, m.term]),
+    memory.map((m) => [m.page, m.term]),
+    what,
+  );
+  stored.forEach((m, i) => assert.ok(Math.abs(m.share - (memory[i] as DescriptionMatch).share) < 1e-12, what));
+};
+
+describe('definitions as the index stores them', () => {
+  it('answer exactly as the model in memory, reading a fraction of the lists of common words', () => {
+    const next = random(7);
+    const rows = definitions(next, 3000, 4000);
+    const db = openIndexDatabase(':memory:');
+    const stored = store(db, rows);
+    // As the index reads them, and weighing whether to stop at every concept, not only at long lists.
+    const readers = [stored(), stored(0)];
+    const memory = new Descriptions(rows);
+    assert.equal(readers[0]?.size, memory.size);
+    const held = new Map<string, number>();
+    for (const r of rows) for (const t of new Set(r.terms)) held.set(t, (held.get(t) ?? 0) + 1);
+    let pruned = 0;
+    for (let q = 0; q < 300; q++) {
+      const concepts = question(next, 4000);
+      for (const limit of [1, 10, 50]) {
+        const expected = memory.match(concepts, limit);
+        for (const reader of readers) same(reader.match(concepts, limit), expected, `${JSON.stringify(concepts)} limit ${limit}`);
+        // Walked whole, the lists of every concept but the most held (looked up) read this many.
+        const sizes = concepts.map((c) => c.reduce((a, t) => a + (held.get(t) ?? 0), 0)).sort((a, b) => a - b);
+        const whole = sizes.slice(0, concepts.length > 1 ? -1 : undefined).reduce((a, n) => a + n, 0);
+        (readers[0] as StoredDescriptions).match(concepts, limit);
+        if ((readers[0] as StoredDescriptions).read < whole / 2) pruned++;
+      }
+    }
+    // The questions with common words stopped early: without the bound, none would.
+    assert.ok(pruned > 50, `${pruned} matches read less than half of what walking would`);
+    assert.deepEqual(readers[0]?.match([], 10), []);
+    assert.deepEqual(readers[0]?.match([['w1']], 0), []);
+    db.close();
+  });
+
+  it('keep the terms they are given: what the postings call a term, the stored documents do too', () => {
+    const words = ['Running', 'naïve', 'Straße', 'asyncio', 'gather2', 'データ', 'Ελληνικά', 'x', 'ÉCOLE', 'connections', 'हिन्दी'];
+    const tokenizer = new FtsTokenizer();
+    const terms = [...new Set(tokenizer.termsOf(words).flat())];
+    tokenizer.close();
+    const db = openIndexDatabase(':memory:');
+    db.prepare('INSERT INTO described_terms (rowid, terms) VALUES (1, ?)').run(terms.join(' '));
+    const stored = (db.prepare('SELECT term FROM described_vocab').all() as { term: string }[]).map((r) => r.term);
+    assert.deepEqual(stored.sort(), [...terms].sort());
+    assert.ok(terms.includes('run') && terms.includes('connect'), 'stemmed as the postings are');
+    db.close();
+  });
+});
