@@ -87,10 +87,51 @@ describe('the words an index anchor stands before', () => {
     const db = new DatabaseSync(file, { readOnly: true });
     const row = (head: string, page: string) =>
       db.prepare('SELECT weight, kind FROM defs d JOIN pages p ON p.id = d.page_id WHERE head = ? AND p.url LIKE ?').get(head, `%/${page}`);
-    assert.deepEqual({ ...row('teapot', 'teapot-defined.html') }, { weight: 1, kind: DEF_NEAR });
-    assert.deepEqual({ ...row('teapot', 'teapot-mentioned.html') }, { weight: 0, kind: DEF_NEAR });
+    const near = (page: string) =>
+      (
+        db.prepare('SELECT words FROM near_words n JOIN pages p ON p.id = n.page_id WHERE p.url LIKE ?').get(`%/${page}`) as {
+          words: string;
+        }
+      ).words;
+    assert.deepEqual({ ...row('teapot', 'teapot-defined.html') }, { weight: 1, kind: 0 });
+    assert.equal(row('teapot', 'teapot-mentioned.html'), undefined);
+    assert.deepEqual(near('teapot-mentioned.html').split(' '), ['again', 'teapot']);
+    assert.match(near('teapot-defined.html'), /\bteapot\b/);
     db.close();
     assert.deepEqual(urls('teapot'), ['teapot-defined.html', 'teapot-mentioned.html']);
+  });
+
+  it('an index keeping them as definitions (from before near_words) answers alike, and its next run moves them', () => {
+    const old = join(dir, 'near-before.db');
+    const db = new DatabaseSync(file);
+    db.exec(`VACUUM INTO '${old}'`);
+    db.close();
+    const before = new DatabaseSync(old);
+    const words = before.prepare('SELECT page_id AS id, words FROM near_words').all() as { id: number; words: string }[];
+    const def = before.prepare(
+      `INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, 0, ${DEF_NEAR}) ON CONFLICT DO UPDATE SET kind = kind | ${DEF_NEAR}`,
+    );
+    for (const r of words) for (const w of r.words.split(' ')) def.run(w, r.id);
+    before.exec("DELETE FROM near_words; DELETE FROM search_meta WHERE key = 'near_words'");
+    before.close();
+    const answers = (f: string) => {
+      const reader = new IndexReader(f);
+      const out = ['median', 'median aggregate', 'teapot', 'again teapot'].map((q) =>
+        reader.search({ query: q, language: 'en', limit: 10, exact: true }).results.map((r) => r.url),
+      );
+      reader.close();
+      return out;
+    };
+    const expected = answers(file);
+    assert.deepEqual(answers(old), expected);
+    const writer = new SqliteIndexWriter(old);
+    writer.finish();
+    writer.close();
+    const moved = new DatabaseSync(old, { readOnly: true });
+    assert.deepEqual(moved.prepare('SELECT page_id AS id, words FROM near_words ORDER BY page_id').all(), words);
+    assert.equal((moved.prepare(`SELECT COUNT(*) AS n FROM defs WHERE kind & ${DEF_NEAR}`).get() as { n: number }).n, 0);
+    moved.close();
+    assert.deepEqual(answers(old), expected);
   });
 });
 

@@ -21,6 +21,7 @@ import { DescribedDefinitions } from './described.ts';
 import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
+import { NearAnchors } from './near-anchors.ts';
 
 const CANDIDATES = 60;
 /** The index file is read through a memory map up to this size: a query's scattered reads
@@ -46,8 +47,6 @@ const SIGNALS_KEPT = 20_000;
 /** Definition heads whose pages a reader keeps in memory (a few hundred bytes each; a pass over the
  * benchmark's 2,085 queries looks up about 16,000). */
 const HEADS_KEPT = 40_000;
-/** Words whose pages near an index anchor a reader keeps in memory. */
-const NEAR_WORDS_KEPT = 10_000;
 /** The first stage's pages that deeper pages of results are taken from (after the first
  * CANDIDATES): enough for MAX_DEPTH results with room for duplicates and pages holding too little
  * of the query. */
@@ -166,7 +165,6 @@ export class IndexReader {
   readonly #fts: FtsStage;
   readonly #speller: Speller;
   readonly #definers: StatementSync;
-  readonly #near: StatementSync;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -182,8 +180,8 @@ export class IndexReader {
   /** Pages defining each head looked up, valid as #kept. */
   readonly #heads = new Kept<string, DefinerList>(HEADS_KEPT);
   readonly #defScratch = new PageScratch();
-  /** Pages that have each word looked up near an index anchor, valid as #kept. */
-  readonly #nearPages = new Kept<string, Set<number>>(NEAR_WORDS_KEPT);
+  /** The candidates' words near their index anchors, valid as #kept. */
+  readonly #near: NearAnchors;
   /** Pages with each word looked up around a link to them, and which of those blocks hold it, valid as #kept. */
   /** The blocks of text the links to each page stand in (link-words.ts). */
   readonly #inbound: InboundLinks;
@@ -224,8 +222,7 @@ export class IndexReader {
       `SELECT page_id AS id, weight, kind FROM defs WHERE head = ? AND (kind != ${DEF_NEAR} OR weight > 0)
        ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
-    // The pages that have a word near an index anchor (decision 0081).
-    this.#near = this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
+    this.#near = new NearAnchors(this.#db);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
     this.#inbound = new InboundLinks(this.#db);
     this.#described = new DescribedDefinitions(this.#db, this.#postings);
@@ -280,13 +277,13 @@ export class IndexReader {
     if (version === this.#keptVersion) {
       this.#kept.trim();
       this.#heads.trim();
-      this.#nearPages.trim();
+      this.#near.trim();
       this.#inbound.trim();
       return;
     }
     this.#kept.clear();
     this.#heads.clear();
-    this.#nearPages.clear();
+    this.#near.clear();
     this.#inbound.clear();
     this.#icons = null;
     this.#labels = null;
@@ -386,7 +383,8 @@ export class IndexReader {
     // Coverage counts for the head of the list and for definers.
     const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
     const signals = this.#signalsOf(rows);
-    const near = this.#nearAnchors(concepts, rows);
+    // The candidates that have every word of the query near one of their index anchors (decision 0081).
+    const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
     const linked = this.#inbound.holdingAll(concepts, rows);
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
@@ -521,21 +519,6 @@ export class IndexReader {
     for (const id of chosen) best.set(id, { defines: scratch.defines[id] as number, indexed: scratch.indexed[id] as number });
     scratch.next();
     return best;
-  }
-
-  /** The candidates that have every word of the query within a few words after one of their index
-   * anchors (not necessarily the same one; decision 0081). */
-  #nearAnchors(concepts: readonly Concept[], rows: readonly { id: number }[]): Set<number> {
-    const sets: Set<number>[] = [];
-    for (const word of new Set(concepts.flatMap((c) => c.parts))) {
-      let pages = this.#nearPages.use(word);
-      if (!pages) this.#nearPages.set(word, (pages = new Set((this.#near.all(word) as { id: number }[]).map((r) => r.id))));
-      if (!pages.size) return new Set();
-      sets.push(pages);
-    }
-    const all = new Set<number>();
-    for (const r of rows) if (sets.every((s) => s.has(r.id))) all.add(r.id);
-    return all;
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */

@@ -37,6 +37,8 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  *          place among the page's `described` rows, its name and the links naming it (descriptions.ts)
  * described_terms  each definition's document (its description and the words around the links
  *          naming it) as the index's terms, contentless, by the same id; described_vocab counts them
+ * near_words  per page, the words found within a few words after one of its index anchors
+ *          (index-marks.ts NEAR_WORDS), sorted, space-separated
  *
  * pages.body is '' for a page whose text is in page_text (decision 0085); a page stored by a
  * version before has its text there, and its passages as rows.
@@ -69,9 +71,13 @@ export const DEF_INDEXED = 1;
 export const DEF_BESIDE = 2;
 /** defs.kind (with both above): a word of the block an index anchor opens, not a name. */
 export const DEF_PASSAGE = 4;
-/** defs.kind: a word found within a few words after an index anchor (index-marks.ts NEAR_WORDS).
- * Alone (weight 0) it is no definition at all, only what the `nearAnchors` ranking feature reads. */
+/** defs.kind in an index from before `near_words` (schema 12): a word found within a few words
+ * after an index anchor (index-marks.ts NEAR_WORDS). Alone (weight 0) it is no definition at all,
+ * only what the `nearAnchors` ranking feature reads. */
 export const DEF_NEAR = 8;
+/** search_meta `near_words`: every page's words near its index anchors are in `near_words`, none
+ * in `defs` (until then, a reader finds them there). */
+export const NEAR_WORDS_META = 'near_words';
 
 /**
  * A migration of the index, with `readerStandIn` where an index built before it can be read as it
@@ -301,6 +307,20 @@ export const indexMigrations: readonly IndexMigration[] = [
       CREATE VIRTUAL TABLE temp.described_terms USING fts5(terms, content = '', contentless_delete = 1, detail = none,
         tokenize = '${DEFINITION_TOKENIZE}');
       CREATE VIRTUAL TABLE temp.described_vocab USING fts5vocab(temp, described_terms, row);`,
+  },
+  {
+    version: 12,
+    name: 'search words near index anchors by page',
+    // A page's words near its index anchors in one row, read for a query's candidates, in place of
+    // a `defs` row each (200 a page, 19 of 21.7 million rows at 10⁵ pages; decision 0122). The next
+    // `npm run index` moves an existing index's (search_meta NEAR_WORDS_META); until then, and in
+    // a published generation, a reader finds them in `defs`.
+    up: `
+      CREATE TABLE near_words (
+        page_id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        words TEXT NOT NULL
+      );`,
+    readerStandIn: 'CREATE TEMP TABLE near_words (page_id INTEGER PRIMARY KEY, words TEXT NOT NULL)',
   },
 ];
 

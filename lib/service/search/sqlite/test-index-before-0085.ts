@@ -4,13 +4,13 @@ import { unpackPostings } from './packed-postings.ts';
 import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
-import { PASSAGE_SLOTS } from './schema.ts';
+import { DEF_NEAR, PASSAGE_SLOTS } from './schema.ts';
 import { fillFullText } from './writer.ts';
 
 /**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
  * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
- * passages as rows; its list of terms in `page_terms.terms`; the postings raw; no stored definitions. `rawPostings: false`
+ * passages as rows; its list of terms in `page_terms.terms`; the postings raw; no stored definitions, and the words near index anchors as definitions. `rawPostings: false`
  * leaves the postings packed (to test the rest alone). Tests of still older indexes go on from
  * here, taking away what came before that.
  */
@@ -37,8 +37,15 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
         postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
       db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
     }
+    // The words near index anchors as definitions of their own.
+    const near = db.prepare(
+      `INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, 0, ${DEF_NEAR}) ON CONFLICT DO UPDATE SET kind = kind | ${DEF_NEAR}`,
+    );
+    for (const r of db.prepare('SELECT page_id, words FROM near_words').all())
+      for (const word of (r.words as string).split(' ')) near.run(word, r.page_id as number);
     db.exec(`DROP TABLE page_text; DROP TABLE page_term_lists; DROP TABLE described_vocab; DROP TABLE described_terms;
-      DROP TABLE definitions; DELETE FROM search_meta WHERE key = 'definitions'; DELETE FROM schema_migrations WHERE version >= 10;`);
+      DROP TABLE definitions; DROP TABLE near_words; DELETE FROM search_meta WHERE key IN ('definitions', 'near_words');
+      DELETE FROM schema_migrations WHERE version >= 10;`);
     db.exec('COMMIT');
   } finally {
     db.close();

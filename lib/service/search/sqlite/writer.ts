@@ -16,6 +16,7 @@ import {
   DEF_PASSAGE,
   DEFINITION_SLOTS,
   DEFINITIONS_META,
+  NEAR_WORDS_META,
   openIndexDatabase,
   PASSAGE_SLOTS,
 } from './schema.ts';
@@ -68,6 +69,9 @@ function prepare(db: DatabaseSync) {
       SELECT '${DEFINITIONS_META}', json_object('count', COUNT(*), 'most', COALESCE(MAX(links), 0)) FROM definitions`),
     dirtyDescribed: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT DISTINCT page_id FROM described'),
     dropDefs: db.prepare('DELETE FROM defs WHERE page_id = ?'),
+    near: db.prepare('INSERT OR REPLACE INTO near_words (page_id, words) VALUES (?, ?)'),
+    dropNear: db.prepare('DELETE FROM near_words WHERE page_id = ?'),
+    nearMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_WORDS_META}'`),
     def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
@@ -229,8 +233,7 @@ export class SqliteIndexWriter implements IndexWriter {
    * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
    * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway;
    * each word of a block an index anchor opens is kept as marked too (DEF_PASSAGE), unless the page
-   * defines it as a name; each word near an index anchor adds DEF_NEAR (a row of weight 0 of its own
-   * when the page has no other). */
+   * defines it as a name. Its words near an index anchor are a row of `near_words`. */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
@@ -258,8 +261,10 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const block of doc.anchored ?? [])
       for (const word of block.split(' '))
         if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
-    for (const word of doc.nearAnchors ?? []) add(word, 0, DEF_NEAR);
     for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
+    const near = [...new Set(doc.nearAnchors ?? [])].sort();
+    if (near.length) q.near.run(id, near.join(' '));
+    else q.dropNear.run(id);
   }
 
   finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
@@ -296,6 +301,7 @@ export class SqliteIndexWriter implements IndexWriter {
       }
       // Definitions not stored yet (an index from before them): stored for every page with some.
       if (!q.definitionsMeta.get()) q.dirtyDescribed.run();
+      if (!q.nearMeta.get()) this.#moveNearWords();
     });
     this.#commit();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
@@ -331,6 +337,17 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db.exec(this.#fullText ? "INSERT INTO fts(fts) VALUES ('optimize')" : "INSERT INTO fts(fts) VALUES ('delete-all')");
     this.#db.exec('PRAGMA optimize');
     progress?.('optimise', 1, 1);
+  }
+
+  /** The words near index anchors that an index from before `near_words` keeps in `defs` (kind
+   * DEF_NEAR), moved to a row a page; a page this run stored has its row, and none there. */
+  #moveNearWords(): void {
+    this.#db.exec(`
+      INSERT OR REPLACE INTO near_words (page_id, words)
+        SELECT page_id, group_concat(head, ' ' ORDER BY head) FROM defs WHERE kind & ${DEF_NEAR} GROUP BY page_id;
+      DELETE FROM defs WHERE kind = ${DEF_NEAR} AND weight = 0;
+      UPDATE defs SET kind = kind & ~${DEF_NEAR} WHERE kind & ${DEF_NEAR};
+      INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_WORDS_META}', 'by page');`);
   }
 
   /** Every page's authority (authority.ts) from the links between pages as they now stand: a page
