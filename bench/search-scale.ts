@@ -6,7 +6,20 @@ import { chromium } from 'playwright';
 import { resolveChromium } from '#service/browser/executable.ts';
 import { checkFirstStage, type FirstStageCheck } from './_first-stage.ts';
 import { corpusStatistics, writeScaleCorpus } from './_scale-corpus.ts';
-import { benchKey, CORPUS, indexAndKey, indexSummary, pct, memoryMb, ROOT, startService, timeApi } from './_search-load.ts';
+import {
+  benchKey,
+  CORPUS,
+  indexAndKey,
+  indexSummary,
+  pct,
+  memoryMb,
+  queries,
+  ROOT,
+  startService,
+  timeApi,
+  type Kind,
+  type Query,
+} from './_search-load.ts';
 import { printTable } from './_stats.ts';
 
 /**
@@ -15,7 +28,8 @@ import { printTable } from './_stats.ts';
  * real pages and synthetic distractors drawn from their statistics (_scale-corpus.ts) is written,
  * indexed with `npm run index` (time, peak memory, index size per page), served without the answer
  * cache and timed at 1 client (one pass) and 16 closed-loop clients (two passes) over the judged
- * queries (a warm-up pass first; the service's memory after them is kept too),
+ * queries (a warm-up pass first, after the fresh service's first known-item query and first natural
+ * question are timed; the service's memory after them is kept too),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
  * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
@@ -47,6 +61,10 @@ type Measured = {
   serveMemoryMb?: { anon: number; peak: number } | null;
   /** Pruned first stage against scoring every posting (_first-stage.ts); absent in older runs' figures. */
   firstStage?: FirstStageCheck;
+  /** A fresh service's first known-item query and then its first natural question, ms (what it
+   * reads of the index once: its pages' lengths, the definitions; decision 0122); absent in older
+   * runs' figures. */
+  firstMs?: { known: number; natural: number };
 };
 
 /** MRR@10 per kind of the judged queries, straight on the index file. */
@@ -70,6 +88,10 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
   const indexFile = join(dataDir, 'index.db');
   const service = await startService(ROOT, dataDir, 0);
   try {
+    const firstMs = {
+      known: await timeOne(service.url, built.token, 'known-item'),
+      natural: await timeOne(service.url, built.token, 'natural'),
+    };
     await timeApi(service.url, built.token, 16, 1); // a fresh process's first pass, not counted
     const one = await timeApi(service.url, built.token, 1, 1);
     const many = await timeApi(service.url, built.token, 16, 2);
@@ -86,10 +108,25 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
       serveMemoryMb,
       mrr: quality(indexFile),
       firstStage: checkFirstStage(indexFile),
+      firstMs,
     };
   } finally {
     service.child.kill('SIGTERM');
   }
+}
+
+/** The time of the first judged query of `kind`, ms: on a fresh service, what it reads once. */
+async function timeOne(url: string, token: string, kind: Kind): Promise<number> {
+  const { query, language } = queries.find((q) => q.kind === kind) as Query;
+  const t0 = performance.now();
+  const r = await fetch(`${url}/v0/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, language }),
+  });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`the first ${kind} query answered ${r.status}`);
+  return performance.now() - t0;
 }
 
 /**
@@ -214,6 +251,7 @@ const table = rows.map((r) => ({
   'p99 1c': r.p99x1.toFixed(2),
   'p50 16c': r.p50x16.toFixed(2),
   'p99 16c': r.p99x16.toFixed(2),
+  'first ms known/natural': r.firstMs ? `${r.firstMs.known.toFixed(0)}/${r.firstMs.natural.toFixed(0)}` : '',
   'serve MB own/peak': r.serveMemoryMb ? `${r.serveMemoryMb.anon}/${r.serveMemoryMb.peak}` : '',
   'p50 1c ×': (r.p50x1 / ref.p50x1).toFixed(2),
   'p50 16c ×': (r.p50x16 / ref.p50x16).toFixed(2),

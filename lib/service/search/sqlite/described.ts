@@ -5,7 +5,11 @@ import type { PostingsStage } from './postings.ts';
 import { DEFINITIONS_META } from './schema.ts';
 import { StoredDescriptions } from './stored-descriptions.ts';
 
-type Model = { readonly size: number; match(concepts: readonly (readonly string[])[], limit: number): DescriptionMatch[] };
+type Model = {
+  readonly size: number;
+  match(concepts: readonly (readonly string[])[], limit: number): DescriptionMatch[];
+  trim?(): void;
+};
 
 /**
  * The index's definitions as documents of what they are for (descriptions.ts): as the index
@@ -29,6 +33,11 @@ export class DescribedDefinitions {
   /** Drops what was read (the index changed). */
   clear(): void {
     this.#model = null;
+  }
+
+  /** Forgets the least recently used of what was read past its limits (between queries only). */
+  trim(): void {
+    this.#model?.trim?.();
   }
 
   /** The `limit` pages whose definitions best answer a question of `concepts`, each with how well

@@ -279,6 +279,7 @@ export class IndexReader {
       this.#heads.trim();
       this.#near.trim();
       this.#inbound.trim();
+      this.#described.trim();
       return;
     }
     this.#kept.clear();

@@ -69,7 +69,8 @@ describe('definitions as the index stores them', () => {
     const rows = definitions(next, 3000, 4000);
     const db = openIndexDatabase(':memory:');
     const stored = store(db, rows);
-    // As the index reads them, and weighing whether to stop at every concept, not only at long lists.
+    // As the index reads them, and weighing whether to stop at every concept, not only at long
+    // lists; each keeps the lists it walks, and looks up in them.
     const readers = [stored(), stored(0)];
     const memory = new Descriptions(rows);
     assert.equal(readers[0]?.size, memory.size);
@@ -80,7 +81,9 @@ describe('definitions as the index stores them', () => {
       const concepts = question(next, 4000);
       for (const limit of [1, 10, 50]) {
         const expected = memory.match(concepts, limit);
-        for (const reader of readers) same(reader.match(concepts, limit), expected, `${JSON.stringify(concepts)} limit ${limit}`);
+        // A reader that keeps nothing yet looks every concept up by FTS5.
+        for (const reader of [...readers, stored(0)])
+          same(reader.match(concepts, limit), expected, `${JSON.stringify(concepts)} limit ${limit}`);
         // Walked whole, the lists of every concept but the most held (looked up) read this many.
         const sizes = concepts.map((c) => c.reduce((a, t) => a + (held.get(t) ?? 0), 0)).sort((a, b) => a - b);
         const whole = sizes.slice(0, concepts.length > 1 ? -1 : undefined).reduce((a, n) => a + n, 0);
@@ -89,7 +92,7 @@ describe('definitions as the index stores them', () => {
       }
     }
     // The questions with common words stopped early: without the bound, none would.
-    assert.ok(pruned > 50, `${pruned} matches read less than half of what walking would`);
+    assert.ok(pruned > 20, `${pruned} matches read less than half of what walking would`);
     assert.deepEqual(readers[0]?.match([], 10), []);
     assert.deepEqual(readers[0]?.match([['w1']], 0), []);
     db.close();
