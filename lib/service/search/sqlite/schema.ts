@@ -312,7 +312,7 @@ export const indexMigrations: readonly IndexMigration[] = [
     version: 12,
     name: 'search words near index anchors by page',
     // A page's words near its index anchors in one row, read for a query's candidates, in place of
-    // a `defs` row each (200 a page, 19 of 21.7 million rows at 10⁵ pages; decision 0122). The next
+    // a `defs` row each (at 10⁵ pages, 10.4 of 21.7 million rows were nothing else; decision 0122). The next
     // `npm run index` moves an existing index's (search_meta NEAR_WORDS_META); until then, and in
     // a published generation, a reader finds them in `defs`.
     up: `

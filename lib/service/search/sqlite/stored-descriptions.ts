@@ -18,7 +18,7 @@ const COUNTS_KEPT = 200_000;
 type Concept = { terms: readonly string[]; size: number; expr: string; idf: number };
 /** The definitions found so far, ascending, each with the worth of the concepts it holds and
  * their number. */
-type Found = { ids: Float64Array; sums: Float64Array; held: Uint8Array };
+type Found = { ids: Float64Array; sums: Float64Array; held: Uint16Array };
 
 const quoted = (term: string) => `"${term.replaceAll('"', '""')}"`;
 
@@ -41,7 +41,7 @@ function union(lists: readonly Float64Array[]): Float64Array {
 function merged(found: Found, list: Float64Array, idf: number): Found {
   const { ids, sums, held } = found;
   const n = ids.length + list.length;
-  const out: Found = { ids: new Float64Array(n), sums: new Float64Array(n), held: new Uint8Array(n) };
+  const out: Found = { ids: new Float64Array(n), sums: new Float64Array(n), held: new Uint16Array(n) };
   let i = 0;
   let j = 0;
   let k = 0;
@@ -147,7 +147,7 @@ export class StoredDescriptions {
     // it holds can score.
     const rest = new Float64Array(ordered.length + 1);
     for (let k = ordered.length - 1; k >= 0; k--) rest[k] = (rest[k + 1] as number) + (ordered[k] as Concept).idf;
-    let found: Found = { ids: new Float64Array(0), sums: new Float64Array(0), held: new Uint8Array(0) };
+    let found: Found = { ids: new Float64Array(0), sums: new Float64Array(0), held: new Uint16Array(0) };
     let walked = 0;
     for (; walked < ordered.length; walked++) {
       // A definition none of the concepts walked holds cannot hold enough of the others.
