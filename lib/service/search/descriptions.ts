@@ -43,16 +43,22 @@ export function conceptIdf(n: number, held: number): number {
 }
 
 /**
- * Each described definition's document (in the order of `described`): the words of its
- * description and of the blocks the links naming it stand in (namedBy()), with the number of those
- * links. `links`: the links to the described pages.
+ * Each described definition's document (in the order of `described`) in the index's terms: the
+ * distinct terms of its description and of the blocks the links naming it stand in (namedBy()),
+ * with the number of those links. `links`: the links to the described pages; `termsOf`: the
+ * index's terms of each of a vocabulary's words (the postings' tokenizer), asked once.
  */
 export function definitionDocuments(
   described: readonly { page: number; term: string; words: string }[],
   links: readonly { page: number; text: string; context: string }[],
-): { words: string[]; links: number }[] {
+  termsOf: (words: readonly string[]) => (readonly string[])[],
+): { terms: string[]; links: number }[] {
   const named = namedBy(described, links);
-  return described.map((d, i) => ({ words: [...d.words.split(' '), ...(named[i]?.words ?? [])], links: named[i]?.links ?? 0 }));
+  const words = described.map((d, i) => [...d.words.split(' '), ...(named[i]?.words ?? [])]);
+  const vocabulary = [...new Set(words.flat())];
+  const lists = termsOf(vocabulary);
+  const terms = new Map(vocabulary.map((w, i) => [w, lists[i] ?? []]));
+  return words.map((ws, i) => ({ terms: [...new Set(ws.flatMap((w) => terms.get(w) ?? []))], links: named[i]?.links ?? 0 }));
 }
 
 /**

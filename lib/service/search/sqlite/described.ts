@@ -80,14 +80,11 @@ export class DescribedDefinitions {
          WHERE a.page_id IN (SELECT page_id FROM described) AND l.source_id != a.page_id`,
       )
       .all() as { page: number; text: string; context: string }[];
-    const documents = definitionDocuments(rows, links);
-    const vocabulary = [...new Set(documents.flatMap((d) => d.words))];
-    const terms = this.#postings.termsOnce(vocabulary);
-    const termsOf = new Map(vocabulary.map((w, i) => [w, terms[i] ?? []]));
+    const documents = definitionDocuments(rows, links, (words) => this.#postings.termsOnce(words));
     const described: DescribedRow[] = rows.map((r, i) => ({
       page: r.page,
       term: r.term,
-      terms: (documents[i]?.words ?? []).flatMap((w) => termsOf.get(w) ?? []),
+      terms: documents[i]?.terms ?? [],
       links: documents[i]?.links ?? 0,
     }));
     return new Descriptions(described);

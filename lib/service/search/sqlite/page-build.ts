@@ -172,13 +172,10 @@ export class PageBuilder {
     const described = (this.#q.described.all(id) as { term: string; words: string }[]).map((d) => ({ page: id, ...d }));
     if (!described.length) return [];
     const links = (this.#q.naming.all(id, id) as { text: string; context: string }[]).map((l) => ({ page: id, ...l }));
-    const documents = definitionDocuments(described, links);
-    const vocabulary = [...new Set(documents.flatMap((d) => d.words))];
-    const lists = this.#tokenizer.termsOf(vocabulary);
-    const termsOf = new Map(vocabulary.map((w, i) => [w, lists[i] ?? []]));
+    const documents = definitionDocuments(described, links, (words) => this.#tokenizer.termsOf(words));
     return described.map((d, i) => {
-      const doc = documents[i] as { words: string[]; links: number };
-      return { term: d.term, links: doc.links, terms: [...new Set(doc.words.flatMap((w) => termsOf.get(w) ?? []))].join(' ') };
+      const doc = documents[i] as { terms: string[]; links: number };
+      return { term: d.term, links: doc.links, terms: doc.terms.join(' ') };
     });
   }
 

@@ -93,6 +93,12 @@ describe('definitions as the index stores them', () => {
     }
     // The questions with common words stopped early: without the bound, none would.
     assert.ok(pruned > 20, `${pruned} matches read less than half of what walking would`);
+    // What a user typed reaches FTS5 only as a term some definition holds, quoted: quotes and
+    // operators in a term are a term no definition holds, not a query of their own.
+    for (const hostile of [['w1" OR "w2'], ['w1*'], ['NEAR(w1 w2)'], ['"'], ['w1) OR (w2']]) {
+      const concepts = [hostile, ['w1'], ['w2']];
+      same((readers[0] as StoredDescriptions).match(concepts, 10), memory.match(concepts, 10), JSON.stringify(concepts));
+    }
     assert.deepEqual(readers[0]?.match([], 10), []);
     assert.deepEqual(readers[0]?.match([['w1']], 0), []);
     db.close();
