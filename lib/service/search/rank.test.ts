@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definitionHeads, queryHeads } from './definitions.ts';
-import { decodeRankFields, encodeRankFields, languageMatch, linkDensity, rankFields, score, type Candidate } from './rank.ts';
+import { decodeRankFields, encodeRankFields, languageMatch, linkDensity, rankFields, score, WEIGHTS, type Candidate } from './rank.ts';
 import { testCandidate } from './test-candidate.ts';
 import { parseQuery } from './tokenize.ts';
 
@@ -111,4 +111,35 @@ test('a page that defines part of the query and lacks the rest counts its defini
   assert.ok(score(whole, concepts, 'en', 10) > score(part, concepts, 'en', 10));
   // A page that holds the whole query keeps its definition in full.
   assert.equal(score({ ...whole, defines: 0.5 }, concepts, 'en', 10) - score(whole, concepts, 'en', 10), 0.5);
+});
+
+test('a page named after the module of a dotted name outranks an equal page that is not', () => {
+  const concepts = parseQuery('ftplib.FTP.mlsd').concepts;
+  const home = testCandidate({ id: 1, title: 'ftplib — FTP protocol client', url: 'https://docs.test/library/ftplib.html' });
+  const byAddress = testCandidate({ id: 2, title: 'FTP protocol client', url: 'https://docs.test/library/ftplib.html' });
+  const elsewhere = testCandidate({ id: 3, title: 'Internet protocols and support', url: 'https://docs.test/library/internet.html' });
+  assert.ok(score(home, concepts, 'en', 10) > score(elsewhere, concepts, 'en', 10));
+  assert.ok(score(byAddress, concepts, 'en', 10) > score(elsewhere, concepts, 'en', 10), 'the address names it too');
+  assert.ok(
+    Math.abs(score(home, concepts, 'en', 10) - score(elsewhere, concepts, 'en', 10) - WEIGHTS.namespace) < 1e-9,
+    'the title holds neither the whole name nor its other parts',
+  );
+  // A hyphenated name is in no namespace: `debian` in a title says nothing of `debian-devel`.
+  const hyphen = parseQuery('debian-devel').concepts;
+  const debian = testCandidate({ id: 4, title: 'Debian news', url: 'https://docs.test/news.html' });
+  const other = testCandidate({ id: 5, title: 'Mailing news', url: 'https://docs.test/news.html' });
+  assert.equal(score(debian, hyphen, 'en', 10), score(other, hyphen, 'en', 10));
+});
+
+test("a site the query's best pages come back to counts for a query, not for a question", () => {
+  const concepts = parseQuery('resize2fs b384c441').concepts;
+  const focused = testCandidate({ id: 1, siteFocus: 0.8 });
+  const alone = testCandidate({ id: 2, siteFocus: 0.17 });
+  assert.ok(score(focused, concepts, 'en', 10) > score(alone, concepts, 'en', 10));
+  assert.ok(Math.abs(score(focused, concepts, 'en', 10) - score(alone, concepts, 'en', 10) - WEIGHTS.site * (0.8 - 0.17)) < 1e-9);
+  assert.equal(
+    score(focused, concepts, 'en', 10, 1),
+    score(alone, concepts, 'en', 10, 1),
+    'a question: the manual it asks about is weighed otherwise',
+  );
 });

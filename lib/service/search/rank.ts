@@ -52,6 +52,8 @@ export type Candidate = {
   onNamedSite: number;
   /** The page's PageRank over the links between pages, the average page 1 (authority.ts). */
   authority: number;
+  /** How much the first stage's best pages come back to the page's site (sites.ts siteFocus()), 0 to 1. */
+  siteFocus: number;
 
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
@@ -177,7 +179,7 @@ export const WEIGHTS = {
   /** Chosen on the dev set's whole (decision 0080), not fitted with the others. */
   definesIndexed: 0.8,
   /** Chosen on one half of the dev set and confirmed on the other (decision 0081). */
-  nearAnchors: 0.6,
+  nearAnchors: 0.3,
   /** Chosen on one half of the dev set and confirmed on the other (decision 0081). */
   linkContext: 0.3,
   languageText: 0.9,
@@ -200,7 +202,24 @@ export const WEIGHTS = {
    * (descriptions.ts), in the measure the page is in the query's language: chosen on the even half
    * of the natural questions with the plain and handbook questions beside it (0.5 to 3). */
   described: 1.5,
+  /** A site that the first stage's best pages keep coming back to (sites.ts siteFocus()), for what
+   * does not read as a question: chosen on the even half of the known-item queries among 95,000
+   * distractors (0.5 to 2; decision 0123), and held on the corpus alone. */
+  site: 1.5,
+  /** A page whose title or address names the module of a dotted name the query holds (`ftplib` for
+   * `ftplib.FTP.mlsd`): chosen on the even half of the known-item queries among 95,000 distractors
+   * (0.25 to 1; decision 0123), and no change on the corpus alone. */
+  namespace: 0.75,
 };
+
+/** The share of the query's dotted names (`ftplib.FTP.mlsd`) whose namespace (`ftplib`) the page's
+ * title or address holds; 0 for a query without one. */
+function namespaceShare(n: Needs, f: RankFields): number {
+  if (!n.namespaces.length) return 0;
+  let held = 0;
+  for (const { word, hash } of n.namespaces) if (fieldsHolding(f, word, hash) & (IN_TITLE | IN_URL)) held++;
+  return held / n.namespaces.length;
+}
 
 /** English plurals to their singular, and nothing more (titles and headings are matched word for
  * word, where porter's conflations do more harm than good): `policies` -> `policy`, `indexes` ->
@@ -217,6 +236,7 @@ type Needs = {
   each: { compound: string | null; stems: string[]; joined: string[]; hashes: { compound: number; stems: number[]; joined: number[] } }[];
   exact: Set<string>;
   stemmed: Set<string>;
+  namespaces: { word: string; hash: number }[];
 };
 const needsOf = new WeakMap<readonly Concept[], Needs>();
 
@@ -242,6 +262,7 @@ function needs(concepts: readonly Concept[]): Needs {
           .flatMap((c) => c.parts)
           .map(lightStem),
       ),
+      namespaces: concepts.flatMap((c) => (c.namespace === null ? [] : [{ word: c.namespace, hash: wordHash(c.namespace) }])),
     };
     needsOf.set(concepts, n);
   }
@@ -355,6 +376,10 @@ export function baseScore(c: Candidate, concepts: readonly Concept[], language: 
     w.inlinks * Math.log1p(c.inlinks) -
     w.linkDensity * c.fields.linkDensity +
     w.namedSite * c.onNamedSite +
+    w.namespace * namespaceShare(n, c.fields) +
+    // A site the query's best pages keep coming back to is about what it names (decision 0123);
+    // what a question asks is answered by the manual it is about, which `described` weighs.
+    w.site * c.siteFocus * (1 - question) +
     // What answers a question rather than names a thing (decision 0082), in the measure the query
     // reads as one: how much the whole manual points at the page, and what its definitions are for
     // (with its best passage and what the pages linking to it say it is for: answerScore()).

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filtersSites, hostCovers, hostOf, hostShares, recurringHostShares, siteAllows, siteFiltersKey } from './sites.ts';
+import {
+  filtersSites,
+  hostCounts,
+  hostCovers,
+  hostOf,
+  hostShares,
+  recurringHostShares,
+  siteAllows,
+  siteFiltersKey,
+  siteFocus,
+} from './sites.ts';
 
 describe('site filters', () => {
   it('a host covers itself and the hosts under it, nothing else', () => {
@@ -64,6 +74,13 @@ describe('hosts of a list of results', () => {
       ],
     );
     assert.equal(hostShares([]).size, 0);
+    assert.deepEqual(
+      [...hostCounts(['https://a.test/1', 'https://b.test/2', 'https://A.test/3', 'mailto:x@a.test'])],
+      [
+        ['a.test', 2],
+        ['b.test', 1],
+      ],
+    );
   });
 
   it('shares among the hosts a list comes back to', () => {
@@ -81,5 +98,19 @@ describe('hosts of a list of results', () => {
       [...hostShares(['https://a.test/1', 'https://b.test/1'])],
     );
     assert.equal(recurringHostShares([]).size, 0);
+  });
+
+  it('how much a list comes back to a site, by the logarithm of its pages there', () => {
+    assert.equal(siteFocus(0, 60), 0);
+    assert.equal(siteFocus(60, 60), 1);
+    assert.equal(siteFocus(90, 60), 1, 'never more than all');
+    const focus = [1, 2, 5, 25].map((n) => siteFocus(n, 60));
+    assert.deepEqual(
+      focus.map((f) => f.toFixed(3)),
+      ['0.169', '0.267', '0.436', '0.793'],
+    );
+    // Each page more counts for less: a second page of a site among the best says more than a sixth.
+    const more = (n: number) => siteFocus(n + 1, 60) - siteFocus(n, 60);
+    assert.ok(more(1) > more(5) && more(5) > more(25) && more(25) > 0);
   });
 });

@@ -20,7 +20,7 @@ export function hostShares(urls: readonly string[]): Map<string, number> {
 }
 
 /** How many of `urls` are on each host. */
-function hostCounts(urls: readonly string[]): Map<string, number> {
+export function hostCounts(urls: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const url of urls) {
     const host = hostOf(url);
@@ -28,6 +28,14 @@ function hostCounts(urls: readonly string[]): Map<string, number> {
   }
   return out;
 }
+
+/**
+ * How much a list of `sample` pages keeps coming back to a site it has `pages` pages of, from 0
+ * (none) to 1 (all of them), by the logarithm: a site with a few pages among a query's best stands
+ * apart from one with a single page, as a site about what the query asks does from a page that
+ * happens to hold its words (decision 0123).
+ */
+export const siteFocus = (pages: number, sample: number): number => Math.min(1, Math.log1p(pages) / Math.log1p(sample));
 
 /**
  * hostShares() of those of `urls` whose host is there more than once (of all of them when no host

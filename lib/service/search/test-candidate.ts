@@ -25,6 +25,7 @@ export function testCandidate(changes: Partial<Candidate> = {}): Candidate {
     described: 0,
     onNamedSite: 0,
     authority: 1,
+    siteFocus: 0,
     fields: rankFields(title, url, changes.headings ?? ''),
     ...changes,
   };

@@ -35,6 +35,16 @@ test('queries: concepts, identifiers, stop words and joins of adjacent words', (
   assert.deepEqual(parseQuery('  ').concepts, []);
 });
 
+test('the namespace of a dotted name, and no other word’s', () => {
+  const namespaces = (q: string, language?: string) => parseQuery(q, language).concepts.map((c) => c.namespace);
+  assert.deepEqual(namespaces('ftplib.FTP.mlsd'), ['ftplib']);
+  assert.deepEqual(namespaces('std::vector push_back'), ['std', null]);
+  assert.deepEqual(namespaces('os posix_fallocate'), [null, null], 'a word alone, and an identifier joined otherwise than by a dot');
+  assert.deepEqual(namespaces('drag-and-drop PL/pgSQL debian-devel'), [null, null, null]);
+  assert.deepEqual(namespaces('.bashrc'), [null], 'a name that starts with its dot is in no namespace');
+  assert.deepEqual(namespaces("l'objet.attribut", 'fr'), ['objet'], 'after the elision');
+});
+
 test('queries in a language: its stop words and elisions, and English’s', () => {
   const stops = (q: string, language?: string) =>
     parseQuery(q, language)

@@ -17,6 +17,8 @@ import { ENGLISH_STOP_WORDS, isStopWord, stopWordsOf, withoutElision } from '#sh
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[._:\-/'’]+/u;
+/** A word whose first joiner is a dot or `::` (`os.path`, `std::vector`; not `pg_stat`, `drag-and-drop`). */
+const DOTTED = /^[^._:\-/'’]+(?:\.|::)[^._:\-/'’]/u;
 const MAX_COMPOUND_RUN = 5;
 /** Joined forms end in a digit, which keeps the porter stemmer off them: an identifier matches as
  * written (`pg_sequences` is not `pg_sequence`), while ordinary words are still stemmed. */
@@ -85,6 +87,9 @@ export type Concept = {
   compound: string | null;
   /** Very common words that should not be required or counted. */
   stop: boolean;
+  /** What a dotted name is a name in, its first part (`ftplib` of `ftplib.FTP.mlsd`, `std` of
+   * `std::vector`), else null: the module a manual's page about it is named after (decision 0123). */
+  namespace: string | null;
 };
 
 /** English stop words, which the indexer also leaves out of what it keeps near index anchors. */
@@ -112,9 +117,8 @@ export function parseQuery(query: string, language = 'en'): ParsedQuery {
   const concepts: Concept[] = [];
   const seen = new Set<string>();
   for (const m of prepare(query).matchAll(WORD)) {
-    const parts = withoutElision(m[0], language)
-      .split(JOINERS)
-      .filter((p) => p && p.length <= MAX_TOKEN);
+    const word = withoutElision(m[0], language);
+    const parts = word.split(JOINERS).filter((p) => p && p.length <= MAX_TOKEN);
     if (!parts.length) continue;
     const key = parts.join(' ');
     if (seen.has(key)) continue;
@@ -124,6 +128,7 @@ export function parseQuery(query: string, language = 'en'): ParsedQuery {
       parts,
       compound: compound && compound.length <= MAX_TOKEN ? compound : null,
       stop: isStopConcept(parts, language),
+      namespace: parts.length > 1 && DOTTED.test(word) ? (parts[0] as string) : null,
     });
     if (concepts.length >= 32) break;
   }

@@ -29,7 +29,7 @@ function page(i: number): { url: string; html: string } {
   };
 }
 
-const concept = (...parts: string[]): Concept => ({ parts, compound: null, stop: false });
+const concept = (...parts: string[]): Concept => ({ parts, compound: null, stop: false, namespace: null });
 const QUERIES: Concept[][] = [
   [concept('common')],
   [concept('common'), concept('rare')],

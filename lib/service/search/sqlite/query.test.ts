@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
+import { parseQuery } from '../tokenize.ts';
+import { LanguagePages } from './language-pages.ts';
+import { PostingsStage } from './postings.ts';
 import { IndexReader, MIN_MATCHED } from './query.ts';
 import { DEF_NEAR } from './schema.ts';
 import { SqliteIndexWriter } from './writer.ts';
@@ -168,5 +171,75 @@ describe('the words around the links to a page', () => {
       ['a.html', 'b.html'],
       'no link stands among these words',
     );
+  });
+});
+
+describe('pages in the language asked for among many in others', () => {
+  const file = join(dir, 'languages.db');
+  const writer = new SqliteIndexWriter(file);
+  // Seventy short English pages full of the query's words (on sites of their own) rank above two
+  // long pages holding each once: a French one, and a Dutch translation's page not translated yet
+  // (English text under /nl-NL/, as the handbook's are).
+  const filler = (words: string[]) => Array.from({ length: 300 }, (_, i) => words[i % words.length]).join(' ');
+  for (let i = 0; i < 70; i++)
+    writer.upsert(
+      buildDocument({ url: `https://en${i}.test/notes.html`, html: html(`Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`) }),
+    );
+  const french = filler(['le', 'voyage', 'des', 'animaux', 'est', 'une', 'histoire', 'longue', 'et', 'belle']);
+  writer.upsert(
+    buildDocument({
+      url: 'https://fr.test/voyage.html',
+      html: `<!doctype html><html lang="fr"><head><title>Voyage</title></head><body><main><h1>Voyage</h1><p>${french} quokka zanzibar</p></main></body></html>`,
+    }),
+  );
+  const english = filler(['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story']);
+  writer.upsert(buildDocument({ url: 'https://handbook.test/nl-NL/journey.html', html: html('Journey', `${english} quokka zanzibar`) }));
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  const urls = (language: string) =>
+    reader.search({ query: 'quokka zanzibar', language, limit: 10, exact: true }).results.map((r) => r.url);
+
+  it('the first stage alone ranks them below the sixty best', () => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const stage = new PostingsStage(db);
+    assert.ok(stage.refresh());
+    const ids = (db.prepare("SELECT id FROM pages WHERE url NOT LIKE 'https://en%.test/notes.html'").all() as { id: number }[]).map(
+      (r) => r.id,
+    );
+    const { concepts, joins } = parseQuery('quokka zanzibar');
+    const best = stage.rank(concepts, joins, 60).map((r) => r.id);
+    assert.equal(best.length, 60);
+    for (const id of ids) assert.ok(!best.includes(id));
+    db.close();
+    assert.ok(
+      urls('en').every((u) => u.endsWith('.test/notes.html')),
+      'in English, the English pages',
+    );
+  });
+
+  it('are candidates, and first, when their language is asked for', () => {
+    assert.equal(urls('fr')[0], 'https://fr.test/voyage.html');
+  });
+
+  it("a page is in the language of its text and in its address's", () => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const id = (url: string) => (db.prepare('SELECT id FROM pages WHERE url = ?').get(url) as { id: number }).id;
+    const [fr, nl, en] = ['https://fr.test/voyage.html', 'https://handbook.test/nl-NL/journey.html', 'https://en3.test/notes.html'].map(id);
+    const languages = new LanguagePages(db);
+    const inLanguage = (language: string, allowed: Uint8Array | null = null) => {
+      const pages = languages.of(language, 1, allowed);
+      return [fr, nl, en].filter((p) => pages[p as number]);
+    };
+    assert.deepEqual(inLanguage('fr'), [fr]);
+    assert.deepEqual(inLanguage('nl'), [nl], 'by its address');
+    assert.deepEqual(inLanguage('en'), [nl, en], 'by its text');
+    assert.deepEqual(inLanguage('de'), []);
+    const allowed = new Uint8Array(200);
+    allowed[en as number] = 1;
+    assert.deepEqual(inLanguage('en', allowed), [en], 'of the pages a site filter allows');
+    assert.deepEqual(inLanguage('en'), [nl, en], 'which leaves the language as it was');
+    db.close();
   });
 });

@@ -8,11 +8,11 @@ import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields,
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { hostOf, recurringHostShares } from '../sites.ts';
+import { hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
-import { FtsStage, type AllowedPages, type FirstStage } from './first-stage.ts';
+import { FtsStage, type AllowedPages, type FirstStage, type Ranked } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
@@ -22,8 +22,12 @@ import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
 import { NearAnchors } from './near-anchors.ts';
+import { LanguagePages } from './language-pages.ts';
 
 const CANDIDATES = 60;
+/** The first stage's best pages in the language asked for that are candidates however many pages
+ * in other languages rank above them (decision 0123). */
+const LANGUAGE_CANDIDATES = 20;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
  * call each through SQLite's own small cache. */
@@ -192,6 +196,8 @@ export class IndexReader {
   readonly #sites: StatementSync;
   /** The pages each site filter allows, for the index version it is told. */
   readonly #sitePages: SitePages;
+  /** The pages in each language, for the index version it is told. */
+  readonly #languagePages: LanguagePages;
   /** What the index's definitions are for (descriptions.ts), read once per index version. */
   readonly #described: DescribedDefinitions;
   #keptVersion = -1;
@@ -210,6 +216,7 @@ export class IndexReader {
     this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
     this.#sitePages = new SitePages(this.#db);
+    this.#languagePages = new LanguagePages(this.#db);
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
     this.#begin = this.#db.prepare('BEGIN');
@@ -369,9 +376,11 @@ export class IndexReader {
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
+    // And the best pages in the language asked for, when the first stage's best are in others.
+    const inLanguage = skip ? [] : this.#inLanguage(asking, first, k, allowed);
     if (!skip) {
       const joining: number[] = [];
-      for (const id of [...defines.keys(), ...(described?.keys() ?? [])]) {
+      for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...inLanguage]) {
         if (known.has(id) || (allowed && !allowed[id])) continue;
         joining.push(id);
         known.add(id);
@@ -382,7 +391,10 @@ export class IndexReader {
     }
     if (!rows.length) return { ranked: [], ids: known, more };
     // Coverage counts for the head of the list and for definers.
-    const covers = concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()]) : null;
+    const covers =
+      concepts.length > 1
+        ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys(), ...inLanguage])
+        : null;
     const signals = this.#signalsOf(rows);
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
@@ -394,6 +406,10 @@ export class IndexReader {
     // first stage's best pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
     const onSites = described?.size ? recurringHostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
+    // How many of the first stage's best pages are on each candidate's site (itself counted).
+    const sample = first.slice(0, SITE_SAMPLE);
+    const sampled = new Set(sample.map((r) => r.id));
+    const onSite = hostCounts(sample.map((r) => signals.get(r.id)?.url ?? ''));
     const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -419,6 +435,7 @@ export class IndexReader {
         described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(hostOf(p.url) ?? '') ?? 0)) : 0,
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
+        siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), SITE_SAMPLE),
         fields: p.fields,
       };
       const base = baseScore(c, concepts, req.language, max, question);
@@ -475,6 +492,22 @@ export class IndexReader {
       if (listable(shown)) ranked.push(shown);
     }
     return { ranked, ids: known, more };
+  }
+
+  /**
+   * The first stage's best pages in the language asked for (LANGUAGE_CANDIDATES of them), when
+   * fewer than that many are among its best `k` pages of any language (`first`): those are then
+   * all there, and otherwise some may rank below many pages in other languages that hold the
+   * query's words as well (decision 0123).
+   */
+  #inLanguage(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    // Fewer than k pages: every page holding a word of the query is there.
+    if (first.length < k) return [];
+    const pages = this.#languagePages.of(asking.req.language, this.#keptVersion, allowed);
+    let there = 0;
+    for (const r of first) if (pages[r.id]) there++;
+    if (there >= LANGUAGE_CANDIDATES) return [];
+    return this.#stage.rank(asking.concepts, asking.joins, LANGUAGE_CANDIDATES, pages).map((r) => r.id);
   }
 
   /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times

@@ -1,0 +1,96 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { primaryLanguage } from '../language-tags.ts';
+import type { AllowedPages } from './first-stage.ts';
+
+/** Languages whose pages a reader keeps worked out (one byte per page of the index each). */
+const LANGUAGES_KEPT = 8;
+
+/**
+ * The pages of the index in each language, for the first stage to take a query's candidates among
+ * them too (decision 0123): among many pages in other languages, those in the language asked for
+ * can all rank below the first stage's best (a handbook page's commands are as common in its 26
+ * translations), and a page that is no candidate is no result however the ranking likes its
+ * language. A page is in a language when its text mostly is (`pages.lang`: its markup's language,
+ * else the one its text is detected in) or its address says so (`/nl-NL/` of a translation not
+ * translated yet). Read once per index version; each language's pages kept as a byte per page id,
+ * the few latest languages at most.
+ */
+export class LanguagePages {
+  readonly #rows: StatementSync;
+  /** Each page's languages (by their place in #names), as of the index version read: the page's
+   * own in #own, its address's in #address (0 for none). */
+  #own: Uint8Array | null = null;
+  #address: Uint8Array | null = null;
+  readonly #names = new Map<string, number>();
+  readonly #kept = new Map<string, AllowedPages>();
+  #version: number | null = null;
+
+  constructor(db: DatabaseSync) {
+    this.#rows = db.prepare('SELECT p.id AS id, p.lang AS lang, s.url_lang AS url_lang FROM pages p JOIN signals s ON s.id = p.id');
+  }
+
+  /** The pages in `language` (a two-letter code) of those `allowed` (all when null), at `version`. */
+  of(language: string, version: number, allowed: AllowedPages | null): AllowedPages {
+    this.#sync(version);
+    let pages = this.#kept.get(language);
+    if (pages) this.#kept.delete(language);
+    else {
+      this.#read();
+      const code = this.#names.get(language) ?? -1;
+      const own = this.#own as Uint8Array;
+      const address = this.#address as Uint8Array;
+      pages = new Uint8Array(own.length);
+      for (let id = 0; id < own.length; id++) if (own[id] === code || address[id] === code) pages[id] = 1;
+      if (this.#kept.size >= LANGUAGES_KEPT) this.#kept.delete(this.#kept.keys().next().value as string);
+    }
+    this.#kept.set(language, pages);
+    if (!allowed) return pages;
+    const both = new Uint8Array(pages.length);
+    for (let id = 0; id < pages.length; id++) both[id] = pages[id] && allowed[id] ? 1 : 0;
+    return both;
+  }
+
+  #sync(version: number): void {
+    if (version === this.#version) return;
+    this.#own = null;
+    this.#address = null;
+    this.#kept.clear();
+    this.#version = version;
+  }
+
+  #read(): void {
+    if (this.#own) return;
+    let own: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
+    let address: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
+    let max = 0;
+    for (const r of this.#rows.iterate() as Iterable<{ id: number; lang: string | null; url_lang: string | null }>) {
+      if (r.id >= own.length) {
+        const size = Math.max(r.id + 1, own.length * 2);
+        own = grown(own, size);
+        address = grown(address, size);
+      }
+      own[r.id] = this.#code(r.lang ? primaryLanguage(r.lang) : '');
+      address[r.id] = this.#code(r.url_lang ? primaryLanguage(r.url_lang) : '');
+      if (r.id > max) max = r.id;
+    }
+    this.#own = own.slice(0, max + 1);
+    this.#address = address.slice(0, max + 1);
+  }
+
+  /** A language's place (from 1; 0 for none, and for languages past the 255th). */
+  #code(language: string): number {
+    if (!language) return 0;
+    let code = this.#names.get(language);
+    if (code === undefined) {
+      if (this.#names.size >= 255) return 0;
+      this.#names.set(language, (code = this.#names.size + 1));
+    }
+    return code;
+  }
+}
+
+function grown(a: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(size);
+  out.set(a);
+  return out;
+}
