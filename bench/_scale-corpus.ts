@@ -4,7 +4,9 @@ import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import { definitionHeads } from '#service/search/definitions.ts';
 import { extractHtml } from '#service/search/extract.ts';
+import { hostOf } from '#service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
+import { normalizeUrl, urlKey } from '#service/search/url.ts';
 
 /**
  * A corpus of any size for measuring how search grows (issue #30): the real corpus's pages, every
@@ -16,9 +18,11 @@ import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/wa
  * body holds each word on as large a share of pages as the real pages do: a page's distinct words
  * are drawn by how many real pages hold them, and its other words repeat those as often as a real
  * page that holds a word repeats it (words come in bursts; drawn one by one by their counts, a
- * topical word like `shell` went onto 2.6 times as many pages as it is on). Its links point at
- * other synthetic pages, and say what they point at, as links mostly do: a link's text is a few
- * words of its target's title. Seeded: the same size gives the same pages.
+ * topical word like `shell` went onto 2.6 times as many pages as it is on). Its links go where the
+ * real pages' go (decision 0123): as large a share to pages of the corpus (the others to sites it
+ * does not hold), and of those as large a share to its own site (a thousand sites of synthetic
+ * pages). A link says what it points at, as links mostly do: a few words of its target's title.
+ * Seeded: the same size gives the same pages.
  *
  * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
  * entries (a `<dt>` with the name, before one of its blocks as the `<dd>`), other defined names
@@ -202,8 +206,11 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').rep
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
 /** The real corpus's shapes and each language's word counts, by field. */
-export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, Draws> }> {
+export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[]; draws: Map<string, Draws>; links: LinkTargets }> {
   const shapes: Shape[] = [];
+  /** Every real page's key (its fetched and canonical addresses), and each link's source host and target key. */
+  const pageKeys = new Set<string>();
+  const linkKeys: { from: string; to: string }[] = [];
   /** Per language: each field's word counts, how many pages' blocks hold each word, and how many
    * pages define each name. */
   const counts = new Map<string, Record<Field | 'pages' | 'names', Map<string, number>>>();
@@ -220,6 +227,9 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     if (!('page' in item)) continue;
     const { url, html } = item.page;
     const x = extractHtml(html, url);
+    const own = normalizeUrl(url);
+    for (const address of [own, x.canonical]) if (address) pageKeys.add(urlKey(address));
+    for (const l of x.links) linkKeys.push({ from: hostOf(own ?? '') ?? '', to: urlKey(l.url) });
     const language = languageOf(url);
     let c = counts.get(language);
     if (!c) counts.set(language, (c = { title: new Map(), headings: new Map(), blocks: new Map(), pages: new Map(), names: new Map() }));
@@ -264,12 +274,33 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
       names: c.names.size ? new NameDraw(c.names) : null,
     });
   }
-  return { shapes, draws };
+  let inside = 0;
+  let sameSite = 0;
+  for (const l of linkKeys) {
+    if (!pageKeys.has(l.to)) continue;
+    inside++;
+    if (hostOf(`https://${l.to}`) === l.from) sameSite++;
+  }
+  return { shapes, draws, links: { inside: linkKeys.length ? inside / linkKeys.length : 1, sameSite: inside ? sameSite / inside : 0 } };
 }
+
+/** Where the real pages' links go: the share that lands on a page of the corpus (52 %: the rest
+ * name pages of other sites, which a crawl of these manuals did not fetch), and of those the
+ * share on the linking page's own site (all but five of 39,459). */
+type LinkTargets = { inside: number; sameSite: number };
 
 /** Synthetic pages' hosts: the index sees this many sites. Their labels (`w0042`) name no query's word. */
 const HOSTS = 1000;
 const synthUrl = (i: number) => `https://w${String(i % HOSTS).padStart(4, '0')}.org/p/${i}.html`;
+/** A page of another site, which the corpus does not hold (as 48 % of the real pages' links name). */
+const outsideUrl = (i: number) => `https://x${String(i % HOSTS).padStart(4, '0')}.org/p/${i}.html`;
+
+/** A synthetic page on the site of page `i` (of `count`): its own site's pages are those of its number modulo HOSTS. */
+function onSite(i: number, count: number, random: () => number): number {
+  const host = i % HOSTS;
+  const pages = Math.floor((count - 1 - host) / HOSTS) + 1;
+  return host + HOSTS * Math.floor(random() * pages);
+}
 
 type Statistics = Awaited<ReturnType<typeof corpusStatistics>>;
 /** What a synthetic page is before its text: its shape, its words' draws and its title, worked out
@@ -365,7 +396,9 @@ function synthPage(stats: Statistics, seed: number, i: number, count: number, wi
   const { shape, draw, random, definitions } = page;
   const title = escape(page.title);
   const spots = definitionSpots(page, withDefinitions);
-  const naming = withDefinitions && shape.links ? shape.naming / shape.links : 0;
+  // A link names a definition of a page of the corpus only: the real page's naming links are a
+  // share of those that land in it.
+  const naming = withDefinitions && shape.links ? Math.min(1, shape.naming / (shape.links * stats.links.inside)) : 0;
   const parts: string[] = [`<h1>${title}</h1>`];
   // Links go into random blocks; headings are spread evenly among the blocks.
   const linksIn = new Uint16Array(shape.blocks.length);
@@ -387,11 +420,13 @@ function synthPage(stats: Statistics, seed: number, i: number, count: number, wi
       parts.push(`<h2>${escape(draw.headings.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
     let text = escape(body.slice(at, (at += n)).join(' '));
     for (let k = 0; k < (linksIn[b] as number); k++) {
-      const to = Math.floor(random() * count);
+      // As the real pages' links go: into the corpus as often, and there to their own site as often.
+      const inside = random() < stats.links.inside;
+      const to = inside && random() < stats.links.sameSite ? onSite(i, count, random) : Math.floor(random() * count);
       const target = synthHead(stats, seed, to, withDefinitions);
       const words = linkText(target, random);
-      const named = naming && definitions() < naming ? namingText(target, definitions) : null;
-      text += ` <a href="${synthUrl(to)}">${escape(named ?? words)}</a>`;
+      const named = inside && naming && definitions() < naming ? namingText(target, definitions) : null;
+      text += ` <a href="${inside ? synthUrl(to) : outsideUrl(to)}">${escape(named ?? words)}</a>`;
     }
     for (const name of spots.names.get(b) ?? []) text += `<span id="${escape(name)}"></span>`;
     const block = `${INDEX_ANCHOR.repeat(spots.anchorsBefore[b] as number)}<p>${text}</p>`;

@@ -6,7 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { corpusStatistics, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
 import { definitionHeads } from '../../lib/service/search/definitions.ts';
 import { extractHtml, type Extracted } from '../../lib/service/search/extract.ts';
+import { hostOf } from '../../lib/service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '../../lib/service/search/sources/warc.ts';
+import { normalizeUrl, urlKey } from '../../lib/service/search/url.ts';
 import { sliceCorpus } from '../helpers/search.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-scale-corpus-'));
@@ -128,6 +130,29 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
       return names.reduce((a, [t, c]) => a + (onSynthetic.get(t) ?? 0) / c, 0) / names.length;
     };
     assert.ok(perName((c) => c === 1) < 0.5 * perName((c) => c >= FREQUENT), 'a name seen once is drawn less than its count says');
+  });
+
+  it('sends its links where the real pages send theirs: into the corpus as often, and there to their own site', () => {
+    const { real: r, synthetic: s } = written;
+    const keys = new Set<string>();
+    for (const { url, x } of [...r, ...s]) for (const address of [normalizeUrl(url), x.canonical]) if (address) keys.add(urlKey(address));
+    const targets = (pages: readonly Page[]) => {
+      let links = 0;
+      let inside = 0;
+      let own = 0;
+      for (const { url, x } of pages)
+        for (const l of x.links) {
+          links++;
+          if (!keys.has(urlKey(l.url))) continue;
+          inside++;
+          if (hostOf(l.url) === hostOf(url)) own++;
+        }
+      return { inside: inside / links, own: own / inside };
+    };
+    const [synthetic, realPages] = [targets(s), targets(r)];
+    near('links landing on a page of the corpus', synthetic.inside, realPages.inside);
+    near('of those, links to their own site', synthetic.own, realPages.own);
+    assert.ok(synthetic.inside < 0.9, `${synthetic.inside.toFixed(2)} of the links land in the corpus, not all`);
   });
 
   it('writes the distractors of before, defining nothing, when asked to', async () => {
