@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   filtersSites,
+  focusedHosts,
   hostCounts,
   hostCovers,
   hostOf,
@@ -98,6 +99,15 @@ describe('hosts of a list of results', () => {
       [...hostShares(['https://a.test/1', 'https://b.test/1'])],
     );
     assert.equal(recurringHostShares([]).size, 0);
+  });
+
+  it('the sites a list comes back to most, at least so often', () => {
+    const hosts = ['b.test', 'a.test', null, 'c.test', 'b.test', 'a.test', 'b.test', 'a.test', 'c.test', 'd.test'];
+    assert.deepEqual(focusedHosts(hosts, 3, 2), ['a.test', 'b.test'], 'by how often, then by name');
+    assert.deepEqual(focusedHosts(hosts, 3, 1), ['a.test']);
+    assert.deepEqual(focusedHosts(hosts, 2, 5), ['a.test', 'b.test', 'c.test']);
+    assert.deepEqual(focusedHosts(hosts, 4, 2), []);
+    assert.deepEqual(focusedHosts([], 1, 2), []);
   });
 
   it('how much a list comes back to a site, by the logarithm of its pages there', () => {

@@ -37,6 +37,18 @@ export function hostCounts(urls: readonly string[]): Map<string, number> {
  */
 export const siteFocus = (pages: number, sample: number): number => Math.min(1, Math.log1p(pages) / Math.log1p(sample));
 
+/** The hosts `atLeast` of `hosts` are on (null: a page of none), the `most` with most of them first
+ * (by name among equals). */
+export function focusedHosts(hosts: readonly (string | null)[], atLeast: number, most: number): string[] {
+  const counts = new Map<string, number>();
+  for (const host of hosts) if (host !== null) counts.set(host, (counts.get(host) ?? 0) + 1);
+  return [...counts]
+    .filter(([, n]) => n >= atLeast)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, most)
+    .map(([host]) => host);
+}
+
 /**
  * hostShares() of those of `urls` whose host is there more than once (of all of them when no host
  * is): which sites a list of pages keeps coming back to. A host of one page among many is no sign

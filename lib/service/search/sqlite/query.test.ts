@@ -243,3 +243,43 @@ describe('pages in the language asked for among many in others', () => {
     db.close();
   });
 });
+
+describe("the pages of a site the query's best keep coming back to", () => {
+  const file = join(dir, 'focused.db');
+  const writer = new SqliteIndexWriter(file);
+  // Seventy pages of sites of their own full of the query's words, three of a manual's fuller, and
+  // the manual's page on the words, long and titled by them; and pages without them (the words are
+  // then worth something).
+  const page = (url: string, title: string, body: string) => writer.upsert(buildDocument({ url, html: html(title, body) }));
+  for (let i = 0; i < 100; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+  for (let i = 0; i < 3; i++)
+    page(`https://manual.test/notes-${i}.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar quokka zanzibar note ${i}`);
+  for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`);
+  const long = Array.from(
+    { length: 400 },
+    (_, i) => ['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story'][i % 10],
+  ).join(' ');
+  page('https://manual.test/guide.html', 'Quokka and zanzibar', `${long} quokka zanzibar`);
+  writer.finish();
+  writer.close();
+
+  it('are candidates when the first stage ranks them below the sixty best', () => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const stage = new PostingsStage(db);
+    assert.ok(stage.refresh());
+    const guide = (db.prepare("SELECT id FROM pages WHERE url = 'https://manual.test/guide.html'").get() as { id: number }).id;
+    const { concepts, joins } = parseQuery('quokka zanzibar');
+    const best = stage.rank(concepts, joins, 60).map((r) => r.id);
+    assert.equal(best.length, 60);
+    assert.ok(!best.includes(guide), 'the first stage alone leaves it out');
+    db.close();
+    const reader = new IndexReader(file);
+    const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
+    assert.equal(
+      urls('quokka zanzibar')[0],
+      'https://manual.test/guide.html',
+      'the page titled by the query, on the site of three of the best',
+    );
+    reader.close();
+  });
+});

@@ -8,7 +8,7 @@ import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields,
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
+import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
@@ -28,6 +28,12 @@ const CANDIDATES = 60;
 /** The first stage's best pages in the language asked for that are candidates however many pages
  * in other languages rank above them (decision 0123). */
 const LANGUAGE_CANDIDATES = 20;
+/** The first stage's best pages of a site its best pages keep coming back to (FOCUS_PAGES of them
+ * or more, on the FOCUSED_SITES sites with most) that are candidates however many pages of other
+ * sites rank above them (decision 0123; 10 to 40 among 95,000 distractors). */
+const SITE_CANDIDATES = 20;
+const FOCUS_PAGES = 3;
+const FOCUSED_SITES = 2;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
  * call each through SQLite's own small cache. */
@@ -376,11 +382,12 @@ export class IndexReader {
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
-    // And the best pages in the language asked for, when the first stage's best are in others.
-    const inLanguage = skip ? [] : this.#inLanguage(asking, first, k, allowed);
+    // And the best pages in the language asked for, when the first stage's best are in others, and
+    // the best pages of the sites its best keep coming back to.
+    const widened = skip ? [] : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed)];
     if (!skip) {
       const joining: number[] = [];
-      for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...inLanguage]) {
+      for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
         if (known.has(id) || (allowed && !allowed[id])) continue;
         joining.push(id);
         known.add(id);
@@ -390,11 +397,9 @@ export class IndexReader {
       for (const id of joining) rows.push({ id, s: scores.get(id) ?? 0 });
     }
     if (!rows.length) return { ranked: [], ids: known, more };
-    // Coverage counts for the head of the list and for definers.
+    // Coverage counts for the head of the list, for definers and for the pages that widened the candidates.
     const covers =
-      concepts.length > 1
-        ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys(), ...inLanguage])
-        : null;
+      concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys(), ...widened]) : null;
     const signals = this.#signalsOf(rows);
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
@@ -508,6 +513,31 @@ export class IndexReader {
     for (const r of first) if (pages[r.id]) there++;
     if (there >= LANGUAGE_CANDIDATES) return [];
     return this.#stage.rank(asking.concepts, asking.joins, LANGUAGE_CANDIDATES, pages).map((r) => r.id);
+  }
+
+  /**
+   * The first stage's best pages (SITE_CANDIDATES) on each site that FOCUS_PAGES or more of its best
+   * `k` (`first`) are on, the FOCUSED_SITES such sites with most of them: a query's words on a
+   * site about them may be on its page that answers below many pages of other sites that hold
+   * them more often (decision 0123). Not for a question, whose manual `described` finds, nor
+   * with a site filter, which chose the candidates' sites already.
+   */
+  #onFocusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
+    const hosts = focusedHosts(
+      this.#sitePages.hostsOf(
+        first.map((r) => r.id),
+        this.#keptVersion,
+      ),
+      FOCUS_PAGES,
+      FOCUSED_SITES,
+    );
+    const out: number[] = [];
+    for (const host of hosts) {
+      const pages = this.#sitePages.allowed({ sites: [host] }, this.#keptVersion) as AllowedPages;
+      for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
+    }
+    return out;
   }
 
   /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times

@@ -25,6 +25,17 @@ describe('the pages a site filter allows', () => {
     assert.deepEqual(ids(pages.allowed({ sites: ['example.org'] }, 1)), []);
   });
 
+  it("each page's host, none for a page not there", () => {
+    assert.deepEqual(pages.hostsOf([5, 1, 4, 2, 3, 99], 1), [
+      'wiki.debian.org',
+      'python.org',
+      null,
+      'docs.python.org',
+      'notpython.org',
+      null,
+    ]);
+  });
+
   it('read again for another index version, kept while it stays', () => {
     add.run(9, 'https://peps.python.org/pep-0008/');
     assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 1)), [1, 2], 'the same version: what was read');

@@ -15,6 +15,9 @@ export class SitePages {
   readonly #urls: StatementSync;
   /** Page ids by host, and the highest id, as of the index version read. */
   #hosts: Map<string, number[]> | null = null;
+  /** Each page's host, as its place in #hostNames (-1 for none). */
+  #hostOfPage: Int32Array | null = null;
+  #hostNames: string[] | null = null;
   #maxId = 0;
   readonly #kept = new Map<string, Uint8Array>();
   /** The index version (SQLite's data_version) what is kept was read at. */
@@ -28,6 +31,15 @@ export class SitePages {
   hosts(version: number): Iterable<string> {
     this.#sync(version);
     return this.#pagesByHost().keys();
+  }
+
+  /** The host of each of `ids` (null for a page of none), at `version`. */
+  hostsOf(ids: readonly number[], version: number): (string | null)[] {
+    this.#sync(version);
+    this.#pagesByHost();
+    const names = this.#hostNames as string[];
+    const of = this.#hostOfPage as Int32Array;
+    return ids.map((id) => (id < of.length && (of[id] as number) >= 0 ? (names[of[id] as number] as string) : null));
   }
 
   /** The pages the filters allow (allowed[id] is 1), or null when they allow every page; `version`
@@ -53,6 +65,8 @@ export class SitePages {
   #sync(version: number): void {
     if (version === this.#version) return;
     this.#hosts = null;
+    this.#hostOfPage = null;
+    this.#hostNames = null;
     this.#kept.clear();
     this.#version = version;
   }
@@ -70,6 +84,11 @@ export class SitePages {
       if (r.id > max) max = r.id;
     }
     this.#maxId = max;
+    this.#hostNames = [...hosts.keys()];
+    this.#hostOfPage = new Int32Array(max + 1).fill(-1);
+    this.#hostNames.forEach((host, i) => {
+      for (const id of hosts.get(host) as number[]) (this.#hostOfPage as Int32Array)[id] = i;
+    });
     return (this.#hosts = hosts);
   }
 }
