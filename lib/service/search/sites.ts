@@ -20,12 +20,12 @@ export function hostShares(urls: readonly string[]): Map<string, number> {
 }
 
 /** How many of `urls` are on each host. */
-export function hostCounts(urls: readonly string[]): Map<string, number> {
+export const hostCounts = (urls: readonly string[]): Map<string, number> => counted(urls.map(hostOf));
+
+/** How many times each host is in `hosts` (null: none). */
+function counted(hosts: readonly (string | null)[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const url of urls) {
-    const host = hostOf(url);
-    if (host !== null) out.set(host, (out.get(host) ?? 0) + 1);
-  }
+  for (const host of hosts) if (host !== null) out.set(host, (out.get(host) ?? 0) + 1);
   return out;
 }
 
@@ -40,9 +40,7 @@ export const siteFocus = (pages: number, sample: number): number => Math.min(1, 
 /** The hosts `atLeast` of `hosts` are on (null: a page of none), the `most` with most of them first
  * (by name among equals). */
 export function focusedHosts(hosts: readonly (string | null)[], atLeast: number, most: number): string[] {
-  const counts = new Map<string, number>();
-  for (const host of hosts) if (host !== null) counts.set(host, (counts.get(host) ?? 0) + 1);
-  return [...counts]
+  return [...counted(hosts)]
     .filter(([, n]) => n >= atLeast)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .slice(0, most)

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { primaryLanguage } from '../language-tags.ts';
+import { grown } from '../typed-arrays.ts';
 import type { AllowedPages } from './first-stage.ts';
 
 /** Languages whose pages a reader keeps worked out (one byte per page of the index each). */
@@ -60,8 +61,8 @@ export class LanguagePages {
 
   #read(): void {
     if (this.#own) return;
-    let own: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
-    let address: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
+    let own = new Uint8Array(1024);
+    let address = new Uint8Array(1024);
     let max = 0;
     for (const r of this.#rows.iterate() as Iterable<{ id: number; lang: string | null; url_lang: string | null }>) {
       if (r.id >= own.length) {
@@ -87,10 +88,4 @@ export class LanguagePages {
     }
     return code;
   }
-}
-
-function grown(a: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(size);
-  out.set(a);
-  return out;
 }
