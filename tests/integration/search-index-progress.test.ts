@@ -25,7 +25,7 @@ describe('npm run index: progress', () => {
     assert.ok(!r.stderr.includes('\r') && !r.stderr.includes('\x1b'), 'no bar drawn in place');
     assert.match(
       r.stderr,
-      /^reading pages: 3 pages, \d+\.\d s, \d+\.\d cores\nindexing text: 3\/3 pages, \d+\.\d s, \d+\.\d cores\nwriting postings: (\d+)\/\1 term lists, \d+\.\d s, \d+\.\d cores\nranking pages: \d+\.\d s, \d+\.\d cores\noptimising: \d+\.\d s, \d+\.\d cores\n$/,
+      /^reading pages: 3 pages, \d+\.\d s, \d+\.\d cores\nindexing text: 3\/3 pages, \d+\.\d s, \d+\.\d cores\nwriting postings: (\d+)\/\1 term lists, \d+\.\d s, \d+\.\d cores\nordering words: \d+\.\d s, \d+\.\d cores\nranking pages: \d+\.\d s, \d+\.\d cores\noptimising: \d+\.\d s, \d+\.\d cores\n$/,
     );
     assert.match(r.stdout, /^indexed 3 pages \(3 new, .* in \d+\.\d s \(\d+ pages\/s, at most \d+ MB of memory\)\n/);
   });

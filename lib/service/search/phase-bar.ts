@@ -1,7 +1,8 @@
 /**
  * One progress bar through the named phases of a long job (`npm run index`: reading pages, indexing
- * text, writing postings, optimising). The bar fills once from 0 to 100 %, each phase taking its
- * share, and names the phase it is in, what that phase has done and the time since the start.
+ * text, writing postings, ordering words, ranking pages, optimising). The bar fills once from 0 to
+ * 100 %, each phase taking its share, and names the phase it is in, what that phase has done and
+ * the time since the start.
  *
  * On a terminal it is one line redrawn in place, at most ten times a second. Anywhere else (a CI
  * log, a pipe) a line says when each phase ends, with what it did, how long it took and how many

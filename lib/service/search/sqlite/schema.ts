@@ -39,6 +39,8 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  *          naming it) as the index's terms, contentless, by the same id; described_vocab counts them
  * near_words  per page, the words found within a few words after one of its index anchors
  *          (index-marks.ts NEAR_WORDS), sorted, space-separated
+ * defs_staged, link_words_staged  the rows of `defs` and `link_words` a run has stored, by page,
+ *          until its finish() moves them into those tables in word order (staged-rows.ts)
  *
  * pages.body is '' for a page whose text is in page_text (decision 0085); a page stored by a
  * version before has its text there, and its passages as rows.
@@ -321,6 +323,29 @@ export const indexMigrations: readonly IndexMigration[] = [
         words TEXT NOT NULL
       );`,
     readerStandIn: 'CREATE TEMP TABLE near_words (page_id INTEGER PRIMARY KEY, words TEXT NOT NULL)',
+  },
+  {
+    version: 13,
+    name: 'search rows staged in page order',
+    // The rows of `defs` and `link_words` a run stores, kept in page order until its finish()
+    // moves them into their tables in word order (staged-rows.ts, decision 0124). No reader reads
+    // them: an older index has none, and the stand-in is nothing.
+    up: `
+      CREATE TABLE defs_staged (
+        page_id INTEGER NOT NULL,
+        head TEXT NOT NULL,
+        weight REAL NOT NULL,
+        kind INTEGER NOT NULL,
+        PRIMARY KEY (page_id, head)
+      ) WITHOUT ROWID;
+      CREATE TABLE link_words_staged (
+        page_id INTEGER NOT NULL,
+        head TEXT NOT NULL,
+        mask INTEGER NOT NULL,
+        blocks BLOB,
+        PRIMARY KEY (page_id, head)
+      ) WITHOUT ROWID;`,
+    readerStandIn: '',
   },
 ];
 

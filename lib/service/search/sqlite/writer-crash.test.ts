@@ -14,7 +14,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** More pages than the writer commits at once (200 while reading, and in finish() as these tests
  * ask), so that a run stopped part-way through finish() has committed some of its work. Each
- * edition has a word of its own. */
+ * edition has a word of its own, and each page defines a name with it (`defs`), as it links with it (`link_words`). */
 const PAGES = 320;
 const BUILD_BATCH = 200;
 const WORDS = ['zebra', 'yak'];
@@ -25,7 +25,8 @@ function page(i: number, edition: number): { url: string; html: string } {
     url: `https://docs.test/p/${i}.html`,
     html: `<!doctype html><html lang="en"><head><title>Page ${i} ${WORDS[edition]}</title></head><body><main><h1>Page ${i}</h1>
       <p>The ${WORDS[edition]} notes of page ${i}, edition ${edition}: ${'plain words '.repeat(1 + (i % 9))}</p>
-      <p>See <a href="/p/${to}.html">the ${WORDS[edition]} page ${to}</a>.</p></main></body></html>`,
+      <p>See <a href="/p/${to}.html">the ${WORDS[edition]} page ${to}</a>.</p>
+      <dl><dt>${WORDS[edition]}_${i}</dt><dd>What the ${WORDS[edition]} of page ${i} means.</dd></dl></main></body></html>`,
   };
 }
 
@@ -59,10 +60,16 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   copyFileSync(before, whole);
   index(whole, 1);
   const expected = indexContents(whole);
+  it('compares indexes whose word-keyed tables have rows, none of them left staged', () => {
+    for (const table of ['defs', 'link_words']) assert.doesNotMatch(expected.get(table) ?? '', /^0 rows/, table);
+    for (const table of ['defs_staged', 'link_words_staged']) assert.match(expected.get(table) ?? '', /^0 rows/, table);
+  });
 
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
+    // The postings written, the staged rows not yet moved, nothing committed since the pages were built.
+    { step: 'words', at: 0 },
     // The postings committed, the ranks not yet.
     { step: 'rank', at: 0 },
   ] satisfies Stop[]) {
@@ -81,6 +88,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
+    { step: 'words', at: 1 },
     { step: 'rank', at: 0 },
   ] satisfies Stop[]) {
     it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {

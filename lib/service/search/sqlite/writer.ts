@@ -9,6 +9,7 @@ import type { BuiltDefinition, BuiltPage } from './page-build.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
+import { StagedRows } from './staged-rows.ts';
 import {
   DEF_BESIDE,
   DEF_INDEXED,
@@ -56,7 +57,6 @@ function prepare(db: DatabaseSync) {
     dropLinks: db.prepare('DELETE FROM links WHERE source_id = ?'),
     link: db.prepare('INSERT INTO links (source_id, target_key, text, context) VALUES (?, ?, ?, ?)'),
     dropLinkWords: db.prepare('DELETE FROM link_words WHERE page_id = ?'),
-    linkWord: db.prepare('INSERT INTO link_words (head, page_id, mask, blocks) VALUES (?, ?, ?, ?)'),
     dropDescribed: db.prepare('DELETE FROM described WHERE page_id = ?'),
     described: db.prepare('INSERT INTO described (page_id, term, words) VALUES (?, ?, ?)'),
     definitionIds: db.prepare('SELECT id FROM definitions WHERE id BETWEEN ? AND ?'),
@@ -72,8 +72,6 @@ function prepare(db: DatabaseSync) {
     near: db.prepare('INSERT OR REPLACE INTO near_words (page_id, words) VALUES (?, ?)'),
     dropNear: db.prepare('DELETE FROM near_words WHERE page_id = ?'),
     nearMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_WORDS_META}'`),
-    def: db.prepare(`INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind`),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
@@ -122,6 +120,9 @@ export class SqliteIndexWriter implements IndexWriter {
   readonly #q: Statements;
   readonly #text: PageText;
   readonly #postings: PostingsWriter;
+  /** The rows of `defs` and `link_words` this run stores, merged into them by finish(). */
+  readonly #defs: StagedRows;
+  readonly #linkWords: StagedRows;
   readonly #fullText: boolean;
   readonly #threads: number;
   readonly #buildBatch: number;
@@ -143,6 +144,20 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#q = prepare(this.#db);
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
+    this.#defs = new StagedRows(this.#db, {
+      table: 'defs',
+      staged: 'defs_staged',
+      pageIndex: 'defs_page',
+      columns: ['weight', 'kind'],
+      // As a page's heads were added before they were staged.
+      onConflict: 'UPDATE SET weight = max(weight, excluded.weight), kind = kind | excluded.kind',
+    });
+    this.#linkWords = new StagedRows(this.#db, {
+      table: 'link_words',
+      staged: 'link_words_staged',
+      pageIndex: 'link_words_page',
+      columns: ['mask', 'blocks'],
+    });
   }
 
   /** How many pages are marked to be built in finish() now: before a run reads, those a run
@@ -237,6 +252,7 @@ export class SqliteIndexWriter implements IndexWriter {
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
+    this.#defs.dropPage(id);
     const heads = new Map<string, { weight: number; kind: number }>();
     const add = (head: string, weight: number, kind: number) => {
       const h = heads.get(head);
@@ -261,7 +277,7 @@ export class SqliteIndexWriter implements IndexWriter {
     for (const block of doc.anchored ?? [])
       for (const word of block.split(' '))
         if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
-    for (const [head, d] of heads) q.def.run(head, id, d.weight, d.kind);
+    for (const [head, d] of heads) this.#defs.add(id, head, d.weight, d.kind);
     const near = [...new Set(doc.nearAnchors ?? [])].sort();
     if (near.length) q.near.run(id, near.join(' '));
     else q.dropNear.run(id);
@@ -316,7 +332,15 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
-    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
+    this.#batched(() => {
+      this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
+      // The rows this run (or one stopped before it) stored, into their tables in word order: those
+      // of a page come with its postings, in the commit below.
+      progress?.('words', 0, 1);
+      this.#defs.merge();
+      this.#linkWords.merge();
+      progress?.('words', 1, 1);
+    });
     // Committed before the ranks are worked out: the postings of a large run are gigabytes in the
     // write-ahead log, and until they are committed and copied into the index (the checkpoint after
     // a commit), every page read looks through all of them; at 10⁶ pages the steps after the
@@ -379,6 +403,7 @@ export class SqliteIndexWriter implements IndexWriter {
     const id = page.id;
     if (this.#fullText) q.ftsDelete.run(id);
     q.dropLinkWords.run(id);
+    this.#linkWords.dropPage(id);
     this.#storeDescribed(id, page.gone ? [] : page.definitions);
     if (page.gone) {
       this.#dropText(id);
@@ -396,7 +421,7 @@ export class SqliteIndexWriter implements IndexWriter {
     // for each of a page's two hundred rows cost a tenth of adding them.
     for (let k = 0, b = 0; k < words.length; k++) {
       const n = blockCounts[k] as number;
-      q.linkWord.run(words[k] as string, id, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n));
+      this.#linkWords.add(id, words[k] as string, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n));
       b += n;
     }
     q.setInlinks.run(page.inlinks, id);
