@@ -14,7 +14,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** More pages than the writer commits at once (200 while reading, and in finish() as these tests
  * ask), so that a run stopped part-way through finish() has committed some of its work. Each
- * edition has a word of its own, and each page defines a name with it (`defs`), as it links with it (`link_words`). */
+ * edition has a word of its own, which each page defines a name with (`defs`) and links with
+ * (`link_words`). */
 const PAGES = 320;
 const BUILD_BATCH = 200;
 const WORDS = ['zebra', 'yak'];
@@ -68,7 +69,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
-    // The postings written, the staged rows not yet moved, nothing committed since the pages were built.
+    // The postings written and the staged rows not moved yet: nothing committed since the pages.
     { step: 'words', at: 0 },
     // The postings committed, the ranks not yet.
     { step: 'rank', at: 0 },
