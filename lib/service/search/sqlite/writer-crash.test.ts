@@ -128,3 +128,25 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     assert.deepEqual(indexContents(file), wanted);
   });
 });
+
+describe('a page taken out of the index by hand between a run’s reading and its finish()', () => {
+  it('leaves no staged rows naming it, and the next finish() completes', () => {
+    const file = join(dir, 'taken-out.db');
+    const db = openIndexDatabase(file);
+    const writer = new SqliteIndexWriter(db, { threads: 0 });
+    for (let i = 0; i < 3; i++) writer.upsert(buildDocument(page(i, 0)));
+    writer.close();
+    const staged = db.prepare("SELECT COUNT(*) AS n FROM defs_staged WHERE page_id = (SELECT id FROM pages WHERE url LIKE '%/p/1.html')");
+    assert.ok((staged.get() as { n: number }).n > 0, 'the page defines names, staged');
+    db.exec("DELETE FROM pages WHERE url LIKE '%/p/1.html'");
+    const again = new SqliteIndexWriter(db, { threads: 0 });
+    again.finish();
+    again.close();
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM defs_staged').get() as { n: number }).n, 0);
+    assert.deepEqual(
+      (db.prepare("SELECT head FROM defs WHERE head LIKE 'zebra%' ORDER BY head").all() as { head: string }[]).map((r) => r.head),
+      ['zebra 0', 'zebra 2'],
+    );
+    db.close();
+  });
+});

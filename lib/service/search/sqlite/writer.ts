@@ -406,6 +406,8 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#linkWords.dropPage(id);
     this.#storeDescribed(id, page.gone ? [] : page.definitions);
     if (page.gone) {
+      // Its definitions staged when it was stored would name a page no longer there.
+      this.#defs.dropPage(id);
       this.#dropText(id);
       this.#postings.page(id, null);
       return;
