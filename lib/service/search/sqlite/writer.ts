@@ -24,11 +24,11 @@ import {
 
 /** Pages stored per transaction while reading. */
 const BATCH = 200;
-/** Pages stored per transaction in finish(): its rows go to random places of the largest tables
- * (link_words is keyed by word), and each commit writes every database page it dirtied, so ten
- * times as many pages a commit dirty far fewer database pages each; at 10,000 pages the storing
- * step took 5 % less, and adding the link words alone 26 % (decision 0117). A run stopped in
- * between builds those pages again. */
+/** Pages stored per transaction in finish(): each commit writes every database page it dirtied,
+ * so ten times as many pages a commit dirty fewer database pages each; at 10,000 pages the storing
+ * step took 5 % less, and adding the link words alone, then at random places of their table, 26 %
+ * (decision 0117; they are staged in page order since 0124). A run stopped in between builds
+ * those pages again. */
 const BUILD_BATCH = 2000;
 /** SQLite's page cache while indexing, for the index and for its temporary tables (the postings'
  * runs, posting-runs.ts), in KiB. SQLite's default, 2 MB, made every store into a table larger than
