@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectLanguages, dominantLanguage } from './language.ts';
+import { detectLanguages, dominantLanguage, weigh } from './language.ts';
 import { normalizeTag } from './language-tags.ts';
 
 const samples: Record<string, string> = {
@@ -29,4 +29,25 @@ test('tags are normalised', () => {
   assert.equal(normalizeTag('pt_br'), 'pt-BR');
   assert.equal(normalizeTag('NO'), 'nb');
   assert.equal(normalizeTag('ms-MY'), 'id-MY');
+});
+
+test('a chunk is weighed by its letters and CJK characters in code units, as the patterns that define them count', () => {
+  const pieces = ['a', 'Z', 'é', 'ß', '1', ' ', '.', '\u0301', 'Я', 'ا', 'ה', 'क', 'ก', '漢', 'ひ', 'カ', 'ー', '한', '𠀋', '𝒜', '😀', '\ud800', '\udc00', '\uffff', 'ʰ', '々', '〆', '㐀'];
+  const letters = (s: string) => s.replace(/\P{L}+/gu, '').length;
+  const cjk = (s: string) => s.replace(/[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu, '').length;
+  let seed = 7;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  let some = 0;
+  for (let i = 0; i < 2000; i++) {
+    let s = '';
+    for (let n = Math.floor(next() * 40); n > 0; n--) s += pieces[Math.floor(next() * pieces.length)];
+    assert.deepEqual(weigh(s), { letters: letters(s), cjk: cjk(s) }, JSON.stringify(s));
+    if (cjk(s) > 0 && letters(s) > cjk(s)) some++;
+  }
+  assert.ok(some > 1000);
+  // Every code unit of the BMP alone, and every astral letter's block start.
+  for (let c = 0; c < 0x10000; c++) {
+    const s = String.fromCharCode(c);
+    assert.deepEqual(weigh(s), { letters: letters(s), cjk: cjk(s) }, c.toString(16));
+  }
 });
