@@ -1,6 +1,6 @@
 import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language-tags.ts';
 import type { Concept } from './tokenize.ts';
-import { indexText, words } from './tokenize.ts';
+import { indexTokens, words } from './tokenize.ts';
 
 /**
  * Second-stage ranking of the candidates the full-text index returns. The index scores each page
@@ -161,7 +161,7 @@ export function decodeRankFields(text: string): RankFields {
 
 /** The distinct (lightly stemmed) words of a field. */
 function wordList(text: string): string[] {
-  return [...new Set(indexText(text).split(' ').filter(Boolean).map(lightStem))];
+  return [...new Set(indexTokens(text).map(lightStem))];
 }
 
 /** Fitted by coordinate ascent on the kinds of queries of queries-dev.tsv, checked on a held-out

@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eachWord, firstWords, indexText, parseQuery, words } from './tokenize.ts';
+import { eachWord, firstWords, indexText, indexTokens, parseQuery, words } from './tokenize.ts';
 
 test('identifiers are indexed as parts and as joined runs of parts', () => {
   const t = indexText('Use asyncio.gather() and pg_stat_activity.').split(' ');
   for (const w of ['asyncio', 'gather', 'asynciogather0', 'pg', 'stat', 'activity', 'pgstat0', 'statactivity0', 'pgstatactivity0'])
     assert.ok(t.includes(w), w);
   assert.ok(indexText('object.__rmul__').split(' ').includes('objectrmul0'));
+});
+
+test('indexTokens is indexText a token at a time, words of one part and of several alike', () => {
+  const text = 'Use asyncio.gather() and pg_stat_activity. Plain words, l’homme, a-b-c-d-e-f-g, 日本語, 3.14, x86_64';
+  assert.deepEqual(indexTokens(text), indexText(text).split(' '));
+  assert.deepEqual(indexTokens('a.b'), ['a', 'b', 'ab0']);
+  assert.deepEqual(indexTokens('word'), ['word']);
+  assert.deepEqual(indexTokens(`${'x'.repeat(65)} ok`), ['ok'], 'a token longer than 64 characters is left out');
+  assert.deepEqual(indexTokens('... !!'), []);
 });
 
 test('CJK text becomes overlapping pairs', () => {

@@ -17,6 +17,7 @@ import { ENGLISH_STOP_WORDS, isStopWord, stopWordsOf, withoutElision } from '#sh
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[._:\-/'’]+/u;
+const JOINER = /[._:\-/'’]/u;
 /** A word whose first joiner is a dot or `::` (`os.path`, `std::vector`; not `pg_stat`, `drag-and-drop`). */
 const DOTTED = /^[^._:\-/'’]+(?:\.|::)[^._:\-/'’]/u;
 const MAX_COMPOUND_RUN = 5;
@@ -47,16 +48,26 @@ function compounds(parts: string[], out: string[]): void {
   }
 }
 
-/** The token stream of a text, as a space-separated string for the full-text index. */
-export function indexText(text: string): string {
+/** The token stream of a text, for the postings: each word's parts, and an identifier's joined forms. */
+export function indexTokens(text: string): string[] {
   const out: string[] = [];
   for (const m of prepare(text).matchAll(WORD)) {
     const word = m[0];
+    // Most words are one part.
+    if (!JOINER.test(word)) {
+      if (word.length <= MAX_TOKEN) out.push(word);
+      continue;
+    }
     const parts = word.split(JOINERS).filter(Boolean);
     for (const p of parts) if (p.length <= MAX_TOKEN) out.push(p);
     if (parts.length > 1) compounds(parts, out);
   }
-  return out.join(' ');
+  return out;
+}
+
+/** The token stream of a text, as a space-separated string for the full-text index. */
+export function indexText(text: string): string {
+  return indexTokens(text).join(' ');
 }
 
 /** The plain words of a text (no compounds), for snippets and feature checks. */

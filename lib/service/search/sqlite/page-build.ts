@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { definitionDocuments } from '../descriptions.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
-import { indexText } from '../tokenize.ts';
+import { indexTokens } from '../tokenize.ts';
 import { urlWords } from '../url.ts';
 import { packText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
@@ -101,14 +101,14 @@ export class PageBuilder {
     const anchors = (q.anchors.all(id, id) as { text: string }[]).map((a) => a.text).join('\n');
     const density = linkDensity((q.outlinks.get(id) as { n: number }).n, body);
     const fields = {
-      title: indexText(row.title),
-      headings: indexText(row.headings),
-      url: indexText(urlWords(row.url)),
-      terms: indexText(row.terms),
-      anchors: indexText(anchors),
+      title: indexTokens(row.title),
+      headings: indexTokens(row.headings),
+      url: indexTokens(urlWords(row.url)),
+      terms: indexTokens(row.terms),
+      anchors: indexTokens(anchors),
     };
     // The body by block (a token never spans lines), so the postings know which passage holds it.
-    const bodyBlocks = body.split('\n').map(indexText);
+    const bodyBlocks = body.split('\n').map(indexTokens);
     return {
       id,
       gone: false,
@@ -118,7 +118,9 @@ export class PageBuilder {
       terms: this.#terms(fields, bodyBlocks),
       definitions: this.#definitions(id),
       ...(row.body !== '' && { oldText: { description: row.description, body } }),
-      ...(this.#fullText && { fullText: [fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.join(' ')] }),
+      ...(this.#fullText && {
+        fullText: [fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.map((b) => b.join(' '))].map((f) => f.join(' ')),
+      }),
     };
   }
 
@@ -180,10 +182,13 @@ export class PageBuilder {
   }
 
   /** The page's FTS5 terms (tokenizer.ts) with their weighted counts and blocks. */
-  #terms(fields: Readonly<Record<Exclude<(typeof FTS_COLUMNS)[number], 'body'>, string>>, bodyBlocks: readonly string[]): PageTerms {
+  #terms(
+    fields: Readonly<Record<Exclude<(typeof FTS_COLUMNS)[number], 'body'>, readonly string[]>>,
+    bodyBlocks: readonly (readonly string[])[],
+  ): PageTerms {
     const tokens = new Map<string, TokenCount>();
-    const count = (stream: string, w: number, place: number) => {
-      for (const token of stream.split(' ')) {
+    const count = (stream: readonly string[], w: number, place: number) => {
+      for (const token of stream) {
         const seen = tokens.get(token);
         if (seen) {
           seen.weighted += w;

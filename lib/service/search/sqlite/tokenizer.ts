@@ -4,8 +4,19 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 export const FTS_TOKENIZE = 'porter unicode61 remove_diacritics 2';
 /** Tokens FTS5 leaves as they are: lower-case ASCII letters and digits that unicode61 cannot fold
  * and the porter stemmer does not touch, because they end in a digit (no suffix rule matches) or
- * are shorter than three characters. Most identifiers' joined forms and all numbers are such. */
-const UNCHANGED = /^(?:[a-z0-9]*[0-9]|[a-z0-9]{1,2})$/;
+ * are shorter than three characters. Most identifiers' joined forms and all numbers are such:
+ * `/^(?:[a-z0-9]*[0-9]|[a-z0-9]{1,2})$/`, tested a character at a time (a third of a page's
+ * distinct tokens are, and a regular expression's call cost more than the test). */
+export function unchanged(token: string): boolean {
+  const n = token.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = token.charCodeAt(i);
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return false;
+  }
+  const last = token.charCodeAt(n - 1);
+  return n <= 2 || (last >= 0x30 && last <= 0x39);
+}
 /** Separates tokens in one tokenizer row: longer than any token (tokenize.ts keeps up to 64
  * characters), so it cannot be one, and porter passes tokens over 64 bytes through unchanged. */
 const SEPARATOR = 's'.repeat(80);
@@ -31,17 +42,18 @@ export class FtsTokenizer {
    * indexer meets a whole vocabulary, a query reader only what is searched. */
   constructor(limit = 1_000_000) {
     this.#limit = limit;
-    this.#db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, tokenize = '${FTS_TOKENIZE}');
+    // Contentless: the row is only ever read back as its terms, and is cleared whole.
+    this.#db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, content = '', tokenize = '${FTS_TOKENIZE}');
       CREATE VIRTUAL TABLE instances USING fts5vocab(words, instance);`);
     this.#insert = this.#db.prepare('INSERT INTO words (rowid, w) VALUES (1, ?)');
-    this.#read = this.#db.prepare('SELECT term FROM instances ORDER BY "offset"');
+    this.#read = this.#db.prepare('SELECT term, "offset" FROM instances');
     this.#read.setReturnArrays(true);
-    this.#clear = this.#db.prepare('DELETE FROM words');
+    this.#clear = this.#db.prepare(`INSERT INTO words (words) VALUES ('delete-all')`);
   }
 
   /** The terms of a token if known without a trip through SQLite. */
   known(token: string): readonly string[] | undefined {
-    return UNCHANGED.test(token) ? [token] : this.#memo.get(token);
+    return unchanged(token) ? [token] : this.#memo.get(token);
   }
 
   /** The terms of one token. */
@@ -93,19 +105,32 @@ export class FtsTokenizer {
     return out;
   }
 
-  /** Each token's terms, through the private table. */
+  /** Each token's terms, through the private table: its instances come in term order, each with
+   * its place in the row, which puts them back in the row's order (sorting only if two shared a
+   * place, which these tokenizers do not do). */
   #tokenize(tokens: readonly string[]): string[][] {
-    const out: string[][] = [[]];
+    let instances: [string, number][];
     this.#db.exec('BEGIN');
     try {
       this.#insert.run(tokens.join(` ${SEPARATOR} `));
-      for (const [term] of this.#read.all() as unknown as [string][]) {
-        if (term !== SEPARATOR) (out[out.length - 1] as string[]).push(term);
-        else out.push([]);
-      }
+      instances = this.#read.all() as unknown as [string, number][];
       this.#clear.run();
     } finally {
       this.#db.exec('COMMIT');
+    }
+    let inRow: (string | undefined)[] = [];
+    for (const [term, offset] of instances) {
+      if (inRow[offset] !== undefined) {
+        inRow = instances.sort((x, y) => x[1] - y[1]).map(([t]) => t);
+        break;
+      }
+      inRow[offset] = term;
+    }
+    const out: string[][] = [[]];
+    for (const term of inRow) {
+      if (term === undefined) continue;
+      if (term !== SEPARATOR) (out[out.length - 1] as string[]).push(term);
+      else out.push([]);
     }
     return out;
   }
