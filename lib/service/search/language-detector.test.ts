@@ -39,7 +39,40 @@ const SENTENCES = [
 
 /** Pieces that eld's edge cases come from: separators, apostrophes that keep a word whole, letters
  * whose lower case is longer or depends on what follows, marks, astral and lone surrogates, digits. */
-const ODD = [' ', '  ', '\n', '\t', '.', ', ', "'", '`', '’', "''", '-', '_', '©', '123', '3.14', 'İ', 'Σ', 'ς', 'ΌΣ', 'e\u0301', '\u0300', '\u200d', '😀', '𠀋𠀌', '\ud800', '\udc00', 'ß', 'ﬁ', 'Å', 'ǅ', 'ー', 'ʰ'];
+const ODD = [
+  ' ',
+  '  ',
+  '\n',
+  '\t',
+  '.',
+  ', ',
+  "'",
+  '`',
+  '’',
+  "''",
+  '-',
+  '_',
+  '©',
+  '123',
+  '3.14',
+  'İ',
+  'Σ',
+  'ς',
+  'ΌΣ',
+  'e\u0301',
+  '\u0300',
+  '\u200d',
+  '😀',
+  '𠀋𠀌',
+  '\ud800',
+  '\udc00',
+  'ß',
+  'ﬁ',
+  'Å',
+  'ǅ',
+  'ー',
+  'ʰ',
+];
 
 /** A seeded generator (mulberry32), so that a failure can be run again. */
 function random(seed: number): () => number {
@@ -95,7 +128,8 @@ test('random texts of every script, separator and odd character get the language
 });
 
 test('nothing to read has no language, as in eld', () => {
-  for (const t of ['', ' ', '12345 67890', '... --- !!!', '😀😀', '\ud800', 'a']) assert.equal(detectLanguage(t), eld.detect(t).language, JSON.stringify(t));
+  for (const t of ['', ' ', '12345 67890', '... --- !!!', '😀😀', '\ud800', 'a'])
+    assert.equal(detectLanguage(t), eld.detect(t).language, JSON.stringify(t));
   assert.equal(detectLanguage(''), '');
   assert.equal(detectLanguage('12345'), '');
 });

@@ -46,10 +46,16 @@ const LANGUAGES: readonly string[] = Object.keys(ngramsData.languages).map((k, i
   return ngramsData.languages[k] as string;
 });
 
-/** A string of at most 6 characters below 256, as one number: a leading 1, then a byte each. */
+/** An n-gram of eld's data (at most 6 characters below 256) as one number: a leading 1, then a
+ * byte each. */
 function keyOf(ngram: string): number {
+  if (ngram.length > MAX_NGRAM) throw new Error(`eld has the n-gram ${JSON.stringify(ngram)}: see language-detector.ts`);
   let key = 1;
-  for (let i = 0; i < ngram.length; i++) key = key * 256 + ngram.charCodeAt(i);
+  for (let i = 0; i < ngram.length; i++) {
+    const c = ngram.charCodeAt(i);
+    if (c > 0xff) throw new Error(`eld has the n-gram ${JSON.stringify(ngram)}: see language-detector.ts`);
+    key = key * 256 + c;
+  }
   return key;
 }
 
@@ -68,7 +74,6 @@ const { start, pairs } = (() => {
   const starts = [0];
   const flat: number[] = [];
   for (const ngram of Object.keys(ngramsData.ngrams)) {
-    if (ngram.length > MAX_NGRAM || /[^\x00-\xff]/.test(ngram)) throw new Error(`eld has the n-gram ${JSON.stringify(ngram)}: see language-detector.ts`);
     const scores = ngramsData.ngrams[ngram] as Record<string, number>;
     const key = keyOf(ngram);
     let slot = slotOf(key);
@@ -100,7 +105,8 @@ function count(key: number): void {
   }
   if (counted[id] === textNumber) return;
   counted[id] = textNumber;
-  for (let i = start[id] as number, end = start[id + 1] as number; i < end; i += 2) (scores[pairs[i] as number] as number) += pairs[i + 1] as number;
+  for (let i = start[id] as number, end = start[id + 1] as number; i < end; i += 2)
+    (scores[pairs[i] as number] as number) += pairs[i + 1] as number;
 }
 
 /** The n-grams of the word in bytes[from, to) (getByteNgrams): 4 bytes with a stride of 3, a space
@@ -126,7 +132,11 @@ function countWord(from: number, to: number): void {
 export function detectLanguage(text: string): string {
   // textProcessor: separators to spaces, trimmed, lower case.
   const str = text.substring(0, READS).replace(separators, ' ').trim().toLowerCase();
-  textNumber++;
+  // A new number a text (the marks start again before the numbers run out).
+  if (++textNumber === 0x7fff_ffff) {
+    counted.fill(0);
+    textNumber = 1;
+  }
   scores.fill(0);
   // strToUtf8Bytes: UTF-8, each byte as its dictionary character, split at spaces; each word's
   // n-grams are counted as it ends.

@@ -32,7 +32,36 @@ test('tags are normalised', () => {
 });
 
 test('a chunk is weighed by its letters and CJK characters in code units, as the patterns that define them count', () => {
-  const pieces = ['a', 'Z', 'é', 'ß', '1', ' ', '.', '\u0301', 'Я', 'ا', 'ה', 'क', 'ก', '漢', 'ひ', 'カ', 'ー', '한', '𠀋', '𝒜', '😀', '\ud800', '\udc00', '\uffff', 'ʰ', '々', '〆', '㐀'];
+  const pieces = [
+    'a',
+    'Z',
+    'é',
+    'ß',
+    '1',
+    ' ',
+    '.',
+    '\u0301',
+    'Я',
+    'ا',
+    'ה',
+    'क',
+    'ก',
+    '漢',
+    'ひ',
+    'カ',
+    'ー',
+    '한',
+    '𠀋',
+    '𝒜',
+    '😀',
+    '\ud800',
+    '\udc00',
+    '\uffff',
+    'ʰ',
+    '々',
+    '〆',
+    '㐀',
+  ];
   const letters = (s: string) => s.replace(/\P{L}+/gu, '').length;
   const cjk = (s: string) => s.replace(/[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu, '').length;
   let seed = 7;

@@ -45,8 +45,14 @@ describe('FtsTokenizer.termsOf', () => {
     ].join(' ');
     const tokens = [...new Set(indexTokens(text)), '\u0301', 'a\u0301b', 'ก\u0e31ข'];
     const expected = termsOneByOne(tokens);
-    assert.ok(expected.some((t) => t.length > 1), 'some token gives several terms');
-    assert.ok(expected.some((t) => t.length === 0), 'some token gives none');
+    assert.ok(
+      expected.some((t) => t.length > 1),
+      'some token gives several terms',
+    );
+    assert.ok(
+      expected.some((t) => t.length === 0),
+      'some token gives none',
+    );
     const tokenizer = new FtsTokenizer();
     assert.deepEqual(tokenizer.termsOf(tokens), expected);
     // Again in another order and in small batches: a batch's terms do not depend on its company.
@@ -88,6 +94,9 @@ describe('unchanged', () => {
     }
     assert.ok(yes > 100 && yes < tokens.length / 2, `${yes} of ${tokens.length}`);
     const samples = tokens.filter(unchanged).filter((_, i) => i % 9 === 0);
-    assert.deepEqual(termsOneByOne(samples), samples.map((t) => [t]));
+    assert.deepEqual(
+      termsOneByOne(samples),
+      samples.map((t) => [t]),
+    );
   });
 });
