@@ -626,12 +626,17 @@ describe("tenants' ways out of the host", () => {
     try {
       const number = (text: string) => Number(/^connection (\d+)$/.exec(text)?.[1]);
       assert.ok(number(await visit(cdpA, `${siteUrl}?1`)) >= 1);
-      // The reuse this test looks for is visible: the same tenant's next visit goes out on a
-      // connection it keeps open (one of those it opened: a favicon's request may have opened two).
-      const keptByA = connections;
-      assert.ok(number(await visit(cdpA, `${siteUrl}?2`)) <= keptByA, 'the tenant reuses its own kept-alive connection');
+      // The reuse this test looks for is visible: one of the same tenant's next visits goes out on
+      // a connection it keeps open (one of those it opened). Chromium now and then opens another
+      // beside it (a favicon's request, a preconnect), so it has three visits to show it.
+      let reused = false;
+      for (let visitNumber = 2; visitNumber <= 4 && !reused; visitNumber++) {
+        const keptByA = connections;
+        reused = number(await visit(cdpA, `${siteUrl}?${visitNumber}`)) <= keptByA;
+      }
+      assert.ok(reused, 'the tenant reuses its own kept-alive connection');
       const openedByA = connections;
-      const fromB = number(await visit(cdpB, `${siteUrl}?3`));
+      const fromB = number(await visit(cdpB, `${siteUrl}?5`));
       assert.ok(
         fromB > openedByA,
         `the other tenant does not get one of them (connection ${fromB} of ${openedByA} the first opened; a server's connection-bound login, NTLM say, would be shared)`,
