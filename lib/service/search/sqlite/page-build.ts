@@ -119,9 +119,10 @@ export class PageBuilder {
       definitions: this.#definitions(id),
       ...(row.body !== '' && { oldText: { description: row.description, body } }),
       ...(this.#fullText && {
-        fullText: [fields.title, fields.headings, fields.url, fields.terms, fields.anchors, bodyBlocks.map((b) => b.join(' '))].map((f) =>
-          f.join(' '),
-        ),
+        fullText: [
+          ...[fields.title, fields.headings, fields.url, fields.terms, fields.anchors].map((f) => f.join(' ')),
+          bodyBlocks.map((b) => b.join(' ')).join(' '),
+        ],
       }),
     };
   }

@@ -106,8 +106,7 @@ export class FtsTokenizer {
   }
 
   /** Each token's terms, through the private table: its instances come in term order, each with
-   * its place in the row, which puts them back in the row's order (sorting only if two shared a
-   * place, which these tokenizers do not do). */
+   * its place in the row, which sorting by place puts back in the row's order. */
   #tokenize(tokens: readonly string[]): string[][] {
     let instances: [string, number][];
     this.#db.exec('BEGIN');
@@ -118,17 +117,8 @@ export class FtsTokenizer {
     } finally {
       this.#db.exec('COMMIT');
     }
-    let inRow: (string | undefined)[] = [];
-    for (const [term, offset] of instances) {
-      if (inRow[offset] !== undefined) {
-        inRow = instances.sort((x, y) => x[1] - y[1]).map(([t]) => t);
-        break;
-      }
-      inRow[offset] = term;
-    }
     const out: string[][] = [[]];
-    for (const term of inRow) {
-      if (term === undefined) continue;
+    for (const [term] of instances.sort((x, y) => x[1] - y[1])) {
       if (term !== SEPARATOR) (out[out.length - 1] as string[]).push(term);
       else out.push([]);
     }
