@@ -2,6 +2,7 @@ import type { FetchedPage } from './backend.ts';
 import { extractHtml, type Described } from './extract.ts';
 import { detectLanguages, dominantLanguage } from './language.ts';
 import { normalizeTag, primaryLanguage, type LanguageShares } from './language-tags.ts';
+import { type DefinedHead, pageDefinitions } from './page-definitions.ts';
 import { UnparseablePage } from './unparseable-page.ts';
 import { normalizeUrl, sameSite, urlKey, urlLanguage } from './url.ts';
 
@@ -27,10 +28,10 @@ export type PageDocument = {
   urlLang: string | null;
   /** `context`: the words around the link (extract.ts linkContext), of every place it stands. */
   links: { key: string; text: string; context: string }[];
-  /** Terms the page marks as index targets (a subset of `terms`, plus headings; index-marks.ts). */
-  indexed: string[];
-  /** The first words of the blocks index anchors open (extract.ts). */
-  anchored: string[];
+  /** What the page defines, and how it marks it (page-definitions.ts): from its terms, those of
+   * them and the headings it marks as index targets (index-marks.ts), and the first words of the
+   * blocks index anchors open (extract.ts). */
+  defines: DefinedHead[];
   /** The words near index anchors (extract.ts). */
   nearAnchors: string[];
   /** Manual › chapter › section, outermost first; [] when unknown (trail.ts). */
@@ -100,8 +101,7 @@ export function buildDocument(page: FetchedPage): PageDocument {
     markupLang,
     urlLang: fromUrl ? normalizeTag(fromUrl) : null,
     links: [...links.values()],
-    indexed: x.indexed,
-    anchored: x.anchored,
+    defines: pageDefinitions(x.terms, x.indexed, x.anchored),
     nearAnchors: x.nearAnchors,
     section: x.section,
     icon: x.icon,

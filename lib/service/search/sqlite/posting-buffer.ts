@@ -1,58 +1,6 @@
+import { StringNumbers } from '../string-numbers.ts';
 import { grown } from '../typed-arrays.ts';
 import type { PostingList } from './postings.ts';
-
-/**
- * Terms numbered in the order first met, found by their text within a longer string: a page's
- * terms come as one space-separated string (page-build.ts), and a term met before is found without
- * a string made for it. An open-addressing table over FNV-1a hashes, at most half full. A Map of
- * the split terms took nearly twice the time (decision 0117): a string made for every entry, hashed, then
- * looked up among a million.
- */
-class TermNumbers {
-  #slots = new Int32Array(1 << 16).fill(-1);
-  #hashes = new Int32Array(1 << 15);
-  /** The terms by number. */
-  readonly terms: string[] = [];
-
-  /** The number of the term `text[from, to)`, a new one if it is not known. */
-  of(text: string, from: number, to: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    const mask = this.#slots.length - 1;
-    let s = h & mask;
-    for (let t = this.#slots[s] as number; t >= 0; t = this.#slots[s] as number) {
-      if (this.#hashes[t] === h) {
-        const term = this.terms[t] as string;
-        if (term.length === to - from && text.startsWith(term, from)) return t;
-      }
-      s = (s + 1) & mask;
-    }
-    const t = this.terms.length;
-    this.terms.push(text.slice(from, to));
-    if (t === this.#hashes.length) this.#hashes = grown(this.#hashes, 2 * t);
-    this.#hashes[t] = h;
-    this.#slots[s] = t;
-    if (2 * this.terms.length > this.#slots.length) this.#rehash(2 * this.#slots.length);
-    return t;
-  }
-
-  /** Forgets every term; the table keeps its size, as the next run of a build fills it as far. */
-  clear(): void {
-    this.#slots.fill(-1);
-    this.terms.length = 0;
-  }
-
-  #rehash(size: number): void {
-    const slots = new Int32Array(size).fill(-1);
-    const mask = size - 1;
-    for (let t = 0; t < this.terms.length; t++) {
-      let s = (this.#hashes[t] as number) & mask;
-      while ((slots[s] as number) >= 0) s = (s + 1) & mask;
-      slots[s] = t;
-    }
-    this.#slots = slots;
-  }
-}
 
 /**
  * New postings entries (a term in a page: its weighted frequency there and the passages it occurs
@@ -62,7 +10,7 @@ class TermNumbers {
  */
 export class PostingBuffer {
   /** Each term's number, in the order they came. */
-  readonly #numbers = new TermNumbers();
+  readonly #numbers = new StringNumbers();
   #term = new Uint32Array(1024);
   #doc = new Uint32Array(1024);
   #freq = new Float32Array(1024);
@@ -81,7 +29,7 @@ export class PostingBuffer {
   add(term: string, doc: number, freq: number, places: ArrayLike<number> | null): void {
     const p = places?.length ?? 0;
     this.#reserve(this.#n + 1, this.#p + p);
-    this.#term[this.#n] = this.#numbers.of(term, 0, term.length);
+    this.#term[this.#n] = this.#numbers.of(term);
     this.#doc[this.#n] = doc;
     this.#freq[this.#n] = freq;
     if (places) this.#places.set(places, this.#p);
@@ -118,10 +66,12 @@ export class PostingBuffer {
     if (p > this.#places.length) this.#places = grown(this.#places, Math.max(p, 2 * this.#places.length));
   }
 
-  /** Every term with its entries, in term order, the entries in the order they came; then the
-   * buffer is empty. */
+  /** Every term with its entries, in the order the terms were first met, the entries in the order
+   * they came; then the buffer is empty. Not in term order: the runs they go to are read back
+   * through SQLite's sorter (posting-runs.ts), which orders them once; sorting a run's million
+   * terms here as well took a tenth of the writer's time while pages were built (decision 0126). */
   *drain(): Generator<[term: string, entries: PostingList]> {
-    const terms = this.#numbers.terms;
+    const terms = this.#numbers.strings;
     const n = this.#n;
     // The entries by term (a counting sort, stable: each term's entries stay in page order).
     const first = new Uint32Array(terms.length + 1);
@@ -130,8 +80,7 @@ export class PostingBuffer {
     const order = new Uint32Array(n);
     const next = first.slice(0, terms.length);
     for (let i = 0; i < n; i++) order[(next[this.#term[i] as number] as number)++] = i;
-    const byName = terms.map((term, t) => ({ term, t })).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
-    for (const { term, t } of byName) yield [term, this.#list(order.subarray(first[t], first[t + 1]))];
+    for (let t = 0; t < terms.length; t++) yield [terms[t] as string, this.#list(order.subarray(first[t], first[t + 1]))];
     this.clear();
   }
 

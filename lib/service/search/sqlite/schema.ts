@@ -66,13 +66,8 @@ export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number
   body: 1,
 };
 
-/** defs.kind: an index anchor marks the definition (index-marks.ts). */
-export const DEF_INDEXED = 1;
-/** defs.kind: only an index anchor says so: a heading or an inline name it stands beside (not a
- * definition term or a table key, which are definitions anyway). */
-export const DEF_BESIDE = 2;
-/** defs.kind (with both above): a word of the block an index anchor opens, not a name. */
-export const DEF_PASSAGE = 4;
+/** defs.kind: how the page marks what it defines (page-definitions.ts, where it is worked out). */
+export { DEF_BESIDE, DEF_INDEXED, DEF_PASSAGE } from '../page-definitions.ts';
 /** defs.kind in an index from before `near_words` (schema 12): a word found within a few words
  * after an index anchor (index-marks.ts NEAR_WORDS). Alone (weight 0) it is no definition at all,
  * only what the `nearAnchors` ranking feature reads. */

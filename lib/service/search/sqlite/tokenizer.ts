@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { StringNumbers } from '../string-numbers.ts';
 
 /** The tokenizer of the index's full-text table, in FTS5's own terms (schema.ts uses it too). */
 export const FTS_TOKENIZE = 'porter unicode61 remove_diacritics 2';
@@ -35,7 +36,9 @@ export class FtsTokenizer {
   readonly #insert: StatementSync;
   readonly #read: StatementSync;
   readonly #clear: StatementSync;
-  readonly #memo = new Map<string, readonly string[]>();
+  /** The tokens remembered, and each one's terms by its number (string-numbers.ts). */
+  readonly #memo = new StringNumbers();
+  readonly #memoTerms: (readonly string[])[] = [];
   readonly #limit: number;
 
   /** `limit`: distinct words remembered before the memo starts over (about 100 bytes each): an
@@ -53,15 +56,16 @@ export class FtsTokenizer {
 
   /** The terms of a token if known without a trip through SQLite. */
   known(token: string): readonly string[] | undefined {
-    return unchanged(token) ? [token] : this.#memo.get(token);
+    if (unchanged(token)) return [token];
+    const n = this.#memo.find(token);
+    return n < 0 ? undefined : this.#memoTerms[n];
   }
 
   /** The terms of one token. */
   terms(token: string): readonly string[] {
     const known = this.known(token);
     if (known) return known;
-    this.learn([token]);
-    return this.#memo.get(token) as readonly string[];
+    return this.#lookUp([token], true)[0] as readonly string[];
   }
 
   /** Tokenizes, in one round trip, those of `tokens` not known yet. */
@@ -97,9 +101,12 @@ export class FtsTokenizer {
       }
     });
     if (!fresh.length) return out;
-    if (remember && this.#memo.size + fresh.length > this.#limit) this.#memo.clear();
+    if (remember && this.#memo.size + fresh.length > this.#limit) {
+      this.#memo.clear();
+      this.#memoTerms.length = 0;
+    }
     this.#tokenize(fresh).forEach((terms, j) => {
-      if (remember) this.#memo.set(fresh[j] as string, terms);
+      if (remember) this.#memoTerms[this.#memo.of(fresh[j] as string)] = terms;
       out[at[j] as number] = terms;
     });
     return out;

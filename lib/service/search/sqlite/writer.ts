@@ -1,7 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
 import { LinkList, pageRank } from '../authority.ts';
-import { definitionHeads, headingEntry } from '../definitions.ts';
 import type { PageDocument } from '../document.ts';
 import { preferredUrl } from '../url.ts';
 import { snippetFallback } from '../snippet.ts';
@@ -10,17 +9,7 @@ import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import { StagedRows } from './staged-rows.ts';
-import {
-  DEF_BESIDE,
-  DEF_INDEXED,
-  DEF_NEAR,
-  DEF_PASSAGE,
-  DEFINITION_SLOTS,
-  DEFINITIONS_META,
-  NEAR_WORDS_META,
-  openIndexDatabase,
-  PASSAGE_SLOTS,
-} from './schema.ts';
+import { DEF_NEAR, DEFINITION_SLOTS, DEFINITIONS_META, NEAR_WORDS_META, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
 
 /** Pages stored per transaction while reading. */
 const BATCH = 200;
@@ -244,40 +233,13 @@ export class SqliteIndexWriter implements IndexWriter {
     if (row) this.#q.dirty.run(row.id);
   }
 
-  /** The page's definition heads, each with where it stands (schema.ts DEF_*): a whole name
-   * keeps its kind, a dotted name's tail none; a heading or an inline name is kept only where an
-   * index anchor marks it (DEF_BESIDE), and adds only that mark to a name the page defines anyway;
-   * each word of a block an index anchor opens is kept as marked too (DEF_PASSAGE), unless the page
-   * defines it as a name. Its words near an index anchor are a row of `near_words`. */
+  /** The page's definitions (page-definitions.ts), worked out where its document was built, and
+   * its words near an index anchor, a row of `near_words`. */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
     this.#defs.dropPage(id);
-    const heads = new Map<string, { weight: number; kind: number }>();
-    const add = (head: string, weight: number, kind: number) => {
-      const h = heads.get(head);
-      if (h) {
-        h.weight = Math.max(h.weight, weight);
-        h.kind |= kind & DEF_BESIDE && !(h.kind & DEF_BESIDE) ? kind & ~DEF_BESIDE : kind;
-      } else heads.set(head, { weight, kind });
-    };
-    const indexed = new Set(doc.indexed);
-    const terms = new Set(doc.terms);
-    for (const term of terms) {
-      const kind = indexed.has(term) ? DEF_INDEXED : 0;
-      for (const d of definitionHeads(term)) add(d.head, d.weight, d.weight === 1 ? kind : 0);
-    }
-    for (const marked of indexed) {
-      if (terms.has(marked)) continue;
-      const entry = headingEntry(marked);
-      const head = definitionHeads(entry)[0];
-      if (head) add(head.head, heads.has(head.head) ? 0 : 1, DEF_INDEXED | DEF_BESIDE);
-    }
-    // A word of a block an index anchor opens: marked, weaker, never over a name the page defines.
-    for (const block of doc.anchored ?? [])
-      for (const word of block.split(' '))
-        if (word.length > 2 && !/^\d+$/.test(word) && !heads.has(word)) add(word, 1, DEF_INDEXED | DEF_BESIDE | DEF_PASSAGE);
-    for (const [head, d] of heads) this.#defs.add(id, head, d.weight, d.kind);
+    for (const d of doc.defines) this.#defs.add(id, d.head, d.weight, d.kind);
     const near = [...new Set(doc.nearAnchors ?? [])].sort();
     if (near.length) q.near.run(id, near.join(' '));
     else q.dropNear.run(id);
