@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eachWord, firstWords, indexText, indexTokens, parseQuery, words } from './tokenize.ts';
+import { eachWord, firstWords, hasJoiner, indexText, indexTokens, parseQuery, words } from './tokenize.ts';
 
 test('identifiers are indexed as parts and as joined runs of parts', () => {
   const t = indexText('Use asyncio.gather() and pg_stat_activity.').split(' ');
@@ -86,4 +86,16 @@ test('eachWord and firstWords give words() in order, firstWords only its first n
     for (const n of [0, 1, 3, all.length, all.length + 5]) assert.deepEqual(firstWords(text, n), all.slice(0, n), `${text} ${n}`);
   }
   assert.ok(words(texts[0] as string).length > 5, 'the texts have words to cut');
+});
+
+test('a joiner is found by its character code as the pattern finds it, for every code unit of the BMP', () => {
+  const pattern = /[._:\-/'’]/u;
+  let joiners = 0;
+  for (let c = 0; c < 0x10000; c++) {
+    const ch = String.fromCharCode(c);
+    assert.equal(hasJoiner(`ab${ch}c`), pattern.test(`ab${ch}c`), `U+${c.toString(16)}`);
+    if (hasJoiner(ch)) joiners++;
+  }
+  assert.equal(joiners, 7);
+  assert.equal(hasJoiner(''), false);
 });

@@ -17,7 +17,15 @@ import { ENGLISH_STOP_WORDS, isStopWord, stopWordsOf, withoutElision } from '#sh
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[._:\-/'’]+/u;
-const JOINER = /[._:\-/'’]/u;
+/** Whether a word holds a joiner (`[._:\-/'’]`), by its character codes: most words hold none,
+ * and then need no split (a regular expression's call cost more than the loop). */
+export function hasJoiner(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === 0x2e || c === 0x5f || c === 0x3a || c === 0x2d || c === 0x2f || c === 0x27 || c === 0x2019) return true;
+  }
+  return false;
+}
 /** A word whose first joiner is a dot or `::` (`os.path`, `std::vector`; not `pg_stat`, `drag-and-drop`). */
 const DOTTED = /^[^._:\-/'’]+(?:\.|::)[^._:\-/'’]/u;
 const MAX_COMPOUND_RUN = 5;
@@ -54,7 +62,7 @@ export function indexTokens(text: string): string[] {
   for (const m of prepare(text).matchAll(WORD)) {
     const word = m[0];
     // Most words are one part.
-    if (!JOINER.test(word)) {
+    if (!hasJoiner(word)) {
       if (word.length <= MAX_TOKEN) out.push(word);
       continue;
     }
@@ -73,13 +81,21 @@ export function indexText(text: string): string {
 /** The plain words of a text (no compounds), for snippets and feature checks. */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const m of prepare(text).matchAll(WORD)) for (const p of m[0].split(JOINERS)) if (p) out.push(p);
+  for (const m of prepare(text).matchAll(WORD)) {
+    const word = m[0];
+    if (!hasJoiner(word)) out.push(word);
+    else for (const p of word.split(JOINERS)) if (p) out.push(p);
+  }
   return out;
 }
 
 /** words(), one at a time: a caller that takes the first few of a long text stops there. */
 export function* eachWord(text: string): Generator<string> {
-  for (const m of prepare(text).matchAll(WORD)) for (const p of m[0].split(JOINERS)) if (p) yield p;
+  for (const m of prepare(text).matchAll(WORD)) {
+    const word = m[0];
+    if (!hasJoiner(word)) yield word;
+    else for (const p of word.split(JOINERS)) if (p) yield p;
+  }
 }
 
 /** The first `n` of words(). */
