@@ -76,8 +76,8 @@ export class StringNumbers {
   }
 }
 
-/** FNV-1a over the UTF-16 code units of `text[from, to)`. */
-function hash(text: string, from: number, to: number): number {
+/** FNV-1a over the UTF-16 code units of `text[from, to)`: the hash the table keeps. */
+export function hash(text: string, from: number, to: number): number {
   let h = 0x811c9dc5 | 0;
   for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h;
