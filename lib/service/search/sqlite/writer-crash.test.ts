@@ -12,12 +12,12 @@ import { SqliteIndexWriter } from './writer.ts';
 const dir = mkdtempSync(join(tmpdir(), 'periscope-writer-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** More pages than the writer commits at once (200 while reading, and in finish() as these tests
- * ask), so that a run stopped part-way through finish() has committed some of its work. Each
+/** More pages than the writer commits at once (200, while reading and in finish(), as these tests
+ * ask), so that a run stopped part-way has committed some of its work. Each
  * edition has a word of its own, which each page defines a name with (`defs`) and links with
  * (`link_words`). */
 const PAGES = 320;
-const BUILD_BATCH = 200;
+const BATCH = 200;
 const WORDS = ['zebra', 'yak'];
 function page(i: number, edition: number): { url: string; html: string } {
   // The second edition's links go to a few pages, so that the pages' ranks change with it.
@@ -38,7 +38,7 @@ function index(file: string, edition: number, stop?: Stop, pages = PAGES): void 
   // The writer on a connection of the test's, so that a stop can close it as a crash would: what
   // was committed stays, the transaction open is rolled back.
   const db = openIndexDatabase(file);
-  const writer = new SqliteIndexWriter(db, { threads: 1, buildBatch: BUILD_BATCH });
+  const writer = new SqliteIndexWriter(db, { threads: 1, batch: BATCH, buildBatch: BATCH });
   const fail = (step: Stop['step'], done: number) => {
     if (stop && step === stop.step && done >= stop.at) throw new Error('the power went out');
   };
@@ -79,7 +79,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
       copyFileSync(before, file);
       assert.throws(() => index(file, 1, stop), /the power went out/);
       // The next run, with nothing new to read.
-      const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
+      const writer = new SqliteIndexWriter(file, { threads: 1, batch: BATCH, buildBatch: BATCH });
       writer.finish();
       writer.close();
       assert.deepEqual(indexContents(file), expected);
@@ -95,7 +95,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `again-${stop.step}.db`);
       copyFileSync(before, file);
-      const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
+      const writer = new SqliteIndexWriter(file, { threads: 1, batch: BATCH, buildBatch: BATCH });
       for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
       assert.throws(
         () =>
@@ -122,7 +122,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     index(committed, 1, undefined, 200);
     const wanted = indexContents(committed);
     assert.notDeepEqual(indexContents(file), wanted, 'the stopped run left work undone');
-    const writer = new SqliteIndexWriter(file, { threads: 1, buildBatch: BUILD_BATCH });
+    const writer = new SqliteIndexWriter(file, { threads: 1, batch: BATCH, buildBatch: BATCH });
     writer.finish();
     writer.close();
     assert.deepEqual(indexContents(file), wanted);
