@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PostingBuffer } from './posting-buffer.ts';
+import { PostingBuffer, termOrder } from './posting-buffer.ts';
 import type { PostingList } from './postings.ts';
 
 const plain = (l: PostingList) => ({ docs: [...l.docs], freqs: [...l.freqs], starts: [...l.starts], places: [...l.places] });
 
 describe('the postings buffer', () => {
-  it('hands out one list a term, in the order the terms came, each in the order its pages came', () => {
+  it('hands out one list a term, in term order, each in the order its pages came', () => {
     const b = new PostingBuffer();
     b.add('kettl', 1, 8, [0, 2]);
     b.add('boil', 1, 1, null);
@@ -16,10 +16,11 @@ describe('the postings buffer', () => {
     assert.equal(b.size, 5);
     const out = [...b.drain()].map(([t, l]) => [t, plain(l)]);
     assert.deepEqual(out, [
-      ['kettl', { docs: [1, 2], freqs: [8, 3], starts: [0, 2, 2], places: [0, 2] }],
       ['boil', { docs: [1, 3], freqs: [1, 2], starts: [], places: [] }],
+      ['kettl', { docs: [1, 2], freqs: [8, 3], starts: [0, 2, 2], places: [0, 2] }],
       ['water', { docs: [2], freqs: [1], starts: [0, 1], places: [1] }],
     ]);
+    assert.ok(!b.has('kettl'), 'drained');
     assert.equal(b.size, 0, 'drained');
     assert.deepEqual([...b.drain()], []);
   });
@@ -71,7 +72,7 @@ describe('the postings buffer', () => {
     const got = [...paged.drain()];
     assert.deepEqual(
       got.map(([t]) => t),
-      [...want.keys()],
+      [...want.keys()].sort(termOrder),
     );
     for (const [term, l] of got) {
       const w = want.get(term) as { docs: number[]; freqs: number[]; places: number[][] };
@@ -83,5 +84,23 @@ describe('the postings buffer', () => {
         term,
       );
     }
+  });
+
+  it('says which terms it holds', () => {
+    const b = new PostingBuffer();
+    b.add('kettl', 1, 1, null);
+    assert.ok(b.has('kettl'));
+    assert.ok(!b.has('kett'));
+    assert.ok(!b.has('boil'));
+  });
+});
+
+describe('the order of terms in the runs', () => {
+  it('is by UTF-16 code units, a total order', () => {
+    const terms = ['b', 'a', 'ab', '', 'é', 'z', '\u{1F600}', '\uE000', 'a'];
+    assert.deepEqual([...terms].sort(termOrder), ['', 'a', 'a', 'ab', 'b', 'z', 'é', '\u{1F600}', '\uE000']);
+    assert.equal(termOrder('a', 'a'), 0);
+    assert.equal(termOrder('a', 'b'), -1);
+    assert.equal(termOrder('b', 'a'), 1);
   });
 });

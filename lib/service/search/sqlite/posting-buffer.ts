@@ -66,10 +66,9 @@ export class PostingBuffer {
     if (p > this.#places.length) this.#places = grown(this.#places, Math.max(p, 2 * this.#places.length));
   }
 
-  /** Every term with its entries, in the order the terms were first met, the entries in the order
-   * they came; then the buffer is empty. Not in term order: the runs they go to are read back
-   * through SQLite's sorter (posting-runs.ts), which orders them once; sorting a run's million
-   * terms here as well took a tenth of the writer's time while pages were built (decision 0126). */
+  /** Every term with its entries, in term order (`termOrder`), the entries in the order they
+   * came; then the buffer is empty. Each run the postings writer adds is in that order, so that
+   * flush() merges them as they stand (posting-runs.ts) instead of having SQLite sort them all. */
   *drain(): Generator<[term: string, entries: PostingList]> {
     const terms = this.#numbers.strings;
     const n = this.#n;
@@ -80,8 +79,14 @@ export class PostingBuffer {
     const order = new Uint32Array(n);
     const next = first.slice(0, terms.length);
     for (let i = 0; i < n; i++) order[(next[this.#term[i] as number] as number)++] = i;
-    for (let t = 0; t < terms.length; t++) yield [terms[t] as string, this.#list(order.subarray(first[t], first[t + 1]))];
+    const byName = Array.from(terms.keys()).sort((a, b) => termOrder(terms[a] as string, terms[b] as string));
+    for (const t of byName) yield [terms[t] as string, this.#list(order.subarray(first[t], first[t + 1]))];
     this.clear();
+  }
+
+  /** Whether `term` has entries here. */
+  has(term: string): boolean {
+    return this.#numbers.find(term) >= 0;
   }
 
   clear(): void {
@@ -114,4 +119,11 @@ export class PostingBuffer {
     }
     return { docs, freqs, starts, places };
   }
+}
+
+/** The order of terms in the postings writer's runs: by UTF-16 code units, JavaScript's own
+ * comparison. (SQLite's, by UTF-8 bytes, differs only where a character past U+FFFF meets one from
+ * U+E000 on; the runs only need one order that every run and their merge share.) */
+export function termOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
+import { termOrder } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
 import type { PostingList } from './postings.ts';
 
@@ -15,11 +16,11 @@ describe('posting runs', () => {
   it('give back each term with its runs, in term order and in the order the runs were added, then none', () => {
     const db = new DatabaseSync(':memory:');
     const runs = new PostingRuns(db);
-    runs.add('router', one(1, 2));
     runs.add('kettl', one(1, 8));
+    runs.add('router', one(1, 2));
     runs.endRun();
-    runs.add('kettl', one(5, 3));
     runs.add('boil', one(6, 1));
+    runs.add('kettl', one(5, 3));
     assert.equal(runs.lists(), 4);
     const out = [...runs.drain()].map(([t, lists]) => [t, lists.map((l) => [...l.docs])]);
     assert.deepEqual(out, [
@@ -33,6 +34,53 @@ describe('posting runs', () => {
       db.prepare("SELECT name FROM sqlite_schema WHERE name = 'posting_runs'").all(),
       [],
       'a temporary table, not one of the index',
+    );
+    assert.deepEqual([...runs.drain()], [], 'nothing after a drain');
+    db.close();
+  });
+
+  it('merge many runs, terms in some of them, as a sort of all their rows would', () => {
+    const db = new DatabaseSync(':memory:');
+    const runs = new PostingRuns(db);
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    // 40 runs (two of them empty) of up to 300 terms drawn from 1,000, some past the BMP; each
+    // term's page in a run is the run's number, so the order of a term's runs shows.
+    const want = new Map<string, number[]>();
+    for (let run = 0; run < 40; run++) {
+      const terms = run % 17 === 5 ? [] : [...new Set(Array.from({ length: random(300) }, () => `t${random(1000)}${random(9) ? '' : '\u{1F600}'}`))];
+      for (const t of terms.sort(termOrder)) {
+        runs.add(t, one(run, 1));
+        want.set(t, [...(want.get(t) ?? []), run]);
+      }
+      runs.endRun();
+    }
+    const got = [...runs.drain()].map(([t, lists]) => [t, lists.map((l) => l.docs[0])] as const);
+    assert.deepEqual(
+      got,
+      [...want].sort(([a], [b]) => termOrder(a, b)),
+    );
+    assert.ok(got.length > 900, `${got.length} terms`);
+    db.close();
+  });
+
+  it('refuses a term out of order within a run, and takes it in the next', () => {
+    const db = new DatabaseSync(':memory:');
+    const runs = new PostingRuns(db);
+    runs.add('router', one(1, 2));
+    assert.throws(() => runs.add('kettl', one(1, 8)), /"kettl" added after "router" in one run/);
+    assert.throws(() => runs.add('router', one(2, 8)), /"router" added after "router"/);
+    runs.endRun();
+    runs.add('kettl', one(3, 8));
+    assert.deepEqual(
+      [...runs.drain()].map(([t, lists]) => [t, lists.length]),
+      [
+        ['kettl', 1],
+        ['router', 1],
+      ],
     );
     db.close();
   });

@@ -1,49 +1,66 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { termOrder } from './posting-buffer.ts';
 import { decodePostings, encodePostings, type PostingList } from './postings.ts';
+
+/** A run's rows, read in the order they were added (by rowid), one at a time. */
+type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array }>; term: string; data: Uint8Array };
 
 /**
  * Postings gathered by the postings writer (postings-writer.ts) and not yet merged into the index,
  * kept out of memory: each time the writer's buffer is full it adds one run, the buffered entries
- * of every term (in the blob format of postings.ts), to a temporary table, which SQLite keeps in a
- * file of its own; drain() reads them back a term at a time, in term order, with the term's runs
- * in the order they were added. So the writer's memory is bounded by its buffer, not by the size of
- * the corpus, and every entry is written twice (to a run, then to its term's row) however many runs
- * there are.
+ * of every term in term order (`termOrder`, in the blob format of postings.ts), to a temporary
+ * table, which SQLite keeps in a file of its own; drain() reads them back a term at a time, in term
+ * order, with the term's runs in the order they were added. So the writer's memory is bounded by its
+ * buffer, not by the size of the corpus, and every entry is written twice (to a run, then to its
+ * term's row) however many runs there are.
  *
- * The table has no key: a run is appended to its end, and drain() has SQLite's sorter (an external
- * merge sort) put the rows in term order once. Keyed by term, every run was written into the
- * whole table, each one more slowly than the last once the table outgrew SQLite's cache (decision
- * 0084, session 18).
+ * The table has no key: a run is appended to its end (keyed by term, every run was written into the
+ * whole table, each one more slowly than the last once the table outgrew SQLite's cache; decision
+ * 0084). drain() merges the runs as they stand, a cursor a run, each reading its rows in the order
+ * they were added. Before, it had SQLite's sorter put every row in term order, writing all of them
+ * to its own files once more: half the time of writing the postings (decision 0127).
  */
 export class PostingRuns {
-  readonly #q: Record<'add' | 'read' | 'clear', StatementSync>;
-  #run = 0;
+  readonly #db: DatabaseSync;
+  readonly #q: Record<'add' | 'clear', StatementSync>;
+  /** Each run's first and last rowid. */
+  readonly #runs: [first: number, last: number][] = [];
+  #first = 0;
+  #last = 0;
+  #lastTerm: string | null = null;
   #lists = 0;
 
   constructor(db: DatabaseSync) {
+    this.#db = db;
     // Temporary tables in a file (the default of node's SQLite build; set, as the bound relies on it).
     db.exec('PRAGMA temp_store = FILE');
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS posting_runs (
       term TEXT NOT NULL,
-      run INTEGER NOT NULL,
       data BLOB NOT NULL
     )`);
     this.#q = {
-      add: db.prepare('INSERT INTO temp.posting_runs (term, run, data) VALUES (?, ?, ?)'),
-      read: db.prepare('SELECT term, data FROM temp.posting_runs ORDER BY term, run'),
+      add: db.prepare('INSERT INTO temp.posting_runs (term, data) VALUES (?, ?)'),
       clear: db.prepare('DELETE FROM temp.posting_runs'),
     };
   }
 
-  /** Adds a term's entries to the current run; a run's pages come after those of the runs before. */
+  /** Adds a term's entries to the current run, whose terms come in term order (`termOrder`), each
+   * once; a run's pages come after those of the runs before. */
   add(term: string, list: PostingList): void {
-    this.#q.add.run(term, this.#run, encodePostings(list));
+    if (this.#lastTerm !== null && termOrder(this.#lastTerm, term) >= 0)
+      throw new Error(`posting runs: "${term}" added after "${this.#lastTerm}" in one run (terms come in order, once)`);
+    this.#lastTerm = term;
+    const id = Number(this.#q.add.run(term, encodePostings(list)).lastInsertRowid);
+    if (this.#first === 0) this.#first = id;
+    this.#last = id;
     this.#lists++;
   }
 
   /** Ends the current run: what is added next comes after it. */
   endRun(): void {
-    this.#run++;
+    if (this.#first) this.#runs.push([this.#first, this.#last]);
+    this.#first = this.#last = 0;
+    this.#lastTerm = null;
   }
 
   /** How many lists (a term in a run) are held. */
@@ -53,23 +70,59 @@ export class PostingRuns {
 
   /** Every term with its runs, in term order, the runs in the order they were added; then none are left. */
   *drain(): Generator<[term: string, runs: PostingList[]]> {
-    let term: string | null = null;
-    let runs: PostingList[] = [];
-    for (const row of this.#q.read.iterate() as Iterable<{ term: string; data: Uint8Array }>) {
-      if (row.term !== term) {
-        if (term !== null) yield [term, runs];
-        term = row.term;
-        runs = [];
+    this.endRun();
+    // A heap of the runs' cursors, by their current term, then by run.
+    const heap: RunCursor[] = [];
+    const before = (a: RunCursor, b: RunCursor) => termOrder(a.term, b.term) < 0 || (a.term === b.term && a.run < b.run);
+    const down = (at: number) => {
+      const c = heap[at] as RunCursor;
+      for (;;) {
+        let k = 2 * at + 1;
+        if (k >= heap.length) break;
+        if (k + 1 < heap.length && before(heap[k + 1] as RunCursor, heap[k] as RunCursor)) k++;
+        if (!before(heap[k] as RunCursor, c)) break;
+        heap[at] = heap[k] as RunCursor;
+        at = k;
       }
-      runs.push(decodePostings(row.data));
+      heap[at] = c;
+    };
+    try {
+      this.#runs.forEach(([first, last], run) => {
+        const read = this.#db.prepare('SELECT term, data FROM temp.posting_runs WHERE rowid BETWEEN ? AND ?');
+        const rows = read.iterate(first, last) as Iterator<{ term: string; data: Uint8Array }>;
+        const row = rows.next();
+        if (!row.done) heap.push({ run, rows, term: row.value.term, data: row.value.data });
+      });
+      for (let k = (heap.length >> 1) - 1; k >= 0; k--) down(k);
+      while (heap.length) {
+        const term = (heap[0] as RunCursor).term;
+        const runs: PostingList[] = [];
+        while (heap.length && (heap[0] as RunCursor).term === term) {
+          const c = heap[0] as RunCursor;
+          runs.push(decodePostings(c.data));
+          const row = c.rows.next();
+          if (row.done) {
+            const tail = heap.pop() as RunCursor;
+            if (heap.length) heap[0] = tail;
+          } else {
+            c.term = row.value.term;
+            c.data = row.value.data;
+          }
+          if (heap.length) down(0);
+        }
+        yield [term, runs];
+      }
+    } finally {
+      for (const c of heap) c.rows.return?.();
     }
-    if (term !== null) yield [term, runs];
     this.clear();
   }
 
   clear(): void {
     this.#q.clear.run();
-    this.#run = 0;
+    this.#runs.length = 0;
+    this.#first = this.#last = 0;
+    this.#lastTerm = null;
     this.#lists = 0;
   }
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
-import { PostingBuffer } from './posting-buffer.ts';
+import { PostingBuffer, termOrder } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
 import { packPostings, unpackPostings } from './packed-postings.ts';
 import { POSTINGS_FORMAT, reversed } from './postings.ts';
@@ -93,14 +93,18 @@ export class PostingsWriter {
     this.#q.pending.run(id, terms.length, terms.packed);
   }
 
-  /** The buffered entries, and the terms the pages held before (with no entries), as a run. */
+  /** The buffered entries, and the terms the pages held before (with no entries), as a run, in
+   * term order. */
   #spill(): void {
+    const runs = this.#runs;
+    const gone = [...this.#stale].filter((t) => !this.#buffer.has(t)).sort(termOrder);
+    let g = 0;
     for (const [t, entries] of this.#buffer.drain()) {
-      this.#runs.add(t, entries);
-      this.#stale.delete(t);
+      while (g < gone.length && termOrder(gone[g] as string, t) < 0) runs.add(gone[g++] as string, NO_POSTINGS);
+      runs.add(t, entries);
     }
-    for (const t of this.#stale) this.#runs.add(t, NO_POSTINGS);
-    this.#runs.endRun();
+    while (g < gone.length) runs.add(gone[g++] as string, NO_POSTINGS);
+    runs.endRun();
     this.#stale.clear();
   }
 
