@@ -51,7 +51,8 @@ describe('posting runs', () => {
     // term's page in a run is the run's number, so the order of a term's runs shows.
     const want = new Map<string, number[]>();
     for (let run = 0; run < 40; run++) {
-      const terms = run % 17 === 5 ? [] : [...new Set(Array.from({ length: random(300) }, () => `t${random(1000)}${random(9) ? '' : '\u{1F600}'}`))];
+      const terms =
+        run % 17 === 5 ? [] : [...new Set(Array.from({ length: random(300) }, () => `t${random(1000)}${random(9) ? '' : '\u{1F600}'}`))];
       for (const t of terms.sort(termOrder)) {
         runs.add(t, one(run, 1));
         want.set(t, [...(want.get(t) ?? []), run]);
