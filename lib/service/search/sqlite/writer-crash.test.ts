@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import type { FinishStep } from '../backend.ts';
 import { buildDocument } from '../document.ts';
@@ -30,6 +31,9 @@ function page(i: number, edition: number): { url: string; html: string } {
       <dl><dt>${WORDS[edition]}_${i}</dt><dd>What the ${WORDS[edition]} of page ${i} means.</dd></dl></main></body></html>`,
   };
 }
+
+/** Whether the connection checks foreign keys (1) or not (0). */
+const foreignKeys = (db: DatabaseSync) => (db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys;
 
 /** Where a run stops: in a step of finish(), or while reading, after `at` pages. */
 type Stop = { step: FinishStep | 'read'; at: number };
@@ -79,9 +83,12 @@ describe('a run stopped part-way, while reading or in finish()', () => {
       copyFileSync(before, file);
       assert.throws(() => index(file, 1, stop), /the power went out/);
       // The next run, with nothing new to read.
-      const writer = new SqliteIndexWriter(file, { threads: 1, batch: BATCH, buildBatch: BATCH });
+      const db = openIndexDatabase(file);
+      const writer = new SqliteIndexWriter(db, { threads: 1, batch: BATCH, buildBatch: BATCH });
       writer.finish();
+      assert.equal(foreignKeys(db), 1, 'foreign keys checked again after the merge');
       writer.close();
+      db.close();
       assert.deepEqual(indexContents(file), expected);
     });
   }
@@ -95,7 +102,8 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     it(`can finish again on the same writer after a finish() that failed (at ${stop.step} ${stop.at})`, () => {
       const file = join(dir, `again-${stop.step}.db`);
       copyFileSync(before, file);
-      const writer = new SqliteIndexWriter(file, { threads: 1, batch: BATCH, buildBatch: BATCH });
+      const db = openIndexDatabase(file);
+      const writer = new SqliteIndexWriter(db, { threads: 1, batch: BATCH, buildBatch: BATCH });
       for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
       assert.throws(
         () =>
@@ -104,8 +112,11 @@ describe('a run stopped part-way, while reading or in finish()', () => {
           }),
         /the disk is full/,
       );
+      assert.equal(foreignKeys(db), 1, 'foreign keys checked again after a finish() that failed');
       writer.finish();
+      assert.equal(foreignKeys(db), 1, 'foreign keys checked again after the merge');
       writer.close();
+      db.close();
       assert.deepEqual(indexContents(file), expected);
     });
   }

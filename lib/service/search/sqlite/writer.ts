@@ -269,6 +269,7 @@ export class SqliteIndexWriter implements IndexWriter {
    */
   #abandon(): void {
     if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+    this.#db.exec('PRAGMA foreign_keys = ON');
     this.#pending = 0;
     this.#postings.discard();
   }
@@ -299,6 +300,11 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
+    // Foreign keys go unchecked while the postings and the staged rows go in (outside a
+    // transaction, where the setting takes): each staged row is of a page this run or a stopped one
+    // stored, and a page gone since has dropped its own (#storeBuilt). Checked, each `defs` row
+    // looked its page up, a third of the time of merging them at 10⁵ pages (decision 0127).
+    this.#db.exec('PRAGMA foreign_keys = OFF');
     this.#batched(() => {
       this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
       // The rows this run (or one stopped before it) stored, into their tables in word order: those
@@ -313,6 +319,7 @@ export class SqliteIndexWriter implements IndexWriter {
     // a commit), every page read looks through all of them; at 10⁶ pages the steps after the
     // postings spent most of their time there (decision 0118).
     this.#commit();
+    this.#db.exec('PRAGMA foreign_keys = ON');
     progress?.('rank', 0, 1);
     this.#batched(() => {
       // The pages are done only with their postings and the ranks their links give: a run stopped
