@@ -18,7 +18,8 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  * whole table, each one more slowly than the last once the table outgrew SQLite's cache; decision
  * 0084). drain() merges the runs as they stand, a cursor a run, each reading its rows in the order
  * they were added. Before, it had SQLite's sorter put every row in term order, writing all of them
- * to its own files once more: half the time of writing the postings (decision 0127).
+ * to its own files once more (decision 0127: at 2 × 10⁴ pages the merge takes 28 % less time; at
+ * 10⁵ about as long, with less memory and no copy of the runs on disk).
  */
 export class PostingRuns {
   readonly #db: DatabaseSync;
