@@ -91,8 +91,11 @@ describe('TeamBrowsers: instances the portal holds', () => {
   });
 
   it('closes every /start cleanly when the portal shuts down, so the service ends them', async () => {
+    // Watched, so that neither ends idle (600 ms here) while the other starts on a busy machine.
     const one = await start('one');
+    one.live.addViewer(viewer('s1'));
     const two = await start('two');
+    two.live.addViewer(viewer('s2'));
     await instances.shutdown();
     for (const i of [one, two]) assert.equal(ended.find((e) => e.id === i.id)?.reason, 'portal-shutdown');
     const live = await eventually(
