@@ -70,6 +70,24 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     for (const table of ['defs_staged', 'link_words_staged']) assert.match(expected.get(table) ?? '', /^0 rows/, table);
   });
 
+  it('merges the staged rows with foreign keys unchecked, and checks them again after', () => {
+    const file = join(dir, 'keys.db');
+    copyFileSync(before, file);
+    const db = openIndexDatabase(file);
+    // 320 pages built 200 a commit: the last 120 are in a transaction still open when they are built.
+    const writer = new SqliteIndexWriter(db, { threads: 1, batch: BATCH, buildBatch: BATCH });
+    for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
+    const seen: number[] = [];
+    writer.finish((step, done) => {
+      if (step === 'words' && done === 0) seen.push(foreignKeys(db));
+    });
+    assert.deepEqual(seen, [0], 'unchecked while the rows move');
+    assert.equal(foreignKeys(db), 1, 'checked again after');
+    writer.close();
+    db.close();
+    assert.deepEqual(indexContents(file), expected);
+  });
+
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },

@@ -300,10 +300,12 @@ export class SqliteIndexWriter implements IndexWriter {
     } finally {
       builds?.close();
     }
-    // Foreign keys go unchecked while the postings and the staged rows go in (outside a
-    // transaction, where the setting takes): each staged row is of a page this run or a stopped one
-    // stored, and a page gone since has dropped its own (#storeBuilt). Checked, each `defs` row
-    // looked its page up: at 10⁵ pages merging them took 62.5 s, unchecked 36.5 s (decision 0127).
+    // Foreign keys go unchecked while the postings and the staged rows go in: each staged row is of
+    // a page this run or a stopped one stored, and a page gone since has dropped its own
+    // (#storeBuilt). Checked, each `defs` row looked its page up: at 10⁵ pages merging them took
+    // 62.5 s, unchecked 36.5 s (decision 0127). The setting takes only outside a transaction, so
+    // the last pages built are committed first.
+    this.#commit();
     this.#db.exec('PRAGMA foreign_keys = OFF');
     this.#batched(() => {
       this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
