@@ -93,6 +93,9 @@ test.describe('API keys', () => {
   });
 
   test('the key never reaches the browser again: every page and API response is searched', async ({ page, browser }) => {
+    // Every page twice (owner and member), each until the network is idle, and every GET route: past
+    // the default minute on a busy two-core machine (.ci/run timed out here at 60 s).
+    test.setTimeout(180_000);
     await signUp(page, newUser('leak'));
     const teamId = await createTeam(page, 'Leak check');
     const bodies: { url: string; body: string }[] = [];
