@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { indexIn } from '../sorted.ts';
+import { indexIn, intersectSorted } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
@@ -583,21 +583,7 @@ function popcount(mask: number): number {
 /** Page ids in every list (none when a list is missing). */
 function intersect(lists: readonly (PostingList | undefined)[]): Uint32Array {
   if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
-  if (lists.length === 1) return (lists[0] as PostingList).docs;
-  const sorted = (lists as PostingList[]).map((l) => l.docs).sort((a, b) => a.length - b.length);
-  let out = sorted[0] as Uint32Array;
-  for (let j = 1; j < sorted.length && out.length; j++) {
-    const other = sorted[j] as Uint32Array;
-    const next: number[] = [];
-    let o = 0;
-    for (let i = 0; i < out.length; i++) {
-      const d = out[i] as number;
-      while (o < other.length && (other[o] as number) < d) o++;
-      if (o < other.length && other[o] === d) next.push(d);
-    }
-    out = Uint32Array.from(next);
-  }
-  return out;
+  return intersectSorted((lists as PostingList[]).map((l) => l.docs));
 }
 
 /** The k highest scores among the touched pages (those `allowed`, when given), best first, ties by id; a bounded min-heap. */

@@ -1,3 +1,4 @@
+import { intersectSorted, sharedCount } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import { bestCandidate, editsOf, editWord, likelihood, MIN_CORRECTED_LENGTH, typistEdits, type Candidate, type Edit } from '../typos.ts';
 import type { PostingList, PostingsStage } from './postings.ts';
@@ -96,7 +97,7 @@ export class Speller {
     let candidates: Candidate[] = [];
     for (const [term, list] of this.#stage.lists(held)) {
       const { edit } = options.get(term) as { edit: Edit };
-      candidates.push({ term, edit, pages: list.docs.length, together: context ? countIn(list.docs, context) : null });
+      candidates.push({ term, edit, pages: list.docs.length, together: context ? sharedCount(list.docs, context) : null });
     }
     // In an identifier, the corrections that make an identifier the index holds come first.
     if (ident) {
@@ -155,40 +156,17 @@ export class Speller {
 
 /** The pages holding every term of a phrase. */
 function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>): Uint32Array | null {
-  let out: Uint32Array | null = null;
+  const held: Uint32Array[] = [];
   for (const t of terms) {
     const list = lists.get(t);
     if (!list) return new Uint32Array(0);
-    out = out ? intersect(out, list.docs) : list.docs;
+    held.push(list.docs);
   }
-  return out;
+  return held.length ? intersectSorted(held) : null;
 }
 
 /** The pages in every list; null for no lists (no constraint). */
 function intersectAll(lists: readonly (Uint32Array | null)[]): Uint32Array | null {
-  let out: Uint32Array | null = null;
-  for (const l of lists) if (l) out = out ? intersect(out, l) : l;
-  return out;
-}
-
-function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out: number[] = [];
-  let j = 0;
-  for (let i = 0; i < a.length; i++) {
-    const d = a[i] as number;
-    while (j < b.length && (b[j] as number) < d) j++;
-    if (j < b.length && b[j] === d) out.push(d);
-  }
-  return Uint32Array.from(out);
-}
-
-function countIn(docs: Uint32Array, among: Uint32Array): number {
-  let n = 0;
-  let j = 0;
-  for (let i = 0; i < docs.length && j < among.length; i++) {
-    const d = docs[i] as number;
-    while (j < among.length && (among[j] as number) < d) j++;
-    if (j < among.length && among[j] === d) n++;
-  }
-  return n;
+  const constraints = lists.filter((l) => l !== null);
+  return constraints.length ? intersectSorted(constraints) : null;
 }

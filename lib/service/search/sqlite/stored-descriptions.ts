@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.ts';
-import { indexIn } from '../sorted.ts';
+import { indexIn, seek } from '../sorted.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
@@ -35,26 +35,6 @@ function union(lists: readonly Float64Array[]): Float64Array {
   let n = 0;
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i] as number;
   return all.subarray(0, n);
-}
-
-/** The first place of `list` (ascending) from `from` on whose value is at least `value`
- * (galloping: steps that double, then a binary search). */
-function seek(list: Float64Array, value: number, from: number): number {
-  let step = 1;
-  let lo = from;
-  let hi = from;
-  while (hi < list.length && (list[hi] as number) < value) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  hi = Math.min(hi, list.length);
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((list[mid] as number) < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
