@@ -1,24 +1,24 @@
-import { indexIn } from '../sorted.ts';
+import { seek } from '../sorted.ts';
 import type { AllowedPages, Ranked } from './first-stage.ts';
 
 /**
- * The first stage's top k without scoring every posting (decision 0084): MaxScore (Turtle and Flood,
- * 1995), term at a time, as its "continue" strategy runs it.
+ * The first stage's top k without scoring every posting (decisions 0084, 0128): MaxScore (Turtle
+ * and Flood, 1995), document at a time, as Lucene and PISA run it.
  *
  * A page's score is the sum over the query's terms of `impact()`; each term's list has a bound, the
- * highest impact of any of its postings. The lists are taken highest bound first (the rare words),
- * every posting added into an accumulator per page. Once the k-th best of those partial sums (θ, a
- * lower bound of the k-th best score) is more than the bounds of the lists left add up to, a page
- * not yet seen cannot reach the k best, and the lists left (the common words, the long ones) are no
- * longer walked for new pages: they are only looked up (a binary search a page, or a walk that adds
- * only theirs where that costs less) for the pages seen so far whose partial sum plus what the lists
- * left could add still reaches θ, and fewer of those stay after each list.
+ * highest impact of any of its postings. The lists are walked side by side, page by page in the
+ * order of ids, and each page is scored whole, so θ, the k-th best score so far, is a real score
+ * from the first k pages on. The lists with the lowest bounds whose bounds add up to no more than θ
+ * (the common words, the long ones) cannot lift a page that only they hold into the k best: they
+ * stop being walked, and are only looked in (galloping, sorted.ts seek) for the pages the others
+ * hold, from the highest bound down, until what is left of them cannot lift the page past θ. As θ
+ * rises, more lists stop being walked.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in
- * postings.ts). Sums in another order than the terms' own differ in their last bits, so pages are
- * only dropped with a margin (BOUND_MARGIN), and the few that may be among the k best get their
- * score summed again in the terms' own order, as the exhaustive pass sums it, before the k best
- * are chosen, ties by id.
+ * postings.ts). Bounds are sums in another order than a score's and differ in their last bits, so
+ * a page is only dropped with a margin (BOUND_MARGIN); a page's score is summed in the terms' own
+ * order, as the exhaustive pass sums it. Pages come in ascending ids, so one that only equals θ
+ * comes after the page that has it and stays out, as ties by id keep it out.
  */
 
 /** What one term adds to a page's score (BM25's term weight): the one formula both passes use. */
@@ -46,133 +46,151 @@ export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, n
   return best;
 }
 
-/** The k-th largest of the first `n` values (1-based k <= n), reordering them (quickselect). */
-function kthLargest(values: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  const want = k - 1;
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >> 1] as number;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while ((values[i] as number) > pivot) i++;
-      while ((values[j] as number) < pivot) j--;
-      if (i <= j) {
-        const t = values[i] as number;
-        values[i] = values[j] as number;
-        values[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (want <= j) hi = j;
-    else if (want >= i) lo = i;
-    else break;
-  }
-  return values[want] as number;
-}
-
 /** `scored`: the postings walked or looked up (the scores of the few pages that may be among the k
  * best, summed again in the terms' order at the end, not counted). */
 export type TopK = { ranked: Ranked[]; scored: number };
 
-/**
- * The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id.
- * `acc`: scratch space of one zero per page id (given back all zeros), made when not given.
- */
-export function maxScoreTopK(
-  terms: readonly Term[],
-  norm: Float64Array,
-  k1: number,
-  k: number,
-  allowed: AllowedPages | null,
-  acc: Float64Array = new Float64Array(norm.length),
-): TopK {
+/** The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id. */
+export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: number, k: number, allowed: AllowedPages | null): TopK {
   const m = terms.length;
   if (k <= 0 || !m) return { ranked: [], scored: 0 };
-  // Highest bound first; what the lists after each one could add at most.
-  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => (terms[b] as Term).bound - (terms[a] as Term).bound || a - b);
-  const left = new Float64Array(m);
-  for (let j = m - 2; j >= 0; j--) left[j] = (left[j + 1] as number) + (terms[order[j + 1] as number] as Term).bound;
+  // Lowest bound first; what the first i of them add up to at most.
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => (terms[a] as Term).bound - (terms[b] as Term).bound || a - b);
+  const upTo = new Float64Array(m + 1);
+  for (let i = 0; i < m; i++) upTo[i + 1] = (upTo[i] as number) + (terms[order[i] as number] as Term).bound;
+  const at = new Int32Array(m);
+  // Each term's impact on the page at hand, by the term's own place (0: not held).
+  const impacts = new Float64Array(m);
+  const best = new PageHeap(k);
+  let theta = -Infinity;
+  const under = (bound: number) => bound * (1 + BOUND_MARGIN) <= theta;
+  // The lists order[0 .. looked) are looked in only; the others are walked.
+  let looked = 0;
   let scored = 0;
-  // The pages seen (those allowed), in the order first seen; those that cannot reach the k best
-  // are dropped (their sums set back to zero) as the lists left are looked up.
-  let seen: number[] = [];
-  let scratch = new Float64Array(0);
-  /** The k-th best partial sum of the pages seen (-Infinity while fewer than k). */
-  const kth = (): number => {
-    if (seen.length < k) return -Infinity;
-    if (scratch.length < seen.length) scratch = new Float64Array(seen.length * 2);
-    for (let i = 0; i < seen.length; i++) scratch[i] = acc[seen[i] as number] as number;
-    return kthLargest(scratch, seen.length, k);
-  };
-  try {
-    let j = 0;
-    // The best partial sum: the k-th is worked out only once the lists left add up to less.
-    let top = 0;
-    // Walk the lists while a page not seen yet could still be among the k best.
-    for (; j < m; j++) {
-      const t = terms[order[j] as number] as Term;
-      const { docs, freqs, idf } = t;
-      for (let i = 0; i < docs.length; i++) {
-        const d = docs[i] as number;
-        if (allowed && !allowed[d]) continue;
-        const before = acc[d] as number;
-        if (before === 0) seen.push(d);
-        const s = before + impact(idf, freqs[i] as number, norm[d] as number, k1);
-        acc[d] = s;
-        if (s > top) top = s;
-      }
-      scored += docs.length;
-      const unseen = (left[j] as number) * (1 + BOUND_MARGIN);
-      if (j + 1 < m && unseen < top && unseen < kth()) {
-        j++;
+  for (;;) {
+    let d = Infinity;
+    for (let i = looked; i < m; i++) {
+      const j = order[i] as number;
+      const docs = (terms[j] as Term).docs;
+      if ((at[j] as number) < docs.length && (docs[at[j] as number] as number) < d) d = docs[at[j] as number] as number;
+    }
+    if (d === Infinity) break;
+    const ok = !allowed || allowed[d];
+    let sum = 0;
+    for (let i = looked; i < m; i++) {
+      const j = order[i] as number;
+      const t = terms[j] as Term;
+      const p = at[j] as number;
+      if (t.docs[p] !== d) continue;
+      at[j] = p + 1;
+      scored++;
+      if (!ok) continue;
+      const x = impact(t.idf, t.freqs[p] as number, norm[d] as number, k1);
+      impacts[j] = x;
+      sum += x;
+    }
+    if (!ok) continue;
+    let kept = true;
+    for (let i = looked - 1; i >= 0; i--) {
+      if (under(sum + (upTo[i + 1] as number))) {
+        kept = false;
         break;
       }
+      const j = order[i] as number;
+      const t = terms[j] as Term;
+      const p = seek(t.docs, d, at[j] as number);
+      at[j] = p;
+      if (t.docs[p] !== d) continue;
+      scored++;
+      const x = impact(t.idf, t.freqs[p] as number, norm[d] as number, k1);
+      impacts[j] = x;
+      sum += x;
     }
-    // Look the lists left up for the pages that can still reach the k best: each page by a
-    // binary search, or, where that would cost more, a walk of the list that adds only theirs.
-    for (; j < m; j++) {
-      const theta = kth();
-      const reach = (left[j - 1] as number) * (1 + BOUND_MARGIN);
-      seen = seen.filter((d) => {
-        if (((acc[d] as number) + reach) * (1 + BOUND_MARGIN) >= theta) return true;
-        acc[d] = 0;
-        return false;
-      });
-      const { docs, freqs, idf } = terms[order[j] as number] as Term;
-      if (seen.length * Math.log2(docs.length + 1) < docs.length)
-        for (const d of seen) {
-          const p = indexIn(docs, d);
-          if (p < 0) continue;
-          acc[d] = (acc[d] as number) + impact(idf, freqs[p] as number, norm[d] as number, k1);
-          scored++;
-        }
-      else
-        for (let i = 0; i < docs.length; i++) {
-          const d = docs[i] as number;
-          // Only the pages kept have a sum (a page not allowed never has one).
-          if (acc[d] === 0) continue;
-          acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, k1);
-          scored++;
-        }
-    }
-    // The pages that may be among the k best, their scores summed in the terms' own order.
-    const theta = kth();
-    const near: Ranked[] = [];
-    for (const d of seen) {
-      if ((acc[d] as number) < theta * (1 - BOUND_MARGIN)) continue;
+    if (kept) {
+      // Summed in the terms' own order, as scoring every posting sums it.
       let s = 0;
-      for (const term of terms) {
-        const at = indexIn(term.docs, d);
-        if (at >= 0) s += impact(term.idf, term.freqs[at] as number, norm[d] as number, k1);
+      for (let j = 0; j < m; j++) if (impacts[j]) s += impacts[j] as number;
+      if (best.offer(d, s)) {
+        theta = best.floor;
+        while (looked < m && under(upTo[looked + 1] as number)) looked++;
       }
-      near.push({ id: d, s });
     }
-    near.sort((a, b) => b.s - a.s || a.id - b.id);
-    return { ranked: near.slice(0, k), scored };
-  } finally {
-    for (const d of seen) acc[d] = 0;
+    impacts.fill(0);
+  }
+  return { ranked: best.sorted(), scored };
+}
+
+/** The k best pages so far, worst at the root: a lower score, or the same and a higher id. */
+class PageHeap {
+  readonly #k: number;
+  readonly #ids: number[] = [];
+  readonly #scores: number[] = [];
+
+  constructor(k: number) {
+    this.#k = k;
+  }
+
+  /** The k-th best score once there are k pages (-Infinity before). */
+  get floor(): number {
+    return this.#ids.length < this.#k ? -Infinity : (this.#scores[0] as number);
+  }
+
+  /** Takes page `id` (higher than any before it) with score `s` if it is among the k best; whether it did. */
+  offer(id: number, s: number): boolean {
+    const ids = this.#ids;
+    const scores = this.#scores;
+    if (ids.length < this.#k) {
+      ids.push(id);
+      scores.push(s);
+      this.#up(ids.length - 1);
+      return true;
+    }
+    // Equal to the worst is not better: its id is lower.
+    if (!(s > (scores[0] as number))) return false;
+    ids[0] = id;
+    scores[0] = s;
+    this.#down(0);
+    return true;
+  }
+
+  /** Best first, ties by id. */
+  sorted(): Ranked[] {
+    return this.#ids.map((id, i) => ({ id, s: this.#scores[i] as number })).sort((a, b) => b.s - a.s || a.id - b.id);
+  }
+
+  #worse(a: number, b: number): boolean {
+    const sa = this.#scores[a] as number;
+    const sb = this.#scores[b] as number;
+    return sa < sb || (sa === sb && (this.#ids[a] as number) > (this.#ids[b] as number));
+  }
+
+  #swap(a: number, b: number): void {
+    const ids = this.#ids;
+    const scores = this.#scores;
+    [ids[a], ids[b]] = [ids[b] as number, ids[a] as number];
+    [scores[a], scores[b]] = [scores[b] as number, scores[a] as number];
+  }
+
+  #up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#worse(i, parent)) return;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const n = this.#ids.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < n && this.#worse(l, worst)) worst = l;
+      if (r < n && this.#worse(r, worst)) worst = r;
+      if (worst === i) return;
+      this.#swap(i, worst);
+      i = worst;
+    }
   }
 }

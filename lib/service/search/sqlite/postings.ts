@@ -509,7 +509,6 @@ export class PostingsStage implements FirstStage {
         K1,
         k,
         allowed,
-        this.#acc,
       );
       this.#scored = { scored: pruned.scored, total };
       return pruned.ranked;
