@@ -91,7 +91,9 @@ export class StoredDescriptions {
     const total = ordered.reduce((a, c) => a + c.idf, 0);
     // The lists in the concepts' order, the fewest held first: a definition's share is summed in
     // it, as Descriptions sums it.
-    const lists: Cursor[] = ordered.filter((c) => c.terms.length).map((c) => ({ ids: this.#union(c.terms), at: 0, idf: c.idf, most: c.idf / total }));
+    const lists: Cursor[] = ordered
+      .filter((c) => c.terms.length)
+      .map((c) => ({ ids: this.#union(c.terms), at: 0, idf: c.idf, most: c.idf / total }));
     const m = lists.length;
     if (m < need) return [];
     // What the lists from each one on add at most together.
@@ -153,7 +155,7 @@ export class StoredDescriptions {
       for (let j = 0; j < m; j++) if (held[j]) sum += (lists[j] as Cursor).idf;
       if (under(sum / total)) continue;
       const share = (sum / total) * namedPrior(this.#links(id), this.#most);
-      // The first of a page's equal definitions stands for it, as in Descriptions.
+      // The first of a page's equal definitions (the lowest id) stands for it.
       const of = Math.floor(id / DEFINITION_SLOTS);
       if (of !== page.page) {
         offer(page);
