@@ -46,8 +46,7 @@ export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, n
   return best;
 }
 
-/** `scored`: the postings walked or looked up (the scores of the few pages that may be among the k
- * best, summed again in the terms' order at the end, not counted). */
+/** `scored`: the postings walked, and those found where a list was looked in. */
 export type TopK = { ranked: Ranked[]; scored: number };
 
 /** The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id. */
