@@ -13,7 +13,9 @@ const COUNTS_KEPT = 200_000;
  * than rounding: it is summed in another order than the score it bounds. */
 const ROUNDING = 1 + 1e-9;
 
-type Concept = { terms: readonly string[]; size: number; idf: number };
+/** A concept of a question: the definitions holding any of its terms (ascending; none when no
+ * definition holds one), how many its terms' lists hold together (its order), and its worth. */
+type Concept = { ids: Float64Array | null; size: number; idf: number };
 /** A concept's definitions as match() walks them: ascending, where the walk stands in them, and
  * what holding the concept adds to a definition's share at most. */
 type Cursor = { ids: Float64Array; at: number; idf: number; most: number };
@@ -91,9 +93,7 @@ export class StoredDescriptions {
     const total = ordered.reduce((a, c) => a + c.idf, 0);
     // The lists in the concepts' order, the fewest held first: a definition's share is summed in
     // it, as Descriptions sums it.
-    const lists: Cursor[] = ordered
-      .filter((c) => c.terms.length)
-      .map((c) => ({ ids: this.#union(c.terms), at: 0, idf: c.idf, most: c.idf / total }));
+    const lists: Cursor[] = ordered.flatMap((c) => (c.ids ? [{ ids: c.ids, at: 0, idf: c.idf, most: c.idf / total }] : []));
     const m = lists.length;
     if (m < need) return [];
     // What the lists from each one on add at most together.
@@ -166,16 +166,15 @@ export class StoredDescriptions {
     return best.map(({ page, id, share }) => ({ page, term: (this.#q.term.get(id) as { term: string }).term, share }));
   }
 
-  /** Each concept's terms that some definition holds, how many definitions hold it and what it
-   * is worth, the fewest held first (as Descriptions.match orders them, so that each share adds
-   * up alike). */
+  /** Each concept's definitions, how many its terms' lists hold and what it is worth, the fewest
+   * held first (as Descriptions.match orders them, so that each share adds up alike). */
   #concepts(concepts: readonly (readonly string[])[]): Concept[] {
     return concepts
       .map((list) => {
         const terms = list.filter((t) => t && this.#count(t) > 0);
         const distinct = [...new Set(terms)];
-        const defs = distinct.length ? this.#union(distinct).length : 0;
-        return { terms: distinct, size: terms.reduce((a, t) => a + this.#count(t), 0), idf: conceptIdf(this.size, defs) };
+        const ids = distinct.length ? this.#union(distinct) : null;
+        return { ids, size: terms.reduce((a, t) => a + this.#count(t), 0), idf: conceptIdf(this.size, ids?.length ?? 0) };
       })
       .sort((a, b) => a.size - b.size);
   }
