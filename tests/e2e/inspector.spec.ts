@@ -18,8 +18,18 @@ test.afterAll(async () => {
   await pages.close();
 });
 
-/** A script's session: /start, then Playwright over CDP, three pages, a console error and a failed request (or `third`, which may not load). */
-async function scriptedSession(token: string, third?: string, thirdFails = false): Promise<{ id: string; broken: string }> {
+/**
+ * A script's session: /start, then Playwright over CDP, three pages, a console error and a failed
+ * request (or `third`, which may not load). It ends once the team's recording (read as `viewer`,
+ * a member's page) holds a frame of the last page: on a loaded machine the screen is recorded a
+ * while after the page opens, and a browser closed before then would leave no screen of it.
+ */
+async function scriptedSession(
+  token: string,
+  viewer: { page: Page; teamId: string },
+  third?: string,
+  thirdFails = false,
+): Promise<{ id: string; broken: string }> {
   const start = new WebSocket(`${E2E_SERVICE_URL.replace(/^http/, 'ws')}/start`, { headers: { authorization: `Bearer ${token}` } });
   const id = await new Promise<string>((resolve, reject) => {
     start.once('message', (data) => resolve(data.toString()));
@@ -42,9 +52,28 @@ async function scriptedSession(token: string, third?: string, thirdFails = false
     if (!thirdFails) throw err;
   });
   await page.waitForTimeout(1500);
+  await untilFramed(viewer.page, viewer.teamId, id);
   await browser.close();
   start.close();
   return { id, broken };
+}
+
+/** Waits until the recording so far has a frame taken at or after its newest navigation. */
+async function untilFramed(page: Page, teamId: string, id: string): Promise<void> {
+  type Event = { t: number; type: string };
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.get(`/api/teams/${teamId}/recordings/${id}`);
+        if (!res.ok()) return `the recording answered ${res.status()}`;
+        const { events } = ((await res.json()) as { recording: { events: Event[] } }).recording;
+        const opened = events.filter((e) => e.type === 'navigation').at(-1);
+        if (!opened) return 'no page opened yet';
+        return events.some((e) => e.type === 'frame' && e.t >= opened.t) ? 'framed' : 'no frame of the last page yet';
+      },
+      { timeout: 30_000, message: "a frame of the script's last page is recorded" },
+    )
+    .toBe('framed');
 }
 
 const clockOf = async (page: Page) => (await page.locator('.inspector-clock').textContent()) ?? '';
@@ -68,7 +97,7 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await page.reload();
   await expect(recordSwitch).toHaveAttribute('aria-checked', 'true');
 
-  const { id } = await scriptedSession(token);
+  const { id } = await scriptedSession(token, { page, teamId });
 
   // Across recordings: which runs had a request that got no answer, from which host, this week.
   await page.goto(`/teams/${teamId}/recordings`);
@@ -173,7 +202,7 @@ test('the inspector shows what a recorded script did, each at its moment, and on
   await expect(page.getByRole('button', { name: 'Play' })).toBeVisible();
 
   // Another run of the script that went elsewhere at its third page: the comparison opens where they part.
-  await scriptedSession(token, `${pages.url}?three`);
+  await scriptedSession(token, { page, teamId }, `${pages.url}?three`);
   await page.goto(`/teams/${teamId}/recordings`);
   const chooser = page.getByRole('form', { name: 'Compare two recordings' });
   const boxes = chooser.getByRole('checkbox');
@@ -237,7 +266,7 @@ test('a page that did not load is shown in the inspector by its address and why'
   await expect(page.getByRole('status').filter({ hasText: 'Recording is on for 1 key' })).toBeVisible();
   // A private address, which the egress policy refuses: Chromium shows its own error page there.
   const refused = 'https://10.255.255.1/private';
-  const { id } = await scriptedSession(token, refused, true);
+  const { id } = await scriptedSession(token, { page, teamId }, refused, true);
   await page.goto(`/teams/${teamId}/recordings/${id}`);
   const consoleRows = page.getByRole('tabpanel', { name: 'Console' }).getByRole('listitem');
   const failed = consoleRows.filter({ hasText: `Could not open ${refused}: refused by the egress policy` });
