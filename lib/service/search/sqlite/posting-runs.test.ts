@@ -29,11 +29,18 @@ describe('posting runs', () => {
       ['router', [[1]]],
     ]);
     assert.equal(runs.lists(), 0);
-    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM temp.posting_runs').get() as { n: number }).n, 0, 'the rows are gone');
+    assert.equal(
+      (db.prepare('SELECT COUNT(*) AS n FROM posting_runs_store.posting_runs').get() as { n: number }).n,
+      0,
+      'the rows are gone',
+    );
+    assert.deepEqual(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'posting_runs'").all(), [], 'not a table of the index');
     assert.deepEqual(
-      db.prepare("SELECT name FROM sqlite_schema WHERE name = 'posting_runs'").all(),
-      [],
-      'a temporary table, not one of the index',
+      (db.prepare("SELECT name FROM pragma_database_list WHERE name = 'posting_runs_store'").all() as { name: string }[]).map(
+        (d) => d.name,
+      ),
+      ['posting_runs_store'],
+      "a database of the runs' own, apart from the temporary one the writer's other tables are in",
     );
     assert.deepEqual([...runs.drain()], [], 'nothing after a drain');
     db.close();

@@ -20,7 +20,19 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  * they were added. Before, it had SQLite's sorter put every row in term order, writing all of them
  * to its own files once more (decision 0127: at 2 × 10⁴ pages the merge takes 28 % less time; at
  * 10⁵ about as long, with less memory and no copy of the runs on disk).
+ *
+ * The runs are a database of their own (RUNS, attached: a private file SQLite deletes when the
+ * connection closes), not the connection's temporary one. drain() holds a cursor open on every run,
+ * and SQLite walks a database's list of open cursors each time a statement opens one there or writes
+ * to it: the postings writer adds every new term to a temporary table (born_ends) while it drains,
+ * and at 10⁶ pages, with some 300 runs, that walk over cursors long out of the processor's caches
+ * was a sixth of the postings step (decision 0129). The runs' pages have a cache of their own too.
  */
+/** The schema name of the runs' database. */
+const RUNS = 'posting_runs_store';
+/** Its page cache, in KiB: each run's cursor holds a page or two (a leaf and a list's overflow). */
+const RUNS_CACHE_KB = 64 * 1024;
+
 export class PostingRuns {
   readonly #db: DatabaseSync;
   readonly #q: Record<'add' | 'clear', StatementSync>;
@@ -35,13 +47,17 @@ export class PostingRuns {
     this.#db = db;
     // Temporary tables in a file (the default of node's SQLite build; set, as the bound relies on it).
     db.exec('PRAGMA temp_store = FILE');
-    db.exec(`CREATE TEMP TABLE IF NOT EXISTS posting_runs (
+    // '' is a private file of its own, deleted with the connection (attached outside a transaction).
+    const attached = (db.prepare('SELECT name FROM pragma_database_list').all() as { name: string }[]).some((d) => d.name === RUNS);
+    if (!attached) db.exec(`ATTACH DATABASE '' AS ${RUNS}`);
+    db.exec(`PRAGMA ${RUNS}.cache_size = -${RUNS_CACHE_KB}`);
+    db.exec(`CREATE TABLE IF NOT EXISTS ${RUNS}.posting_runs (
       term TEXT NOT NULL,
       data BLOB NOT NULL
     )`);
     this.#q = {
-      add: db.prepare('INSERT INTO temp.posting_runs (term, data) VALUES (?, ?)'),
-      clear: db.prepare('DELETE FROM temp.posting_runs'),
+      add: db.prepare(`INSERT INTO ${RUNS}.posting_runs (term, data) VALUES (?, ?)`),
+      clear: db.prepare(`DELETE FROM ${RUNS}.posting_runs`),
     };
   }
 
@@ -89,7 +105,7 @@ export class PostingRuns {
     };
     try {
       this.#runs.forEach(([first, last], run) => {
-        const read = this.#db.prepare('SELECT term, data FROM temp.posting_runs WHERE rowid BETWEEN ? AND ?');
+        const read = this.#db.prepare(`SELECT term, data FROM ${RUNS}.posting_runs WHERE rowid BETWEEN ? AND ?`);
         const rows = read.iterate(first, last) as Iterator<{ term: string; data: Uint8Array }>;
         const row = rows.next();
         if (!row.done) heap.push({ run, rows, term: row.value.term, data: row.value.data });
