@@ -21,8 +21,9 @@ const BATCH = 1000;
  * (decision 0117; they are staged in page order since 0124). A run stopped in between builds
  * those pages again. */
 const BUILD_BATCH = 2000;
-/** SQLite's page cache while indexing, for the index and for its temporary tables (the postings'
- * runs, posting-runs.ts), in KiB. SQLite's default, 2 MB, made every store into a table larger than
+/** SQLite's page cache while indexing, for the index and for its temporary tables (the pages'
+ * pending term lists, the new terms; the postings' runs have a database and a cache of their own,
+ * posting-runs.ts), in KiB. SQLite's default, 2 MB, made every store into a table larger than
  * that (the definitions, the inbound link words) a read of the file: a 10,000-page index took
  * 30% longer. Filled only as far as the index is large. */
 const CACHE_KB = 512 * 1024;
