@@ -25,7 +25,7 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  * connection closes), not the connection's temporary one. drain() holds a cursor open on every run,
  * and SQLite walks a database's list of open cursors each time a statement opens one there or writes
  * to it: the postings writer adds every new term to a temporary table (born_ends) while it drains,
- * and at 10⁶ pages, with some 300 runs, that walk over cursors long out of the processor's caches
+ * and at 10⁶ pages, with some 220 runs, that walk over cursors long out of the processor's caches
  * was a sixth of the postings step (decision 0129). The runs' pages have a cache of their own too.
  */
 /** The schema name of the runs' database. */
