@@ -22,18 +22,26 @@ export function runIndex(
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The same, without blocking this process (for tests that serve the pages being crawled). */
-export function runIndexAsync(dataDir: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/**
+ * The same, without blocking this process: for tests that serve the pages being crawled, and for
+ * tests that hold keep-alive connections to a server meanwhile (a blocked client cannot see the
+ * server close an idle one, and sends its next request into the closing socket).
+ */
+export function runIndexAsync(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [join(ROOT, 'server/cli/index.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
+    env: { ...process.env, DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
   return new Promise((resolve) =>
     child.once('close', (status) => {
       clearTimeout(timer);

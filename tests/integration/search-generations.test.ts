@@ -8,7 +8,7 @@ import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
 import { GenerationalSearchBackend } from '#service/search/sqlite/generation-backend.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { page, runIndex, search } from '../helpers/search.ts';
+import { page, runIndex, runIndexAsync, search } from '../helpers/search.ts';
 import { startService, type ServiceProcess } from '../helpers/service.ts';
 
 const TOPICS = ['kettle descaling', 'router setup', 'pg_stat_activity view', 'asyncio gather', 'tea brewing', 'falcot handbook'];
@@ -26,9 +26,12 @@ function site(edition: number): string {
   return dir;
 }
 
-/** `npm run index` of edition `edition` into the folder of generations; returns its output. */
-function publish(dir: string, edition: number, env: Record<string, string> = {}): string {
-  const r = runIndex(mkdtempSync(join(tmpdir(), 'periscope-indexer-')), [site(edition), '--base-url', 'https://docs.test/', '--quiet'], {
+/**
+ * `npm run index` of edition `edition` into the folder of generations; returns its output. It runs
+ * beside this process, which keeps serving its keep-alive connections to the nodes meanwhile.
+ */
+async function publish(dir: string, edition: number, env: Record<string, string> = {}): Promise<string> {
+  const r = await runIndexAsync(mkdtempSync(join(tmpdir(), 'periscope-indexer-')), [site(edition), '--base-url', 'https://docs.test/', '--quiet'], {
     SEARCH_INDEX_DIR: dir,
     ...env,
   });
@@ -49,13 +52,13 @@ async function answersOf(file: string): Promise<Map<string, SearchAnswer>> {
 describe('index generations on one node', () => {
   it('a search running during the swap answers whole from one generation; after it, every search answers from the new one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
-    assert.match(publish(dir, 1), /published generation gen-000001\.db in /);
+    assert.match(await publish(dir, 1), /published generation gen-000001\.db in /);
     // No warm-up: the switch happens while the searches below are still running.
     const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2, warmSearches: 0 });
     try {
       assert.equal(await node.refresh(), true);
       assert.equal(node.generation, 'gen-000001.db');
-      publish(dir, 2);
+      await publish(dir, 2);
       assert.equal(node.generation, 'gen-000001.db', 'a node switches only when it looks');
       const one = await answersOf(join(dir, 'gen-000001.db'));
       const two = await answersOf(join(dir, 'gen-000002.db'));
@@ -100,7 +103,7 @@ describe('index generations on one node', () => {
     try {
       assert.deepEqual(await node.search({ query: 'kettle', language: 'en', limit: 10 }), { results: [] });
       assert.deepEqual(await node.stats(), { pages: 0 });
-      publish(dir, 1);
+      await publish(dir, 1);
       assert.equal(await node.refresh(), true);
       assert.equal(node.warmed, 1, 'the search it answered before ran on the new generation before the switch');
       assert.deepEqual(await node.stats(), { pages: TOPICS.length });
@@ -111,9 +114,9 @@ describe('index generations on one node', () => {
 });
 
 describe('npm run index with SEARCH_INDEX_DIR', () => {
-  it('a run that reads no page publishes nothing and leaves the current generation; --from needs the folder', () => {
+  it('a run that reads no page publishes nothing and leaves the current generation; --from needs the folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
-    publish(dir, 1);
+    await publish(dir, 1);
     const dataDir = mkdtempSync(join(tmpdir(), 'periscope-indexer-'));
     const r = runIndex(dataDir, [join(dataDir, 'no-such.warc.gz'), '--quiet'], { SEARCH_INDEX_DIR: dir });
     assert.equal(r.status, 1);
@@ -147,7 +150,7 @@ describe('several service nodes over one folder of index generations', () => {
   before(async () => {
     redis = await startRedis();
     dir = mkdtempSync(join(tmpdir(), 'periscope-shared-index-'));
-    publish(dir, 1);
+    await publish(dir, 1);
     // Only news through Redis can make these two switch within seconds: their own checks are 5 minutes apart.
     const cluster = { REDIS_URL: redis.url, CLUSTER_SECRET: SECRET, SEARCH_INDEX_CHECK_SECONDS: '300' };
     await Promise.all([start({ ...cluster, NODE_ID: 'node-1' }), start({ ...cluster, NODE_ID: 'node-2' })]);
@@ -161,7 +164,7 @@ describe('several service nodes over one folder of index generations', () => {
   it('a re-index switches every node to the new generation at once, through Redis', async () => {
     assert.deepEqual([await title(0), await title(1)], ['kettle descaling (edition 1)', 'kettle descaling (edition 1)']);
     assert.ok((await eventually(() => nodes.every(subscribed), Boolean)) === true, 'both nodes subscribed');
-    const out = publish(dir, 2, { REDIS_URL: redis.url, CLUSTER_SECRET: SECRET });
+    const out = await publish(dir, 2, { REDIS_URL: redis.url, CLUSTER_SECRET: SECRET });
     assert.match(out, /published generation gen-000002\.db in .*; 2 nodes told through Redis/);
     const titles = await eventually(
       async () => [await title(0), await title(1)],
@@ -186,7 +189,7 @@ describe('several service nodes over one folder of index generations', () => {
     // No Redis at all: a node cut off from the news, checking every second.
     await start({ SEARCH_INDEX_CHECK_SECONDS: '1' });
     assert.equal(await title(2), 'kettle descaling (edition 2)');
-    const out = publish(dir, 3, { REDIS_URL: redis.url, CLUSTER_SECRET: SECRET });
+    const out = await publish(dir, 3, { REDIS_URL: redis.url, CLUSTER_SECRET: SECRET });
     assert.match(out, /2 nodes told through Redis/);
     const titles = await eventually(
       async () => [await title(0), await title(1), await title(2)],
