@@ -31,10 +31,14 @@ function site(edition: number): string {
  * beside this process, which keeps serving its keep-alive connections to the nodes meanwhile.
  */
 async function publish(dir: string, edition: number, env: Record<string, string> = {}): Promise<string> {
-  const r = await runIndexAsync(mkdtempSync(join(tmpdir(), 'periscope-indexer-')), [site(edition), '--base-url', 'https://docs.test/', '--quiet'], {
-    SEARCH_INDEX_DIR: dir,
-    ...env,
-  });
+  const r = await runIndexAsync(
+    mkdtempSync(join(tmpdir(), 'periscope-indexer-')),
+    [site(edition), '--base-url', 'https://docs.test/', '--quiet'],
+    {
+      SEARCH_INDEX_DIR: dir,
+      ...env,
+    },
+  );
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
