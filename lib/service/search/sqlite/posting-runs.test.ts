@@ -75,6 +75,38 @@ describe('posting runs', () => {
     db.close();
   });
 
+  it('detach their database (deleting its file) on release, refuse runs until opened again, and take them after', () => {
+    const db = new DatabaseSync(':memory:');
+    const attached = () =>
+      (db.prepare("SELECT name FROM pragma_database_list WHERE name = 'posting_runs_store'").all() as { name: string }[]).length;
+    const runs = new PostingRuns(db);
+    assert.equal(attached(), 1, 'attached when made');
+    runs.add('kettl', one(1, 8));
+    assert.throws(() => runs.release(), /released while runs are held/);
+    assert.equal(attached(), 1, 'kept while it holds runs');
+    assert.deepEqual(
+      [...runs.drain()].map(([t]) => t),
+      ['kettl'],
+    );
+    runs.release();
+    assert.equal(attached(), 0, 'detached');
+    runs.release();
+    runs.clear();
+    assert.throws(() => runs.add('boil', one(2, 1)), /added to after release\(\)/);
+    runs.open();
+    runs.open();
+    assert.equal(attached(), 1, 'attached again, once');
+    runs.add('boil', one(2, 1));
+    runs.endRun();
+    runs.add('boil', one(3, 1));
+    assert.deepEqual(
+      [...runs.drain()].map(([t, lists]) => [t, lists.map((l) => l.docs[0])]),
+      [['boil', [2, 3]]],
+      'the runs after a release, in a database attached again',
+    );
+    db.close();
+  });
+
   it('refuses a term out of order within a run, and takes it in the next', () => {
     const db = new DatabaseSync(':memory:');
     const runs = new PostingRuns(db);

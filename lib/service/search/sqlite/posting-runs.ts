@@ -27,6 +27,10 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  * to it: the postings writer adds every new term to a temporary table (born_ends) while it drains,
  * and at 10⁶ pages, with some 220 runs, that walk over cursors long out of the processor's caches
  * was a sixth of the postings step (decision 0129). The runs' pages have a cache of their own too.
+ *
+ * release() detaches the database once the caller has committed what drain() gave, which deletes
+ * its file: at 10⁶ pages the runs take 20 GB, which the steps after the postings need (decision
+ * 0130); open() attaches it again. One PostingRuns a connection.
  */
 /** The schema name of the runs' database. */
 const RUNS = 'posting_runs_store';
@@ -35,7 +39,8 @@ const RUNS_CACHE_KB = 64 * 1024;
 
 export class PostingRuns {
   readonly #db: DatabaseSync;
-  readonly #q: Record<'add' | 'clear', StatementSync>;
+  /** The statements on the runs' database while it is attached. */
+  #q: Record<'add' | 'clear', StatementSync> | null = null;
   /** Each run's first and last rowid. */
   readonly #runs: [first: number, last: number][] = [];
   #first = 0;
@@ -43,13 +48,20 @@ export class PostingRuns {
   #lastTerm: string | null = null;
   #lists = 0;
 
+  /** Attaches the runs' database (outside a transaction, as ATTACH must be). */
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.open();
+  }
+
+  /** Attaches the runs' database again after release(), if it is not; outside a transaction. */
+  open(): void {
+    if (this.#q) return;
+    const db = this.#db;
     // Temporary tables in a file (the default of node's SQLite build; set, as the bound relies on it).
     db.exec('PRAGMA temp_store = FILE');
-    // '' is a private file of its own, deleted with the connection (attached outside a transaction).
-    const attached = (db.prepare('SELECT name FROM pragma_database_list').all() as { name: string }[]).some((d) => d.name === RUNS);
-    if (!attached) db.exec(`ATTACH DATABASE '' AS ${RUNS}`);
+    // '' is a private file of its own, deleted with the connection or when detached.
+    if (!this.#attached()) db.exec(`ATTACH DATABASE '' AS ${RUNS}`);
     db.exec(`PRAGMA ${RUNS}.cache_size = -${RUNS_CACHE_KB}`);
     db.exec(`CREATE TABLE IF NOT EXISTS ${RUNS}.posting_runs (
       term TEXT NOT NULL,
@@ -61,9 +73,21 @@ export class PostingRuns {
     };
   }
 
+  #attached(): boolean {
+    return (this.#db.prepare('SELECT name FROM pragma_database_list').all() as { name: string }[]).some((d) => d.name === RUNS);
+  }
+
+  /** Detaches the runs' database, deleting its file, when none are held; outside a transaction. */
+  release(): void {
+    if (this.#lists) throw new Error('posting runs: released while runs are held (drain or clear them first)');
+    this.#q = null;
+    if (this.#attached()) this.#db.exec(`DETACH DATABASE ${RUNS}`);
+  }
+
   /** Adds a term's entries to the current run, whose terms come in term order (`termOrder`), each
    * once; a run's pages come after those of the runs before. */
   add(term: string, list: PostingList): void {
+    if (!this.#q) throw new Error('posting runs: added to after release() (open() them again first)');
     if (this.#lastTerm !== null && termOrder(this.#lastTerm, term) >= 0)
       throw new Error(`posting runs: "${term}" added after "${this.#lastTerm}" in one run (terms come in order, once)`);
     this.#lastTerm = term;
@@ -136,7 +160,7 @@ export class PostingRuns {
   }
 
   clear(): void {
-    this.#q.clear.run();
+    this.#q?.clear.run();
     this.#runs.length = 0;
     this.#first = this.#last = 0;
     this.#lastTerm = null;

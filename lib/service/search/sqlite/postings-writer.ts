@@ -153,6 +153,17 @@ export class PostingsWriter {
     this.#forget();
   }
 
+  /** Makes ready for pages to be reported again after release(); outside a transaction. */
+  open(): void {
+    this.#runs.open();
+  }
+
+  /** Frees the disk the runs took (posting-runs.ts release()), once the caller has committed a
+   * flush() or rolled back and discard()ed; outside a transaction. */
+  release(): void {
+    this.#runs.release();
+  }
+
   /** Forgets every page reported since the last flush, after the caller rolled back the
    * transaction they were reported in (the runs already committed go too). */
   discard(): void {

@@ -91,7 +91,7 @@ describe('a run stopped part-way, while reading or in finish()', () => {
   for (const stop of [
     { step: 'text', at: 250 },
     { step: 'terms', at: 0 },
-    // The postings written and the staged rows not moved yet: nothing committed since the pages.
+    // The postings committed (and their runs' database detached), the staged rows not moved yet.
     { step: 'words', at: 0 },
     // The postings committed, the ranks not yet.
     { step: 'rank', at: 0 },

@@ -273,6 +273,7 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db.exec('PRAGMA foreign_keys = ON');
     this.#pending = 0;
     this.#postings.discard();
+    this.#postings.release();
   }
 
   #finish(progress?: (step: FinishStep, done: number, total: number) => void): void {
@@ -289,6 +290,8 @@ export class SqliteIndexWriter implements IndexWriter {
       if (!q.nearMeta.get()) this.#moveNearWords();
     });
     this.#commit();
+    // The postings' runs, released by the last finish(), are taken again.
+    this.#postings.open();
     const ids = (q.dirtyAll.all() as { id: number }[]).map((r) => r.id);
     // Threads are started only for work: a run that changed nothing has none to build.
     const builds = ids.length ? new PageBuilds(this.#db, { threads: this.#threads, fullText: this.#fullText }) : null;
@@ -308,19 +311,22 @@ export class SqliteIndexWriter implements IndexWriter {
     // the last pages built are committed first.
     this.#commit();
     this.#db.exec('PRAGMA foreign_keys = OFF');
+    this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
+    // Committed before the words are merged (decision 0130), for the disk and for the reads: the
+    // postings' runs (20 GB at 10⁶ pages) are deleted once their lists are, and the lists (10 GB
+    // in the write-ahead log) are copied into the index by the checkpoint after the commit, so the
+    // log is written from its start again and the merges' reads do not look through them (every
+    // page read looks through the log's frames, decision 0118). A run stopped here leaves the pages
+    // marked, with the postings and term lists they were built from, as a run stopped in the text.
+    this.#commit();
+    this.#postings.release();
     this.#batched(() => {
-      this.#postings.flush(progress && ((done, total) => progress('terms', done, total)));
-      // The rows this run (or one stopped before it) stored, into their tables in word order: those
-      // of a page come with its postings, in the commit below.
+      // The rows this run (or one stopped before it) stored, into their tables in word order.
       progress?.('words', 0, 1);
       this.#defs.merge();
       this.#linkWords.merge();
       progress?.('words', 1, 1);
     });
-    // Committed before the ranks are worked out: the postings of a large run are gigabytes in the
-    // write-ahead log, and until they are committed and copied into the index (the checkpoint after
-    // a commit), every page read looks through all of them; at 10⁶ pages the steps after the
-    // postings spent most of their time there (decision 0118).
     this.#commit();
     this.#db.exec('PRAGMA foreign_keys = ON');
     progress?.('rank', 0, 1);
