@@ -139,13 +139,20 @@ export function indexAndKey(root: string, dataDir: string, warc = join(CORPUS, '
   return { seconds, ...indexSummary(idx.stdout), token: benchKey(root, dataDir) };
 }
 
-/** What `npm run index` says of a run in its last lines (its output, whole or the tail of a log). */
+/**
+ * What `npm run index` says of a run in its last lines (its output, whole or the tail of a log).
+ * A build finished by `--resume` after a stopped run is a log of the stopped run's reading (its
+ * `reading pages:` line) and then the resumed run's output: its time is the sum of the steps' lines,
+ * each step as the run that completed it took it, and its memory the resumed run's.
+ */
 export function indexSummary(output: string): { pages: number; records: number; memory: string; reportedSeconds: number } {
+  const resumed = /built (\d+) pages that a stopped run left, in [\d.]+ s/.exec(output);
+  const steps = [...output.matchAll(/^[a-z ]+: [^\n]*?([\d.]+) s, [\d.]+ cores$/gm)].map((m) => Number(m[1]));
   return {
     pages: Number(/now holds (\d+) pages/.exec(output)?.[1]),
-    records: Number(/indexed (\d+) pages/.exec(output)?.[1]),
+    records: Number(resumed?.[1] ?? /indexed (\d+) pages/.exec(output)?.[1]),
     memory: /at most (\d+) MB of memory/.exec(output)?.[1] ?? '?',
-    reportedSeconds: Number(/sources failed, in ([\d.]+) s/.exec(output)?.[1]),
+    reportedSeconds: resumed ? steps.reduce((a, b) => a + b, 0) : Number(/sources failed, in ([\d.]+) s/.exec(output)?.[1]),
   };
 }
 
