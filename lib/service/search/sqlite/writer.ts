@@ -313,7 +313,7 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db.exec('PRAGMA foreign_keys = OFF');
     this.#batched(() => this.#postings.flush(progress && ((done, total) => progress('terms', done, total))));
     // Committed before the words are merged (decision 0130), for the disk and for the reads: the
-    // postings' runs (20 GB at 10⁶ pages) are deleted once their lists are, and the lists (10 GB
+    // postings' runs (20 GB at 10⁶ pages) are deleted once their lists are, and the lists (14 GB
     // in the write-ahead log) are copied into the index by the checkpoint after the commit, so the
     // log is written from its start again and the merges' reads do not look through them (every
     // page read looks through the log's frames, decision 0118). A run stopped here leaves the pages
