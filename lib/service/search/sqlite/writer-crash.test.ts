@@ -78,10 +78,16 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     const writer = new SqliteIndexWriter(db, { threads: 1, batch: BATCH, buildBatch: BATCH });
     for (let i = 0; i < PAGES; i++) writer.upsert(buildDocument(page(i, 1)));
     const seen: number[] = [];
+    const runsAttached = () => db.prepare("SELECT 1 FROM pragma_database_list WHERE name = 'posting_runs_store'").all().length;
+    const runsAtWords: number[] = [];
     writer.finish((step, done) => {
-      if (step === 'words' && done === 0) seen.push(foreignKeys(db));
+      if (step === 'words' && done === 0) {
+        seen.push(foreignKeys(db));
+        runsAtWords.push(runsAttached());
+      }
     });
     assert.deepEqual(seen, [0], 'unchecked while the rows move');
+    assert.deepEqual(runsAtWords, [0], "the postings' runs released (their file deleted) before the words are merged");
     assert.equal(foreignKeys(db), 1, 'checked again after');
     writer.close();
     db.close();
