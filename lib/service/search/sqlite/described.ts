@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { definitionDocuments, Descriptions, type DescribedRow, type DescriptionMatch } from '../descriptions.ts';
 import type { Concept } from '../tokenize.ts';
 import type { PostingsStage } from './postings.ts';
-import { DEFINITIONS_META } from './schema.ts';
+import { DEFINITIONS_META, DESCRIBED_LISTS_META } from './schema.ts';
 import { StoredDescriptions } from './stored-descriptions.ts';
 
 type Model = {
@@ -52,11 +52,17 @@ export class DescribedDefinitions {
   }
 
   #open(): Model {
-    const stored = this.#has('definitions')
-      ? (this.#db.prepare(`SELECT value FROM search_meta WHERE key = '${DEFINITIONS_META}'`).get() as { value: string } | undefined)
-      : undefined;
-    if (stored) return new StoredDescriptions(this.#db, JSON.parse(stored.value) as { count: number; most: number });
-    return this.#read();
+    const stored = this.#has('definitions') ? this.#meta(DEFINITIONS_META) : undefined;
+    if (!stored) return this.#read();
+    // The common terms' lists packed, in an index that stores them (schema 14, decision 0131).
+    const packed = this.#has('described_lists') ? this.#meta(DESCRIBED_LISTS_META) : undefined;
+    const from = packed ? (JSON.parse(packed) as { from: number }).from : Infinity;
+    return new StoredDescriptions(this.#db, JSON.parse(stored) as { count: number; most: number }, from);
+  }
+
+  /** search_meta's value of `key`. */
+  #meta(key: string): string | undefined {
+    return (this.#db.prepare('SELECT value FROM search_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
   /** Whether the index file has `table` (a reader's stand-ins are temporary tables). */

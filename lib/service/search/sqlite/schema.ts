@@ -37,6 +37,7 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  *          place among the page's `described` rows, its name and the links naming it (descriptions.ts)
  * described_terms  each definition's document (its description and the words around the links
  *          naming it) as the index's terms, contentless, by the same id; described_vocab counts them
+ * described_lists  per term that many definitions hold, their ids, packed (described-lists.ts)
  * near_words  per page, the words found within a few words after one of its index anchors
  *          (index-marks.ts NEAR_WORDS), sorted, space-separated
  * defs_staged, link_words_staged  the rows of `defs` and `link_words` a run has stored, by page,
@@ -55,6 +56,9 @@ export const DEFINITION_SLOTS = 8192;
 /** search_meta `definitions`: the stored definitions' count and most links, once finish() has
  * stored the definitions of every page (until then, a reader works them out from `described`). */
 export const DEFINITIONS_META = 'definitions';
+/** search_meta `described_lists`: `{ from }`, the fewest definitions a term's list is stored packed
+ * for in `described_lists` (described-lists.ts), as they stand with described_terms. */
+export const DESCRIBED_LISTS_META = 'described_lists';
 export const FTS_COLUMNS = ['title', 'headings', 'url', 'terms', 'anchors', 'body'] as const;
 /** Field weights of the first-stage BM25, in the order of FTS_COLUMNS. */
 export const FIELD_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
@@ -341,6 +345,19 @@ export const indexMigrations: readonly IndexMigration[] = [
         PRIMARY KEY (page_id, head)
       ) WITHOUT ROWID;`,
     readerStandIn: '',
+  },
+  {
+    version: 14,
+    name: 'search definition lists packed',
+    // The definitions holding each common term in a row of their own, packed, read in place of
+    // FTS5's list of them (decision 0131). An existing index has none until the next `npm run
+    // index` stores them (search_meta DESCRIBED_LISTS_META), and reads FTS5 as before.
+    up: `
+      CREATE TABLE described_lists (
+        term TEXT PRIMARY KEY,
+        ids BLOB NOT NULL
+      ) WITHOUT ROWID;`,
+    readerStandIn: 'CREATE TEMP TABLE described_lists (term TEXT PRIMARY KEY, ids BLOB NOT NULL)',
   },
 ];
 

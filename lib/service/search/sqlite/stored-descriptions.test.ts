@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { Descriptions, type DescribedRow, type DescriptionMatch } from '../descriptions.ts';
+import { packIds, storeDescribedLists } from './described-lists.ts';
 import { DEFINITION_SLOTS, openIndexDatabase } from './schema.ts';
 import { StoredDescriptions } from './stored-descriptions.ts';
 import { FtsTokenizer } from './tokenizer.ts';
@@ -15,8 +16,9 @@ function random(seed: number): () => number {
   };
 }
 
-/** Stores `rows` as the index writer does (writer.ts #storeDescribed, search_meta's counts). */
-function store(db: DatabaseSync, rows: readonly DescribedRow[]): () => StoredDescriptions {
+/** Stores `rows` as the index writer does (writer.ts #storeDescribed, search_meta's counts), and
+ * with `packedFrom` the lists of the terms that many definitions hold packed (described-lists.ts). */
+function store(db: DatabaseSync, rows: readonly DescribedRow[], packedFrom = Infinity): () => StoredDescriptions {
   const definition = db.prepare('INSERT INTO definitions (id, term, links) VALUES (?, ?, ?)');
   const terms = db.prepare('INSERT INTO described_terms (rowid, terms) VALUES (?, ?)');
   const place = new Map<number, number>();
@@ -27,9 +29,10 @@ function store(db: DatabaseSync, rows: readonly DescribedRow[]): () => StoredDes
     definition.run(r.page * DEFINITION_SLOTS + k, r.term, r.links);
     terms.run(r.page * DEFINITION_SLOTS + k, [...new Set(r.terms)].join(' '));
   }
+  if (Number.isFinite(packedFrom)) storeDescribedLists(db, packedFrom);
   db.exec('COMMIT');
   const most = rows.reduce((a, r) => Math.max(a, r.links), 0);
-  return () => new StoredDescriptions(db, { count: rows.length, most });
+  return () => new StoredDescriptions(db, { count: rows.length, most }, packedFrom);
 }
 
 /** Definitions of `pages` pages whose words are drawn as a corpus's are (a few very common, most
@@ -51,7 +54,8 @@ function definitions(next: () => number, pages: number, vocabulary: number): Des
  * definition holds. */
 function question(next: () => number, vocabulary: number): string[][] {
   const term = () => (next() < 0.05 ? 'unheld' : `w${Math.floor(next() ** (next() < 0.5 ? 6 : 1.5) * vocabulary)}`);
-  return Array.from({ length: 1 + Math.floor(next() * 6) }, () => (next() < 0.2 ? [term(), term()] : [term()]));
+  // A concept is one term, or two or three any of which stand for it (their lists' union).
+  return Array.from({ length: 1 + Math.floor(next() * 6) }, () => Array.from({ length: 1 + Math.floor(next() ** 6 * 3) }, term));
 }
 
 const same = (stored: readonly DescriptionMatch[], memory: readonly DescriptionMatch[], what: string) => {
@@ -64,40 +68,51 @@ const same = (stored: readonly DescriptionMatch[], memory: readonly DescriptionM
 };
 
 describe('definitions as the index stores them', () => {
-  it('answer exactly as the model in memory, reading a fraction of the lists of common words', () => {
-    const next = random(7);
-    const rows = definitions(next, 3000, 4000);
-    const db = openIndexDatabase(':memory:');
-    const stored = store(db, rows);
-    // One reader keeps the lists it reads from question to question; a fresh one reads them.
-    const reader = stored();
-    const memory = new Descriptions(rows);
-    assert.equal(reader.size, memory.size);
-    const held = new Map<string, number>();
-    for (const r of rows) for (const t of new Set(r.terms)) held.set(t, (held.get(t) ?? 0) + 1);
-    let pruned = 0;
-    for (let q = 0; q < 300; q++) {
-      const concepts = question(next, 4000);
-      for (const limit of [1, 10, 50]) {
-        const expected = memory.match(concepts, limit);
-        for (const r of [reader, stored()]) same(r.match(concepts, limit), expected, `${JSON.stringify(concepts)} limit ${limit}`);
-        // Walking every concept's list whole would go through this many places.
-        const whole = concepts.reduce((a, c) => a + c.reduce((b, t) => b + (held.get(t) ?? 0), 0), 0);
-        if (reader.read < whole / 2) pruned++;
+  // Every list read from FTS5 (an index from before the packed lists), and the lists of the terms
+  // 40 or more definitions hold packed.
+  for (const packedFrom of [Infinity, 40])
+    it(`answer exactly as the model in memory, reading a fraction of the lists of common words (packed from ${packedFrom})`, () => {
+      const next = random(7);
+      const rows = definitions(next, 3000, 4000);
+      const db = openIndexDatabase(':memory:');
+      const stored = store(db, rows, packedFrom);
+      // One reader keeps the lists it reads from question to question; a fresh one reads them.
+      const reader = stored();
+      const memory = new Descriptions(rows);
+      assert.equal(reader.size, memory.size);
+      const held = new Map<string, number>();
+      for (const r of rows) for (const t of new Set(r.terms)) held.set(t, (held.get(t) ?? 0) + 1);
+      let pruned = 0;
+      for (let q = 0; q < 300; q++) {
+        const concepts = question(next, 4000);
+        for (const limit of [1, 10, 50]) {
+          const expected = memory.match(concepts, limit);
+          for (const r of [reader, stored()]) same(r.match(concepts, limit), expected, `${JSON.stringify(concepts)} limit ${limit}`);
+          // Walking every concept's list whole would go through this many places.
+          const whole = concepts.reduce((a, c) => a + c.reduce((b, t) => b + (held.get(t) ?? 0), 0), 0);
+          if (reader.read < whole / 2) pruned++;
+        }
       }
-    }
-    // The questions with common words stopped early: without the bound, none would.
-    assert.ok(pruned > 150, `${pruned} of 900 matches read less than half of what walking would`);
-    // What a user typed reaches FTS5 only as a term some definition holds, quoted: quotes and
-    // operators in a term are a term no definition holds, not a query of their own.
-    for (const hostile of [['w1" OR "w2'], ['w1*'], ['NEAR(w1 w2)'], ['"'], ['w1) OR (w2']]) {
-      const concepts = [hostile, ['w1'], ['w2']];
-      same(reader.match(concepts, 10), memory.match(concepts, 10), JSON.stringify(concepts));
-    }
-    assert.deepEqual(reader.match([], 10), []);
-    assert.deepEqual(reader.match([['w1']], 0), []);
-    db.close();
-  });
+      // The questions with common words stopped early: without the bound, none would.
+      assert.ok(pruned > 150, `${pruned} of 900 matches read less than half of what walking would`);
+      // What a user typed reaches FTS5 only as a term some definition holds, quoted: quotes and
+      // operators in a term are a term no definition holds, not a query of their own.
+      for (const hostile of [['w1" OR "w2'], ['w1*'], ['NEAR(w1 w2)'], ['"'], ['w1) OR (w2']]) {
+        const concepts = [hostile, ['w1'], ['w2']];
+        same(reader.match(concepts, 10), memory.match(concepts, 10), JSON.stringify(concepts));
+      }
+      assert.deepEqual(reader.match([], 10), []);
+      assert.deepEqual(reader.match([['w1']], 0), []);
+      if (Number.isFinite(packedFrom)) {
+        // The packed lists are the ones read: one emptied, its term holds no definition.
+        const lists = db.prepare('SELECT count(*) AS n FROM described_lists').get() as { n: number };
+        assert.ok(lists.n > 20, `${lists.n} lists packed`);
+        assert.ok(stored().match([['w1'], ['w2']], 10).length > 0);
+        db.prepare('UPDATE described_lists SET ids = ? WHERE term IN (?, ?)').run(packIds([]), 'w1', 'w2');
+        assert.deepEqual(stored().match([['w1'], ['w2']], 10), []);
+      }
+      db.close();
+    });
 
   it('keep the terms they are given: what the postings call a term, the stored documents do too', () => {
     const words = ['Running', 'naïve', 'Straße', 'asyncio', 'gather2', 'データ', 'Ελληνικά', 'x', 'ÉCOLE', 'connections', 'हिन्दी'];

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.ts';
 import { indexIn, seek } from '../sorted.ts';
+import { idsOf, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
@@ -22,21 +23,31 @@ type Cursor = { ids: Float64Array; at: number; idf: number; most: number };
 /** A page by its best definition. */
 type Best = { page: number; id: number; share: number };
 
-const quoted = (term: string) => `"${term.replaceAll('"', '""')}"`;
-
-/** The ascending ids in any of `lists`, each once. */
+/** The ascending ids in any of `lists` (each ascending), each once: merged a pair at a time, in
+ * time linear in their lengths (sorting them together took a concept of two common words 40 ms). */
 function union(lists: readonly Float64Array[]): Float64Array {
-  if (lists.length === 1) return lists[0] as Float64Array;
-  const all = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
-  let at = 0;
-  for (const l of lists) {
-    all.set(l, at);
-    at += l.length;
-  }
-  all.sort();
+  let all = lists[0] ?? new Float64Array(0);
+  for (let j = 1; j < lists.length; j++) all = merged(all, lists[j] as Float64Array);
+  return all;
+}
+
+/** The ascending ids in `a` or `b` (each ascending, each id once), each once. */
+function merged(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
   let n = 0;
-  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i] as number;
-  return all.subarray(0, n);
+  while (i < a.length && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x <= y) i++;
+    if (y <= x) j++;
+    out[n++] = x <= y ? x : y;
+  }
+  while (i < a.length) out[n++] = a[i++] as number;
+  while (j < b.length) out[n++] = b[j++] as number;
+  // Its own buffer, as long as it is: the lists kept are counted by their length.
+  return n === out.length ? out : out.slice(0, n);
 }
 
 /**
@@ -54,6 +65,10 @@ export class StoredDescriptions {
   readonly size: number;
   readonly #most: number;
   readonly #q: Record<'held' | 'list' | 'named' | 'term', StatementSync>;
+  /** The fewest definitions a term's list is stored packed for (described_lists), and how it is
+   * read; Infinity and null when the index stores none (one from before them, schema 14). */
+  readonly #packedFrom: number;
+  readonly #packed: StatementSync | null;
   readonly #lists = new Kept<string, Float64Array>(LISTS_KEPT, { limit: LIST_BYTES, of: (l) => l.byteLength + 64 });
   readonly #counts = new Kept<string, number>(COUNTS_KEPT);
   /** The definitions some link names (ascending) and their numbers of links, read once. */
@@ -62,10 +77,13 @@ export class StoredDescriptions {
    * looking a definition up (for the tests and the bench: a question reads this many). */
   read = 0;
 
-  /** `count` and `most`: the stored definitions and the most links naming one (search_meta). */
-  constructor(db: DatabaseSync, { count, most }: { count: number; most: number }) {
+  /** `count` and `most`: the stored definitions and the most links naming one (search_meta);
+   * `packedFrom`: as search_meta DESCRIBED_LISTS_META says, when it does. */
+  constructor(db: DatabaseSync, { count, most }: { count: number; most: number }, packedFrom = Infinity) {
     this.size = count;
     this.#most = most;
+    this.#packedFrom = packedFrom;
+    this.#packed = Number.isFinite(packedFrom) ? db.prepare('SELECT ids FROM described_lists WHERE term = ?') : null;
     this.#q = {
       held: db.prepare('SELECT doc FROM described_vocab WHERE term = ?'),
       list: db.prepare(
@@ -196,12 +214,18 @@ export class StoredDescriptions {
     return list;
   }
 
-  /** The definitions holding `term`, ascending (kept). */
+  /** The definitions holding `term`, ascending (kept): its packed row, for a term that many
+   * hold, else (or should the row be missing) FTS5's list. */
   #list(term: string): Float64Array {
     let list = this.#lists.use(term);
     if (!list) {
-      const ids = (this.#q.list.get(quoted(term)) as { ids: string | null }).ids;
-      list = ids ? Float64Array.from(ids.split(','), Number) : new Float64Array(0);
+      const packed =
+        this.#packed && this.#count(term) >= this.#packedFrom ? (this.#packed.get(term) as { ids: Uint8Array } | undefined) : undefined;
+      if (packed) list = unpackIds(packed.ids);
+      else {
+        const ids = (this.#q.list.get(quoted(term)) as { ids: string | null }).ids;
+        list = ids ? idsOf(ids) : new Float64Array(0);
+      }
       this.#lists.set(term, list);
     }
     return list;

@@ -5,11 +5,20 @@ import type { PageDocument } from '../document.ts';
 import { preferredUrl } from '../url.ts';
 import { snippetFallback } from '../snippet.ts';
 import type { BuiltDefinition, BuiltPage } from './page-build.ts';
+import { storeDescribedLists } from './described-lists.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
 import { StagedRows } from './staged-rows.ts';
-import { DEF_NEAR, DEFINITION_SLOTS, DEFINITIONS_META, NEAR_WORDS_META, openIndexDatabase, PASSAGE_SLOTS } from './schema.ts';
+import {
+  DEF_NEAR,
+  DEFINITION_SLOTS,
+  DEFINITIONS_META,
+  DESCRIBED_LISTS_META,
+  NEAR_WORDS_META,
+  openIndexDatabase,
+  PASSAGE_SLOTS,
+} from './schema.ts';
 
 /** Pages stored per transaction while reading: each commit writes every database page the batch
  * dirtied to the write-ahead log. At 10⁵ pages, 1,000 a commit read 15 % faster than 200, and the
@@ -57,6 +66,7 @@ function prepare(db: DatabaseSync) {
     definition: db.prepare('INSERT INTO definitions (id, term, links) VALUES (?, ?, ?)'),
     definitionTerms: db.prepare('INSERT INTO described_terms (rowid, terms) VALUES (?, ?)'),
     definitionsMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${DEFINITIONS_META}'`),
+    describedListsMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${DESCRIBED_LISTS_META}'`),
     setDefinitionsMeta: db.prepare(`INSERT OR REPLACE INTO search_meta (key, value)
       SELECT '${DEFINITIONS_META}', json_object('count', COUNT(*), 'most', COALESCE(MAX(links), 0)) FROM definitions`),
     dirtyDescribed: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT DISTINCT page_id FROM described'),
@@ -335,8 +345,12 @@ export class SqliteIndexWriter implements IndexWriter {
       // before leaves them marked for the next, which builds their postings again.
       if (ids.length) this.#rankPages();
       for (const id of ids) q.clean.run(id);
-      // Every page's definitions are stored now, and the reader's counts change with them.
-      if (ids.length || !q.definitionsMeta.get()) q.setDefinitionsMeta.run();
+      // Every page's definitions are stored now, and the reader's counts change with them, and the
+      // common terms' packed lists (decision 0131).
+      if (ids.length || !q.definitionsMeta.get() || !q.describedListsMeta.get()) {
+        q.setDefinitionsMeta.run();
+        storeDescribedLists(this.#db);
+      }
     });
     this.#commit();
     progress?.('rank', 1, 1);
