@@ -56,8 +56,12 @@ export class DescribedDefinitions {
     if (!stored) return this.#read();
     // The common terms' lists packed, in an index that stores them (schema 14, decision 0131).
     const packed = this.#has('described_lists') ? this.#meta(DESCRIBED_LISTS_META) : undefined;
-    const from = packed ? (JSON.parse(packed) as { from: number }).from : Infinity;
-    return new StoredDescriptions(this.#db, JSON.parse(stored) as { count: number; most: number }, from);
+    const from = packed ? (JSON.parse(packed) as { from?: unknown }).from : undefined;
+    return new StoredDescriptions(
+      this.#db,
+      JSON.parse(stored) as { count: number; most: number },
+      typeof from === 'number' ? from : Infinity,
+    );
   }
 
   /** search_meta's value of `key`. */

@@ -36,7 +36,9 @@ const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
- * call each through SQLite's own small cache. */
+ * call each through SQLite's own small cache. SQLite as Node builds it maps at most 2 GB
+ * (SQLITE_MAX_MMAP_SIZE; `PRAGMA mmap_size` answers 2147418112): past that, at 10⁵ pages and
+ * more, the rest of the file is read by read calls (decision 0131). */
 const MMAP_BYTES = 4 * 1024 ** 3;
 /** The costlier coverage check looks at the head of the list only (and at pages that define the query). */
 const FEATURE_DEPTH = 25;
