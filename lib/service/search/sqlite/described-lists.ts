@@ -12,6 +12,11 @@ import { DESCRIBED_LISTS_META } from './schema.ts';
  * million, holding 88 % of the lists' ids. */
 export const PACKED_FROM = 1000;
 
+/** The definitions holding a term (an FTS5 query of it, `quoted`), ascending, as one text of their
+ * ids (`idsOf` reads it): a reader's list of a rarer term, and what a packed list is made of. */
+export const LIST_FROM_FTS =
+  'SELECT group_concat(id) AS ids FROM (SELECT rowid AS id FROM described_terms WHERE described_terms MATCH ? ORDER BY rowid)';
+
 /** A term as an FTS5 query of that term alone (quotes doubled). */
 export const quoted = (term: string) => `"${term.replaceAll('"', '""')}"`;
 
@@ -91,9 +96,7 @@ export function unpackIds(blob: Uint8Array): Float64Array {
 export function storeDescribedLists(db: DatabaseSync, from = PACKED_FROM): number {
   db.exec('DELETE FROM described_lists');
   const terms = db.prepare('SELECT term FROM described_vocab WHERE doc >= ?').all(from) as { term: string }[];
-  const list = db.prepare(
-    'SELECT group_concat(id) AS ids FROM (SELECT rowid AS id FROM described_terms WHERE described_terms MATCH ? ORDER BY rowid)',
-  );
+  const list = db.prepare(LIST_FROM_FTS);
   const put = db.prepare('INSERT INTO described_lists (term, ids) VALUES (?, ?)');
   for (const { term } of terms) {
     const ids = (list.get(quoted(term)) as { ids: string | null }).ids;

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.ts';
 import { indexIn, seek } from '../sorted.ts';
-import { idsOf, quoted, unpackIds } from './described-lists.ts';
+import { idsOf, LIST_FROM_FTS, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
@@ -66,9 +66,8 @@ export class StoredDescriptions {
   readonly #most: number;
   readonly #q: Record<'held' | 'list' | 'named' | 'term', StatementSync>;
   /** The fewest definitions a term's list is stored packed for (described_lists), and how it is
-   * read; Infinity and null when the index stores none (one from before them, schema 14). */
-  readonly #packedFrom: number;
-  readonly #packed: StatementSync | null;
+   * read; null when the index stores none (one from before them, schema 14). */
+  readonly #packed: { from: number; row: StatementSync } | null;
   readonly #lists = new Kept<string, Float64Array>(LISTS_KEPT, { limit: LIST_BYTES, of: (l) => l.byteLength + 64 });
   readonly #counts = new Kept<string, number>(COUNTS_KEPT);
   /** The definitions some link names (ascending) and their numbers of links, read once. */
@@ -82,13 +81,12 @@ export class StoredDescriptions {
   constructor(db: DatabaseSync, { count, most }: { count: number; most: number }, packedFrom = Infinity) {
     this.size = count;
     this.#most = most;
-    this.#packedFrom = packedFrom;
-    this.#packed = Number.isFinite(packedFrom) ? db.prepare('SELECT ids FROM described_lists WHERE term = ?') : null;
+    this.#packed = Number.isFinite(packedFrom)
+      ? { from: packedFrom, row: db.prepare('SELECT ids FROM described_lists WHERE term = ?') }
+      : null;
     this.#q = {
       held: db.prepare('SELECT doc FROM described_vocab WHERE term = ?'),
-      list: db.prepare(
-        'SELECT group_concat(id) AS ids FROM (SELECT rowid AS id FROM described_terms WHERE described_terms MATCH ? ORDER BY rowid)',
-      ),
+      list: db.prepare(LIST_FROM_FTS),
       named: db.prepare('SELECT id, links FROM definitions WHERE links > 0 ORDER BY id'),
       term: db.prepare('SELECT term FROM definitions WHERE id = ?'),
     };
@@ -220,7 +218,9 @@ export class StoredDescriptions {
     let list = this.#lists.use(term);
     if (!list) {
       const packed =
-        this.#packed && this.#count(term) >= this.#packedFrom ? (this.#packed.get(term) as { ids: Uint8Array } | undefined) : undefined;
+        this.#packed && this.#count(term) >= this.#packed.from
+          ? (this.#packed.row.get(term) as { ids: Uint8Array } | undefined)
+          : undefined;
       if (packed) list = unpackIds(packed.ids);
       else {
         const ids = (this.#q.list.get(quoted(term)) as { ids: string | null }).ids;
