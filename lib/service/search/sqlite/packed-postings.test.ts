@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { packPostings, unpackPostings } from './packed-postings.ts';
+import {
+  joinPassages,
+  packPages,
+  packPassageBlock,
+  PASSAGE_BLOCK,
+  packPostings,
+  unpackPassageBlock,
+  unpackPostings,
+} from './packed-postings.ts';
 import { encodePostings, type PostingList } from './postings.ts';
 
 /** A list of `n` pages with gaps up to `gap`, frequencies from `freq`, and up to `places` passage
@@ -71,5 +79,37 @@ describe('packed posting lists', () => {
     const packed = packPostings(list(40, 10, () => 3, 3, 11));
     assert.throws(() => unpackPostings(packed.subarray(0, packed.length - 1)), /ends early|do not add up/);
     assert.throws(() => unpackPostings(Uint8Array.from([...packed, 0])), /left over/);
+  });
+
+  it('stored apart, pages and frequencies in one row and passages in blocks, join to the very list', () => {
+    const n = 3 * PASSAGE_BLOCK + 17;
+    for (const [i, want] of [
+      list(n, 9, (r) => 1 + Math.floor(r * 9), 5, 21),
+      list(PASSAGE_BLOCK, 2, () => 2, 1, 22),
+      list(5, 3, () => 1, 2, 23),
+    ].entries()) {
+      const pages = unpackPostings(packPages(want));
+      assert.equal(pages.places.length, 0, 'no passages in the pages row');
+      assert.deepEqual([...pages.docs], [...want.docs]);
+      const blocks: Uint8Array[] = [];
+      for (let from = 0; from < want.docs.length; from += PASSAGE_BLOCK)
+        blocks.push(packPassageBlock(want, from, Math.min(want.docs.length, from + PASSAGE_BLOCK)));
+      assert.deepEqual(joinPassages(pages, blocks), want, `case ${i}`);
+      // A block alone gives its postings' passages.
+      const last = blocks.length - 1;
+      const got = unpackPassageBlock(blocks[last] as Uint8Array, want.docs.length - last * PASSAGE_BLOCK);
+      const first = want.starts[last * PASSAGE_BLOCK] as number;
+      assert.deepEqual([...got.places], [...want.places.subarray(first)]);
+    }
+    const without = list(10, 3, () => 1, 0, 24);
+    assert.deepEqual(joinPassages(unpackPostings(packPages(without)), []), without);
+  });
+
+  it('refuse a passage block whose counts do not match its bytes, and blocks that do not cover the list', () => {
+    const want = list(2 * PASSAGE_BLOCK, 4, () => 1, 3, 31);
+    const block = packPassageBlock(want, 0, PASSAGE_BLOCK);
+    assert.throws(() => unpackPassageBlock(block.subarray(0, block.length - 1), PASSAGE_BLOCK), /do not match/);
+    assert.throws(() => unpackPassageBlock(block, PASSAGE_BLOCK + 1), /ends early|do not match/);
+    assert.throws(() => joinPassages(unpackPostings(packPages(want)), [block]), /1 passage blocks for 256 postings/);
   });
 });

@@ -160,3 +160,70 @@ export function unpackPostings(s: Uint8Array): PostingList {
   if (at < s.length) throw new Error('packed posting list: bytes left over');
   return { docs, freqs, starts, places };
 }
+
+/** Postings whose passage numbers a row of `term_passages` holds (decision 0132, POSTINGS_FORMAT
+ * 4): the first stage reads the pages and frequencies of a list (packPages), and the passages of
+ * the few pages it asks about block by block (packPassageBlock). */
+export const PASSAGE_BLOCK = 128;
+
+/** Whether a list of `postings` keeps its passages apart: one longer than a block. A shorter list
+ * holds them (packPostings), as every list of format 3 did: it costs a query little to read whole,
+ * and most terms have one (a row of `term_passages` each would add about a tenth to the index). */
+export const passagesApart = (postings: number) => postings > PASSAGE_BLOCK;
+
+/** A list's pages and frequencies as packPostings packs them, without its passages. */
+export function packPages(list: PostingList): Uint8Array {
+  return packPostings({ docs: list.docs, freqs: list.freqs, starts: new Uint32Array(0), places: new Uint16Array(0) });
+}
+
+/** The passage numbers of postings `from` to `to` (exclusive) of a list that has passages: how
+ * many each has (varints), then the numbers (little-endian uint16). */
+export function packPassageBlock(list: PostingList, from: number, to: number): Uint8Array {
+  const { starts, places } = list;
+  const first = starts[from] as number;
+  const last = starts[to] as number;
+  const out = new Writer(2 * (to - from) + 2 * (last - first));
+  for (let i = from; i < to; i++) out.varint((starts[i + 1] as number) - (starts[i] as number));
+  out.places(places.subarray(first, last));
+  return out.bytes.slice(0, out.at);
+}
+
+/** A block packPassageBlock packed, of `count` postings: where each one's passage numbers start
+ * (count + 1) and the numbers. */
+export function unpackPassageBlock(s: Uint8Array, count: number): { starts: Uint32Array; places: Uint16Array } {
+  const starts = new Uint32Array(count + 1);
+  let at = 0;
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    if (at >= s.length) throw new Error('packed passage block ends early');
+    let v = s[at++] as number;
+    if (v >= 0x80) {
+      v = varint(s, at - 1);
+      at = after;
+    }
+    starts[i + 1] = start += v;
+  }
+  if (at + 2 * start !== s.length) throw new Error('packed passage block: its counts do not match its bytes');
+  const places = new Uint16Array(start);
+  new Uint8Array(places.buffer).set(s.subarray(at, at + 2 * start));
+  return { starts, places };
+}
+
+/** The list of `pages` (packPages) with the passage numbers of its `blocks` (packPassageBlock, in
+ * order, one for every PASSAGE_BLOCK postings; none at all for a list without passages). */
+export function joinPassages(pages: PostingList, blocks: readonly Uint8Array[]): PostingList {
+  const n = pages.docs.length;
+  if (!blocks.length) return pages;
+  if (blocks.length !== Math.ceil(n / PASSAGE_BLOCK)) throw new Error(`${blocks.length} passage blocks for ${n} postings`);
+  const parts = blocks.map((b, k) => unpackPassageBlock(b, Math.min(PASSAGE_BLOCK, n - k * PASSAGE_BLOCK)));
+  const starts = new Uint32Array(n + 1);
+  const places = new Uint16Array(parts.reduce((a, p) => a + p.places.length, 0));
+  let i = 0;
+  let p = 0;
+  for (const part of parts) {
+    for (let k = 1; k < part.starts.length; k++) starts[++i] = p + (part.starts[k] as number);
+    places.set(part.places, p);
+    p += part.places.length;
+  }
+  return { docs: pages.docs, freqs: pages.freqs, starts, places };
+}

@@ -2,8 +2,16 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { concatPostings, mergePostings, NO_POSTINGS } from './posting-lists.ts';
 import { PostingBuffer, termOrder } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
-import { packPostings, unpackPostings } from './packed-postings.ts';
-import { POSTINGS_FORMAT, reversed } from './postings.ts';
+import {
+  joinPassages,
+  packPages,
+  packPassageBlock,
+  packPostings,
+  PASSAGE_BLOCK,
+  passagesApart,
+  unpackPostings,
+} from './packed-postings.ts';
+import { POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
 import { unpackText } from './packed-text.ts';
 import type { PageTerms } from './page-build.ts';
 
@@ -24,7 +32,22 @@ const BUFFERED_ENTRIES = 4_000_000;
 export class PostingsWriter {
   readonly #db: DatabaseSync;
   readonly #runs: PostingRuns;
-  readonly #q: Record<'oldTerms' | 'lookup' | 'put' | 'drop' | 'born' | 'dropEnd' | 'pending' | 'meta' | 'format' | 'count', StatementSync>;
+  readonly #q: Record<
+    | 'oldTerms'
+    | 'lookup'
+    | 'passages'
+    | 'put'
+    | 'putBlock'
+    | 'drop'
+    | 'dropBlocks'
+    | 'born'
+    | 'dropEnd'
+    | 'pending'
+    | 'meta'
+    | 'format'
+    | 'count',
+    StatementSync
+  >;
   readonly #buffer = new PostingBuffer();
   readonly #bufferSize: number;
   /** Pages reported since the last flush (their entries replace those the postings hold). */
@@ -49,8 +72,11 @@ export class PostingsWriter {
         'SELECT p.terms AS text, l.terms AS packed FROM page_terms p LEFT JOIN page_term_lists l USING (page_id) WHERE page_id = ?',
       ),
       lookup: db.prepare('SELECT data FROM postings WHERE term = ?'),
+      passages: db.prepare('SELECT data FROM term_passages WHERE term = ? ORDER BY block'),
       put: db.prepare('INSERT OR REPLACE INTO postings (term, data) VALUES (?, ?)'),
+      putBlock: db.prepare('INSERT INTO term_passages (term, block, data) VALUES (?, ?, ?)'),
       drop: db.prepare('DELETE FROM postings WHERE term = ?'),
+      dropBlocks: db.prepare('DELETE FROM term_passages WHERE term = ?'),
       born: db.prepare('INSERT INTO temp.born_ends (reversed) VALUES (?)'),
       dropEnd: db.prepare('DELETE FROM term_ends WHERE reversed = ?'),
       pending: db.prepare('INSERT OR REPLACE INTO temp.pending_pages (page_id, length, terms) VALUES (?, ?, ?)'),
@@ -69,7 +95,7 @@ export class PostingsWriter {
   /** Drops all postings (inside the caller's transaction). */
   reset(): void {
     this.#db.exec(
-      "DELETE FROM postings; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM page_term_lists; DELETE FROM search_meta WHERE key = 'postings';",
+      "DELETE FROM postings; DELETE FROM term_passages; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM page_term_lists; DELETE FROM search_meta WHERE key = 'postings';",
     );
     this.#forget();
   }
@@ -123,9 +149,15 @@ export class PostingsWriter {
     for (const [t, runs] of this.#runs.drain()) {
       const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
-      const list = row ? mergePostings(unpackPostings(row.data), dropped, added) : added;
+      const list = row ? mergePostings(this.#stored(t, row.data), dropped, added) : added;
+      if (row) q.dropBlocks.run(t);
       if (list.docs.length) {
-        q.put.run(t, packPostings(list));
+        if (!list.places.length || !passagesApart(list.docs.length)) q.put.run(t, packPostings(list));
+        else {
+          q.put.run(t, packPages(list));
+          for (let k = 0, from = 0; from < list.docs.length; k++, from += PASSAGE_BLOCK)
+            q.putBlock.run(t, k, packPassageBlock(list, from, Math.min(list.docs.length, from + PASSAGE_BLOCK)));
+        }
         if (!row) q.born.run(reversed(t));
       } else if (row) {
         q.drop.run(t);
@@ -162,6 +194,17 @@ export class PostingsWriter {
    * flush() or rolled back and discard()ed; outside a transaction. */
   release(): void {
     this.#runs.release();
+  }
+
+  /** A term's stored list (`data`) with its passages, which its rows of `term_passages` hold
+   * when it is longer than a block (it has no rows there otherwise). */
+  #stored(term: string, data: Uint8Array): PostingList {
+    const list = unpackPostings(data);
+    if (list.starts.length || !passagesApart(list.docs.length)) return list;
+    return joinPassages(
+      list,
+      (this.#q.passages.all(term) as { data: Uint8Array }[]).map((r) => r.data),
+    );
   }
 
   /** Forgets every page reported since the last flush, after the caller rolled back the

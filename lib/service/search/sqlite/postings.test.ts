@@ -11,8 +11,8 @@ import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { openIndexDatabase } from './schema.ts';
 import { asWrittenBefore0085 } from './test-index-before-0085.ts';
-import { unpackPostings } from './packed-postings.ts';
-import { decodePostings, encodePostings, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
+import { joinPassages, packPostings, PASSAGE_BLOCK, unpackPostings } from './packed-postings.ts';
+import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { SqliteIndexWriter } from './writer.ts';
@@ -48,6 +48,28 @@ function build(
   for (const p of pages) writer.upsert(buildDocument(p));
   writer.finish();
   writer.close();
+}
+
+/** Makes the postings of the index in `file` what a version before stored: each list with its
+ * passages, raw or packed (format); the lists that have passages. */
+function asStoredBefore(file: string, format: typeof RAW_POSTINGS_FORMAT | typeof PACKED_POSTINGS_FORMAT): number {
+  const db = new DatabaseSync(file);
+  const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+  const blocks = db.prepare('SELECT data FROM term_passages WHERE term = ? ORDER BY block');
+  let withPassages = 0;
+  for (const r of db.prepare('SELECT term, data FROM postings').all()) {
+    const term = r.term as string;
+    const list = joinPassages(
+      unpackPostings(r.data as Uint8Array),
+      (blocks.all(term) as { data: Uint8Array }[]).map((b) => b.data),
+    );
+    if (list.places.length) withPassages++;
+    put.run(format === RAW_POSTINGS_FORMAT ? encodePostings(list) : packPostings(list), term);
+  }
+  db.exec('DELETE FROM term_passages');
+  db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(format);
+  db.close();
+  return withPassages;
 }
 
 const concepts = (q: string) => {
@@ -282,34 +304,94 @@ describe('postings', () => {
     assert.match(ask('gateways')[0]?.snippet ?? '', /routes packets through gateways/, "b's snippet from its text");
   });
 
-  it('are read as a version before stored them, raw, with the same answers, and packed again by the next run', () => {
-    const raw = join(dir, 'raw.db');
-    build(raw, corpus(), { fullText: false });
-    const db = new DatabaseSync(raw);
-    const put = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
-    for (const r of db.prepare('SELECT term, data FROM postings').all())
-      put.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
-    db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
-    db.close();
-    const reader = new IndexReader(raw);
-    const packed = new IndexReader(file);
-    try {
-      for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs'])
-        assert.deepEqual(
-          reader.search({ query, language: 'en', limit: 10 }).results,
-          packed.search({ query, language: 'en', limit: 10 }).results,
-          query,
-        );
-    } finally {
-      reader.close();
-      packed.close();
+  it('are read as the versions before stored them (raw; packed with their passages), with the same answers, and stored apart again by the next run', () => {
+    for (const [name, format] of [
+      ['raw.db', RAW_POSTINGS_FORMAT],
+      ['inline.db', PACKED_POSTINGS_FORMAT],
+    ] as const) {
+      const old = join(dir, name);
+      build(old, corpus(), { fullText: false });
+      assert.ok(asStoredBefore(old, format) > 10, 'lists with passages');
+      const reader = new IndexReader(old);
+      const current = new IndexReader(file);
+      try {
+        for (const query of ['kettle', 'router descaling', 'vacuum brewing firewall', 'asyncio.gather', 'runs'])
+          assert.deepEqual(
+            reader.search({ query, language: 'en', limit: 10 }).results,
+            current.search({ query, language: 'en', limit: 10 }).results,
+            `${format}: ${query}`,
+          );
+      } finally {
+        reader.close();
+        current.close();
+      }
+      build(old, [], { fullText: false });
+      const after = new DatabaseSync(old, { readOnly: true });
+      assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
+      // Every list of this corpus is a block or shorter: it holds its passages, and none is apart.
+      const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
+      const list = unpackPostings(row.data);
+      assert.ok(list.docs.length > 0 && list.docs.length <= PASSAGE_BLOCK && list.places.length > 0, 'a short list with its passages');
+      assert.equal((after.prepare('SELECT COUNT(*) AS n FROM term_passages').get() as { n: number }).n, 0);
+      after.close();
     }
-    build(raw, [], { fullText: false });
-    const after = new DatabaseSync(raw, { readOnly: true });
-    assert.equal(after.prepare("SELECT value FROM search_meta WHERE key = 'postings'").get()?.value, POSTINGS_FORMAT);
-    const row = after.prepare("SELECT data FROM postings WHERE term = 'kettl'").get() as { data: Uint8Array };
-    assert.ok(unpackPostings(row.data).docs.length > 0);
-    after.close();
+  });
+
+  it('give each page of lists longer than a block its passages, as lists holding them do', () => {
+    const pages = Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => ({
+      url: `https://docs.test/long/${i}.html`,
+      html: html(
+        `page ${i}`,
+        `<p>intro ${i % 3 ? 'kettle' : 'router'} ${'filler '.repeat(i % 4)}</p><p>other words ${i}</p><p>kettle descaling ${i % 5 ? '' : 'router'}</p>`,
+      ),
+    }));
+    const apart = join(dir, 'long.db');
+    const inline = join(dir, 'long-inline.db');
+    build(apart, pages, { fullText: false });
+    build(inline, pages, { fullText: false });
+    asStoredBefore(inline, PACKED_POSTINGS_FORMAT);
+    const a = new DatabaseSync(apart, { readOnly: true });
+    const b = new DatabaseSync(inline, { readOnly: true });
+    try {
+      assert.ok(
+        (a.prepare("SELECT COUNT(*) AS n FROM term_passages WHERE term = 'kettl'").get() as { n: number }).n >= 3,
+        'several blocks',
+      );
+      // A list longer than a block keeps its pages and frequencies alone, its passages (if it has
+      // any: not a word of the address alone) in blocks; a shorter one holds its passages.
+      const blocks = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term = ?');
+      let [long, short] = [0, 0];
+      for (const r of a.prepare('SELECT term, data FROM postings').all()) {
+        const list = unpackPostings(r.data as Uint8Array);
+        const n = (blocks.get(r.term as string) as { n: number }).n;
+        assert.ok(!list.places.length || !n, `${r.term as string}: passages in one place`);
+        if (n) {
+          long++;
+          assert.ok(list.docs.length > PASSAGE_BLOCK && n === Math.ceil(list.docs.length / PASSAGE_BLOCK), `${r.term as string}: apart`);
+        } else if (list.places.length) {
+          short++;
+          assert.ok(list.docs.length <= PASSAGE_BLOCK, `${r.term as string}: whole`);
+        }
+      }
+      assert.ok(long > 3 && short > 100, `${long} long lists, ${short} short`);
+      const stored = new PostingsStage(a);
+      const held = new PostingsStage(b);
+      assert.ok(stored.refresh() && held.refresh());
+      for (const q of ['kettle', 'kettle descaling', 'router kettle', 'descaling router']) {
+        const c = concepts(q);
+        const ranked = stored.rank(c.concepts, c.joins, 1000);
+        assert.deepEqual(ranked, held.rank(c.concepts, c.joins, 1000), q);
+        assert.ok(ranked.length > PASSAGE_BLOCK, q);
+        const ids = ranked.map((r) => r.id);
+        // Far into the lists first, so that blocks are read out of order.
+        const order = [...ids].reverse();
+        assert.deepEqual([...stored.passageShares(order)], [...held.passageShares(order)], q);
+        assert.deepEqual([...stored.bestPassages(ids)], [...held.bestPassages(ids)], q);
+      }
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {

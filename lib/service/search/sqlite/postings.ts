@@ -5,7 +5,8 @@ import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
-import { unpackPostings } from './packed-postings.ts';
+import { Kept } from './kept.ts';
+import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from './packed-postings.ts';
 
 /**
  * The first stage of a query on postings of our own (decision 0018): for every term of the
@@ -20,12 +21,19 @@ import { unpackPostings } from './packed-postings.ts';
  * passage numbers), the page ids in ascending order (n uint32), the weighted frequency in each (n
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
  * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]]. The index stores
- * the same lists packed (POSTINGS_FORMAT, packed-postings.ts), unpacked once when read.
+ * the same lists packed (packed-postings.ts), unpacked once when read: since decision 0132
+ * (POSTINGS_FORMAT) a row holds the pages and frequencies only, and the passage numbers are rows
+ * of `term_passages`, PASSAGE_BLOCK postings each, read for the pages a query asks about (its
+ * candidates and results) and kept by block; before it (PACKED_POSTINGS_FORMAT) each row held
+ * them too. The first stage reads and keeps 8 bytes a posting in memory instead of about 18.
  */
 const weights = Object.entries(FIELD_WEIGHTS)
   .map(([k, v]) => `${k}=${v}`)
   .join(',');
-export const POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
+export const POSTINGS_FORMAT = `postings 4 packed, passages apart; weights ${weights}`;
+/** The format before the passages were stored apart (decision 0132): each list holds its
+ * passages, which a reader still reads (the writer builds the index again). */
+export const PACKED_POSTINGS_FORMAT = `postings 3 packed; weights ${weights}`;
 /** The format before decision 0085, which a reader still reads (the writer builds it again). */
 export const RAW_POSTINGS_FORMAT = `postings 2; weights ${weights}`;
 
@@ -82,22 +90,6 @@ export function decodePostings(blob: Uint8Array): PostingList {
 
 const sizeOf = (term: string, list: PostingList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
 
-/** The passages of page `id` holding every one of a phrase's terms (their `lists`, each once), or null. */
-function placesOf(lists: readonly (PostingList | undefined)[], id: number): ArrayLike<number> | null {
-  let held = null as ArrayLike<number> | null;
-  for (const list of lists) {
-    const at = list ? indexIn(list.docs, id) : -1;
-    if (!list || at < 0 || !list.starts.length) return null;
-    const here = list.places.subarray(list.starts[at], list.starts[at + 1]);
-    if (!held) held = here;
-    else {
-      const set = new Set(here);
-      held = Array.prototype.filter.call(held, (o: number) => set.has(o)) as number[];
-    }
-  }
-  return held;
-}
-
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
  * and present where all are), each standing for one concept (its index), or for none (-1: a join
  * of adjacent words, which holds the concepts it joins, `spans`), and
@@ -114,7 +106,18 @@ function joinedConcepts(concepts: readonly Concept[], join: string): number {
       return ((1 << i) | (1 << (i + 1))) >>> 0;
   return 0;
 }
-type Statements = { meta: StatementSync; lengths: StatementSync; lookup: StatementSync; ends: StatementSync; held: StatementSync };
+type Statements = Record<'meta' | 'lengths' | 'lookup' | 'passages' | 'ends' | 'held', StatementSync>;
+/** A block of a list's passages (packed-postings.ts unpackPassageBlock). */
+type PassageBlock = { starts: Uint32Array; places: Uint16Array };
+/** The blocks of a term's passages read so far, by number (null: the term has none there), and
+ * the bytes they hold. */
+type TermPassages = { blocks: (PassageBlock | null | undefined)[]; bytes: number };
+/** What a reader keeps of the passage blocks it read: the terms' (least recently used out first),
+ * and the bytes of their blocks. */
+const PASSAGE_TERMS_KEPT = 100_000;
+const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
+/** A term and its list (undefined when the index has none) as the last rank() call read them. */
+type TermList = { term: string; list: PostingList | undefined };
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
 const MAX_COMPLETIONS = 3;
@@ -159,6 +162,9 @@ export class PostingsStage implements FirstStage {
   #lastTerms: { list: PostingList; idf: number }[] = [];
   /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
   #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
+  /** Whether the lists' passages are stored apart (POSTINGS_FORMAT), by term and block. */
+  #apart = false;
+  readonly #blocks = new Kept<string, TermPassages>(PASSAGE_TERMS_KEPT, { limit: PASSAGE_BLOCK_BYTES, of: (t) => t.bytes });
 
   /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings.
    * `cacheBytes`: how much of the lists it reads it keeps unpacked, the least recently used going first. */
@@ -166,6 +172,11 @@ export class PostingsStage implements FirstStage {
     this.#db = db;
     this.#prune = options.prune ?? 'auto';
     this.#cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
+  }
+
+  /** Forgets the least recently used passage blocks past the limits (between queries only). */
+  trim(): void {
+    this.#blocks.trim();
   }
 
   /** How many postings the last rank() call worked out, of how many its terms have. */
@@ -187,11 +198,14 @@ export class PostingsStage implements FirstStage {
       meta: this.#db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
       lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
       lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
+      passages: this.#db.prepare('SELECT block, data FROM term_passages WHERE term = ? AND block IN (SELECT value FROM json_each(?))'),
       ends: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed > ? AND reversed < ? LIMIT 500'),
       held: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed IN (SELECT value FROM json_each(?))'),
     };
     const meta = this.#q.meta.get() as { value: string } | undefined;
-    if (meta?.value === POSTINGS_FORMAT) this.#unpack = unpackPostings;
+    this.#blocks.clear();
+    this.#apart = meta?.value === POSTINGS_FORMAT;
+    if (meta?.value === POSTINGS_FORMAT || meta?.value === PACKED_POSTINGS_FORMAT) this.#unpack = unpackPostings;
     else if (meta?.value === RAW_POSTINGS_FORMAT) this.#unpack = decodePostings;
     else return false;
     const rows = this.#q.lengths.all() as { id: number; length: number }[];
@@ -321,12 +335,16 @@ export class PostingsStage implements FirstStage {
   bestPassages(ids: readonly number[], n = 3): Map<number, number[]> {
     const out = new Map<number, number[]>();
     const phrases = this.#last.map((p) => ({ weight: p.weight, lists: this.#listsOf(p.terms) }));
+    this.#readAhead(
+      phrases.flatMap((p) => p.lists),
+      ids,
+    );
     const byBlock = this.#blockScores;
     const touched = this.#blocksTouched;
     for (const id of ids) {
       let count = 0;
       for (const p of phrases) {
-        const held = placesOf(p.lists, id);
+        const held = this.#placesOf(p.lists, id);
         if (!held) continue;
         for (let j = 0; j < held.length; j++) {
           const o = held[j] as number;
@@ -353,8 +371,69 @@ export class PostingsStage implements FirstStage {
   }
 
   /** The last rank() call's posting lists of `terms` (undefined for a term it had none of). */
-  #listsOf(terms: readonly string[]): (PostingList | undefined)[] {
-    return terms.map((t) => this.#lastLists.get(t));
+  #listsOf(terms: readonly string[]): TermList[] {
+    return terms.map((term) => ({ term, list: this.#lastLists.get(term) }));
+  }
+
+  /** The passages of page `id` holding every one of a phrase's terms (their `lists`, each once), or null. */
+  #placesOf(lists: readonly TermList[], id: number): ArrayLike<number> | null {
+    let held = null as ArrayLike<number> | null;
+    for (const { term, list } of lists) {
+      const at = list ? indexIn(list.docs, id) : -1;
+      if (!list || at < 0) return null;
+      const here = this.#placesAt(term, list, at);
+      if (!here) return null;
+      if (!held) held = here;
+      else {
+        const set = new Set(here);
+        held = Array.prototype.filter.call(held, (o: number) => set.has(o)) as number[];
+      }
+    }
+    return held;
+  }
+
+  /** The passage numbers of posting `at` of a term's list: in the list, or in its block (read
+   * with the others #readAhead was asked for, or on its own); null when it has none. */
+  #placesAt(term: string, list: PostingList, at: number): Uint16Array | null {
+    if (list.starts.length) return list.places.subarray(list.starts[at], list.starts[at + 1]);
+    if (!this.#apart || !passagesApart(list.docs.length)) return null;
+    const k = Math.floor(at / PASSAGE_BLOCK);
+    let block = this.#blocks.use(term)?.blocks[k];
+    if (block === undefined) block = this.#readBlocks(term, list, [k])[k] ?? null;
+    if (!block) return null;
+    const i = at - k * PASSAGE_BLOCK;
+    return block.places.subarray(block.starts[i], block.starts[i + 1]);
+  }
+
+  /** Reads the passage blocks of `lists` that hold pages `ids` and are not kept yet, one statement a term. */
+  #readAhead(lists: readonly TermList[], ids: readonly number[]): void {
+    if (!this.#apart) return;
+    for (const { term, list } of lists) {
+      if (!list || list.starts.length || !passagesApart(list.docs.length)) continue;
+      const kept = this.#blocks.use(term)?.blocks;
+      const wanted = new Set<number>();
+      for (const id of ids) {
+        const at = indexIn(list.docs, id);
+        if (at < 0) continue;
+        const k = Math.floor(at / PASSAGE_BLOCK);
+        if (kept?.[k] === undefined) wanted.add(k);
+      }
+      if (wanted.size) this.#readBlocks(term, list, [...wanted]);
+    }
+  }
+
+  /** Reads blocks `ks` of a term's passages (one it does not have is kept as none); the term's blocks. */
+  #readBlocks(term: string, list: PostingList, ks: readonly number[]): (PassageBlock | null | undefined)[] {
+    const kept = this.#blocks.use(term) ?? { blocks: [], bytes: 64 + 2 * term.length };
+    for (const k of ks) kept.blocks[k] = null;
+    for (const r of (this.#q as Statements).passages.all(term, JSON.stringify(ks)) as { block: number; data: Uint8Array }[]) {
+      const block = unpackPassageBlock(r.data, Math.min(PASSAGE_BLOCK, list.docs.length - r.block * PASSAGE_BLOCK));
+      kept.blocks[r.block] = block;
+      kept.bytes += 64 + block.starts.byteLength + block.places.byteLength;
+    }
+    // Set again, so that its bytes are counted.
+    this.#blocks.set(term, kept);
+    return kept.blocks;
   }
 
   /** What each concept of the last rank() call is worth (by its index): the idf of its rarest term,
@@ -389,13 +468,18 @@ export class PostingsStage implements FirstStage {
     const concepts = this.#last
       .filter((p) => p.concept >= 0 && p.concept < 32 && (worth.get(p.concept) ?? 0) > 0)
       .map((p) => ({ w: worth.get(p.concept) as number, lists: this.#listsOf(p.terms) }));
+    const asked = [...ids];
+    this.#readAhead(
+      concepts.flatMap((c) => c.lists),
+      asked,
+    );
     const byBlock = this.#blockScores;
     const touched = this.#blocksTouched;
-    for (const id of ids) {
+    for (const id of asked) {
       let n = 0;
       let best = 0;
       for (const { w, lists } of concepts) {
-        const held = placesOf(lists, id);
+        const held = this.#placesOf(lists, id);
         if (!held) continue;
         for (let j = 0; j < held.length; j++) {
           const b = held[j] as number;

@@ -295,6 +295,7 @@ export class IndexReader {
       this.#near.trim();
       this.#inbound.trim();
       this.#described.trim();
+      this.#postings.trim();
       return;
     }
     this.#kept.clear();

@@ -1,17 +1,18 @@
 import { DatabaseSync } from 'node:sqlite';
 import { snippetPassages } from '../snippet.ts';
-import { unpackPostings } from './packed-postings.ts';
+import { joinPassages, packPostings, unpackPostings } from './packed-postings.ts';
 import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
-import { encodePostings, RAW_POSTINGS_FORMAT } from './postings.ts';
+import { encodePostings, PACKED_POSTINGS_FORMAT, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { DEF_NEAR, PASSAGE_SLOTS } from './schema.ts';
 import { fillFullText } from './writer.ts';
 
 /**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
  * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
- * passages as rows; its list of terms in `page_terms.terms`; the postings raw; no stored definitions, and the words near index anchors as definitions. `rawPostings: false`
- * leaves the postings packed (to test the rest alone). Tests of still older indexes go on from
+ * passages as rows; its list of terms in `page_terms.terms`; the postings raw, each list with its
+ * passages; no stored definitions, and the words near index anchors as definitions. `rawPostings:
+ * false` leaves the postings packed, with their passages (to test the rest alone). Tests of still older indexes go on from
  * here, taking away what came before that.
  */
 export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawPostings?: boolean } = {}): void {
@@ -31,12 +32,19 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
     const terms = db.prepare('UPDATE page_terms SET terms = ? WHERE page_id = ?');
     for (const r of db.prepare('SELECT page_id, terms FROM page_term_lists').all())
       terms.run(unpackText(r.terms as Uint8Array), r.page_id as number);
-    if (rawPostings) {
-      const postings = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
-      for (const r of db.prepare('SELECT term, data FROM postings').all())
-        postings.run(encodePostings(unpackPostings(r.data as Uint8Array)), r.term as string);
-      db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(RAW_POSTINGS_FORMAT);
+    // Each list with its passages, raw, or packed as the version before they were stored apart
+    // packed them (schema 13).
+    const postings = db.prepare('UPDATE postings SET data = ? WHERE term = ?');
+    const blocks = db.prepare('SELECT data FROM term_passages WHERE term = ? ORDER BY block');
+    for (const r of db.prepare('SELECT term, data FROM postings').all()) {
+      const term = r.term as string;
+      const list = joinPassages(
+        unpackPostings(r.data as Uint8Array),
+        (blocks.all(term) as { data: Uint8Array }[]).map((b) => b.data),
+      );
+      postings.run(rawPostings ? encodePostings(list) : packPostings(list), term);
     }
+    db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(rawPostings ? RAW_POSTINGS_FORMAT : PACKED_POSTINGS_FORMAT);
     // The words near index anchors as definitions of their own.
     const near = db.prepare(
       `INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, 0, ${DEF_NEAR}) ON CONFLICT DO UPDATE SET kind = kind | ${DEF_NEAR}`,
@@ -44,7 +52,7 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
     for (const r of db.prepare('SELECT page_id, words FROM near_words').all())
       for (const word of (r.words as string).split(' ')) near.run(word, r.page_id as number);
     db.exec(`DROP TABLE page_text; DROP TABLE page_term_lists; DROP TABLE described_vocab; DROP TABLE described_terms;
-      DROP TABLE definitions; DROP TABLE near_words; DROP TABLE defs_staged; DROP TABLE link_words_staged;
+      DROP TABLE definitions; DROP TABLE near_words; DROP TABLE defs_staged; DROP TABLE link_words_staged; DROP TABLE term_passages;
       DROP TABLE described_lists; DELETE FROM search_meta WHERE key IN ('definitions', 'near_words', 'described_lists');
       DELETE FROM schema_migrations WHERE version >= 10;`);
     db.exec('COMMIT');
