@@ -6,6 +6,7 @@ import { definitionHeads } from '#service/search/definitions.ts';
 import { extractHtml } from '#service/search/extract.ts';
 import { hostOf } from '#service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
+import { hash } from '#service/search/string-numbers.ts';
 import { normalizeUrl, urlKey } from '#service/search/url.ts';
 
 /**
@@ -26,7 +27,7 @@ import { normalizeUrl, urlKey } from '#service/search/url.ts';
  *
  * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
  * entries (a `<dt>` with the name, before one of its blocks as the `<dd>`), other defined names
- * (element ids) and index anchors, each name drawn by {@link NameDraw}; and as many of its links
+ * (element ids) and index anchors, each name drawn by {@link GoodTuringDraw}; and as many of its links
  * name a definition of the page they point at (`str.strip()`) as the real page's do. Without them
  * the definition paths of a query (`defs`, `described`, the words near index anchors) would see
  * the real pages only, however many distractors. These come from a
@@ -57,11 +58,11 @@ type Shape = {
  * titles it made pages titled with a query's rarest words (decision 0084, session 18). */
 type Field = 'title' | 'headings' | 'blocks';
 /** A language's words: a title's and a heading's drawn one by one (they are short, and seldom repeat
- * a word), a page's body by {@link bodyWords}; its defined names by {@link NameDraw} (null for a
+ * a word), a page's body by {@link bodyWords}; its defined names by {@link GoodTuringDraw} (null for a
  * language whose pages define nothing). */
-type Draws = { title: WordDraw; headings: WordDraw; body: BodyDraw; names: NameDraw | null };
+type Draws = { title: GoodTuringDraw; headings: GoodTuringDraw; body: BodyDraw; names: GoodTuringDraw | null };
 /** A language's body words: by how many pages hold each, and how often a page that holds it repeats it. */
-type BodyDraw = { pages: WordDraw; repeats: Map<string, number> };
+type BodyDraw = { pages: GoodTuringDraw; repeats: Map<string, number> };
 
 /** Words of one language with their counts, drawn in proportion by Vose's alias method (one draw is O(1)). */
 class WordDraw {
@@ -95,12 +96,6 @@ class WordDraw {
     const i = Math.floor(random() * this.#words.length);
     return this.#words[random() < (this.#prob[i] as number) ? i : (this.#alias[i] as number)] as string;
   }
-
-  draw(random: () => number, n: number): string {
-    const out: string[] = [];
-    for (let k = 0; k < n; k++) out.push(this.one(random));
-    return out.join(' ');
-  }
 }
 
 /**
@@ -109,10 +104,10 @@ class WordDraw {
  * of pages; the rest repeat them by how often a real page holding each repeats it (`the` more than
  * `signed`).
  */
-function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct: number): string[] {
+function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct: number, scale: number): string[] {
   const chosen = new Set<string>();
   // A language of few words may not have `distinct` of them to give: stop short, not forever.
-  for (let tries = 0; chosen.size < distinct && tries < distinct * 8; tries++) chosen.add(draw.pages.one(random));
+  for (let tries = 0; chosen.size < distinct && tries < distinct * 8; tries++) chosen.add(draw.pages.one(random, scale));
   const out = [...chosen];
   if (out.length < total) {
     const weights = new Map(out.map((w) => [w, draw.repeats.get(w) ?? 0]));
@@ -130,42 +125,91 @@ function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct
 }
 
 /**
- * A language's defined names, drawn as the Good–Turing estimate has them (decision 0121). A name
- * is an identity (`zipapp.create_archive` is one function of one manual) and most are defined on
- * one page only: drawn by how many real pages define each, a name on one page of 5,058 went onto
- * 18 distractors at 10⁵ pages, where the estimate puts it on 3 (a name seen once stands for 0.15
- * of a page, `2·N₂ / N₁`). So a name seen on r pages is drawn by r* = (r + 1)·N_{r+1} / N_r
- * (N_r: how many names are on r pages) for r below KATZ, by r above, and a name of no real page,
- * one of its own, with the share of the names seen once (`N₁ / N`, 0.47 for the corpus): another
- * manual's names, which match no query, as a larger corpus of manuals has them.
+ * Words or names of a language, drawn as the Good–Turing estimate has them (decision 0121 for the
+ * names, 0133 for the words). A name is an identity (`zipapp.create_archive` is one function of
+ * one manual) and most are defined on one page only: drawn by how many real pages define each, a
+ * name on one page of 5,058 went onto 18 distractors at 10⁵ pages, where the estimate puts it on 3
+ * (a name seen once stands for 0.15 of a page, `2·N₂ / N₁`). A word is alike: `b384c441`, on one
+ * real page, went onto 200 distractors at 10⁶, and two words of one page met on a few of them,
+ * which a query of the two could not tell from the real page. So an item seen r times is drawn by
+ * r* = (r + 1)·N_{r+1} / N_r (N_r: how many items are seen r times) for r below KATZ, by r above,
+ * and an item of no real page with the share of the items seen once (`N₁ / N`): another manual's
+ * names and words, which match no query, as a larger corpus of manuals has them.
+ *
+ * A fresh name is one of its own (a name is defined once). Fresh words recur, as a larger
+ * corpus's words do: they are drawn from a pool as large as Heaps' law (V = K·Nᵝ) says a corpus
+ * `scale` times the real one has words the real one lacks, V·(scaleᵝ − 1), with β measured on
+ * the real counts (the words a random half of the real units would hold). One of its own each
+ * time, the index of 10⁵ pages held 28.0 million terms; drawn from the pool, 15.8 million.
  */
-class NameDraw {
+class GoodTuringDraw {
   readonly #draw: WordDraw;
-  /** Names seen once: a fresh name copies the shape of one. */
+  /** Items seen once: a fresh one copies the shape of one. */
   readonly #once: string[];
+  /** Whether fresh items recur (words, from a pool), or each is one of its own (names). */
+  readonly #recurring: boolean;
+  /** Heaps' exponent of the counts, and their distinct items. */
+  readonly #beta: number;
+  readonly #distinct: number;
+  /** Seeds the pool's items apart from another draw's. */
+  readonly #salt: number;
 
-  constructor(counts: Map<string, number>) {
+  constructor(counts: Map<string, number>, { recurring = true, salt = 0 }: { recurring?: boolean; salt?: number } = {}) {
     const ofCount = new Map<number, number>();
     for (const r of counts.values()) ofCount.set(r, (ofCount.get(r) ?? 0) + 1);
     const adjusted = (r: number) => {
       const [nr, next] = [ofCount.get(r) ?? 0, ofCount.get(r + 1) ?? 0];
       return r < KATZ && next > 0 ? ((r + 1) * next) / nr : r;
     };
-    const weights = new Map([...counts].map(([name, r]) => [name, adjusted(r)]));
-    this.#once = [...counts].filter(([, r]) => r === 1).map(([name]) => name);
+    const weights = new Map([...counts].map(([item, r]) => [item, adjusted(r)]));
+    this.#once = [...counts].filter(([, r]) => r === 1).map(([item]) => item);
     if (this.#once.length) weights.set(FRESH, this.#once.length);
     this.#draw = new WordDraw(weights);
+    this.#recurring = recurring;
+    this.#distinct = counts.size;
+    this.#beta = heapsExponent(ofCount);
+    this.#salt = salt;
   }
 
-  one(random: () => number): string {
-    const name = this.#draw.one(random);
-    return name === FRESH ? freshName(this.#once[Math.floor(random() * this.#once.length)] as string, random) : name;
+  /** How many fresh items a corpus `scale` times the real one draws from (Heaps' law). */
+  #pool(scale: number): number {
+    return Math.max(1, Math.round(this.#distinct * (Math.max(1, scale) ** this.#beta - 1)));
   }
+
+  /** An item, for a corpus `scale` times the real one (its size sets the pool of fresh words). */
+  one(random: () => number, scale: number): string {
+    const item = this.#draw.one(random);
+    if (item !== FRESH) return item;
+    // A pool item is the same word wherever it is drawn: its own generator makes it.
+    const from = this.#recurring ? seeded(Math.imul(Math.floor(random() * this.#pool(scale)) + 1, 0xc2b2ae35) ^ this.#salt) : random;
+    return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from);
+  }
+
+  draw(random: () => number, n: number, scale: number): string {
+    const out: string[] = [];
+    for (let k = 0; k < n; k++) out.push(this.one(random, scale));
+    return out.join(' ');
+  }
+}
+
+/**
+ * Heaps' exponent β of items counted `ofCount` (how many items are seen r times, by r): how the
+ * distinct items grow from a random half of the units counted to all of them, log₂(V / V½), where
+ * an item seen r times is in the half with probability 1 − 2⁻ʳ. 0 when nothing is counted.
+ */
+export function heapsExponent(ofCount: ReadonlyMap<number, number>): number {
+  let all = 0;
+  let half = 0;
+  for (const [r, n] of ofCount) {
+    all += n;
+    half += n * (1 - 2 ** -r);
+  }
+  return half > 0 ? Math.log2(all / half) : 0;
 }
 
 /** Counts from which Good–Turing's estimate is taken as it is (Katz's usual threshold). */
 const KATZ = 5;
-/** NameDraw's key for a name of no real page (no name holds a NUL). */
+/** GoodTuringDraw's key for an item of no real page (no name or word holds a NUL). */
 const FRESH = '\u0000';
 
 /** A name of the shape of `like` (`msilib.Database.Close` -> `qwhtzb.Kxpmrwlq.Ftbnv`): each letter
@@ -263,15 +307,20 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
   // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
-    const blocks = new WordDraw(c.blocks);
-    const field = (f: Field) => (c[f].size ? new WordDraw(c[f]) : blocks);
+    // Each draw's pool of fresh words is its own (seeded by language and field).
+    const salt = (what: string) => {
+      const name = `${language} ${what}`;
+      return hash(name, 0, name.length);
+    };
+    const blocks = new GoodTuringDraw(c.blocks, { salt: salt('blocks') });
+    const field = (f: Field) => (c[f].size ? new GoodTuringDraw(c[f], { salt: salt(f) }) : blocks);
     // A page holding a word holds it count / pages times; the first is the draw by pages.
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
     draws.set(language, {
       title: field('title'),
       headings: field('headings'),
-      body: { pages: new WordDraw(c.pages), repeats },
-      names: c.names.size ? new NameDraw(c.names) : null,
+      body: { pages: new GoodTuringDraw(c.pages, { salt: salt('pages') }), repeats },
+      names: c.names.size ? new GoodTuringDraw(c.names, { recurring: false }) : null,
     });
   }
   let inside = 0;
@@ -316,22 +365,27 @@ type Head = {
    * of its definitions, which goes on to place them. */
   defined: () => string[];
   definitions: () => number;
+  /** How many times the real pages the corpus is. */
+  scale: number;
 };
 
-function synthHead(stats: Statistics, seed: number, i: number, withDefinitions: boolean): Head {
+function synthHead(stats: Statistics, seed: number, i: number, count: number, withDefinitions: boolean): Head {
+  // The corpus is this many times the real pages (the pools of fresh words grow with it).
+  const scale = (stats.shapes.length + count) / stats.shapes.length;
   const random = seeded(Math.imul(i + 1, 0x9e3779b1) ^ seed);
   const shape = stats.shapes[Math.floor(random() * stats.shapes.length)] as Shape;
   const draw = stats.draws.get(shape.language) as Draws;
-  const title = draw.title.draw(random, Math.max(1, shape.title));
+  const title = draw.title.draw(random, Math.max(1, shape.title), scale);
   const definitions = seeded(Math.imul(i + 1, 0x85ebca6b) ^ seed);
   let names: string[] | null = null;
   const defined = () => {
     if (names) return names;
     names = [];
-    if (withDefinitions && draw.names) for (let k = 0; k < shape.described + shape.names; k++) names.push(draw.names.one(definitions));
+    if (withDefinitions && draw.names)
+      for (let k = 0; k < shape.described + shape.names; k++) names.push(draw.names.one(definitions, scale));
     return names;
   };
-  return { shape, draw, title, random, defined, definitions };
+  return { shape, draw, title, random, defined, definitions, scale };
 }
 
 /** A link's text: one to three words in a row of its target's title. */
@@ -392,8 +446,8 @@ function definitionSpots(page: Head, withDefinitions: boolean): Spots {
 
 /** Synthetic page `i` of `count`, in the shape of a real page. */
 function synthPage(stats: Statistics, seed: number, i: number, count: number, withDefinitions: boolean): string {
-  const page = synthHead(stats, seed, i, withDefinitions);
-  const { shape, draw, random, definitions } = page;
+  const page = synthHead(stats, seed, i, count, withDefinitions);
+  const { shape, draw, random, definitions, scale } = page;
   const title = escape(page.title);
   const spots = definitionSpots(page, withDefinitions);
   // A link names a definition of a page of the corpus only: the real page's naming links are a
@@ -413,17 +467,18 @@ function synthPage(stats: Statistics, seed: number, i: number, count: number, wi
     random,
     shape.blocks.reduce((a, n) => a + n, 0),
     shape.distinct,
+    scale,
   );
   let at = 0;
   shape.blocks.forEach((n, b) => {
     if (b % every === 0 && heading < shape.headings.length)
-      parts.push(`<h2>${escape(draw.headings.draw(random, Math.max(1, shape.headings[heading++] as number)))}</h2>`);
+      parts.push(`<h2>${escape(draw.headings.draw(random, Math.max(1, shape.headings[heading++] as number), scale))}</h2>`);
     let text = escape(body.slice(at, (at += n)).join(' '));
     for (let k = 0; k < (linksIn[b] as number); k++) {
       // As the real pages' links go: into the corpus as often, and there to their own site as often.
       const inside = random() < stats.links.inside;
       const to = inside && random() < stats.links.sameSite ? onSite(i, count, random) : Math.floor(random() * count);
-      const target = synthHead(stats, seed, to, withDefinitions);
+      const target = synthHead(stats, seed, to, count, withDefinitions);
       const words = linkText(target, random);
       const named = inside && naming && definitions() < naming ? namingText(target, definitions) : null;
       text += ` <a href="${inside ? synthUrl(to) : outsideUrl(to)}">${escape(named ?? words)}</a>`;
@@ -458,7 +513,9 @@ function warcRecord(url: string, html: string): Buffer {
  * Write `out`: the real corpus (`warc`, its gzip members as they are) and then synthetic pages up to
  * `total` pages in all (`realPages` of them real). Returns how many synthetic pages it holds.
  * `definitions: false` writes synthetic pages without definitions, index anchors or links naming
- * them: the scale corpus of decisions 0088 to 0120.
+ * them: the scale corpus of decisions 0088 to 0120. `part: [k, parts]` writes part k of `parts`
+ * (from 0): the real corpus in the first part only, and its share of the synthetic pages, which
+ * are drawn by their number alone, so the parts one after another hold the corpus written whole.
  */
 export async function writeScaleCorpus(
   warc: string,
@@ -466,14 +523,18 @@ export async function writeScaleCorpus(
   total: number,
   realPages: number,
   stats: Statistics,
-  { seed = 30, definitions = true }: { seed?: number; definitions?: boolean } = {},
+  { seed = 30, definitions = true, part = [0, 1] }: { seed?: number; definitions?: boolean; part?: readonly [number, number] } = {},
 ): Promise<number> {
+  const [k, parts] = part;
+  if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(k) || k < 0 || k >= parts) throw new Error(`no part ${k} of ${parts}`);
   const file = createWriteStream(out);
-  for await (const chunk of createReadStream(warc)) if (!file.write(chunk)) await once(file, 'drain');
+  if (k === 0) for await (const chunk of createReadStream(warc)) if (!file.write(chunk)) await once(file, 'drain');
   const synthetic = Math.max(0, total - realPages);
-  for (let i = 0; i < synthetic; i++)
+  const per = Math.ceil(synthetic / parts);
+  const [from, to] = [Math.min(synthetic, k * per), Math.min(synthetic, (k + 1) * per)];
+  for (let i = from; i < to; i++)
     if (!file.write(warcRecord(synthUrl(i), synthPage(stats, seed, i, synthetic, definitions)))) await once(file, 'drain');
   file.end();
   await once(file, 'finish');
-  return synthetic;
+  return to - from;
 }

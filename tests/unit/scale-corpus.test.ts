@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { corpusStatistics, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
+import { corpusStatistics, heapsExponent, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
 import { definitionHeads } from '../../lib/service/search/definitions.ts';
 import { extractHtml, type Extracted } from '../../lib/service/search/extract.ts';
 import { hostOf } from '../../lib/service/search/sites.ts';
@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'periscope-scale-corpus-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 type Page = { url: string; x: Extracted };
-/** A name on this many real pages or more is drawn by its count (NameDraw's Katz threshold). */
+/** A name on this many real pages or more is drawn by its count (GoodTuringDraw's Katz threshold). */
 const FREQUENT = 5;
 
 /** Each page's address and what the index keeps of it, real and synthetic apart. */
@@ -92,6 +92,84 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     assert.ok(ratio > 0.85 && ratio < 1.15, `${ratio.toFixed(2)} times the real pages' distinct words`);
   });
 
+  it('puts a word of one real page onto as few distractors as Good–Turing has it, and words of no real page besides', () => {
+    const pages = { real: bodies(written.real), synthetic: bodies(written.synthetic) };
+    const counts = new Map<string, number>();
+    for (const p of pages.real) for (const w of p) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const seen = (r: number) => [...counts].filter(([, c]) => c === r).map(([w]) => w);
+    const [once, twice] = [seen(1), seen(2)];
+    const mean = (words: readonly string[]) => words.reduce((a, w) => a + share(pages.synthetic, w), 0) / words.length;
+    // Drawn by its count, a word of one page of n is on 1/n of the distractors; Good–Turing puts it
+    // on 2·N₂/N₁ of a page.
+    const byCount = 1 / pages.real.length;
+    const estimate = (2 * twice.length) / once.length / pages.real.length;
+    assert.ok(once.length > 1000 && twice.length > 100, `${once.length} words seen once, ${twice.length} twice`);
+    const onDistractors = mean(once);
+    assert.ok(
+      onDistractors < 0.7 * byCount && onDistractors > 0.5 * estimate && onDistractors < 2 * estimate,
+      `a word of one real page on ${onDistractors.toFixed(4)} of the distractors (by count ${byCount.toFixed(4)}, Good–Turing ${estimate.toFixed(4)})`,
+    );
+    // The words of no real page take the share of the words seen once (N₁ / N), about.
+    let incidences = 0;
+    for (const c of counts.values()) incidences += c;
+    let fresh = 0;
+    let all = 0;
+    for (const p of pages.synthetic)
+      for (const w of p) {
+        all++;
+        if (!counts.has(w)) fresh++;
+      }
+    const expected = once.length / incidences;
+    assert.ok(
+      fresh / all > 0.5 * expected && fresh / all < 2 * expected,
+      `${(fresh / all).toFixed(3)} of words fresh, N₁/N ${expected.toFixed(3)}`,
+    );
+  });
+
+  it("draws the words of no real page from a pool as large as Heaps' law has it, so that they recur", () => {
+    const pages = { real: bodies(written.real), synthetic: bodies(written.synthetic) };
+    const counts = new Map<string, number>();
+    for (const p of pages.real) for (const w of p) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const ofCount = new Map<number, number>();
+    for (const r of counts.values()) ofCount.set(r, (ofCount.get(r) ?? 0) + 1);
+    const beta = heapsExponent(ofCount);
+    // Real text's vocabulary grows as N^β with β between about 0.4 and 0.8.
+    assert.ok(beta > 0.3 && beta < 0.9, `Heaps' exponent ${beta.toFixed(2)}`);
+    const scale = (pages.real.length + pages.synthetic.length) / pages.real.length;
+    const pool = counts.size * (scale ** beta - 1);
+    // Titles (and the links' text, a title's words) and headings draw from pools of their own, and
+    // a defined name is one of its own: their words are left out.
+    const apart = new Set(
+      written.synthetic.flatMap(({ x }) =>
+        [...x.links.map((l) => l.text), ...x.headings, x.title, ...x.terms].flatMap((t) => t.split(/\s+/)),
+      ),
+    );
+    let draws = 0;
+    const fresh = new Set<string>();
+    for (const p of pages.synthetic)
+      for (const w of p)
+        if (!counts.has(w) && !apart.has(w)) {
+          draws++;
+          fresh.add(w);
+        }
+    // `draws` drawn evenly from `pool` words hold about pool·(1 − e^(−draws/pool)) of them: far
+    // fewer than `draws` (a word of its own each time would make as many as drawn).
+    const expected = pool * (1 - Math.exp(-draws / pool));
+    assert.ok(expected < 0.8 * draws, `${draws} fresh words drawn from a pool of ${pool.toFixed(0)}`);
+    assert.ok(
+      fresh.size > 0.8 * expected && fresh.size < 1.25 * expected,
+      `${fresh.size} different fresh words of ${draws} drawn, ${expected.toFixed(0)} expected from a pool of ${pool.toFixed(0)}`,
+    );
+  });
+
+  it("measures Heaps' exponent as the vocabulary of half the units against all of them", () => {
+    // Every item seen once: half the units hold half of them, so V = V½·2 and β = 1.
+    assert.equal(heapsExponent(new Map([[1, 1000]])), 1);
+    // Items seen very often are all in any half: no growth.
+    assert.ok(heapsExponent(new Map([[60, 1000]])) < 1e-9);
+    assert.equal(heapsExponent(new Map()), 0);
+  });
+
   it('defines names, describes them, marks them for an index and names them in links as the real pages do', () => {
     const { real: r, synthetic: s } = written;
     near(
@@ -155,11 +233,39 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     assert.ok(synthetic.inside < 0.9, `${synthetic.inside.toFixed(2)} of the links land in the corpus, not all`);
   });
 
+  it('writes the corpus in parts that, one after another, hold the corpus written whole', async () => {
+    const stats = await corpusStatistics(real);
+    const parts = [0, 1, 2].map((k) => join(dir, `part${k}.warc.gz`));
+    const counts = [];
+    for (const [k, file] of parts.entries()) counts.push(await writeScaleCorpus(real, file, n + 800, n, stats, { part: [k, 3] }));
+    assert.deepEqual(counts, [267, 267, 266]);
+    const pages = [];
+    for (const file of parts) pages.push(await extracted(file));
+    assert.equal(pages[0]?.real.length, written.real.length, 'the real pages in the first part');
+    assert.ok(
+      pages.slice(1).every((p) => !p.real.length),
+      'and only there',
+    );
+    const synthetic = pages.flatMap((p) => p.synthetic);
+    assert.equal(synthetic.length, 800);
+    for (let i = 0; i < 800; i++) {
+      const [a, b] = [synthetic[i] as Page, written.synthetic[i] as Page];
+      assert.equal(a.url, b.url);
+      assert.deepEqual(
+        [a.x.title, a.x.headings, a.x.blocks, a.x.links, a.x.terms],
+        [b.x.title, b.x.headings, b.x.blocks, b.x.links, b.x.terms],
+        a.url,
+      );
+    }
+    await assert.rejects(writeScaleCorpus(real, join(dir, 'no.warc.gz'), n + 800, n, stats, { part: [3, 3] }), /no part 3 of 3/);
+  });
+
   it('writes the distractors of before, defining nothing, when asked to', async () => {
     const plain = join(dir, 'plain.warc.gz');
-    await writeScaleCorpus(real, plain, n + 200, n, await corpusStatistics(real), { definitions: false });
+    // As many pages as with definitions: the pools of fresh words grow with the corpus.
+    await writeScaleCorpus(real, plain, n + 800, n, await corpusStatistics(real), { definitions: false });
     const { synthetic } = await extracted(plain);
-    assert.equal(synthetic.length, 200);
+    assert.equal(synthetic.length, 800);
     assert.equal(
       mean(synthetic, (x) => x.described.length + x.nearAnchors.length),
       0,
