@@ -22,10 +22,11 @@ import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from
  * float32), and when p > 0 where each page's passage numbers start (n + 1 uint32) and the passage
  * numbers (p uint16): those of docs[i] are places[starts[i] .. starts[i + 1]]. The index stores
  * the same lists packed (packed-postings.ts), unpacked once when read: since decision 0132
- * (POSTINGS_FORMAT) a row holds the pages and frequencies only, and the passage numbers are rows
- * of `term_passages`, PASSAGE_BLOCK postings each, read for the pages a query asks about (its
- * candidates and results) and kept by block; before it (PACKED_POSTINGS_FORMAT) each row held
- * them too. The first stage reads and keeps 8 bytes a posting in memory instead of about 18.
+ * (POSTINGS_FORMAT) the row of a list longer than PASSAGE_BLOCK holds the pages and frequencies
+ * only, and the passage numbers are rows of `term_passages`, PASSAGE_BLOCK postings each, read
+ * for the pages a query asks about (its candidates and results) and kept by block; a shorter
+ * list's row holds them, as every row did before it (PACKED_POSTINGS_FORMAT). The first stage
+ * reads and keeps 8 bytes a posting of a long list in memory instead of about 18.
  */
 const weights = Object.entries(FIELD_WEIGHTS)
   .map(([k, v]) => `${k}=${v}`)

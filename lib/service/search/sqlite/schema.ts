@@ -25,8 +25,9 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  * page_terms  per page, its number of terms (read by every reader), and in an index from before
  *          decision 0085 the distinct terms it holds
  * page_term_lists  per page, the distinct terms it holds, packed (packed-text.ts; to update postings)
- * postings    per term, the pages holding it and its field-weighted frequency there (postings.ts)
- * term_passages  per term and block of its postings, the snippet passages holding it in each page
+ * postings    per term, the pages holding it and its field-weighted frequency there, and for a list
+ *          of PASSAGE_BLOCK postings or fewer the snippet passages holding it in each (postings.ts)
+ * term_passages  per longer list and block of its postings, the snippet passages holding it in each page
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
@@ -363,10 +364,11 @@ export const indexMigrations: readonly IndexMigration[] = [
   {
     version: 15,
     name: 'search passages apart from the postings',
-    // Each posting list's passage numbers, PASSAGE_BLOCK postings a row (packed-postings.ts), so
-    // that the first stage reads and keeps a list's pages and frequencies only, and the passages
-    // of the pages it asks about by block (POSTINGS_FORMAT 4, decision 0132). An index from before keeps its
-    // passages in its lists (format 3) until the next `npm run index` writes them apart.
+    // The passage numbers of each posting list longer than PASSAGE_BLOCK, that many postings a
+    // row (packed-postings.ts), so that the first stage reads and keeps a long list's pages and
+    // frequencies only, and the passages of the pages it asks about by block (POSTINGS_FORMAT 4,
+    // decision 0132). An index from before keeps its passages in its lists (format 3) until the
+    // next `npm run index` writes them apart.
     up: `
       CREATE TABLE term_passages (
         term TEXT NOT NULL,
