@@ -149,8 +149,10 @@ export class PostingsWriter {
     for (const [t, runs] of this.#runs.drain()) {
       const added = concatPostings(runs);
       const row = fresh ? undefined : (q.lookup.get(t) as { data: Uint8Array } | undefined);
-      const list = row ? mergePostings(this.#stored(t, row.data), dropped, added) : added;
-      if (row) q.dropBlocks.run(t);
+      const stored = row ? this.#stored(t, row.data) : null;
+      const list = stored ? mergePostings(stored.list, dropped, added) : added;
+      // Its blocks go with the row they were stored beside (a short list had none).
+      if (stored?.blocks) q.dropBlocks.run(t);
       if (list.docs.length) {
         if (!list.places.length || !passagesApart(list.docs.length)) q.put.run(t, packPostings(list));
         else {
@@ -197,14 +199,12 @@ export class PostingsWriter {
   }
 
   /** A term's stored list (`data`) with its passages, which its rows of `term_passages` hold
-   * when it is longer than a block (it has no rows there otherwise). */
-  #stored(term: string, data: Uint8Array): PostingList {
+   * when it is longer than a block (it has no rows there otherwise), and whether it had rows. */
+  #stored(term: string, data: Uint8Array): { list: PostingList; blocks: boolean } {
     const list = unpackPostings(data);
-    if (list.starts.length || !passagesApart(list.docs.length)) return list;
-    return joinPassages(
-      list,
-      (this.#q.passages.all(term) as { data: Uint8Array }[]).map((r) => r.data),
-    );
+    if (list.starts.length || !passagesApart(list.docs.length)) return { list, blocks: false };
+    const blocks = (this.#q.passages.all(term) as { data: Uint8Array }[]).map((r) => r.data);
+    return { list: joinPassages(list, blocks), blocks: blocks.length > 0 };
   }
 
   /** Forgets every page reported since the last flush, after the caller rolled back the
