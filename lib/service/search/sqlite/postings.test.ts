@@ -77,6 +77,51 @@ const concepts = (q: string) => {
   return { concepts: parsed.concepts.filter((c) => !c.stop), joins: parsed.joins };
 };
 
+/** Checks that the index in `apart` keeps every long list's passages in blocks and every short
+ * list's in its row, and answers `queries` as the same index with every list held whole (`held`). */
+function sameAsHeld(apart: string, held: string, queries: readonly string[]): void {
+  const a = new DatabaseSync(apart, { readOnly: true });
+  const b = new DatabaseSync(held, { readOnly: true });
+  try {
+    // A list longer than a block keeps its pages and frequencies alone, its passages (if it has
+    // any: not a word of the address alone) in blocks; a shorter one holds its passages.
+    const blocks = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term = ?');
+    let [long, short] = [0, 0];
+    for (const r of a.prepare('SELECT term, data FROM postings').all()) {
+      const list = unpackPostings(r.data as Uint8Array);
+      const n = (blocks.get(r.term as string) as { n: number }).n;
+      assert.ok(!list.places.length || !n, `${r.term as string}: passages in one place`);
+      if (n) {
+        long++;
+        assert.ok(list.docs.length > PASSAGE_BLOCK && n === Math.ceil(list.docs.length / PASSAGE_BLOCK), `${r.term as string}: apart`);
+      } else if (list.places.length) {
+        short++;
+        assert.ok(list.docs.length <= PASSAGE_BLOCK, `${r.term as string}: whole`);
+      }
+    }
+    assert.ok(long > 3 && short > 100, `${long} long lists, ${short} short`);
+    const orphans = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term NOT IN (SELECT term FROM postings)').get() as { n: number };
+    assert.equal(orphans.n, 0, 'no blocks of a term the index no longer holds');
+    const stored = new PostingsStage(a);
+    const whole = new PostingsStage(b);
+    assert.ok(stored.refresh() && whole.refresh());
+    for (const q of queries) {
+      const c = concepts(q);
+      const ranked = stored.rank(c.concepts, c.joins, 1000);
+      assert.deepEqual(ranked, whole.rank(c.concepts, c.joins, 1000), q);
+      assert.ok(ranked.length >= 20, q);
+      const ids = ranked.map((r) => r.id);
+      // Far into the lists first, so that blocks are read out of order.
+      const order = [...ids].reverse();
+      assert.deepEqual([...stored.passageShares(order)], [...whole.passageShares(order)], q);
+      assert.deepEqual([...stored.bestPassages(ids)], [...whole.bestPassages(ids)], q);
+    }
+  } finally {
+    a.close();
+    b.close();
+  }
+}
+
 describe('postings', () => {
   const file = join(dir, 'index.db');
   build(file, corpus());
@@ -337,61 +382,29 @@ describe('postings', () => {
     }
   });
 
-  it('give each page of lists longer than a block its passages, as lists holding them do', () => {
-    const pages = Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => ({
+  it('give each page of lists longer than a block its passages, as lists holding them do, and again once pages change', () => {
+    const page = (i: number, word: string) => ({
       url: `https://docs.test/long/${i}.html`,
       html: html(
         `page ${i}`,
-        `<p>intro ${i % 3 ? 'kettle' : 'router'} ${'filler '.repeat(i % 4)}</p><p>other words ${i}</p><p>kettle descaling ${i % 5 ? '' : 'router'}</p>`,
+        `<p>intro ${i % 3 ? 'kettle' : 'router'} ${'filler '.repeat(i % 4)}</p><p>other words ${i}</p><p>kettle ${word} ${i % 5 ? '' : 'router'}</p>`,
       ),
-    }));
+    });
+    const pages = Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => page(i, 'descaling'));
+    // A second run: "descaling" falls to a list shorter than a block, "teapot" is a new long list,
+    // and the lists of "kettle" and "router" change in place.
+    const changed = pages.slice(0, 3 * PASSAGE_BLOCK).map((_, i) => page(i, 'teapot'));
     const apart = join(dir, 'long.db');
     const inline = join(dir, 'long-inline.db');
     build(apart, pages, { fullText: false });
     build(inline, pages, { fullText: false });
     asStoredBefore(inline, PACKED_POSTINGS_FORMAT);
-    const a = new DatabaseSync(apart, { readOnly: true });
-    const b = new DatabaseSync(inline, { readOnly: true });
-    try {
-      assert.ok(
-        (a.prepare("SELECT COUNT(*) AS n FROM term_passages WHERE term = 'kettl'").get() as { n: number }).n >= 3,
-        'several blocks',
-      );
-      // A list longer than a block keeps its pages and frequencies alone, its passages (if it has
-      // any: not a word of the address alone) in blocks; a shorter one holds its passages.
-      const blocks = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term = ?');
-      let [long, short] = [0, 0];
-      for (const r of a.prepare('SELECT term, data FROM postings').all()) {
-        const list = unpackPostings(r.data as Uint8Array);
-        const n = (blocks.get(r.term as string) as { n: number }).n;
-        assert.ok(!list.places.length || !n, `${r.term as string}: passages in one place`);
-        if (n) {
-          long++;
-          assert.ok(list.docs.length > PASSAGE_BLOCK && n === Math.ceil(list.docs.length / PASSAGE_BLOCK), `${r.term as string}: apart`);
-        } else if (list.places.length) {
-          short++;
-          assert.ok(list.docs.length <= PASSAGE_BLOCK, `${r.term as string}: whole`);
-        }
-      }
-      assert.ok(long > 3 && short > 100, `${long} long lists, ${short} short`);
-      const stored = new PostingsStage(a);
-      const held = new PostingsStage(b);
-      assert.ok(stored.refresh() && held.refresh());
-      for (const q of ['kettle', 'kettle descaling', 'router kettle', 'descaling router']) {
-        const c = concepts(q);
-        const ranked = stored.rank(c.concepts, c.joins, 1000);
-        assert.deepEqual(ranked, held.rank(c.concepts, c.joins, 1000), q);
-        assert.ok(ranked.length > PASSAGE_BLOCK, q);
-        const ids = ranked.map((r) => r.id);
-        // Far into the lists first, so that blocks are read out of order.
-        const order = [...ids].reverse();
-        assert.deepEqual([...stored.passageShares(order)], [...held.passageShares(order)], q);
-        assert.deepEqual([...stored.bestPassages(ids)], [...held.bestPassages(ids)], q);
-      }
-    } finally {
-      a.close();
-      b.close();
-    }
+    sameAsHeld(apart, inline, ['kettle', 'kettle descaling', 'router kettle', 'descaling router']);
+    build(apart, changed, { fullText: false });
+    build(inline, pages, { fullText: false });
+    build(inline, changed, { fullText: false });
+    asStoredBefore(inline, PACKED_POSTINGS_FORMAT);
+    sameAsHeld(apart, inline, ['kettle', 'kettle teapot', 'router kettle', 'teapot router', 'descaling']);
   });
 
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
