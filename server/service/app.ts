@@ -339,6 +339,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         }),
         nodeId: config.cluster.nodeId,
         localLoad: () => fleet.load,
+        capacity: config.browser.capacity,
       })
     : null;
   ctx.cluster = gateway;

@@ -24,6 +24,8 @@ export type GatewayOptions = {
   nodeId: string;
   /** This node's load now (the registry's copy is up to a heartbeat old). */
   localLoad: () => number;
+  /** Browsers this node runs at most. */
+  capacity: number;
 };
 
 /**
@@ -80,9 +82,13 @@ export class ClusterGateway {
    * 429, a handshake error) is the client's.
    */
   async #place(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean> {
-    const { nodeId, localLoad } = this.#opts;
-    const nodes = (await this.#opts.registry.get().nodes()).map((n) => (n.id === nodeId ? { ...n, load: localLoad() } : n));
-    const order = placement(nodes, nodeId);
+    const { nodeId, localLoad, capacity } = this.#opts;
+    const listed = await this.#opts.registry.get().nodes();
+    // This node counts with its load now, and even when its heartbeat is not in the list (it
+    // expired while the node was busy, or is not written yet): it knows it is alive, and its own
+    // checks answer a start it cannot take (a profile held elsewhere is a 409, not "at capacity").
+    const self = { id: nodeId, url: '', startedAt: 0, ...listed.find((n) => n.id === nodeId), capacity, load: localLoad() };
+    const order = placement([...listed.filter((n) => n.id !== nodeId), self], nodeId);
     if (order.length === 0) {
       // Every node is full: a start that asked to wait (`queue=`) waits for room here, on this node.
       if (wantsQueue(req)) return false;
