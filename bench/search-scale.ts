@@ -28,8 +28,9 @@ import { printTable } from './_stats.ts';
  * real pages and synthetic distractors drawn from their statistics (_scale-corpus.ts) is written,
  * indexed with `npm run index` (time, peak memory, index size per page), served without the answer
  * cache and timed at 1 client (one pass) and 16 closed-loop clients (two passes) over the judged
- * queries (a warm-up pass first, after the fresh service's first known-item query and first natural
- * question are timed; the service's memory after them is kept too),
+ * queries (a warm-up pass first, after the time the fresh service takes to warm its query threads
+ * and then its first known-item query and first natural question are timed; the service's memory
+ * after them is kept too),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
  * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
@@ -62,9 +63,12 @@ type Measured = {
   /** Pruned first stage against scoring every posting (_first-stage.ts); absent in older runs' figures. */
   firstStage?: FirstStageCheck;
   /** A fresh service's first known-item query and then its first natural question, ms (what it
-   * reads of the index once: its pages' lengths, the definitions; decision 0122); absent in older
-   * runs' figures. */
+   * reads of the index once: its pages' lengths, the definitions; decision 0122); since decision
+   * 0135 once its query threads are warm (`warmMs`). Absent in older runs' figures. */
   firstMs?: { known: number; natural: number };
+  /** From the service listening to its query threads having read what a first search reads
+   * (/healthz `search.warming` gone), ms; absent in runs before decision 0135. */
+  warmMs?: number;
 };
 
 /** MRR@10 per kind of the judged queries, straight on the index file. */
@@ -88,6 +92,7 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
   const indexFile = join(dataDir, 'index.db');
   const service = await startService(ROOT, dataDir, 0);
   try {
+    const warmMs = await untilWarm(service.url);
     const firstMs = {
       known: await timeOne(service.url, built.token, 'known-item'),
       natural: await timeOne(service.url, built.token, 'natural'),
@@ -109,9 +114,22 @@ async function measureBuilt(dataDir: string, built: { seconds: number; pages: nu
       mrr: quality(indexFile),
       firstStage: checkFirstStage(indexFile),
       firstMs,
+      warmMs,
     };
   } finally {
     service.child.kill('SIGTERM');
+  }
+}
+
+/** How long until the service's query threads have read what a first search reads, ms (/healthz,
+ * asked every 50 ms, for 10 minutes at most). */
+async function untilWarm(url: string): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { search?: { warming?: boolean } };
+    if (!health.search?.warming) return performance.now() - t0;
+    if (performance.now() - t0 > 600_000) throw new Error('the service was still warming its search after 10 minutes');
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -251,6 +269,7 @@ const table = rows.map((r) => ({
   'p99 1c': r.p99x1.toFixed(2),
   'p50 16c': r.p50x16.toFixed(2),
   'p99 16c': r.p99x16.toFixed(2),
+  'warm-up ms': r.warmMs?.toFixed(0) ?? '',
   'first ms known/natural': r.firstMs ? `${r.firstMs.known.toFixed(0)}/${r.firstMs.natural.toFixed(0)}` : '',
   'serve MB own/peak': r.serveMemoryMb ? `${r.serveMemoryMb.anon}/${r.serveMemoryMb.peak}` : '',
   'p50 1c ×': (r.p50x1 / ref.p50x1).toFixed(2),

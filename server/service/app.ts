@@ -78,7 +78,15 @@ async function logIndexState(search: SearchBackend, file: string, log: ReturnTyp
     else log.info({ index: file, pages }, 'search index ready');
   } catch (err) {
     log.error({ index: file, err: (err as Error).message }, 'search index cannot be opened: searches will answer 502 until it can');
+    return;
   }
+  // Its query threads read what a first search reads (every page's length, host and languages)
+  // meanwhile: searches wait for it until then.
+  const t0 = performance.now();
+  void search.warm().then(
+    () => log.info({ index: file, ms: Math.round(performance.now() - t0) }, 'search index warm: the first searches answer at full speed'),
+    () => {},
+  );
 }
 
 /** Wire the service together and start listening. */

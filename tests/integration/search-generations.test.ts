@@ -58,7 +58,7 @@ describe('index generations on one node', () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
     assert.match(await publish(dir, 1), /published generation gen-000001\.db in /);
     // No warm-up: the switch happens while the searches below are still running.
-    const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2, warmSearches: 0 });
+    const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2, warmSearches: 0, warmThreads: false });
     try {
       assert.equal(await node.refresh(), true);
       assert.equal(node.generation, 'gen-000001.db');
@@ -96,6 +96,22 @@ describe('index generations on one node', () => {
         afterwards,
         TOPICS.map((q) => two.get(q)),
       );
+    } finally {
+      node.close();
+    }
+  });
+
+  it('switches to a new generation once its query threads have read what a first search reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
+    await publish(dir, 1);
+    const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2 });
+    try {
+      assert.equal(await node.refresh(), true);
+      await node.warm();
+      await publish(dir, 2);
+      assert.equal(await node.refresh(), true);
+      assert.equal(node.generation, 'gen-000002.db');
+      assert.deepEqual(await node.stats(), { pages: TOPICS.length }, 'not warming');
     } finally {
       node.close();
     }

@@ -37,6 +37,21 @@ describe('search on query worker threads', () => {
       assert.deepEqual(got.slice(queries.length), want);
       assert.deepEqual(await pooled.stats(), { pages: topics.length });
 
+      // A fresh engine's workers read what a first search reads as they start, and say so.
+      const fresh = new SqliteSearchBackend(file, { cacheSize: 0, workers: 2 });
+      try {
+        // No worker's message can come before this turn of the event loop ends.
+        assert.deepEqual(await fresh.stats(), { pages: topics.length, warming: true });
+        await fresh.warm();
+        assert.deepEqual(await fresh.stats(), { pages: topics.length });
+        assert.deepEqual(await fresh.search({ query: 'kettles', language: 'en', limit: 10 }), want[6]);
+      } finally {
+        fresh.close();
+      }
+      const missing = new SqliteSearchBackend(join(dataDir, 'no', 'such', '\u0000'), { cacheSize: 0, workers: 2 });
+      await assert.rejects(missing.warm(), BackendUnavailable);
+      missing.close();
+
       // Paging and site filters reach the workers: the same answers as in this thread.
       const paged = new SqliteSearchBackend(file, { cacheSize: 0, workers: 0 });
       const requests = [

@@ -47,12 +47,18 @@ export type SearchTry = { query: string; language: string; sites?: string[]; exc
  * first page of a search that found nothing, the searches to try that find something (tries.ts). */
 export type SearchAnswer = { results: SearchResult[]; corrected?: { query: string }; next?: { offset: number }; tries?: SearchTry[] };
 
-export type IndexStats = { pages: number };
+/** `warming`: the query threads are still reading what a first search reads (they answer
+ * searches meanwhile, after it). */
+export type IndexStats = { pages: number; warming?: true };
 
 export interface SearchBackend {
   /** Ranked results, duplicates collapsed. Rejects with BackendUnavailable when the index cannot answer. */
   search(request: SearchRequest): Promise<SearchAnswer>;
   stats(): Promise<IndexStats>;
+  /** Opens the index if nothing has yet, and resolves once its query threads have read what a
+   * first search reads (every page's length, host and languages: seconds at 10⁶ pages). Rejects as
+   * stats() does when the index cannot be opened. */
+  warm(): Promise<void>;
   close(): void;
 }
 

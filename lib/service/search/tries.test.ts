@@ -15,6 +15,7 @@ function backend(finds: (r: SearchRequest) => boolean): SearchBackend & { asked:
     async stats() {
       return { pages: 1 };
     },
+    async warm() {},
     close() {},
   };
 }

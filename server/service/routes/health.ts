@@ -8,7 +8,7 @@ export const healthz =
   (ctx: ServiceContext): Handler =>
   async (_req, res) => {
     const search = await ctx.search.stats().then(
-      ({ pages }) => (pages ? { pages } : { pages, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
+      (stats) => (stats.pages ? stats : { ...stats, note: 'the search index is empty; add pages with `npm run index -- SOURCE...`' }),
       () => ({ error: 'the search index cannot be opened' }),
     );
     const browsers = {

@@ -83,6 +83,8 @@ export class SqliteSearchBackend implements SearchBackend {
       run = (req) => pool.search(req);
     } else {
       const reader = (this.#reader = new IndexReader(address, { listCacheBytes: this.#listCacheBytes }));
+      // As a query worker does when it starts (worker.ts).
+      reader.warm();
       run = async (req) => reader.search(req);
     }
     this.#open = { db, version: db.prepare('PRAGMA data_version'), count: db.prepare('SELECT COUNT(*) AS n FROM pages'), run };
@@ -132,11 +134,22 @@ export class SqliteSearchBackend implements SearchBackend {
 
   async stats(): Promise<IndexStats> {
     try {
-      return { pages: (this.#connect().count.get() as { n: number }).n };
+      const pages = (this.#connect().count.get() as { n: number }).n;
+      return this.#pool?.warming ? { pages, warming: true } : { pages };
     } catch (err) {
       this.close();
       throw this.#unavailable('be read', err);
     }
+  }
+
+  async warm(): Promise<void> {
+    try {
+      this.#connect();
+    } catch (err) {
+      this.close();
+      throw this.#unavailable('be opened', err);
+    }
+    await this.#pool?.warm();
   }
 
   close(): void {

@@ -21,7 +21,9 @@ type Live = { name: string; backend: SqliteSearchBackend; searches: number; reti
  * A node's search over a folder of index generations (generations.ts, decision 0094). Each search
  * runs whole on the generation that was current when it began; `refresh()` reads CURRENT and,
  * when it names another generation, opens that one (its own connections, query workers and an
- * empty answer cache), replays the node's recent searches on it (up to WARM_SEARCHES, so that its
+ * empty answer cache), waits for its query workers to read what a first search reads
+ * (IndexReader.warm; not for the first generation it opens, so that the node starts at once),
+ * replays the node's recent searches on it (up to WARM_SEARCHES, so that its
  * query workers, their postings and its answer cache are warm: a fresh worker's first pass is
  * several times slower, 0018), then switches to it between two searches. The old one is closed once its
  * last search has answered. Who calls `refresh()` (a timer, news through Redis) is the caller's
@@ -33,6 +35,7 @@ export class GenerationalSearchBackend implements SearchBackend {
   readonly #dir: string;
   readonly #opts: { cacheSize?: number; workers?: number; listCacheBytes?: number };
   readonly #warmSearches: number;
+  readonly #warmThreads: boolean;
   /** The latest distinct searches, oldest first. */
   readonly #recent = new Map<string, SearchRequest>();
   #live: Live | null = null;
@@ -42,11 +45,17 @@ export class GenerationalSearchBackend implements SearchBackend {
   #again = false;
   #closed = false;
 
-  /** `warmSearches`: recent searches replayed on a new generation before the switch (0: none). */
-  constructor(dir: string, opts: { cacheSize?: number; workers?: number; listCacheBytes?: number; warmSearches?: number } = {}) {
+  /** `warmSearches`: recent searches replayed on a new generation before the switch (0: none).
+   * `warmThreads`: whether a switch waits for the new generation's query threads to read what a
+   * first search reads (IndexReader.warm; by default it does). */
+  constructor(
+    dir: string,
+    opts: { cacheSize?: number; workers?: number; listCacheBytes?: number; warmSearches?: number; warmThreads?: boolean } = {},
+  ) {
     this.#dir = dir;
     this.#opts = { cacheSize: opts.cacheSize, workers: opts.workers, listCacheBytes: opts.listCacheBytes };
     this.#warmSearches = opts.warmSearches ?? WARM_SEARCHES;
+    this.#warmThreads = opts.warmThreads ?? true;
   }
 
   /** The generation searches start on now, or null before the first is published (or opened). */
@@ -84,8 +93,10 @@ export class GenerationalSearchBackend implements SearchBackend {
     if (this.#closed || !current || current.name === this.#live?.name) return false;
     const backend = new SqliteSearchBackend(current.file, { ...this.#opts, immutable: true });
     try {
-      // Opens the file, checks its schema and starts the query workers before any search goes there.
-      await backend.stats();
+      // Opens the file, checks its schema and starts the query workers before any search goes
+      // there. A switch also waits for them to read what a first search reads; the first
+      // generation a node opens does not hold its start up (stats() then says it is warming).
+      await (this.#live && this.#warmThreads ? backend.warm() : backend.stats());
     } catch (err) {
       backend.close();
       throw new BackendUnavailable(`search index generation ${current.name} cannot be opened: ${(err as Error).message}`, { cause: err });
@@ -171,6 +182,10 @@ export class GenerationalSearchBackend implements SearchBackend {
 
   stats(): Promise<IndexStats> {
     return this.#on((b) => b.stats(), { pages: 0 });
+  }
+
+  warm(): Promise<void> {
+    return this.#on((b) => b.warm(), undefined);
   }
 
   close(): void {

@@ -51,6 +51,12 @@ export class LanguagePages {
     return both;
   }
 
+  /** Reads every page's languages at `version` now, as the first of() would. */
+  warm(version: number): void {
+    this.#sync(version);
+    this.#read();
+  }
+
   #sync(version: number): void {
     if (version === this.#version) return;
     this.#own = null;

@@ -3,7 +3,8 @@ import type { SearchAnswer, SearchRequest } from '../backend.ts';
 import type { WorkerData, WorkerReply, WorkerRequest } from './worker.ts';
 
 type Pending = { resolve: (r: SearchAnswer) => void; reject: (e: Error) => void };
-type Slot = { worker: Worker; pending: Map<number, Pending> };
+/** A worker, its searches in flight, and whether it has read what a first search reads (worker.ts). */
+type Slot = { worker: Worker; pending: Map<number, Pending>; warm: Promise<void>; warmed: () => void; isWarm: boolean };
 
 /**
  * A few worker threads that run searches (worker.ts), each on its own read-only connection to the
@@ -29,8 +30,19 @@ export class QueryPool {
 
   #spawn(): Slot {
     const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: this.#data });
-    const slot: Slot = { worker, pending: new Map() };
+    const { promise: warm, resolve: warmed } = Promise.withResolvers<void>();
+    const slot: Slot = {
+      worker,
+      pending: new Map(),
+      warm,
+      isWarm: false,
+      warmed: () => {
+        slot.isWarm = true;
+        warmed();
+      },
+    };
     worker.on('message', (m: WorkerReply) => {
+      if ('warm' in m) return slot.warmed();
       const p = slot.pending.get(m.id);
       if (!p) return;
       slot.pending.delete(m.id);
@@ -40,6 +52,7 @@ export class QueryPool {
     });
     worker.on('error', (err) => this.#failAll(slot, err));
     worker.on('exit', (code) => {
+      slot.warmed();
       this.#failAll(slot, new Error(`search worker exited with code ${code}`));
       const i = this.#slots.indexOf(slot);
       if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
@@ -52,6 +65,16 @@ export class QueryPool {
   #failAll(slot: Slot, err: Error): void {
     for (const p of slot.pending.values()) p.reject(err);
     slot.pending.clear();
+  }
+
+  /** Whether a worker is still reading what a first search reads (worker.ts). */
+  get warming(): boolean {
+    return this.#slots.some((s) => !s.isWarm);
+  }
+
+  /** Resolves once every worker has read what a first search reads, or failed to (worker.ts). */
+  async warm(): Promise<void> {
+    await Promise.all(this.#slots.map((s) => s.warm));
   }
 
   search(req: SearchRequest): Promise<SearchAnswer> {

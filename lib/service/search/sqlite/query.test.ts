@@ -242,6 +242,42 @@ describe('pages in the language asked for among many in others', () => {
     assert.deepEqual(inLanguage('en'), [nl, en], 'which leaves the language as it was');
     db.close();
   });
+
+  it('are read when a reader warms, once for a version of the index, and a warm reader answers as a cold one', () => {
+    const db = new DatabaseSync(file);
+    const id = (url: string) => (db.prepare('SELECT id FROM pages WHERE url = ?').get(url) as { id: number }).id;
+    const fr = id('https://fr.test/voyage.html');
+    const languages = new LanguagePages(db);
+    languages.warm(1);
+    const lang = (db.prepare('SELECT lang FROM pages WHERE id = ?').get(fr) as { lang: string }).lang;
+    // Changed on this connection: the version the caller gives is what tells the pages to read again.
+    db.prepare("UPDATE pages SET lang = 'de' WHERE id = ?").run(fr);
+    try {
+      assert.equal(languages.of('de', 1, null)[fr], 0, 'as read when it warmed');
+      assert.equal(languages.of('de', 2, null)[fr], 1, 'read again for the next version');
+    } finally {
+      db.prepare('UPDATE pages SET lang = ? WHERE id = ?').run(lang, fr);
+      db.close();
+    }
+    const cold = new IndexReader(file);
+    const warm = new IndexReader(file);
+    try {
+      warm.warm();
+      warm.warm();
+      for (const req of [
+        { query: 'voyage', language: 'fr', limit: 10 },
+        { query: 'notes', language: 'en', limit: 10, sites: ['en3.test'] },
+      ])
+      {
+        const answer = warm.search(req);
+        assert.ok(answer.results.length > 0, req.query);
+        assert.deepEqual(answer, cold.search(req));
+      }
+    } finally {
+      cold.close();
+      warm.close();
+    }
+  });
 });
 
 describe("the pages of a site the query's best keep coming back to", () => {
