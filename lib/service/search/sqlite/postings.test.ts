@@ -100,7 +100,9 @@ function sameAsHeld(apart: string, held: string, queries: readonly string[]): vo
       }
     }
     assert.ok(long > 3 && short > 100, `${long} long lists, ${short} short`);
-    const orphans = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term NOT IN (SELECT term FROM postings)').get() as { n: number };
+    const orphans = a.prepare('SELECT COUNT(*) AS n FROM term_passages WHERE term NOT IN (SELECT term FROM postings)').get() as {
+      n: number;
+    };
     assert.equal(orphans.n, 0, 'no blocks of a term the index no longer holds');
     const stored = new PostingsStage(a);
     const whole = new PostingsStage(b);

@@ -267,8 +267,7 @@ describe('pages in the language asked for among many in others', () => {
       for (const req of [
         { query: 'voyage', language: 'fr', limit: 10 },
         { query: 'notes', language: 'en', limit: 10, sites: ['en3.test'] },
-      ])
-      {
+      ]) {
         const answer = warm.search(req);
         assert.ok(answer.results.length > 0, req.query);
         assert.deepEqual(answer, cold.search(req));
