@@ -83,11 +83,12 @@ export class SqliteSearchBackend implements SearchBackend {
       run = (req) => pool.search(req);
     } else {
       const reader = (this.#reader = new IndexReader(address, { listCacheBytes: this.#listCacheBytes }));
-      // As a query worker does when it starts (worker.ts).
-      reader.warm();
       run = async (req) => reader.search(req);
     }
     this.#open = { db, version: db.prepare('PRAGMA data_version'), count: db.prepare('SELECT COUNT(*) AS n FROM pages'), run };
+    // As a query worker does when it starts (worker.ts); a failure here is the caller's, whose
+    // close() closes what was opened.
+    this.#reader?.warm();
     return this.#open;
   }
 
