@@ -4,7 +4,7 @@ import type { WorkerData, WorkerReply, WorkerRequest } from './worker.ts';
 
 type Pending = { resolve: (r: SearchAnswer) => void; reject: (e: Error) => void };
 /** A worker, its searches in flight, and whether it has read what a first search reads (worker.ts). */
-type Slot = { worker: Worker; pending: Map<number, Pending>; warm: Promise<void>; warmed: () => void; isWarm: boolean };
+type Slot = { worker: Worker; pending: Map<number, Pending>; warm: Promise<void>; isWarm: boolean };
 
 /**
  * A few worker threads that run searches (worker.ts), each on its own read-only connection to the
@@ -30,19 +30,14 @@ export class QueryPool {
 
   #spawn(): Slot {
     const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: this.#data });
-    const { promise: warm, resolve: warmed } = Promise.withResolvers<void>();
-    const slot: Slot = {
-      worker,
-      pending: new Map(),
-      warm,
-      isWarm: false,
-      warmed: () => {
-        slot.isWarm = true;
-        warmed();
-      },
+    const { promise: warm, resolve } = Promise.withResolvers<void>();
+    const slot: Slot = { worker, pending: new Map(), warm, isWarm: false };
+    const warmed = () => {
+      slot.isWarm = true;
+      resolve();
     };
     worker.on('message', (m: WorkerReply) => {
-      if ('warm' in m) return slot.warmed();
+      if ('warm' in m) return warmed();
       const p = slot.pending.get(m.id);
       if (!p) return;
       slot.pending.delete(m.id);
@@ -52,7 +47,7 @@ export class QueryPool {
     });
     worker.on('error', (err) => this.#failAll(slot, err));
     worker.on('exit', (code) => {
-      slot.warmed();
+      warmed();
       this.#failAll(slot, new Error(`search worker exited with code ${code}`));
       const i = this.#slots.indexOf(slot);
       if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
