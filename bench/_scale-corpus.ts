@@ -99,17 +99,13 @@ class WordDraw {
 }
 
 /**
- * A page body's `total` words, `distinct` of them different, in random order. The distinct words
- * are drawn without repeats by how many real pages hold each, so a word is on about its real share
- * of pages; the rest repeat them by how often a real page holding each repeats it (`the` more than
- * `signed`).
+ * A page body's `total` words, about `distinct` of them different, in random order. The distinct
+ * words are drawn by {@link GoodTuringDraw.page}, so a word is on about its real share of pages;
+ * the rest repeat them by how often a real page holding each repeats it (`the` more than `signed`).
  */
 function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct: number, scale: number): string[] {
-  const chosen = new Set<string>();
-  // A language of few words may not have `distinct` of them to give: stop short, not forever.
-  for (let tries = 0; chosen.size < distinct && tries < distinct * 8; tries++) chosen.add(draw.pages.one(random, scale));
-  const out = [...chosen];
-  if (out.length < total) {
+  const out = [...draw.pages.page(random, distinct, scale)];
+  if (out.length && out.length < total) {
     const weights = new Map(out.map((w) => [w, draw.repeats.get(w) ?? 0]));
     let sum = 0;
     for (const v of weights.values()) sum += v;
@@ -124,6 +120,9 @@ function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct
   return out;
 }
 
+/** Where a {@link GoodTuringDraw} gets an item of no real page. */
+type Fresh = { one(random: () => number, scale: number): string };
+
 /**
  * Words or names of a language, drawn as the Good–Turing estimate has them (decision 0121 for the
  * names, 0133 for the words). A name is an identity (`zipapp.create_archive` is one function of
@@ -133,28 +132,24 @@ function bodyWords(draw: BodyDraw, random: () => number, total: number, distinct
  * real page, went onto 200 distractors at 10⁶, and two words of one page met on a few of them,
  * which a query of the two could not tell from the real page. So an item seen r times is drawn by
  * r* = (r + 1)·N_{r+1} / N_r (N_r: how many items are seen r times) for r below KATZ, by r above,
- * and an item of no real page with the share of the items seen once (`N₁ / N`): another manual's
- * names and words, which match no query, as a larger corpus of manuals has them.
+ * and an item of no real page ({@link Fresh}) with the share of the items seen once: another
+ * manual's names and words, which match no query, as a larger corpus of manuals has them.
  *
- * A fresh name is one of its own (a name is defined once). Fresh words recur, as a larger
- * corpus's words do: they are drawn from a pool as large as Heaps' law (V = K·Nᵝ) says a corpus
- * `scale` times the real one has words the real one lacks, V·(scaleᵝ − 1), with β measured on
- * the real counts (the words a random half of the real units would hold). One of its own each
- * time, the index of 10⁵ pages held 28.0 million terms; drawn from the pool, 15.8 million.
+ * Only an item seen once in the whole language makes room for fresh ones (decision 0136): a word
+ * seen once in titles and often in the body text is a word the language has, not a sign of words
+ * it lacks.
  */
 class GoodTuringDraw {
   readonly #draw: WordDraw;
-  /** Items seen once: a fresh one copies the shape of one. */
-  readonly #once: string[];
-  /** Whether fresh items recur (words, from a pool), or each is one of its own (names). */
-  readonly #recurring: boolean;
-  /** Heaps' exponent of the counts, and their distinct items. */
-  readonly #beta: number;
-  readonly #distinct: number;
-  /** Seeds the pool's items apart from another draw's. */
-  readonly #salt: number;
+  readonly #fresh: Fresh;
+  /** For {@link page}: the items of at least HEAD_SHARE of the weight, each with its share, and
+   * a draw of the others (FRESH among them) with their share in all. */
+  readonly #head: string[] = [];
+  readonly #headShare: number[] = [];
+  readonly #tail: WordDraw | null;
+  readonly #tailShare: number;
 
-  constructor(counts: Map<string, number>, { recurring = true, salt = 0 }: { recurring?: boolean; salt?: number } = {}) {
+  constructor(counts: Map<string, number>, fresh: Fresh, seenOnce: (item: string) => boolean = () => true) {
     const ofCount = new Map<number, number>();
     for (const r of counts.values()) ofCount.set(r, (ofCount.get(r) ?? 0) + 1);
     const adjusted = (r: number) => {
@@ -162,33 +157,105 @@ class GoodTuringDraw {
       return r < KATZ && next > 0 ? ((r + 1) * next) / nr : r;
     };
     const weights = new Map([...counts].map(([item, r]) => [item, adjusted(r)]));
-    this.#once = [...counts].filter(([, r]) => r === 1).map(([item]) => item);
-    if (this.#once.length) weights.set(FRESH, this.#once.length);
+    let room = 0;
+    for (const [item, r] of counts) if (r === 1 && seenOnce(item)) room++;
+    if (room) weights.set(FRESH, room);
     this.#draw = new WordDraw(weights);
-    this.#recurring = recurring;
-    this.#distinct = counts.size;
-    this.#beta = heapsExponent(ofCount);
-    this.#salt = salt;
+    this.#fresh = fresh;
+    let total = 0;
+    for (const w of weights.values()) total += w;
+    const tail = new Map<string, number>();
+    let tailWeight = 0;
+    for (const [item, w] of weights)
+      if (item !== FRESH && w / total >= HEAD_SHARE) {
+        this.#head.push(item);
+        this.#headShare.push(w / total);
+      } else {
+        tail.set(item, w);
+        tailWeight += w;
+      }
+    this.#tail = tail.size ? new WordDraw(tail) : null;
+    this.#tailShare = tailWeight / total;
   }
 
-  /** How many fresh items a corpus `scale` times the real one draws from (Heaps' law). */
-  #pool(scale: number): number {
-    return Math.max(1, Math.round(this.#distinct * (Math.max(1, scale) ** this.#beta - 1)));
+  #item(item: string, random: () => number, scale: number): string {
+    return item === FRESH ? this.#fresh.one(random, scale) : item;
   }
 
   /** An item, for a corpus `scale` times the real one (its size sets the pool of fresh words). */
   one(random: () => number, scale: number): string {
-    const item = this.#draw.one(random);
-    if (item !== FRESH) return item;
-    // A pool item is the same word wherever it is drawn: its own generator makes it.
-    const from = this.#recurring ? seeded(Math.imul(Math.floor(random() * this.#pool(scale)) + 1, 0xc2b2ae35) ^ this.#salt) : random;
-    return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from);
+    return this.#item(this.#draw.one(random), random, scale);
   }
 
   draw(random: () => number, n: number, scale: number): string {
     const out: string[] = [];
     for (let k = 0; k < n; k++) out.push(this.one(random, scale));
     return out.join(' ');
+  }
+
+  /**
+   * A page's distinct items, about `distinct` of them: each on it with its share of the pages, and
+   * apart from the others, as a real page holds its words. Drawn one at a time until `distinct`
+   * differ, a page took too few common items (they are drawn again and again) and too many rare
+   * ones. A common item is tried on its own; the rare ones, most of the items and each unlikely,
+   * come as a Poisson number of draws among them.
+   */
+  page(random: () => number, distinct: number, scale: number): Set<string> {
+    const out = new Set<string>();
+    for (let i = 0; i < this.#head.length; i++) if (random() < distinct * (this.#headShare[i] as number)) out.add(this.#head[i] as string);
+    const tail = this.#tail;
+    if (!tail) return out;
+    const n = poisson(random, distinct * this.#tailShare);
+    for (let k = 0; k < n; k++) out.add(this.#item(tail.one(random), random, scale));
+    // The commonest items are on a page at most once, which leaves a short page short: fill it.
+    for (let tries = 0; out.size < distinct && tries < distinct * 8; tries++) out.add(this.#item(tail.one(random), random, scale));
+    return out;
+  }
+}
+
+/** A Poisson-distributed count of the given mean (Knuth's product of uniforms; a normal one above 30). */
+function poisson(random: () => number, mean: number): number {
+  if (mean <= 0) return 0;
+  if (mean > 30) {
+    const gaussian = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    return Math.max(0, Math.round(mean + Math.sqrt(mean) * gaussian));
+  }
+  const limit = Math.exp(-mean);
+  let k = 0;
+  for (let p = random(); p > limit; p *= random()) k++;
+  return k;
+}
+
+/**
+ * A language's pool of fresh words: as large as Heaps' law (V = K·Nᵝ) says a corpus `scale` times
+ * the real one has beyond the real one's words, V·(scaleᵝ − 1). Every field draws from it (a fresh
+ * word of a title is a word of some body too). A pool word is made by a generator of its own
+ * seeded by its number, so every page that draws it writes the same word: it copies the shape of
+ * one of the language's words seen once ({@link freshName}).
+ */
+class FreshPool implements Fresh {
+  readonly #once: readonly string[];
+  readonly #distinct: number;
+  readonly #beta: number;
+  readonly #segments: Segments;
+  readonly #salt: number;
+
+  constructor(once: readonly string[], distinct: number, beta: number, segments: Segments, salt: number) {
+    this.#once = once.length ? once : ['fresh'];
+    this.#distinct = distinct;
+    this.#beta = beta;
+    this.#segments = segments;
+    this.#salt = salt;
+  }
+
+  /** How many fresh words a corpus `scale` times the real one draws from. */
+  size(scale: number): number {
+    return Math.max(1, Math.round(this.#distinct * (Math.max(1, scale) ** this.#beta - 1)));
+  }
+
+  one(random: () => number, scale: number): string {
+    const from = seeded(Math.imul(Math.floor(random() * this.size(scale)) + 1, 0xc2b2ae35) ^ this.#salt);
+    return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from, this.#segments, false);
   }
 }
 
@@ -209,16 +276,56 @@ export function heapsExponent(ofCount: ReadonlyMap<number, number>): number {
 
 /** Counts from which Good–Turing's estimate is taken as it is (Katz's usual threshold). */
 const KATZ = 5;
+/** The share of a draw's weight from which {@link GoodTuringDraw.page} tries an item on its own. */
+const HEAD_SHARE = 1e-4;
 /** GoodTuringDraw's key for an item of no real page (no name or word holds a NUL). */
 const FRESH = '\u0000';
 
-/** A name of the shape of `like` (`msilib.Database.Close` -> `qwhtzb.Kxpmrwlq.Ftbnv`): each letter
- * and digit drawn again (a letter in its case, among a to z), the punctuation kept. */
-function freshName(like: string, random: () => number): string {
+/** A word's segments as the index splits it (tokenize.ts: runs of letters, digits and marks). */
+const SEGMENT = /[\p{L}\p{N}\p{M}]+/gu;
+/** A word's segments, lower-cased as the index keeps them (`Database.Close;` -> database, close). */
+export const segmentsOf = (word: string): string[] => word.toLowerCase().match(SEGMENT) ?? [];
+
+/** How many of a language's distinct words and names hold each segment; a segment of more than one
+ * is known (`configuration` of `configuration);`), and `known` draws those by that number. */
+type Segments = { counts: Map<string, number>; known: WordDraw | null };
+
+function segmentCounts(items: Iterable<string>): Segments {
+  const counts = new Map<string, number>();
+  for (const item of items) for (const s of new Set(segmentsOf(item))) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const known = new Map([...counts].filter(([, c]) => c > 1));
+  return { counts, known: known.size ? new WordDraw(known) : null };
+}
+
+/**
+ * A fresh word or name in the shape of `like`, one of the language's seen once. Its segments
+ * that other words share are kept, and each of the others is made anew, letter by letter (a letter
+ * in its case, among a to z; `b384c441` -> `q907t2k3`), the punctuation kept. Most words seen once
+ * are a known word with its punctuation (`configuration);`) or known parts joined (`pg_stat`):
+ * such a word stays as it is, as a larger corpus's words mostly bring no new term. A `distinct`
+ * one (a name: an identity, defined once) of known segments only has its rarest segment swapped
+ * for another known one (`zipapp.create_archive` -> `zipapp.create_index`).
+ */
+function freshName(like: string, random: () => number, segments: Segments, distinct: boolean): string {
   const pick = (from: string) => from[Math.floor(random() * from.length)] as string;
-  return like.replace(/(\p{N})|(\p{Lu})|\p{L}/gu, (_, digit?: string, upper?: string) =>
-    digit ? pick('0123456789') : upper ? pick(LOWER).toUpperCase() : pick(LOWER),
-  );
+  const count = (s: string) => segments.counts.get(s.toLowerCase()) ?? 0;
+  let made = false;
+  const out = like.replace(SEGMENT, (s) => {
+    if (count(s) > 1) return s;
+    made = true;
+    return s.replace(/(\p{N})|(\p{Lu})|\p{L}/gu, (_, digit?: string, upper?: string) =>
+      digit ? pick('0123456789') : upper ? pick(LOWER).toUpperCase() : pick(LOWER),
+    );
+  });
+  if (made || !distinct || !segments.known) return out;
+  let rarest: RegExpExecArray | null = null;
+  for (const m of like.matchAll(SEGMENT)) if (!rarest || count(m[0]) < count(rarest[0])) rarest = m;
+  if (!rarest) return out;
+  const [at, was] = [rarest.index, rarest[0]];
+  let swapped = segments.known.one(random);
+  for (let tries = 0; swapped === was.toLowerCase() && tries < 4; tries++) swapped = segments.known.one(random);
+  if (/^\p{Lu}/u.test(was)) swapped = swapped.charAt(0).toUpperCase() + swapped.slice(1);
+  return like.slice(0, at) + swapped + like.slice(at + was.length);
 }
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 
@@ -304,23 +411,34 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     for (const l of linksOf[i] as { url: string; head: string | undefined }[])
       if (l.head && defines.get(l.url)?.has(l.head)) shape.naming++;
   });
+  // Heaps' exponent of the words by the pages holding them, all languages together: one corpus's
+  // growth (a small language's own counts are too few to measure it).
+  const pagesOfCount = new Map<number, number>();
+  for (const c of counts.values()) for (const r of c.pages.values()) pagesOfCount.set(r, (pagesOfCount.get(r) ?? 0) + 1);
+  const beta = heapsExponent(pagesOfCount);
   // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
-    // Each draw's pool of fresh words is its own (seeded by language and field).
-    const salt = (what: string) => {
-      const name = `${language} ${what}`;
-      return hash(name, 0, name.length);
-    };
-    const blocks = new GoodTuringDraw(c.blocks, { salt: salt('blocks') });
-    const field = (f: Field) => (c[f].size ? new GoodTuringDraw(c[f], { salt: salt(f) }) : blocks);
+    const uses = (w: string) => (c.title.get(w) ?? 0) + (c.headings.get(w) ?? 0) + (c.blocks.get(w) ?? 0);
+    const seenOnce = (w: string) => uses(w) === 1;
+    const vocabulary = new Set([...c.title.keys(), ...c.headings.keys(), ...c.blocks.keys()]);
+    const segments = segmentCounts([...vocabulary, ...c.names.keys()]);
+    const salt = hash(language, 0, language.length);
+    const pool = new FreshPool([...vocabulary].filter(seenOnce), vocabulary.size, beta, segments, salt);
+    const blocks = new GoodTuringDraw(c.blocks, pool, seenOnce);
+    const field = (f: Field) => (c[f].size ? new GoodTuringDraw(c[f], pool, seenOnce) : blocks);
     // A page holding a word holds it count / pages times; the first is the draw by pages.
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
+    // A fresh name is one of its own, in the shape of a name defined once.
+    const onceNames = [...c.names].filter(([, r]) => r === 1).map(([n]) => n);
+    const freshNames: Fresh = {
+      one: (random) => freshName(onceNames[Math.floor(random() * onceNames.length)] as string, random, segments, true),
+    };
     draws.set(language, {
       title: field('title'),
       headings: field('headings'),
-      body: { pages: new GoodTuringDraw(c.pages, { salt: salt('pages') }), repeats },
-      names: c.names.size ? new GoodTuringDraw(c.names, { recurring: false }) : null,
+      body: { pages: new GoodTuringDraw(c.pages, pool, seenOnce), repeats },
+      names: c.names.size ? new GoodTuringDraw(c.names, freshNames) : null,
     });
   }
   let inside = 0;
