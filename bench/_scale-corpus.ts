@@ -23,6 +23,8 @@ import { normalizeUrl, urlKey } from '#service/search/url.ts';
  * real pages' go (decision 0123): as large a share to pages of the corpus (the others to sites it
  * does not hold), and of those as large a share to its own site (a thousand sites of synthetic
  * pages). A link says what it points at, as links mostly do: a few words of its target's title.
+ * Words and names of no real page, a larger corpus's own, come as Good–Turing's estimate and
+ * Heaps' law have them ({@link GoodTuringDraw}, {@link FreshPool}; decisions 0133 and 0136).
  * Seeded: the same size gives the same pages.
  *
  * And it defines things as its real page does (issue #30, decision 0121): as many definition-list
@@ -227,11 +229,15 @@ function poisson(random: () => number, mean: number): number {
 }
 
 /**
- * A language's pool of fresh words: as large as Heaps' law (V = K·Nᵝ) says a corpus `scale` times
- * the real one has beyond the real one's words, V·(scaleᵝ − 1). Every field draws from it (a fresh
- * word of a title is a word of some body too). A pool word is made by a generator of its own
- * seeded by its number, so every page that draws it writes the same word: it copies the shape of
- * one of the language's words seen once ({@link freshName}).
+ * A language's pool of fresh words, or of fresh names: as large as Heaps' law (V = K·Nᵝ) says a
+ * corpus `scale` times the real one has beyond the real one's, V·(scaleᵝ − 1), with β measured on
+ * the real counts (words by the pages holding them; names by the pages defining them, β 0.80 where
+ * the words' is 0.53: most names are defined once, yet the handbook's translations define the
+ * same ids). Every field draws from the words' pool (a fresh word of a title is a word of some body
+ * too). A pool item is made by a generator of its own seeded by its number, so every page that
+ * draws it writes the same item: it copies the shape of one of the language's seen once
+ * ({@link freshName}). Each fresh name one of its own, the names alone brought 2.6 times the new
+ * index terms Heaps' law of the real names' has (decision 0136).
  */
 class FreshPool implements Fresh {
   readonly #once: readonly string[];
@@ -240,8 +246,11 @@ class FreshPool implements Fresh {
   readonly #segments: Segments;
   readonly #salt: number;
 
-  constructor(once: readonly string[], distinct: number, beta: number, segments: Segments, salt: number) {
+  readonly #names: boolean;
+
+  constructor(once: readonly string[], distinct: number, beta: number, segments: Segments, salt: number, names = false) {
     this.#once = once.length ? once : ['fresh'];
+    this.#names = names;
     this.#distinct = distinct;
     this.#beta = beta;
     this.#segments = segments;
@@ -255,7 +264,7 @@ class FreshPool implements Fresh {
 
   one(random: () => number, scale: number): string {
     const from = seeded(Math.imul(Math.floor(random() * this.size(scale)) + 1, 0xc2b2ae35) ^ this.#salt);
-    return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from, this.#segments, false);
+    return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from, this.#segments, this.#names);
   }
 }
 
@@ -416,6 +425,9 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
   const pagesOfCount = new Map<number, number>();
   for (const c of counts.values()) for (const r of c.pages.values()) pagesOfCount.set(r, (pagesOfCount.get(r) ?? 0) + 1);
   const beta = heapsExponent(pagesOfCount);
+  const namesOfCount = new Map<number, number>();
+  for (const c of counts.values()) for (const r of c.names.values()) namesOfCount.set(r, (namesOfCount.get(r) ?? 0) + 1);
+  const namesBeta = heapsExponent(namesOfCount);
   // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
@@ -431,9 +443,7 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
     // A fresh name is one of its own, in the shape of a name defined once.
     const onceNames = [...c.names].filter(([, r]) => r === 1).map(([n]) => n);
-    const freshNames: Fresh = {
-      one: (random) => freshName(onceNames[Math.floor(random() * onceNames.length)] as string, random, segments, true),
-    };
+    const freshNames = new FreshPool(onceNames, c.names.size, namesBeta, segments, salt ^ 0x5bd1e995, true);
     draws.set(language, {
       title: field('title'),
       headings: field('headings'),
