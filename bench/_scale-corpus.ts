@@ -7,6 +7,7 @@ import { extractHtml } from '#service/search/extract.ts';
 import { hostOf } from '#service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
 import { hash } from '#service/search/string-numbers.ts';
+import { indexTokens } from '#service/search/tokenize.ts';
 import { normalizeUrl, urlKey } from '#service/search/url.ts';
 
 /**
@@ -150,6 +151,9 @@ class GoodTuringDraw {
   readonly #headShare: number[] = [];
   readonly #tail: WordDraw | null;
   readonly #tailShare: number;
+  /** The share of draws that are fresh, and of draws among the rare items ({@link page}'s tail). */
+  readonly freshShare: number;
+  readonly #tailFreshShare: number;
 
   constructor(counts: Map<string, number>, fresh: Fresh, seenOnce: (item: string) => boolean = () => true) {
     const ofCount = new Map<number, number>();
@@ -178,6 +182,8 @@ class GoodTuringDraw {
       }
     this.#tail = tail.size ? new WordDraw(tail) : null;
     this.#tailShare = tailWeight / total;
+    this.freshShare = room / total;
+    this.#tailFreshShare = tailWeight ? room / tailWeight : 0;
   }
 
   #item(item: string, random: () => number, scale: number): string {
@@ -213,6 +219,15 @@ class GoodTuringDraw {
     for (let tries = 0; out.size < distinct && tries < distinct * 8; tries++) out.add(this.#item(tail.one(random), random, scale));
     return out;
   }
+
+  /** How many fresh items {@link page} draws for a page of `distinct` items, on average: its rare
+   * items' draws, and those that fill the page when its common items fall short. */
+  freshOfPage(distinct: number): number {
+    let common = 0;
+    for (const p of this.#headShare) common += Math.min(1, distinct * p);
+    const rare = distinct * this.#tailShare;
+    return (rare + Math.max(0, distinct - common - rare)) * this.#tailFreshShare;
+  }
 }
 
 /** A Poisson-distributed count of the given mean (Knuth's product of uniforms; a normal one above 30). */
@@ -229,44 +244,72 @@ function poisson(random: () => number, mean: number): number {
 }
 
 /**
- * A language's pool of fresh words, or of fresh names: as large as Heaps' law (V = K·Nᵝ) says a
- * corpus `scale` times the real one has beyond the real one's, V·(scaleᵝ − 1), with β measured on
- * the real counts (words by the pages holding them; names by the pages defining them, β 0.80 where
- * the words' is 0.53: most names are defined once, yet the handbook's translations define the
- * same ids). Every field draws from the words' pool (a fresh word of a title is a word of some body
- * too). A pool item is made by a generator of its own seeded by its number, so every page that
- * draws it writes the same item: it copies the shape of one of the language's seen once
- * ({@link freshName}). With each fresh name one of its own, 3 × 10⁴ pages held 1.46 million
- * index terms; with names from their pool, 1.29 million (Heaps' law of the real pages' terms has
- * 0.95 million; decision 0136).
+ * A language's pool of fresh words, or of fresh names, as large as Heaps' law (V = K·Nᵝ) has it
+ * for a corpus `scale` times the real one (`size`): what it holds beyond the real one's,
+ * V·(scaleᵝ − 1), with β measured on the real counts (decisions 0133 and 0136). Every field draws
+ * from the words' pool (a fresh word of a title is a word of some body too). A pool item is made by a generator of its own
+ * seeded by its number, so every page that draws it writes the same item: it copies the shape of
+ * one of the language's seen once ({@link freshName}).
  */
 class FreshPool implements Fresh {
   readonly #once: readonly string[];
-  readonly #distinct: number;
-  readonly #beta: number;
   readonly #segments: Segments;
   readonly #salt: number;
-
   readonly #names: boolean;
+  /** How many items the pool of a corpus `scale` times the real one holds. */
+  readonly size: (scale: number) => number;
 
-  constructor(once: readonly string[], distinct: number, beta: number, segments: Segments, salt: number, names = false) {
+  constructor(once: readonly string[], segments: Segments, salt: number, names: boolean, size: (scale: number) => number) {
     this.#once = once.length ? once : ['fresh'];
-    this.#names = names;
-    this.#distinct = distinct;
-    this.#beta = beta;
     this.#segments = segments;
     this.#salt = salt;
-  }
-
-  /** How many fresh words a corpus `scale` times the real one draws from. */
-  size(scale: number): number {
-    return Math.max(1, Math.round(this.#distinct * (Math.max(1, scale) ** this.#beta - 1)));
+    this.#names = names;
+    // Worked out once a scale: a corpus has one.
+    let last: [number, number] = [NaN, 0];
+    this.size = (scale) => {
+      if (last[0] !== scale) last = [scale, Math.max(1, Math.round(size(Math.max(1, scale))))];
+      return last[1];
+    };
   }
 
   one(random: () => number, scale: number): string {
-    const from = seeded(Math.imul(Math.floor(random() * this.size(scale)) + 1, 0xc2b2ae35) ^ this.#salt);
+    return this.item(Math.floor(random() * this.size(scale)));
+  }
+
+  /** The pool's item `j`. */
+  item(j: number): string {
+    const from = seeded(Math.imul(j + 1, 0xc2b2ae35) ^ this.#salt);
     return freshName(this.#once[Math.floor(from() * this.#once.length)] as string, from, this.#segments, this.#names);
   }
+}
+
+/** How many index terms the real pages lack a fresh word brings, on average over `pool`'s first
+ * items: a word made anew brings its new segment and the joined forms with it, one of known
+ * segments nothing. */
+function newTermsPerItem(pool: FreshPool, known: ReadonlyMap<string, number>): number {
+  const SAMPLE = 4000;
+  let terms = 0;
+  for (let j = 0; j < SAMPLE; j++) for (const t of new Set(indexTokens(pool.item(j)))) if (!known.has(t)) terms++;
+  return Math.max(terms / SAMPLE, 1 / SAMPLE);
+}
+
+/**
+ * How many items a pool must hold for `draws` drawn evenly from it to hold `wanted` different
+ * ones: P·(1 − e^(−draws/P)) = wanted, solved for P (it grows with P, toward `draws`). With
+ * draws too few to hold `wanted`, a pool far larger than them: nearly every draw its own.
+ */
+export function poolSize(draws: number, wanted: number): number {
+  if (wanted <= 0) return 1;
+  if (draws <= wanted * 1.001) return Math.max(wanted, draws) * 1000;
+  const held = (p: number) => p * -Math.expm1(-draws / p);
+  let [low, high] = [wanted, wanted * 2];
+  while (held(high) < wanted) high *= 2;
+  for (let k = 0; k < 60; k++) {
+    const mid = (low + high) / 2;
+    if (held(mid) < wanted) low = mid;
+    else high = mid;
+  }
+  return high;
 }
 
 /**
@@ -375,6 +418,9 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
   /** Per language: each field's word counts, how many pages' blocks hold each word, and how many
    * pages define each name. */
   const counts = new Map<string, Record<Field | 'pages' | 'names', Map<string, number>>>();
+  /** How many pages hold each index term, and the language of the last that does. */
+  const terms = new Map<string, number>();
+  const termLanguage = new Map<string, string>();
   /** Each real page's defined names as a link's text would name them (definitionHeads), by address,
    * and each shape's links' addresses and named heads: its links naming a definition are counted
    * once every page's names are known. */
@@ -399,6 +445,10 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     count(c.blocks, x.blocks);
     const distinct = new Set(x.blocks.flatMap(words));
     for (const w of distinct) add(c.pages, w);
+    for (const t of new Set(indexTokens([x.title, ...x.headings, ...x.blocks].join('\n')))) {
+      add(terms, t);
+      termLanguage.set(t, language);
+    }
     const names = new Set(x.terms);
     for (const n of names) add(c.names, n);
     defines.set(url, new Set([...names].flatMap((n) => definitionHeads(n).map((h) => h.head))));
@@ -421,14 +471,23 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     for (const l of linksOf[i] as { url: string; head: string | undefined }[])
       if (l.head && defines.get(l.url)?.has(l.head)) shape.naming++;
   });
-  // Heaps' exponent of the words by the pages holding them, all languages together: one corpus's
-  // growth (a small language's own counts are too few to measure it).
-  const pagesOfCount = new Map<number, number>();
-  for (const c of counts.values()) for (const r of c.pages.values()) pagesOfCount.set(r, (pagesOfCount.get(r) ?? 0) + 1);
-  const beta = heapsExponent(pagesOfCount);
-  const namesOfCount = new Map<number, number>();
-  for (const c of counts.values()) for (const r of c.names.values()) namesOfCount.set(r, (namesOfCount.get(r) ?? 0) + 1);
-  const namesBeta = heapsExponent(namesOfCount);
+  // Heaps' exponents of the index terms by the pages holding them, all languages together (the
+  // languages share many: commands, paths, names), and of the names by the pages defining them.
+  const exponent = (counted: Iterable<Map<string, number>>) => {
+    const ofCount = new Map<number, number>();
+    for (const c of counted) for (const r of c.values()) ofCount.set(r, (ofCount.get(r) ?? 0) + 1);
+    return heapsExponent(ofCount);
+  };
+  const [termsBeta, namesBeta] = [exponent([terms]), exponent([...counts.values()].map((c) => c.names))];
+  // The corpus's new terms fall to each language as its terms seen once do.
+  const onceIn = new Map<string, number>();
+  let onceTerms = 0;
+  for (const [t, r] of terms)
+    if (r === 1) {
+      const language = termLanguage.get(t) as string;
+      onceIn.set(language, (onceIn.get(language) ?? 0) + 1);
+      onceTerms++;
+    }
   // A language with no words in a field (no headings, say) draws that field from its blocks.
   const draws = new Map<string, Draws>();
   for (const [language, c] of counts) {
@@ -437,18 +496,46 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const vocabulary = new Set([...c.title.keys(), ...c.headings.keys(), ...c.blocks.keys()]);
     const segments = segmentCounts([...vocabulary, ...c.names.keys()]);
     const salt = hash(language, 0, language.length);
-    const pool = new FreshPool([...vocabulary].filter(seenOnce), vocabulary.size, beta, segments, salt);
+    // A word seen once of two or more known segments (`bytes.rjust`) is an identifier of the real
+    // pages: copied as it is, it would go back onto distractors as often as its count has it (the
+    // artifact of 0131), and it is no shape for a fresh word.
+    const shape = (w: string) => {
+      const parts = segmentsOf(w);
+      return parts.length < 2 || parts.some((p) => (segments.counts.get(p) ?? 0) < 2);
+    };
+    const templates = [...vocabulary].filter((w) => seenOnce(w) && shape(w));
+    // The words' pool holds as many items as, drawn as often as the synthetic pages draw fresh
+    // words, bring as many new index terms as Heaps' law of the real terms has (poolSize). Most
+    // items bring none (a known word with its punctuation), a compound with a new segment several.
+    const perItem = newTermsPerItem(new FreshPool(templates, segments, salt, false, () => 1), terms);
+    const share = (onceIn.get(language) ?? 0) / Math.max(1, onceTerms);
+    let drawsPerCopy = 0;
+      setTimeout(() => console.log(language, templates.length, perItem, share, termsBeta, drawsPerCopy, pool.size(30000 / 5058)), 0);
+    const pool = new FreshPool(templates, segments, salt, false, (scale) =>
+      poolSize((scale - 1) * drawsPerCopy, (terms.size * (scale ** termsBeta - 1) * share) / perItem),
+    );
     const blocks = new GoodTuringDraw(c.blocks, pool, seenOnce);
     const field = (f: Field) => (c[f].size ? new GoodTuringDraw(c[f], pool, seenOnce) : blocks);
+    const [title, headings] = [field('title'), field('headings')];
+    const pages = new GoodTuringDraw(c.pages, pool, seenOnce);
+    // Each real page of the language is copied scale − 1 times: the fresh words one copy of each draws.
+    for (const shape of shapes)
+      if (shape.language === language)
+        drawsPerCopy +=
+          pages.freshOfPage(shape.distinct) +
+          Math.max(1, shape.title) * title.freshShare +
+          shape.headings.reduce((a, n) => a + Math.max(1, n), 0) * headings.freshShare;
     // A page holding a word holds it count / pages times; the first is the draw by pages.
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
-    // A fresh name is one of its own, in the shape of a name defined once.
+    // Fresh names, in the shape of names defined once, from a pool of their own sized by the
+    // names' Heaps' law: most names are defined once, yet the handbook's translations define the
+    // same ids (β 0.80, where the terms' is 0.56).
     const onceNames = [...c.names].filter(([, r]) => r === 1).map(([n]) => n);
-    const freshNames = new FreshPool(onceNames, c.names.size, namesBeta, segments, salt ^ 0x5bd1e995, true);
+    const freshNames = new FreshPool(onceNames, segments, salt ^ 0x5bd1e995, true, (scale) => c.names.size * (scale ** namesBeta - 1));
     draws.set(language, {
-      title: field('title'),
-      headings: field('headings'),
-      body: { pages: new GoodTuringDraw(c.pages, pool, seenOnce), repeats },
+      title,
+      headings,
+      body: { pages, repeats },
       names: c.names.size ? new GoodTuringDraw(c.names, freshNames) : null,
     });
   }
