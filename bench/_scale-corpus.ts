@@ -510,7 +510,6 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const perItem = newTermsPerItem(new FreshPool(templates, segments, salt, false, () => 1), terms);
     const share = (onceIn.get(language) ?? 0) / Math.max(1, onceTerms);
     let drawsPerCopy = 0;
-      setTimeout(() => console.log(language, templates.length, perItem, share, termsBeta, drawsPerCopy, pool.size(30000 / 5058)), 0);
     const pool = new FreshPool(templates, segments, salt, false, (scale) =>
       poolSize((scale - 1) * drawsPerCopy, (terms.size * (scale ** termsBeta - 1) * share) / perItem),
     );

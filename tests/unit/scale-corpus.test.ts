@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { corpusStatistics, heapsExponent, segmentsOf, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
+import { corpusStatistics, heapsExponent, poolSize, segmentsOf, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
 import { definitionHeads } from '../../lib/service/search/definitions.ts';
 import { extractHtml, type Extracted } from '../../lib/service/search/extract.ts';
 import { hostOf } from '../../lib/service/search/sites.ts';
@@ -157,8 +157,8 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     assert.ok(beta > 0.3 && beta < 0.9, `Heaps' exponent ${beta.toFixed(2)}`);
     const projected = counts.size * (pages.length / real.length) ** beta;
     const held = new Set(pages.flatMap((p) => [...p])).size;
-    // A fresh word made anew letter by letter from a word seen once (0133) made 2.6 times as many:
-    // most words seen once are known words with their punctuation, or known parts joined.
+    // 1.06 times here. A fresh word made anew letter by letter from a word seen once (0133) made
+    // 2.6 times: most words seen once are known words with their punctuation, or known parts joined.
     assert.ok(
       held > 0.75 * projected && held < 1.33 * projected,
       `${held} terms in ${pages.length} pages, where Heaps' law of the ${real.length} real pages' ${counts.size} has ${projected.toFixed(0)} (β ${beta.toFixed(2)})`,
@@ -171,6 +171,22 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     // Items seen very often are all in any half: no growth.
     assert.ok(heapsExponent(new Map([[60, 1000]])) < 1e-9);
     assert.equal(heapsExponent(new Map()), 0);
+  });
+
+  it('sizes a pool so that its draws hold as many different items as wanted', () => {
+    const held = (pool: number, draws: number) => pool * -Math.expm1(-draws / pool);
+    for (const [draws, wanted] of [
+      [1000, 500],
+      [1e6, 2e4],
+      [5e7, 4.8e6],
+    ] as const) {
+      const pool = poolSize(draws, wanted);
+      assert.ok(pool >= wanted, `a pool of ${pool} for ${wanted}`);
+      assert.ok(Math.abs(held(pool, draws) - wanted) < 1e-6 * wanted, `${held(pool, draws)} held of ${wanted} wanted`);
+    }
+    // Draws too few to hold as many: every draw its own, about.
+    assert.ok(held(poolSize(1000, 2000), 1000) > 999);
+    assert.equal(poolSize(1000, 0), 1);
   });
 
   it('defines names, describes them, marks them for an index and names them in links as the real pages do', () => {
