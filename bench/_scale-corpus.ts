@@ -496,12 +496,16 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const vocabulary = new Set([...c.title.keys(), ...c.headings.keys(), ...c.blocks.keys()]);
     const segments = segmentCounts([...vocabulary, ...c.names.keys()]);
     const salt = hash(language, 0, language.length);
-    // A word seen once of two or more known segments (`bytes.rjust`) is an identifier of the real
-    // pages: copied as it is, it would go back onto distractors as often as its count has it (the
-    // artifact of 0131), and it is no shape for a fresh word.
+    // A fresh word copies the shape of a word seen once, and keeps its known segments: it may
+    // repeat only terms on KATZ real pages or more, which Good–Turing leaves drawn by their count.
+    // A word seen once of a rarer known term (`rjust()`), or an identifier of known segments
+    // (`bytes.rjust`), copied as it is, would put that term back onto distractors as often as its
+    // count has it, as 0131 found a word of one page on hundreds: the words queries are made of.
+    // A word with an unknown segment is made anew, and is a shape.
     const shape = (w: string) => {
       const parts = segmentsOf(w);
-      return parts.length < 2 || parts.some((p) => (segments.counts.get(p) ?? 0) < 2);
+      if (parts.some((p) => (segments.counts.get(p) ?? 0) < 2)) return true;
+      return parts.length < 2 && parts.every((p) => (terms.get(p) ?? KATZ) >= KATZ);
     };
     const templates = [...vocabulary].filter((w) => seenOnce(w) && shape(w));
     // The words' pool holds as many items as, drawn as often as the synthetic pages draw fresh
