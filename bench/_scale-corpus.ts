@@ -246,10 +246,10 @@ function poisson(random: () => number, mean: number): number {
 /**
  * A language's pool of fresh words, or of fresh names, as large as Heaps' law (V = K·Nᵝ) has it
  * for a corpus `scale` times the real one (`size`): what it holds beyond the real one's,
- * V·(scaleᵝ − 1), with β measured on the real counts (decisions 0133 and 0136). Every field draws
- * from the words' pool (a fresh word of a title is a word of some body too). A pool item is made by a generator of its own
- * seeded by its number, so every page that draws it writes the same item: it copies the shape of
- * one of the language's seen once ({@link freshName}).
+ * V·(scaleᵝ − 1), with β measured on the real counts (decisions 0133 and 0136). Every field
+ * draws from the words' pool (a fresh word of a title is a word of some body too). A pool item is
+ * made by a generator of its own seeded by its number, so every page that draws it writes the same
+ * item: it copies the shape of one of the language's seen once ({@link freshName}).
  */
 class FreshPool implements Fresh {
   readonly #once: readonly string[];
@@ -354,10 +354,11 @@ function segmentCounts(items: Iterable<string>): Segments {
  * A fresh word or name in the shape of `like`, one of the language's seen once. Its segments
  * that other words share are kept, and each of the others is made anew, letter by letter (a letter
  * in its case, among a to z; `b384c441` -> `q907t2k3`), the punctuation kept. Most words seen once
- * are a known word with its punctuation (`configuration);`) or known parts joined (`pg_stat`):
- * such a word stays as it is, as a larger corpus's words mostly bring no new term. A `distinct`
- * one (a name: an identity, defined once) of known segments only has its rarest segment swapped
- * for another known one (`zipapp.create_archive` -> `zipapp.create_index`).
+ * are a known word with its punctuation (`configuration);`): such a word stays as it is, as a
+ * larger corpus's words mostly bring no new term (an identifier of known segments, `pg_stat`, is
+ * no fresh word's shape: corpusStatistics). A `distinct` one (a name: an identity, defined once)
+ * of known segments only has its rarest segment swapped for another known one
+ * (`zipapp.create_archive` -> `zipapp.create_index`).
  */
 function freshName(like: string, random: () => number, segments: Segments, distinct: boolean): string {
   const pick = (from: string) => from[Math.floor(random() * from.length)] as string;
@@ -502,12 +503,12 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     // (`bytes.rjust`), copied as it is, would put that term back onto distractors as often as its
     // count has it, as 0131 found a word of one page on hundreds: the words queries are made of.
     // A word with an unknown segment is made anew, and is a shape.
-    const shape = (w: string) => {
+    const isShape = (w: string) => {
       const parts = segmentsOf(w);
       if (parts.some((p) => (segments.counts.get(p) ?? 0) < 2)) return true;
       return parts.length < 2 && parts.every((p) => (terms.get(p) ?? KATZ) >= KATZ);
     };
-    const templates = [...vocabulary].filter((w) => seenOnce(w) && shape(w));
+    const templates = [...vocabulary].filter((w) => seenOnce(w) && isShape(w));
     // The words' pool holds as many items as, drawn as often as the synthetic pages draw fresh
     // words, bring as many new index terms as Heaps' law of the real terms has (poolSize). Most
     // items bring none (a known word with its punctuation), a compound with a new segment several.
@@ -520,25 +521,25 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     const blocks = new GoodTuringDraw(c.blocks, pool, seenOnce);
     const field = (f: Field) => (c[f].size ? new GoodTuringDraw(c[f], pool, seenOnce) : blocks);
     const [title, headings] = [field('title'), field('headings')];
-    const pages = new GoodTuringDraw(c.pages, pool, seenOnce);
+    const byPages = new GoodTuringDraw(c.pages, pool, seenOnce);
     // Each real page of the language is copied scale − 1 times: the fresh words one copy of each draws.
     for (const shape of shapes)
       if (shape.language === language)
         drawsPerCopy +=
-          pages.freshOfPage(shape.distinct) +
+          byPages.freshOfPage(shape.distinct) +
           Math.max(1, shape.title) * title.freshShare +
           shape.headings.reduce((a, n) => a + Math.max(1, n), 0) * headings.freshShare;
     // A page holding a word holds it count / pages times; the first is the draw by pages.
     const repeats = new Map([...c.pages].map(([w, pages]) => [w, (c.blocks.get(w) ?? pages) / pages - 1]));
     // Fresh names, in the shape of names defined once, from a pool of their own sized by the
     // names' Heaps' law: most names are defined once, yet the handbook's translations define the
-    // same ids (β 0.80, where the terms' is 0.56).
+    // same ids (β 0.80, where the terms' is 0.53).
     const onceNames = [...c.names].filter(([, r]) => r === 1).map(([n]) => n);
     const freshNames = new FreshPool(onceNames, segments, salt ^ 0x5bd1e995, true, (scale) => c.names.size * (scale ** namesBeta - 1));
     draws.set(language, {
       title,
       headings,
-      body: { pages, repeats },
+      body: { pages: byPages, repeats },
       names: c.names.size ? new GoodTuringDraw(c.names, freshNames) : null,
     });
   }
