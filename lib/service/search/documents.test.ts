@@ -31,4 +31,19 @@ describe('building documents', () => {
       }
     });
   }
+
+  it('closed while its threads still load, answers the pages sent before and lets each thread end by itself', async () => {
+    // Terminating a thread as its modules finish loading aborts Node (documents.ts): close() asks
+    // the threads to end instead, so each ends with code 0 (a terminated thread's is 1), and the
+    // pages in flight are built rather than failed.
+    const builder = new DocumentBuilder(2);
+    const pages = Array.from({ length: 6 }, (_, i) => page(i));
+    const docs = Promise.all(pages.map((p) => builder.build(p)));
+    assert.deepEqual(await builder.close(), [0, 0]);
+    assert.deepEqual(
+      await docs,
+      pages.map((p) => buildDocument(p)),
+    );
+    await assert.rejects(builder.build(page(7)), /the document builder is closed/);
+  });
 });

@@ -8,7 +8,8 @@ import { UnparseablePage } from './unparseable-page.ts';
 const YOUNG_MB = 32;
 
 type Pending = { url: string; resolve: (doc: PageDocument) => void; reject: (err: Error) => void };
-type Slot = { worker: Worker; pending: Map<number, Pending> };
+/** A thread, its pages in flight, and its end (with its exit code). */
+type Slot = { worker: Worker; pending: Map<number, Pending>; exited: Promise<number> };
 
 /**
  * Builds documents from fetched pages (document.ts) on `threads` worker threads, so that parsing
@@ -20,11 +21,18 @@ type Slot = { worker: Worker; pending: Map<number, Pending> };
  * tables take about 180 MB in every thread that loads them (a caller with worker threads never
  * does). Each thread's young generation is held to YOUNG_MB: on a machine with much memory V8 lets
  * a worker's grow to 192 MB, which a page's garbage does not need (parsing is no slower).
+ *
+ * Ending: close() asks each thread to end and waits until it has, never terminating one. A thread
+ * loads document.ts through the language detector's top-level await, and Node 24 aborts the whole
+ * process ("Check failed: (location_) != nullptr" in SourceTextModule::AsyncModuleExecutionFulfilled)
+ * when a worker is terminated just as such a module finishes evaluating: a run that reads a page or
+ * two (a crawl stopped by --max-pages) closes its builder while the threads are still loading.
  */
 export class DocumentBuilder {
   readonly #workers: Slot[] = [];
   #next = 0;
   #local: Promise<(page: FetchedPage) => PageDocument> | null = null;
+  #closed = false;
 
   constructor(threads: number) {
     for (let i = 0; i < threads; i++) {
@@ -45,12 +53,18 @@ export class DocumentBuilder {
         pending.clear();
       };
       worker.on('error', failAll);
-      worker.on('exit', (code) => failAll(new Error(`document thread exited with code ${code}`)));
-      this.#workers.push({ worker, pending });
+      const exited = new Promise<number>((resolve) =>
+        worker.on('exit', (code) => {
+          failAll(new Error(`document thread exited with code ${code}`));
+          resolve(code);
+        }),
+      );
+      this.#workers.push({ worker, pending, exited });
     }
   }
 
   build(page: FetchedPage): Promise<PageDocument> {
+    if (this.#closed) return Promise.reject(new Error('the document builder is closed'));
     if (!this.#workers.length) {
       this.#local ??= import('./document.ts').then((m) => m.buildDocument);
       return this.#local.then((build) => build(page));
@@ -65,7 +79,14 @@ export class DocumentBuilder {
     });
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.#workers.map((w) => w.worker.terminate()));
+  /**
+   * Ends the threads once they have answered every page sent before (a thread that has not loaded
+   * yet first loads, then answers them). Resolves with each thread's exit code: 0 for one that
+   * ended as asked, other for one that had failed.
+   */
+  async close(): Promise<number[]> {
+    this.#closed = true;
+    for (const { worker } of this.#workers) worker.postMessage(null satisfies BuildRequest);
+    return Promise.all(this.#workers.map((w) => w.exited));
   }
 }
