@@ -7,7 +7,7 @@ import { extractHtml } from '#service/search/extract.ts';
 import { hostOf } from '#service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
 import { hash } from '#service/search/string-numbers.ts';
-import { indexTokens } from '#service/search/tokenize.ts';
+import { indexTokens, words as indexWords } from '#service/search/tokenize.ts';
 import { normalizeUrl, urlKey } from '#service/search/url.ts';
 
 /**
@@ -334,46 +334,72 @@ const HEAD_SHARE = 1e-4;
 /** GoodTuringDraw's key for an item of no real page (no name or word holds a NUL). */
 const FRESH = '\u0000';
 
-/** A word's segments as the index splits it (tokenize.ts: runs of letters, digits and marks). */
-const SEGMENT = /[\p{L}\p{N}\p{M}]+/gu;
-/** A word's segments, lower-cased as the index keeps them (`Database.Close;` -> database, close). */
-export const segmentsOf = (word: string): string[] => word.toLowerCase().match(SEGMENT) ?? [];
+/** A word's parts as the index keeps them (tokenize.ts: NFKC, lower-cased, split at joiners, CJK as
+ * character pairs; `Database.Close;` -> database, close; `配置文件` -> 配置, 置文, 文件). */
+export const segmentsOf = (word: string): string[] => indexWords(word);
 
-/** How many of a language's distinct words and names hold each segment; a segment of more than one
- * is known (`configuration` of `configuration);`), and `known` draws those by that number. */
-type Segments = { counts: Map<string, number>; known: WordDraw | null };
+/** How many of a language's distinct words and names hold each part (segmentsOf); a part of more
+ * than one is known (`configuration` of `configuration);`), and `known` draws those by that number.
+ * `cjk`: the Chinese, Japanese and Korean characters the language's words are written with. */
+type Segments = { counts: Map<string, number>; known: WordDraw | null; cjk: string[] };
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** A word's runs as freshName remakes them: a run of CJK characters (the index's pairs are read
+ * across it), or a run of other letters, digits and marks (one part of the index). */
+const RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}\p{M}])+/gu;
 
 function segmentCounts(items: Iterable<string>): Segments {
   const counts = new Map<string, number>();
-  for (const item of items) for (const s of new Set(segmentsOf(item))) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const cjk = new Set<string>();
+  for (const item of items) {
+    for (const s of new Set(segmentsOf(item))) counts.set(s, (counts.get(s) ?? 0) + 1);
+    for (const c of item) if (CJK.test(c)) cjk.add(c);
+  }
   const known = new Map([...counts].filter(([, c]) => c > 1));
-  return { counts, known: known.size ? new WordDraw(known) : null };
+  return { counts, known: known.size ? new WordDraw(known) : null, cjk: [...cjk] };
 }
 
 /**
- * A fresh word or name in the shape of `like`, one of the language's seen once. Its segments
- * that other words share are kept, and each of the others is made anew, letter by letter (a letter
- * in its case, among a to z; `b384c441` -> `q907t2k3`), the punctuation kept. Most words seen once
- * are a known word with its punctuation (`configuration);`): such a word stays as it is, as a
- * larger corpus's words mostly bring no new term (an identifier of known segments, `pg_stat`, is
- * no fresh word's shape: corpusStatistics). A `distinct` one (a name: an identity, defined once)
- * of known segments only has its rarest segment swapped for another known one
+ * A fresh word or name in the shape of `like`, one of the language's seen once. Its parts that
+ * other words share are kept, and the others are made anew (punctuation kept):
+ * - a run of other letters and digits letter by letter (a letter in its case, among a to z;
+ *   `b384c441` -> `q907t2k3`);
+ * - a run of CJK characters character by character, each character of a pair no other word holds
+ *   drawn from the language's own (the index reads the run as pairs, so the new pairs are its
+ *   fresh terms, as a fresh word's letters are in other scripts).
+ *
+ * Most words seen once are a known word with its punctuation (`configuration);`): such a word
+ * stays as it is, as a larger corpus's words mostly bring no new term (an identifier of known
+ * parts, `pg_stat`, is no fresh word's shape: corpusStatistics). A `distinct` one (a name: an
+ * identity, defined once) of known parts only has its rarest run swapped for another known part
  * (`zipapp.create_archive` -> `zipapp.create_index`).
  */
 function freshName(like: string, random: () => number, segments: Segments, distinct: boolean): string {
-  const pick = (from: string) => from[Math.floor(random() * from.length)] as string;
-  const count = (s: string) => segments.counts.get(s.toLowerCase()) ?? 0;
+  const pick = <T>(from: ArrayLike<T>) => from[Math.floor(random() * from.length)] as T;
+  const count = (part: string) => segments.counts.get(part) ?? 0;
+  /** How many words hold the run's rarest part. */
+  const runCount = (run: string) => Math.min(...segmentsOf(run).map(count));
   let made = false;
-  const out = like.replace(SEGMENT, (s) => {
-    if (count(s) > 1) return s;
+  const out = like.replace(RUN, (run) => {
+    if (runCount(run) > 1) return run;
     made = true;
-    return s.replace(/(\p{N})|(\p{Lu})|\p{L}/gu, (_, digit?: string, upper?: string) =>
+    if (CJK.test(run)) {
+      const chars = [...run];
+      if (chars.length === 1 || !segments.cjk.length) return chars.map(() => pick(segments.cjk) ?? 'a').join('');
+      // A character stays when every pair it is in is known.
+      const pairKnown = chars.slice(1).map((c, i) => count(`${chars[i]}${c}`) > 1);
+      return chars
+        .map((c, i) => ((i === 0 || pairKnown[i - 1]) && (i === chars.length - 1 || pairKnown[i]) ? c : pick(segments.cjk)))
+        .join('');
+    }
+    return run.replace(/(\p{N})|(\p{Lu})|\p{L}/gu, (_, digit?: string, upper?: string) =>
       digit ? pick('0123456789') : upper ? pick(LOWER).toUpperCase() : pick(LOWER),
     );
   });
   if (made || !distinct || !segments.known) return out;
   let rarest: RegExpExecArray | null = null;
-  for (const m of like.matchAll(SEGMENT)) if (!rarest || count(m[0]) < count(rarest[0])) rarest = m;
+  for (const m of like.matchAll(RUN)) if (!rarest || runCount(m[0]) < runCount(rarest[0])) rarest = m;
   if (!rarest) return out;
   const [at, was] = [rarest.index, rarest[0]];
   let swapped = segments.known.one(random);

@@ -16,21 +16,26 @@ import { CORPUS } from './_search-load.ts';
  * minutes here, decision 0129).
  */
 const USAGE = 'usage: node bench/scale-corpus.ts --pages N --out FILE.warc.gz [--part K/PARTS] [--without-definitions]';
-const { values } = parseArgs({
-  options: {
-    pages: { type: 'string' },
-    out: { type: 'string' },
-    part: { type: 'string', default: '0/1' },
-    'without-definitions': { type: 'boolean', default: false },
-  },
-});
+function usage(why?: string): never {
+  console.error(why ? `scale-corpus: ${why}\n${USAGE}` : USAGE);
+  process.exit(2);
+}
+const options = {
+  pages: { type: 'string' },
+  out: { type: 'string' },
+  part: { type: 'string', default: '0/1' },
+  'without-definitions': { type: 'boolean', default: false },
+} as const;
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+try {
+  ({ values } = parseArgs({ options }));
+} catch (err) {
+  usage((err as Error).message);
+}
 const pages = Number(values.pages);
 const part = /^(\d+)\/(\d+)$/.exec(values.part);
 const [k, parts] = [Number(part?.[1]), Number(part?.[2])];
-if (!values.out || !Number.isInteger(pages) || pages < 1 || !part || parts < 1 || k >= parts) {
-  console.error(USAGE);
-  process.exit(2);
-}
+if (!values.out || !Number.isInteger(pages) || pages < 1 || !part || parts < 1 || k >= parts) usage();
 const warc = join(CORPUS, 'docs.warc.gz');
 // The real pages as the index counts them: the manifest's distinct canonical addresses.
 const real = new Set(
