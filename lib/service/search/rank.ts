@@ -54,6 +54,10 @@ export type Candidate = {
   authority: number;
   /** How much the first stage's best pages come back to the page's site (sites.ts siteFocus()), 0 to 1. */
   siteFocus: number;
+  /** How many other names of the namespace of a dotted name typed the page defines, 0 to 1
+   * (siblingShare()): `object.__rmul__`'s reference defines `object.__radd__` and a hundred more
+   * beside it, where a page that names it in passing defines one or two (decision 0137). */
+  siblings: number;
 
   /** The words of the title, address and headings, as rankFields() prepares them. */
   fields: RankFields;
@@ -210,7 +214,18 @@ export const WEIGHTS = {
    * `ftplib.FTP.mlsd`): chosen on the even half of the known-item queries among 95,000 distractors
    * (0.25 to 1; decision 0123), and no change on the corpus alone. */
   namespace: 0.75,
+  /** Chosen on the even half of the known-item queries among 95,000 distractors (0.25 to 3; 2 was
+   * best there, and cost the corpus alone 0.001), confirmed on the odd half, and no change on the
+   * corpus alone (decision 0137). */
+  siblings: 1.5,
 };
+
+/** Other names of a namespace from which a page is its reference (siblingShare() 1). */
+const SIBLINGS_FULL = 20;
+
+/** The `siblings` feature of a page that defines `names` names of a namespace typed, the name asked
+ * for among them: 0 for none besides it, rising with the log of how many, 1 from SIBLINGS_FULL. */
+export const siblingShare = (names: number): number => Math.min(1, Math.log1p(Math.max(0, names - 1)) / Math.log1p(SIBLINGS_FULL));
 
 /** The share of the query's dotted names (`ftplib.FTP.mlsd`) whose namespace (`ftplib`) the page's
  * title or address holds; 0 for a query without one. */
@@ -377,6 +392,7 @@ export function baseScore(c: Candidate, concepts: readonly Concept[], language: 
     w.linkDensity * c.fields.linkDensity +
     w.namedSite * c.onNamedSite +
     w.namespace * namespaceShare(n, c.fields) +
+    w.siblings * c.siblings +
     // A site the query's best pages keep coming back to is about what it names (decision 0123);
     // what a question asks is answered by the manual it is about, which `described` weighs.
     w.site * c.siteFocus * (1 - question) +

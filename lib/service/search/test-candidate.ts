@@ -26,6 +26,7 @@ export function testCandidate(changes: Partial<Candidate> = {}): Candidate {
     onNamedSite: 0,
     authority: 1,
     siteFocus: 0,
+    siblings: 0,
     fields: rankFields(title, url, changes.headings ?? ''),
     ...changes,
   };

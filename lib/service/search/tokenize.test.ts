@@ -48,6 +48,8 @@ test('the namespace of a dotted name, and no other word’s', () => {
   const namespaces = (q: string, language?: string) => parseQuery(q, language).concepts.map((c) => c.namespace);
   assert.deepEqual(namespaces('ftplib.FTP.mlsd'), ['ftplib']);
   assert.deepEqual(namespaces('std::vector push_back'), ['std', null]);
+  assert.deepEqual(namespaces('object.__rmul__ function.__annotations__'), ['object', 'function'], 'a special name is one of its type');
+  assert.deepEqual(namespaces('a.. b._ c_.d'), [null, null, null]);
   assert.deepEqual(namespaces('os posix_fallocate'), [null, null], 'a word alone, and an identifier joined otherwise than by a dot');
   assert.deepEqual(namespaces('drag-and-drop PL/pgSQL debian-devel'), [null, null, null]);
   assert.deepEqual(namespaces('.bashrc'), [null], 'a name that starts with its dot is in no namespace');

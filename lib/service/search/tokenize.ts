@@ -26,8 +26,9 @@ export function hasJoiner(word: string): boolean {
   }
   return false;
 }
-/** A word whose first joiner is a dot or `::` (`os.path`, `std::vector`; not `pg_stat`, `drag-and-drop`). */
-const DOTTED = /^[^._:\-/'’]+(?:\.|::)[^._:\-/'’]/u;
+/** A word whose first joiner is a dot or `::` (`os.path`, `std::vector`, `object.__rmul__`; not
+ * `pg_stat`, `drag-and-drop`). */
+const DOTTED = /^[^._:\-/'’]+(?:\.|::)_*[^._:\-/'’]/u;
 const MAX_COMPOUND_RUN = 5;
 /** Joined forms end in a digit, which keeps the porter stemmer off them: an identifier matches as
  * written (`pg_sequences` is not `pg_sequence`), while ordinary words are still stemmed. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
+import { WEIGHTS } from '../rank.ts';
 import { parseQuery } from '../tokenize.ts';
 import { LanguagePages } from './language-pages.ts';
 import { PostingsStage } from './postings.ts';
@@ -316,5 +317,43 @@ describe("the pages of a site the query's best keep coming back to", () => {
       'the page titled by the query, on the site of three of the best',
     );
     reader.close();
+  });
+});
+
+describe('the reference of a dotted name', () => {
+  const file = join(dir, 'siblings.db');
+  const writer = new SqliteIndexWriter(file);
+  const dl = (names: string[]) =>
+    `<dl>${names.map((n) => `<dt id="${n}">${n}(x)</dt><dd>The ${n.split('.').pop()} step of the widget, with its own long explanation of how the widget behaves when it is used.</dd>`).join('')}</dl>`;
+  const family = Array.from({ length: 30 }, (_, i) => `widget.step${i}`);
+  const doc = (name: string, title: string, body: string) =>
+    buildDocument({
+      url: `https://docs.test/${name}.html`,
+      html: `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`,
+    });
+  // The reference defines widget.spin among thirty more of widget's names; a page that names it in
+  // passing defines it beside one name of another namespace, and is short, so BM25 puts it first.
+  writer.upsert(doc('passing', 'Notes', dl(['widget.spin', 'kettle.boil'])));
+  writer.upsert(doc('reference', 'Reference', dl([...family.slice(0, 15), 'widget.spin', ...family.slice(15)])));
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+
+  it('is the page that defines the name among the other names of its namespace', () => {
+    assert.deepEqual(urls('widget.spin'), ['reference.html', 'passing.html']);
+    // Without the feature the short page wins: the test sees what it is for.
+    const weight = WEIGHTS.siblings;
+    WEIGHTS.siblings = 0;
+    try {
+      assert.deepEqual(urls('widget.spin'), ['passing.html', 'reference.html']);
+    } finally {
+      WEIGHTS.siblings = weight;
+    }
+  });
+
+  it('counts for a dotted name only, not for the same words typed apart', () => {
+    assert.equal(urls('widget spin')[0], 'passing.html');
   });
 });

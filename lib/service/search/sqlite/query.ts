@@ -8,6 +8,7 @@ import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields,
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
+import { NamespaceSiblings } from './siblings.ts';
 import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
@@ -177,6 +178,7 @@ export class IndexReader {
   readonly #fts: FtsStage;
   readonly #speller: Speller;
   readonly #definers: StatementSync;
+  readonly #siblings: NamespaceSiblings;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
   readonly #version: StatementSync;
@@ -238,6 +240,7 @@ export class IndexReader {
        ORDER BY (kind & ${DEF_BESIDE}) != 0, (kind & ${DEF_PASSAGE}) != 0, weight DESC, page_id LIMIT ${MAX_DEFINERS}`,
     );
     this.#near = new NearAnchors(this.#db);
+    this.#siblings = new NamespaceSiblings(this.#db);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
     this.#inbound = new InboundLinks(this.#db);
     this.#described = new DescribedDefinitions(this.#db, this.#postings);
@@ -424,6 +427,11 @@ export class IndexReader {
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
     const linked = this.#inbound.holdingAll(concepts, rows);
+    // The names of a dotted name's namespace that the definers and the head of the list define.
+    const siblings = this.#siblings.shares(
+      concepts.flatMap((c) => (c.namespace === null ? [] : [c.namespace])),
+      [...new Set([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()])],
+    );
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
@@ -461,6 +469,7 @@ export class IndexReader {
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
         siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), SITE_SAMPLE),
+        siblings: siblings.get(r.id) ?? 0,
         fields: p.fields,
       };
       const base = baseScore(c, concepts, req.language, max, question);
