@@ -8,7 +8,6 @@ import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields,
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { hostLabels, siteHints } from '../site-hints.ts';
-import { NamespaceSiblings } from './siblings.ts';
 import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
@@ -23,6 +22,7 @@ import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
 import { NearAnchors } from './near-anchors.ts';
+import { NamespaceSiblings } from './siblings.ts';
 import { LanguagePages } from './language-pages.ts';
 
 const CANDIDATES = 60;
