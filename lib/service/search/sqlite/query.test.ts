@@ -19,6 +19,16 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const html = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
 
+/** Finishes the index `writer` builds at `file`, and what a query typed as it is finds there: the
+ * results' addresses past `https://docs.test/` (the reader closes after the suite). */
+function searchOf(writer: SqliteIndexWriter, file: string): (query: string) => string[] {
+  writer.finish();
+  writer.close();
+  const reader = new IndexReader(file);
+  after(() => reader.close());
+  return (query) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+}
+
 describe('results hold at least half of the query', () => {
   const file = join(dir, 'index.db');
   const writer = new SqliteIndexWriter(file);
@@ -28,11 +38,7 @@ describe('results hold at least half of the query', () => {
     ['both', 'The kettle and the router share a shelf with the teapot.'],
   ];
   for (const [name, body] of pages) writer.upsert(buildDocument({ url: `https://docs.test/${name}.html`, html: html(name, body) }));
-  writer.finish();
-  writer.close();
-  const reader = new IndexReader(file);
-  after(() => reader.close());
-  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+  const urls = searchOf(writer, file);
 
   it('at least half', () => assert.equal(MIN_MATCHED, 0.5));
 
@@ -76,11 +82,7 @@ describe('the words an index anchor stands before', () => {
       html: page('<p><a id="i1" class="indexterm"></a>See below.</p><dl><dt>teapot</dt><dd>A pot for tea.</dd></dl>', 'Kitchen'),
     }),
   );
-  writer.finish();
-  writer.close();
-  const reader = new IndexReader(file);
-  after(() => reader.close());
-  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+  const urls = searchOf(writer, file);
 
   it('a page whose index anchors stand before every word of the query comes first', () => {
     assert.deepEqual(urls('median'), ['indexed.html', 'plain.html']);
@@ -158,11 +160,7 @@ describe('the words around the links to a page', () => {
       ),
     }),
   );
-  writer.finish();
-  writer.close();
-  const reader = new IndexReader(file);
-  after(() => reader.close());
-  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+  const urls = searchOf(writer, file);
 
   it('a page linked from a block holding every word of the query comes first', () => {
     const found = urls('median sample').filter((u) => u !== 'guide.html');
@@ -335,11 +333,7 @@ describe('the reference of a dotted name', () => {
   // passing defines it beside one name of another namespace, and is short, so BM25 puts it first.
   writer.upsert(doc('passing', 'Notes', dl(['widget.spin', 'kettle.boil'])));
   writer.upsert(doc('reference', 'Reference', dl([...family.slice(0, 15), 'widget.spin', ...family.slice(15)])));
-  writer.finish();
-  writer.close();
-  const reader = new IndexReader(file);
-  after(() => reader.close());
-  const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
+  const urls = searchOf(writer, file);
 
   it('is the page that defines the name among the other names of its namespace', () => {
     assert.deepEqual(urls('widget.spin'), ['reference.html', 'passing.html']);
