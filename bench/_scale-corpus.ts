@@ -7,7 +7,7 @@ import { extractHtml } from '#service/search/extract.ts';
 import { hostOf } from '#service/search/sites.ts';
 import { openWarcFile, warcPages, warcRecords } from '#service/search/sources/warc.ts';
 import { hash } from '#service/search/string-numbers.ts';
-import { indexTokens, words as indexWords } from '#service/search/tokenize.ts';
+import { CJK_CLASS, indexTokens, words as partsOf } from '#service/search/tokenize.ts';
 import { normalizeUrl, urlKey } from '#service/search/url.ts';
 
 /**
@@ -334,26 +334,23 @@ const HEAD_SHARE = 1e-4;
 /** GoodTuringDraw's key for an item of no real page (no name or word holds a NUL). */
 const FRESH = '\u0000';
 
-/** A word's parts as the index keeps them (tokenize.ts: NFKC, lower-cased, split at joiners, CJK as
- * character pairs; `Database.Close;` -> database, close; `配置文件` -> 配置, 置文, 文件). */
-export const segmentsOf = (word: string): string[] => indexWords(word);
-
-/** How many of a language's distinct words and names hold each part (segmentsOf); a part of more
+/** How many of a language's distinct words and names hold each part, as the index keeps a word's
+ * parts (tokenize.ts words(): NFKC, lower-cased, split at joiners, CJK as character pairs;
+ * `Database.Close;` -> database, close; `配置文件` -> 配置, 置文, 文件); a part of more
  * than one is known (`configuration` of `configuration);`), and `known` draws those by that number.
  * `cjk`: the Chinese, Japanese and Korean characters the language's words are written with. */
 type Segments = { counts: Map<string, number>; known: WordDraw | null; cjk: string[] };
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK = new RegExp(CJK_CLASS, 'u');
 /** A word's runs as freshName remakes them: a run of CJK characters (the index's pairs are read
  * across it), or a run of other letters, digits and marks (one part of the index). */
-const RUN =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}\p{M}])+/gu;
+const RUN = new RegExp(`${CJK_CLASS}+|(?:(?!${CJK_CLASS})[\\p{L}\\p{N}\\p{M}])+`, 'gu');
 
 function segmentCounts(items: Iterable<string>): Segments {
   const counts = new Map<string, number>();
   const cjk = new Set<string>();
   for (const item of items) {
-    for (const s of new Set(segmentsOf(item))) counts.set(s, (counts.get(s) ?? 0) + 1);
+    for (const s of new Set(partsOf(item))) counts.set(s, (counts.get(s) ?? 0) + 1);
     for (const c of item) if (CJK.test(c)) cjk.add(c);
   }
   const known = new Map([...counts].filter(([, c]) => c > 1));
@@ -379,14 +376,15 @@ function freshName(like: string, random: () => number, segments: Segments, disti
   const pick = <T>(from: ArrayLike<T>) => from[Math.floor(random() * from.length)] as T;
   const count = (part: string) => segments.counts.get(part) ?? 0;
   /** How many words hold the run's rarest part. */
-  const runCount = (run: string) => Math.min(...segmentsOf(run).map(count));
+  const runCount = (run: string) => Math.min(...partsOf(run).map(count));
   let made = false;
   const out = like.replace(RUN, (run) => {
     if (runCount(run) > 1) return run;
     made = true;
     if (CJK.test(run)) {
       const chars = [...run];
-      if (chars.length === 1 || !segments.cjk.length) return chars.map(() => pick(segments.cjk) ?? 'a').join('');
+      // (The run is one of the language's words, so the language has characters to draw.)
+      if (chars.length === 1) return pick(segments.cjk);
       // A character stays when every pair it is in is known.
       const pairKnown = chars.slice(1).map((c, i) => count(`${chars[i]}${c}`) > 1);
       return chars
@@ -530,7 +528,7 @@ export async function corpusStatistics(warc: string): Promise<{ shapes: Shape[];
     // count has it, as 0131 found a word of one page on hundreds: the words queries are made of.
     // A word with an unknown segment is made anew, and is a shape.
     const isShape = (w: string) => {
-      const parts = segmentsOf(w);
+      const parts = partsOf(w);
       if (parts.some((p) => (segments.counts.get(p) ?? 0) < 2)) return true;
       return parts.length < 2 && parts.every((p) => (terms.get(p) ?? KATZ) >= KATZ);
     };

@@ -26,12 +26,14 @@ const options = {
   part: { type: 'string', default: '0/1' },
   'without-definitions': { type: 'boolean', default: false },
 } as const;
-let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
-try {
-  ({ values } = parseArgs({ options }));
-} catch (err) {
-  usage((err as Error).message);
+function parse() {
+  try {
+    return parseArgs({ options }).values;
+  } catch (err) {
+    return usage((err as Error).message);
+  }
 }
+const values = parse();
 const pages = Number(values.pages);
 const part = /^(\d+)\/(\d+)$/.exec(values.part);
 const [k, parts] = [Number(part?.[1]), Number(part?.[2])];

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { corpusStatistics, heapsExponent, poolSize, segmentsOf, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
+import { corpusStatistics, heapsExponent, poolSize, writeScaleCorpus } from '../../bench/_scale-corpus.ts';
 import { definitionHeads } from '../../lib/service/search/definitions.ts';
 import { extractHtml, type Extracted } from '../../lib/service/search/extract.ts';
 import { hostOf } from '../../lib/service/search/sites.ts';
-import { indexTokens } from '../../lib/service/search/tokenize.ts';
+import { indexTokens, words as partsOf } from '../../lib/service/search/tokenize.ts';
 import { openWarcFile, warcPages, warcRecords } from '../../lib/service/search/sources/warc.ts';
 import { normalizeUrl, urlKey } from '../../lib/service/search/url.ts';
 import { sliceCorpus } from '../helpers/search.ts';
@@ -111,8 +111,8 @@ describe('the scale corpus (bench/_scale-corpus.ts)', () => {
     // other words' as well) is left out: only its Good–Turing share brings one with a segment of
     // its own (`b384c441`).
     const segments = new Map<string, number>();
-    for (const w of vocabulary(written.real)) for (const s of new Set(segmentsOf(w))) segments.set(s, (segments.get(s) ?? 0) + 1);
-    const own = once.filter((w) => segmentsOf(w).some((s) => segments.get(s) === 1));
+    for (const w of vocabulary(written.real)) for (const s of new Set(partsOf(w))) segments.set(s, (segments.get(s) ?? 0) + 1);
+    const own = once.filter((w) => partsOf(w).some((s) => segments.get(s) === 1));
     const mean = (words: readonly string[]) => words.reduce((a, w) => a + share(pages.synthetic, w), 0) / words.length;
     // Drawn by its count, a word of one page of n is on 1/n of the distractors; Good–Turing puts it
     // on 2·N₂/N₁ of a page.

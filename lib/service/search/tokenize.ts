@@ -14,7 +14,9 @@ import { ENGLISH_STOP_WORDS, isStopWord, stopWordsOf, withoutElision } from '#sh
  *   pairs (bigrams), the usual way to search them without a dictionary.
  */
 
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** The scripts read as character pairs, as a regular expression's character class. */
+export const CJK_CLASS = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]';
+const CJK_RUN = new RegExp(`${CJK_CLASS}+`, 'gu');
 const WORD = /[\p{L}\p{N}\p{M}]+(?:[._:\-/'’]+[\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[._:\-/'’]+/u;
 /** Whether a word holds a joiner (`[._:\-/'’]`), by its character codes: most words hold none,

@@ -428,10 +428,10 @@ export class IndexReader {
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
     const linked = this.#inbound.holdingAll(concepts, rows);
     // The names of a dotted name's namespace that the definers and the head of the list define.
-    const siblings = this.#siblings.shares(
-      concepts.flatMap((c) => (c.namespace === null ? [] : [c.namespace])),
-      [...new Set([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()])],
-    );
+    const namespaces = concepts.flatMap((c) => (c.namespace === null ? [] : [c.namespace]));
+    const siblings = namespaces.length
+      ? this.#siblings.shares(namespaces, [...new Set([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()])])
+      : null;
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
@@ -469,7 +469,7 @@ export class IndexReader {
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
         siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), SITE_SAMPLE),
-        siblings: siblings.get(r.id) ?? 0,
+        siblings: siblings?.get(r.id) ?? 0,
         fields: p.fields,
       };
       const base = baseScore(c, concepts, req.language, max, question);
