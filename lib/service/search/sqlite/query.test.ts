@@ -351,3 +351,42 @@ describe('the reference of a dotted name', () => {
     assert.equal(urls('widget spin')[0], 'passing.html');
   });
 });
+
+describe('the pages holding every word of a query among many holding one', () => {
+  const file = join(dir, 'covering.db');
+  const writer = new SqliteIndexWriter(file);
+  // Seventy short pages hold one word of the pair each, thirty-five each, on sites of their own; a
+  // long chapter holds both once. BM25's sum puts each short page above the chapter.
+  const page = (url: string, title: string, body: string) => writer.upsert(buildDocument({ url, html: html(title, body) }));
+  for (let i = 0; i < 100; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+  for (let i = 0; i < 70; i++) page(`https://one${i}.test/notes.html`, `Notes ${i}`, `${i % 2 ? 'quokka' : 'zanzibar'} note ${i}`);
+  const long = Array.from(
+    { length: 400 },
+    (_, i) => ['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story'][i % 10],
+  ).join(' ');
+  page('https://manual.test/chapter.html', 'Chapter', `${long} quokka ${long} zanzibar`);
+  writer.finish();
+  writer.close();
+
+  it('are candidates when the first stage ranks them below the sixty best, and first', () => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const stage = new PostingsStage(db);
+    assert.ok(stage.refresh());
+    const chapter = (db.prepare("SELECT id FROM pages WHERE url = 'https://manual.test/chapter.html'").get() as { id: number }).id;
+    const { concepts, joins } = parseQuery('quokka zanzibar');
+    const best = stage.rank(concepts, joins, 60).map((r) => r.id);
+    assert.equal(best.length, 60);
+    assert.ok(!best.includes(chapter), 'the first stage alone leaves it out');
+    assert.deepEqual(
+      stage.bestCovering(5).map((r) => r.id),
+      [chapter],
+      'the only page holding both',
+    );
+    db.close();
+    const reader = new IndexReader(file);
+    after(() => reader.close());
+    const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
+    assert.equal(urls('quokka zanzibar')[0], 'https://manual.test/chapter.html');
+    assert.ok(!urls('quokka').includes('https://manual.test/chapter.html'), 'one word: the pages holding it best');
+  });
+});
