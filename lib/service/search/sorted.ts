@@ -66,20 +66,3 @@ export function sharedCount(a: ArrayLike<number>, b: ArrayLike<number>): number 
   }
   return n;
 }
-
-/** The values in any of `lists` (ascending, each value once in a list), ascending, each once. */
-export function unionSorted(lists: readonly Uint32Array[]): Uint32Array {
-  if (lists.length === 1) return lists[0] as Uint32Array;
-  let total = 0;
-  for (const l of lists) total += l.length;
-  const all = new Uint32Array(total);
-  let at = 0;
-  for (const l of lists) {
-    all.set(l, at);
-    at += l.length;
-  }
-  all.sort();
-  let n = 0;
-  for (let i = 0; i < all.length; i++) if (!n || all[i] !== all[n - 1]) all[n++] = all[i] as number;
-  return all.subarray(0, n);
-}

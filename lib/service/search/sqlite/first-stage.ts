@@ -17,11 +17,6 @@ export type AllowedPages = Uint8Array;
 export interface FirstStage {
   /** The `k` best, best first; with `allowed`, the `k` best of those pages. */
   rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed?: AllowedPages | null): Ranked[];
-  /** The `k` best pages (of those `allowed`) by the last rank() call's score among those holding
-   * every one of its concepts (of two or more; none for one). A sum over the words lets many short
-   * pages holding one word of a pair outrank a long one holding both; this pass finds those, as
-   * a conjunctive query beside the disjunctive one does (Lucene's minimum-should-match). */
-  bestCovering(k: number, allowed?: AllowedPages | null): Ranked[];
   /** Those of `ids` that hold every concept of the last rank() call (of two or more concepts). */
   covering(ids: Iterable<number>): Set<number>;
   /** How much of the last rank() call's query each of `ids` holds, from 0 to 1: the share of its
@@ -36,8 +31,6 @@ export class FtsStage implements FirstStage {
   readonly #candidates: StatementSync;
   readonly #candidatesAmong: StatementSync;
   readonly #covering: StatementSync;
-  readonly #bestCovering: StatementSync;
-  readonly #bestCoveringAmong: StatementSync;
   #all: string | null = null;
   #any = '';
 
@@ -51,15 +44,6 @@ export class FtsStage implements FirstStage {
       `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
        ORDER BY bm25(fts, ${weights}) LIMIT ?`,
     );
-    // Ranked as rank() ranks, among the pages that match every concept.
-    const holdingAll = 'rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)';
-    this.#bestCovering = db.prepare(
-      `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? AND ${holdingAll} ORDER BY bm25(fts, ${weights}) LIMIT ?`,
-    );
-    this.#bestCoveringAmong = db.prepare(
-      `SELECT rowid AS id, -bm25(fts, ${weights}) AS s FROM fts WHERE fts MATCH ? AND ${holdingAll}
-       AND rowid IN (SELECT value FROM json_each(?)) ORDER BY bm25(fts, ${weights}) LIMIT ?`,
-    );
     this.#covering = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
   }
 
@@ -67,13 +51,9 @@ export class FtsStage implements FirstStage {
     this.#all = concepts.length > 1 ? matchAll(concepts) : null;
     this.#any = matchAny(concepts, joins);
     if (!allowed) return this.#candidates.all(this.#any, k) as Ranked[];
-    return this.#candidatesAmong.all(this.#any, allowedList(allowed), k) as Ranked[];
-  }
-
-  bestCovering(k: number, allowed: AllowedPages | null = null): Ranked[] {
-    if (!this.#all || k <= 0) return [];
-    if (!allowed) return this.#bestCovering.all(this.#any, this.#all, k) as Ranked[];
-    return this.#bestCoveringAmong.all(this.#any, this.#all, allowedList(allowed), k) as Ranked[];
+    const among: number[] = [];
+    for (let id = 0; id < allowed.length; id++) if (allowed[id]) among.push(id);
+    return this.#candidatesAmong.all(this.#any, JSON.stringify(among), k) as Ranked[];
   }
 
   scores(ids: readonly number[]): Map<number, number> {
@@ -91,11 +71,4 @@ export class FtsStage implements FirstStage {
     if (!this.#all || !list.length) return new Set();
     return new Set((this.#covering.all(this.#all, JSON.stringify(list)) as { id: number }[]).map((r) => r.id));
   }
-}
-
-/** The ids of the pages allowed, as a JSON list for json_each(). */
-function allowedList(allowed: AllowedPages): string {
-  const among: number[] = [];
-  for (let id = 0; id < allowed.length; id++) if (allowed[id]) among.push(id);
-  return JSON.stringify(among);
 }

@@ -119,9 +119,8 @@ export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: num
   return { ranked: best.sorted(), scored };
 }
 
-/** The k best pages so far, worst at the root: a lower score, or the same and a higher id. Pages
- * are offered in ascending ids. */
-export class PageHeap {
+/** The k best pages so far, worst at the root: a lower score, or the same and a higher id. */
+class PageHeap {
   readonly #k: number;
   readonly #ids: number[] = [];
   readonly #scores: number[] = [];

@@ -185,47 +185,6 @@ describe('postings', () => {
     assert.ok(skipped > 0, 'some queries were answered without scoring every posting');
   });
 
-  it('find the best pages holding every concept as the whole ranking held to them does, pruned or not, and in FTS5', () => {
-    const pruned = new PostingsStage(db, { prune: 'always' });
-    const every = new PostingsStage(db, { prune: 'never' });
-    assert.ok(pruned.refresh() && every.refresh());
-    const words = [...WORDS, 'particular', 'asyncio.gather', 'pg_stat_activity', 'runs', 'guide', 'reference'];
-    let seed = 11;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    let below = 0;
-    let none = 0;
-    for (let q = 0; q < 200; q++) {
-      const typed = words.filter(() => next() < 0.2).join(' ') || (words[q % words.length] as string);
-      const { concepts: c, joins } = concepts(typed);
-      const allowed = q % 4 === 0 ? Uint8Array.from({ length: 64 }, () => (next() < 0.5 ? 1 : 0)) : null;
-      // Every page of the query, and those of them holding all of it.
-      const whole = every.rank(c, joins, 10_000, allowed);
-      const all = every.covering(whole.map((r) => r.id));
-      const k = 1 + (q % 6);
-      const want = c.length < 2 ? [] : whole.filter((r) => all.has(r.id)).slice(0, k);
-      for (const stage of [every, pruned]) {
-        const first = stage.rank(c, joins, 3, allowed);
-        assert.deepEqual(stage.bestCovering(k, allowed), want, `${typed} (k ${k})`);
-        if (want.some((w) => !first.some((r) => r.id === w.id))) below++;
-      }
-      // FTS5 holds a concept by its own expression (an identifier's parts as a phrase), so against its own.
-      const ftsWhole = fts.rank(c, joins, 10_000, allowed);
-      const ftsAll = fts.covering(ftsWhole.map((r) => r.id));
-      const ftsWant = c.length < 2 ? [] : ftsWhole.filter((r) => ftsAll.has(r.id)).slice(0, k);
-      fts.rank(c, joins, 3, allowed);
-      const theirs = fts.bestCovering(k, allowed);
-      assert.equal(theirs.length, ftsWant.length, `${typed} (fts)`);
-      theirs.forEach((r, i) => {
-        assert.ok(ftsAll.has(r.id), `${typed} (fts): page ${r.id} holds all of it`);
-        const s = (ftsWant[i] as { s: number }).s;
-        assert.ok(Math.abs(r.s - s) < 1e-9 * Math.max(1, s), `${typed} (fts): ${r.s} vs ${s}`);
-      });
-      if (c.length >= 2 && !want.length) none++;
-    }
-    assert.ok(below > 20, `pages holding all of a query found below its first three (${below})`);
-    assert.ok(none > 0, 'queries no page holds all of');
-  });
-
   it('score pages below the k best as a deeper rank() scores them, pruned or not, and in FTS5', () => {
     const pruned = new PostingsStage(db, { prune: 'always' });
     assert.equal(pruned.refresh(), true);

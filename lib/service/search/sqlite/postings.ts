@@ -1,8 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { indexIn, intersectSorted, seek, unionSorted } from '../sorted.ts';
+import { indexIn, intersectSorted } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
-import { impact, listBound, maxScoreTopK, PageHeap } from './max-score.ts';
+import { impact, listBound, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { Kept } from './kept.ts';
@@ -546,60 +546,6 @@ export class PostingsStage implements FirstStage {
     if (this.#full === 0) return out;
     for (const id of ids) if (this.#maskOf(id) === this.#full) out.add(id);
     return out;
-  }
-
-  bestCovering(k: number, allowed: AllowedPages | null = null): Ranked[] {
-    const full = this.#full;
-    if (popcount(full) < 2 || k <= 0) return [];
-    // Every page holding all the concepts holds the one held by the fewest pages: its pages are
-    // walked (a concept's pages are those of its phrases, a phrase's those holding all its terms).
-    const lists = this.#lastLists;
-    const phrasesOf = (bit: number) => this.#last.filter((p) => phraseBit(p) & bit);
-    const pagesOf = (p: Phrase) => (p.terms.length ? Math.min(...p.terms.map((t) => lists.get(t)?.docs.length ?? 0)) : 0);
-    const atMost = (bit: number) => phrasesOf(bit).reduce((n, p) => n + pagesOf(p), 0);
-    let fewest = 0;
-    let least = Infinity;
-    for (let bit = 1; bit && bit <= full; bit = (bit << 1) >>> 0) {
-      if (!(full & bit)) continue;
-      const n = atMost(bit);
-      if (n < least) [fewest, least] = [bit, n];
-    }
-    const pages = unionSorted(phrasesOf(fewest).map((p) => intersect(p.terms.map((t) => lists.get(t)))));
-    // The walk goes up the page ids, and so does a cursor in each list (galloping, sorted.ts seek).
-    const terms = this.#lastTerms;
-    const slots = new Map(terms.map((t, i) => [t.list, i]));
-    const at = new Int32Array(terms.length);
-    const holds = (slot: number, d: number) => {
-      const docs = (terms[slot] as { list: PostingList }).list.docs;
-      const p = (at[slot] = seek(docs, d, at[slot] as number));
-      return docs[p] === d;
-    };
-    // Each phrase standing for a concept, by its terms' slots (none: a term the index lacks).
-    const checks = this.#last.flatMap((p) => {
-      const bit = phraseBit(p);
-      const own = p.terms.map((t) => {
-        const list = lists.get(t);
-        return list && slots.get(list);
-      });
-      return bit && p.terms.length && own.every((s) => s !== undefined) ? [{ bit, own: own as number[] }] : [];
-    });
-    const best = new PageHeap(k);
-    for (let i = 0; i < pages.length; i++) {
-      const d = pages[i] as number;
-      if (allowed && !allowed[d]) continue;
-      let mask = 0;
-      for (const { bit, own } of checks) if ((mask & bit) !== bit && own.every((slot) => holds(slot, d))) mask = (mask | bit) >>> 0;
-      if (mask !== full) continue;
-      // Summed in the terms' order, as rank() sums it.
-      let s = 0;
-      for (let j = 0; j < terms.length; j++) {
-        if (!holds(j, d)) continue;
-        const { list, idf } = terms[j] as { list: PostingList; idf: number };
-        s += impact(idf, list.freqs[at[j] as number] as number, this.#norm[d] as number, K1);
-      }
-      best.offer(d, s);
-    }
-    return best.sorted();
   }
 
   /**

@@ -33,9 +33,6 @@ const LANGUAGE_CANDIDATES = 20;
  * or more, on the FOCUSED_SITES sites with most) that are candidates however many pages of other
  * sites rank above them (decision 0123; 10 to 40 among 95,000 distractors). */
 const SITE_CANDIDATES = 20;
-/** The first stage's best pages holding every concept of a query of two or more that are
- * candidates however many pages holding some of it rank above them (decision 0138). */
-const COVERING_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
 /** The index file is read through a memory map up to this size: a query's scattered reads
@@ -408,16 +405,9 @@ export class IndexReader {
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
-    // And the best pages holding all of the query, when pages holding part of it outrank them; the
-    // best pages in the language asked for, when the first stage's best are in others; and the best
-    // pages of the sites its best keep coming back to.
-    const widened = skip
-      ? []
-      : [
-          ...this.#coveringAll(asking, first, k, allowed),
-          ...this.#inLanguage(asking, first, k, allowed),
-          ...this.#onFocusedSites(asking, first, k, allowed),
-        ];
+    // And the best pages in the language asked for, when the first stage's best are in others, and
+    // the best pages of the sites its best keep coming back to.
+    const widened = skip ? [] : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed)];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
@@ -536,19 +526,6 @@ export class IndexReader {
       if (listable(shown)) ranked.push(shown);
     }
     return { ranked, ids: known, more };
-  }
-
-  /**
-   * The first stage's best pages holding every concept of a query of two or more
-   * (COVERING_CANDIDATES of them), when its best `k` (`first`) are that many: BM25's sum lets many
-   * short pages holding one word of a pair outrank a long page holding both (`start-limit
-   * modules-load.d`, decision 0138), which the coverage the re-ranking weighs would put first.
-   */
-  #coveringAll(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
-    if (first.length < k || asking.concepts.length < 2) return [];
-    // When that many of `first` hold it all, they are the best that do: no page below them is better.
-    if (this.#stage.covering(first.map((r) => r.id)).size >= COVERING_CANDIDATES) return [];
-    return this.#stage.bestCovering(COVERING_CANDIDATES, allowed).map((r) => r.id);
   }
 
   /**
