@@ -29,9 +29,10 @@ function searchOf(writer: SqliteIndexWriter, file: string): (query: string) => s
   return (query) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url.slice(18));
 }
 
-/** A long page's text, of words no query of these suites holds. */
-const story = (words: number) =>
-  Array.from({ length: words }, (_, i) => ['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story'][i % 10]).join(' ');
+/** A long page's text: `words` over and over, `length` of them. */
+const longText = (words: readonly string[], length = 300) => Array.from({ length }, (_, i) => words[i % words.length]).join(' ');
+/** English words no query of these suites holds. */
+const STORY = ['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story'];
 
 /** Checks that the first stage alone leaves the page at `url` out of its 60 best for `query` on the
  * index at `file`, so that only another way makes it a candidate. */
@@ -200,19 +201,18 @@ describe('pages in the language asked for among many in others', () => {
   // Seventy short English pages full of the query's words (on sites of their own) rank above two
   // long pages holding each once: a French one, and a Dutch translation's page not translated yet
   // (English text under /nl-NL/, as the handbook's are).
-  const filler = (words: string[]) => Array.from({ length: 300 }, (_, i) => words[i % words.length]).join(' ');
   for (let i = 0; i < 70; i++)
     writer.upsert(
       buildDocument({ url: `https://en${i}.test/notes.html`, html: html(`Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`) }),
     );
-  const french = filler(['le', 'voyage', 'des', 'animaux', 'est', 'une', 'histoire', 'longue', 'et', 'belle']);
+  const french = longText(['le', 'voyage', 'des', 'animaux', 'est', 'une', 'histoire', 'longue', 'et', 'belle']);
   writer.upsert(
     buildDocument({
       url: 'https://fr.test/voyage.html',
       html: `<!doctype html><html lang="fr"><head><title>Voyage</title></head><body><main><h1>Voyage</h1><p>${french} quokka zanzibar</p></main></body></html>`,
     }),
   );
-  const english = filler(['the', 'journey', 'of', 'animals', 'is', 'a', 'long', 'and', 'fine', 'story']);
+  const english = longText(STORY);
   writer.upsert(buildDocument({ url: 'https://handbook.test/nl-NL/journey.html', html: html('Journey', `${english} quokka zanzibar`) }));
   writer.finish();
   writer.close();
@@ -301,7 +301,7 @@ describe("the pages of a site the query's best keep coming back to", () => {
   for (let i = 0; i < 3; i++)
     page(`https://manual.test/notes-${i}.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar quokka zanzibar note ${i}`);
   for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`);
-  page('https://manual.test/guide.html', 'Quokka and zanzibar', `${story(400)} quokka zanzibar`);
+  page('https://manual.test/guide.html', 'Quokka and zanzibar', `${longText(STORY, 400)} quokka zanzibar`);
   writer.finish();
   writer.close();
 
