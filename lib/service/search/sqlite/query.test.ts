@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
 import { WEIGHTS } from '../rank.ts';
 import { parseQuery } from '../tokenize.ts';
+import { HUB_AUTHORITY, HubPages } from './hub-pages.ts';
 import { LanguagePages } from './language-pages.ts';
 import { PostingsStage } from './postings.ts';
 import { IndexReader, MIN_MATCHED } from './query.ts';
@@ -349,5 +350,83 @@ describe('the reference of a dotted name', () => {
 
   it('counts for a dotted name only, not for the same words typed apart', () => {
     assert.equal(urls('widget spin')[0], 'passing.html');
+  });
+});
+
+describe('the pages the index links to most, for a question', () => {
+  const file = join(dir, 'hubs.db');
+  const writer = new SqliteIndexWriter(file);
+  // Seventy pages of sites of their own full of the question's words, each in a paragraph of its
+  // own, rank above the manual's reference page, long and holding them once in one paragraph;
+  // every other page of the manual links to it, so it is the page the index links to most (a
+  // hub). Pages without the words make them worth something.
+  const page = (url: string, title: string, main: string) =>
+    writer.upsert(
+      buildDocument({
+        url,
+        html: `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${main}</main></body></html>`,
+      }),
+    );
+  for (let i = 0; i < 100; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `<p>something else entirely ${i}</p>`);
+  for (let i = 0; i < 70; i++)
+    page(`https://en${i}.test/notes.html`, `Notes ${i}`, `<p>remove remove note ${i}</p><p>folder folder</p><p>quokka quokka</p>`);
+  for (let i = 0; i < 20; i++)
+    page(
+      `https://manual.test/topic-${i}.html`,
+      `Topic ${i}`,
+      `<p>A topic of the manual ${i}, see <a href="reference.html">the reference</a>.</p>`,
+    );
+  page('https://manual.test/reference.html', 'Reference', `<p>${longText(STORY, 400)}</p><p>To remove a quokka folder, call it.</p>`);
+  writer.finish();
+  writer.close();
+  const reference = 'https://manual.test/reference.html';
+
+  it('answer a question that the first stage alone ranks below its sixty best', () => {
+    // The words the question searches (its weak words are not).
+    leftOutOfFirstStage(file, reference, 'remove quokka folder');
+    const db = new DatabaseSync(file, { readOnly: true });
+    const authority = (url: string) =>
+      (db.prepare('SELECT authority FROM signals WHERE url = ?').get(url) as { authority: number }).authority;
+    assert.ok(authority(reference) >= HUB_AUTHORITY, 'the reference is a hub');
+    assert.ok(authority('https://en0.test/notes.html') < HUB_AUTHORITY, 'the notes are not');
+    db.close();
+    const reader = new IndexReader(file);
+    const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
+    try {
+      assert.equal(urls('how do I remove a quokka folder')[0], reference);
+      // A name is answered by the page that defines it, which need not be a hub: the same words
+      // typed as a name leave the first stage's best as they are.
+      assert.ok(!urls('quokka folder remove').includes(reference), 'not for what does not read as a question');
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('are read once for a version of the index, of the pages a site filter allows', () => {
+    const db = new DatabaseSync(file);
+    const id = (url: string) => (db.prepare('SELECT id FROM signals WHERE url = ?').get(url) as { id: number }).id;
+    const [ref, note] = [id(reference), id('https://en0.test/notes.html')] as [number, number];
+    const hubs = new HubPages(db);
+    hubs.warm(1);
+    const listed = (version: number, allowed: Uint8Array | null = null) => [...hubs.of(version, allowed).ids];
+    assert.deepEqual(listed(1), [ref]);
+    assert.ok((hubs.of(1, null).authority[0] as number) >= HUB_AUTHORITY);
+    // Changed on this connection: the version the caller gives is what tells the hubs to read again.
+    db.prepare('UPDATE signals SET authority = ? WHERE id = ?').run(HUB_AUTHORITY, note);
+    try {
+      assert.deepEqual(listed(1), [ref], 'as read when it warmed');
+      assert.deepEqual(
+        listed(2),
+        [ref, note].sort((a, b) => a - b),
+        'read again for the next version, in the order of ids',
+      );
+      const allowed = new Uint8Array(ref + note + 1);
+      allowed[note] = 1;
+      assert.deepEqual(listed(2, allowed), [note], 'of the pages a site filter allows');
+      assert.equal(listed(2).length, 2, 'which leaves the hubs as they were');
+    } finally {
+      db.prepare('UPDATE signals SET authority = 1 WHERE id = ?').run(note);
+      db.close();
+    }
   });
 });

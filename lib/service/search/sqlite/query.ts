@@ -24,6 +24,7 @@ import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCu
 import { NearAnchors } from './near-anchors.ts';
 import { NamespaceSiblings } from './siblings.ts';
 import { LanguagePages } from './language-pages.ts';
+import { HubPages } from './hub-pages.ts';
 
 const CANDIDATES = 60;
 /** The first stage's best pages in the language asked for that are candidates however many pages
@@ -47,9 +48,15 @@ const MAX_DEFINERS = 50;
 /** The pages whose definitions best answer a question (descriptions.ts) that join its candidates
  * and count as answering it (chosen on the even half of the natural questions, 10 to 40). */
 const DESCRIBED_PAGES = 20;
+/** The hubs (hub-pages.ts) that join a question's candidates: those whose first-stage score, over
+ * its best page's, plus HUB_WEIGHT times the log of their authority is highest (decision 0139;
+ * chosen on the even half of the natural questions among 10⁶ pages). */
+const HUB_CANDIDATES = 20;
+const HUB_WEIGHT = 0.4;
 /** The first stage's best pages whose sites say which manual a question is about, those of a site
  * that comes back among them (recurringHostShares): chosen on the even half of the natural
- * questions, on the corpus alone and among 5,000 distractors (10 to 60; decision 0088). */
+ * questions, on the corpus alone and among 5,000 distractors (10 to 60; decision 0088). A
+ * question's hubs (HUB_CANDIDATES) count among them (decision 0139). */
 const SITE_SAMPLE = 60;
 /** A word of the block an index anchor opens, against a name the anchor marks (decision 0080). */
 const PASSAGE_WEIGHT = 0.5;
@@ -208,6 +215,8 @@ export class IndexReader {
   readonly #sitePages: SitePages;
   /** The pages in each language, for the index version it is told. */
   readonly #languagePages: LanguagePages;
+  /** The pages the index links to most, for the index version it is told. */
+  readonly #hubPages: HubPages;
   /** What the index's definitions are for (descriptions.ts), read once per index version. */
   readonly #described: DescribedDefinitions;
   #keptVersion = -1;
@@ -227,6 +236,7 @@ export class IndexReader {
     this.#stage = this.#fts;
     this.#sitePages = new SitePages(this.#db);
     this.#languagePages = new LanguagePages(this.#db);
+    this.#hubPages = new HubPages(this.#db);
     const among = 'IN (SELECT value FROM json_each(?))';
     this.#version = this.#db.prepare('PRAGMA data_version');
     this.#begin = this.#db.prepare('BEGIN');
@@ -300,6 +310,7 @@ export class IndexReader {
       this.#sync();
       this.#labels ??= hostLabels(this.#sitePages.hosts(this.#keptVersion));
       this.#languagePages.warm(this.#keptVersion);
+      this.#hubPages.warm(this.#keptVersion);
     } finally {
       this.#commit.run();
     }
@@ -405,9 +416,14 @@ export class IndexReader {
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
     for (const r of rows) known.add(r.id);
+    // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
+    // which manual it is about (for every block alike).
+    const hubs = this.#hubsFor(asking, first, allowed);
     // And the best pages in the language asked for, when the first stage's best are in others, and
     // the best pages of the sites its best keep coming back to.
-    const widened = skip ? [] : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed)];
+    const widened = skip
+      ? []
+      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed), ...hubs];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
@@ -423,7 +439,9 @@ export class IndexReader {
     // Coverage counts for the head of the list, for definers and for the pages that widened the candidates.
     const covers =
       concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys(), ...widened]) : null;
-    const signals = this.#signalsOf(rows);
+    // The pages whose sites say what the query is about: the first stage's best, and a question's hubs.
+    const sample = [...new Set([...first.slice(0, SITE_SAMPLE).map((r) => r.id), ...hubs])];
+    const signals = this.#signalsOf([...rows, ...sample.map((id) => ({ id }))]);
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
     const linked = this.#inbound.holdingAll(concepts, rows);
@@ -436,13 +454,13 @@ export class IndexReader {
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
     // A definition answers a question about its own manual: its worth counts in the measure the
-    // first stage's best pages are on its site (twice their share, at most 1), so a question about
+    // sample's pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
-    const onSites = described?.size ? recurringHostShares(first.slice(0, SITE_SAMPLE).map((r) => signals.get(r.id)?.url ?? '')) : null;
-    // How many of the first stage's best pages are on each candidate's site (itself counted).
-    const sample = first.slice(0, SITE_SAMPLE);
-    const sampled = new Set(sample.map((r) => r.id));
-    const onSite = hostCounts(sample.map((r) => signals.get(r.id)?.url ?? ''));
+    const sampled = new Set(sample);
+    const sampleUrls = sample.map((id) => signals.get(id)?.url ?? '');
+    const onSites = described?.size ? recurringHostShares(sampleUrls) : null;
+    // How many of the sample's pages are on each candidate's site (itself counted).
+    const onSite = hostCounts(sampleUrls);
     const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -468,7 +486,7 @@ export class IndexReader {
         described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(hostOf(p.url) ?? '') ?? 0)) : 0,
         authority: p.authority,
         onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
-        siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), SITE_SAMPLE),
+        siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), sample.length),
         siblings: siblings?.get(r.id) ?? 0,
         fields: p.fields,
       };
@@ -567,6 +585,31 @@ export class IndexReader {
       for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
     }
     return out;
+  }
+
+  /**
+   * The hubs that best answer a question (HUB_CANDIDATES of them, of those `allowed`): the pages
+   * the index links to most, by their first-stage score over that of its best page (`first`'s
+   * first) plus HUB_WEIGHT times the log of their authority (decision 0139). Among a million
+   * pages, thousands use a question's everyday words (`delete`, `empty`, `directory`) more often
+   * than the manual's reference page that answers it, and the re-ranking, which weighs authority
+   * for a question, would never see that page. Not for what does not read as a question: a name
+   * is answered by the page that defines it, which need not be a hub.
+   */
+  #hubsFor(asking: Asking, first: readonly Ranked[], allowed: AllowedPages | null): number[] {
+    if (!first.length || asking.question < QUESTION_FROM || this.#stage !== this.#postings) return [];
+    const max = (first[0] as Ranked).s;
+    const hubs = this.#hubPages.of(this.#keptVersion, allowed);
+    const scores = this.#stage.scores(hubs.ids);
+    const best: Ranked[] = [];
+    hubs.ids.forEach((id, i) => {
+      const s = scores.get(id);
+      if (s !== undefined) best.push({ id, s: s / max + HUB_WEIGHT * Math.log(hubs.authority[i] as number) });
+    });
+    return best
+      .sort((a, b) => b.s - a.s || a.id - b.id)
+      .slice(0, HUB_CANDIDATES)
+      .map((r) => r.id);
   }
 
   /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times
