@@ -119,6 +119,37 @@ describe('a question', () => {
     const results = search(reader, 'how do I trim the spaces at the end of a line').map((r) => r.url);
     assert.ok(results.includes('https://docs.test/types.html'), 'not one of the words is on the page');
   });
+  it("is about the manual its hubs are on, when the first stage's best pages are on sites of their own", () => {
+    // Seventy pages on sites of their own hold the question's words, more densely than the manual
+    // does, so the first stage's sixty best say nothing of which manual it is about. The manual's
+    // reference defines what answers it (its description learns the question's words from the
+    // links naming it), and every other page of the manual links to the reference and the guide:
+    // they are its hubs (decision 0139), and the manual is the site they are on.
+    const notes = Array.from({ length: 70 }, (_, i): [string, string] => [
+      `https://notes${i}.test/trim.html`,
+      page(`Notes ${i}`, `<p>trim trim spaces spaces ${i}</p><p>end end line line</p>`),
+    ]);
+    const topics = Array.from({ length: 20 }, (_, i): [string, string] => [
+      `https://docs.test/topic-${i}.html`,
+      page(`Topic ${i}`, `<p>Topic ${i}: see <a href="types.html">the types</a> and <a href="guide.html">the guide</a>.</p>`),
+    ]);
+    const reader = build('described-hubs', [
+      ...notes,
+      ...topics,
+      [
+        'https://docs.test/types.html',
+        page(
+          'Built-in types',
+          '<dl><dt id="str.rstrip">str.rstrip()</dt><dd><p>Return a copy with the final characters removed.</p></dd></dl>',
+        ),
+      ],
+      [
+        'https://docs.test/guide.html',
+        page('Guide', '<p>Trim the spaces at the end of a line: see <a href="types.html#str.rstrip">str.rstrip()</a>.</p>'),
+      ],
+    ]);
+    assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
+  });
 });
 
 describe('any query', () => {
