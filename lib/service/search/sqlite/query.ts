@@ -419,11 +419,11 @@ export class IndexReader {
     // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
     // which manual it is about (for every block alike).
     const hubs = this.#hubsFor(asking, first, allowed);
-    // And the best pages in the language asked for, when the first stage's best are in others, and
-    // the best pages of the sites its best keep coming back to.
+    // And the best pages in the language asked for, when the first stage's best are in others, the
+    // best pages of the sites its best (and the hubs) keep coming back to, and the hubs.
     const widened = skip
       ? []
-      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(first, hubs, k, asking, allowed), ...hubs];
+      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, hubs, k, allowed), ...hubs];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
@@ -570,7 +570,7 @@ export class IndexReader {
    * are on sites of their own, and a question's hubs say which manual it is about (decision 0139).
    * Not with a site filter, which chose the candidates' sites already.
    */
-  #onFocusedSites(first: readonly Ranked[], hubs: readonly number[], k: number, asking: Asking, allowed: AllowedPages | null): number[] {
+  #onFocusedSites(asking: Asking, first: readonly Ranked[], hubs: readonly number[], k: number, allowed: AllowedPages | null): number[] {
     if (first.length < k || allowed) return [];
     const hosts = focusedHosts(
       this.#sitePages.hostsOf([...new Set([...first.map((r) => r.id), ...hubs])], this.#keptVersion),
