@@ -419,11 +419,11 @@ export class IndexReader {
     // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
     // which manual it is about (for every block alike).
     const hubs = this.#hubsFor(asking, first, allowed);
-    // And the best pages in the language asked for, when the first stage's best are in others, the
-    // best pages of the sites its best (and the hubs) keep coming back to, and the hubs.
+    // And the best pages in the language asked for, when the first stage's best are in others, and
+    // the best pages of the sites its best keep coming back to.
     const widened = skip
       ? []
-      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, hubs, k, allowed), ...hubs];
+      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed), ...hubs];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
@@ -564,16 +564,18 @@ export class IndexReader {
 
   /**
    * The first stage's best pages (SITE_CANDIDATES) on each site that FOCUS_PAGES or more of its best
-   * `k` (`first`) and a question's `hubs` are on, the FOCUSED_SITES such sites with most of them: a
-   * query's words on a site about them may be on its page that answers below many pages of other
-   * sites that hold them more often (decision 0123). Among a million pages the first stage's best
-   * are on sites of their own, and a question's hubs say which manual it is about (decision 0139).
-   * Not with a site filter, which chose the candidates' sites already.
+   * `k` (`first`) are on, the FOCUSED_SITES such sites with most of them: a query's words on a
+   * site about them may be on its page that answers below many pages of other sites that hold
+   * them more often (decision 0123). Not for a question, whose manual `described` finds, nor
+   * with a site filter, which chose the candidates' sites already.
    */
-  #onFocusedSites(asking: Asking, first: readonly Ranked[], hubs: readonly number[], k: number, allowed: AllowedPages | null): number[] {
-    if (first.length < k || allowed) return [];
+  #onFocusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
     const hosts = focusedHosts(
-      this.#sitePages.hostsOf([...new Set([...first.map((r) => r.id), ...hubs])], this.#keptVersion),
+      this.#sitePages.hostsOf(
+        first.map((r) => r.id),
+        this.#keptVersion,
+      ),
       FOCUS_PAGES,
       FOCUSED_SITES,
     );

@@ -150,36 +150,6 @@ describe('a question', () => {
     ]);
     assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
   });
-  it("finds its answer among the pages of the manual its hubs are on, when it is neither a hub nor among the first stage's best", () => {
-    // Seventy pages on sites of their own hold the question's words, more densely than the manual
-    // does. Every topic of the manual links to its three guides, each holding one of the words:
-    // they are its hubs (decision 0139). The answer holds them all, and three topics link to it
-    // from a sentence saying what it is for; it is no hub.
-    const notes = Array.from({ length: 70 }, (_, i): [string, string] => [
-      `https://notes${i}.test/remove.html`,
-      page(`Notes ${i}`, `<p>remove remove note ${i}</p><p>folder folder</p><p>quokka quokka</p>`),
-    ]);
-    const guides = ['one', 'two', 'three'].map((n): [string, string] => [
-      `https://docs.test/guide-${n}.html`,
-      page(`Guide ${n}`, `<p>How to remove things, part ${n}.</p>`),
-    ]);
-    const topics = Array.from({ length: 20 }, (_, i): [string, string] => [
-      `https://docs.test/topic-${i}.html`,
-      page(
-        `Topic ${i}`,
-        `<p>Topic ${i}: see <a href="guide-one.html">one</a>, <a href="guide-two.html">two</a> and <a href="guide-three.html">three</a>.</p>` +
-          (i < 3 ? '<p>To remove a quokka folder, see <a href="answer.html">the answer</a>.</p>' : ''),
-      ),
-    ]);
-    const story = Array.from({ length: 400 }, (_, i) => ['the', 'journey', 'of', 'animals', 'is', 'long'][i % 6]).join(' ');
-    const reader = build('focused-hubs', [
-      ...notes,
-      ...guides,
-      ...topics,
-      ['https://docs.test/answer.html', page('Answer', `<p>${story}</p><p>To remove a quokka folder, call it.</p>`)],
-    ]);
-    assert.equal(search(reader, 'how do I remove a quokka folder')[0]?.url, 'https://docs.test/answer.html');
-  });
 });
 
 describe('any query', () => {
