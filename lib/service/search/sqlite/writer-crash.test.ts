@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
@@ -80,14 +80,19 @@ describe('a run stopped part-way, while reading or in finish()', () => {
     const seen: number[] = [];
     const runsAttached = () => db.prepare("SELECT 1 FROM pragma_database_list WHERE name = 'posting_runs_store'").all().length;
     const runsAtWords: number[] = [];
+    const logAtWords: number[] = [];
     writer.finish((step, done) => {
       if (step === 'words' && done === 0) {
         seen.push(foreignKeys(db));
         runsAtWords.push(runsAttached());
+        logAtWords.push(statSync(`${file}-wal`).size);
       }
     });
     assert.deepEqual(seen, [0], 'unchecked while the rows move');
     assert.deepEqual(runsAtWords, [0], "the postings' runs released (their file deleted) before the words are merged");
+    // Checkpointed after the runs went (commit-then-checkpoint.ts), and the log truncated.
+    assert.deepEqual(logAtWords, [0], "the postings' log copied into the index before the words are merged");
+    assert.equal((db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 1000);
     assert.equal(foreignKeys(db), 1, 'checked again after');
     writer.close();
     db.close();

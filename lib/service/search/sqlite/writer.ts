@@ -6,6 +6,7 @@ import { preferredUrl } from '../url.ts';
 import { snippetFallback } from '../snippet.ts';
 import type { BuiltDefinition, BuiltPage } from './page-build.ts';
 import { storeDescribedLists } from './described-lists.ts';
+import { commitThenCheckpoint } from './commit-then-checkpoint.ts';
 import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { PostingsWriter } from './postings-writer.ts';
@@ -326,10 +327,15 @@ export class SqliteIndexWriter implements IndexWriter {
     // postings' runs (20 GB at 10⁶ pages) are deleted once their lists are, and the lists (14 GB
     // in the write-ahead log) are copied into the index by the checkpoint after the commit, so the
     // log is written from its start again and the merges' reads do not look through them (every
-    // page read looks through the log's frames, decision 0118). A run stopped here leaves the pages
-    // marked, with the postings and term lists they were built from, as a run stopped in the text.
-    this.#commit();
-    this.#postings.release();
+    // page read looks through the log's frames, decision 0118). The runs go before that checkpoint,
+    // not after, so the disk never holds them, the log and the index grown by it at once (decision
+    // 0140). A run stopped here leaves the pages marked, with the postings and term lists they were
+    // built from, as a run stopped in the text.
+    commitThenCheckpoint(
+      this.#db,
+      () => this.#commit(),
+      () => this.#postings.release(),
+    );
     this.#batched(() => {
       // The rows this run (or one stopped before it) stored, into their tables in word order.
       progress?.('words', 0, 1);
