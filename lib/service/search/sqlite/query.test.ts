@@ -430,3 +430,36 @@ describe('the pages the index links to most, for a question', () => {
     }
   });
 });
+
+describe('a candidate that defines the query', () => {
+  const file = join(dir, 'many-definers.db');
+  const writer = new SqliteIndexWriter(file);
+  const page = (name: string, main: string) =>
+    writer.upsert(
+      buildDocument({
+        url: `https://docs.test/${name}.html`,
+        html: `<!doctype html><html lang="en"><head><title>${name}</title></head><body><main><h1>${name}</h1>${main}</main></body></html>`,
+      }),
+    );
+  const define = (term: string) => `<dl><dt>${term}</dt><dd>An animal of the island, small and fond of leaves.</dd></dl>`;
+  const about = (length: number) => `<p>${longText([...STORY, 'quokka', 'burrow'], length)}</p>`;
+  // More pages define the whole query than join the candidates for defining it (50): long pages
+  // that hold it once. Pages without it make its words worth something.
+  for (let i = 0; i < 70; i++) page(`glossary-${i}`, `${define('quokka burrow')}<p>${longText(STORY, 1000)}</p>`);
+  for (let i = 0; i < 200; i++) page(`story-${i}`, `<p>${longText(STORY)} ${i}</p>`);
+  // The notes hold it more often than the guide, which defines a part of it (more weakly than
+  // the glossaries define all of it, so it is not among the definers that join).
+  page('notes', `${about(120)}<p>A quokka burrow, and a quokka burrow again.</p>`);
+  page('guide', `${define('quokka')}${about(40)}<p>${longText(STORY, 200)}</p>`);
+  writer.finish();
+  writer.close();
+
+  it('counts as defining it however many other pages define it too', () => {
+    const reader = new IndexReader(file);
+    after(() => reader.close());
+    const found = reader.search({ query: 'quokka burrow', language: 'en', limit: 100, exact: true }).results.map((r) => r.url.slice(18));
+    const [guide, notes] = [found.indexOf('guide.html'), found.indexOf('notes.html')];
+    assert.ok(guide >= 0 && notes >= 0, `both are found (${found.join(', ')})`);
+    assert.ok(guide < notes, `the guide ranks above the notes (${found.join(', ')})`);
+  });
+});

@@ -86,8 +86,14 @@ type SignalRow = {
   rank_words: string;
   section: string;
 };
-/** How a page defines the query, as rank.ts reads it (Candidate's defines and definesIndexed). */
-type Defined = { defines: number; indexed: number };
+/**
+ * The pages defining a query: the strongest (MAX_DEFINERS), which join its candidates, and how
+ * strongly any page defines it, as rank.ts reads it (Candidate's defines and definesIndexed).
+ * A candidate's strength does not depend on how many other pages define the query: at 10⁶ pages,
+ * thousands of pages define `sort` or `encode`, and the reference among the candidates that
+ * defines them was read as defining nothing (decision 0140). Read until the next query's.
+ */
+type Definers = { joining: readonly number[]; defines(id: number): number; indexed(id: number): number };
 type DefRow = { id: number; weight: number; kind: number };
 /** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
  * query (null for a page indexed before passages existed). */
@@ -135,6 +141,16 @@ class PageScratch {
   indexed = new Float64Array(0);
   seen = new Uint32Array(0);
   stamp = 1;
+
+  /** How strongly page `id` defines the query, as a definition and as one an index anchor marks
+   * (0 for a page not touched since the last next()). */
+  definesOf(id: number): number {
+    return this.seen[id] === this.stamp ? (this.defines[id] as number) : 0;
+  }
+
+  indexedOf(id: number): number {
+    return this.seen[id] === this.stamp ? (this.indexed[id] as number) : 0;
+  }
 
   /** Room for page ids up to `most`. */
   fit(most: number): void {
@@ -411,7 +427,7 @@ export class IndexReader {
     // Pages that define what was typed join the candidates even when BM25 ranked them low.
     const heads = queryHeads(typed);
     if (question >= QUESTION_FROM) heads.push(...questionHeads(concepts, heads, question));
-    const defines = this.#definersOf(heads);
+    const definers = this.#definersOf(heads);
     // For a question, the pages whose definitions are for what it asks join them too.
     const described = question >= QUESTION_FROM && this.#stage === this.#postings ? this.#described.pages(concepts, DESCRIBED_PAGES) : null;
     const known = new Set<number>();
@@ -426,7 +442,7 @@ export class IndexReader {
       : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed), ...hubs];
     if (!skip) {
       const joining: number[] = [];
-      for (const id of [...defines.keys(), ...(described?.keys() ?? []), ...widened]) {
+      for (const id of [...definers.joining, ...(described?.keys() ?? []), ...widened]) {
         if (known.has(id) || (allowed && !allowed[id])) continue;
         joining.push(id);
         known.add(id);
@@ -438,7 +454,9 @@ export class IndexReader {
     if (!rows.length) return { ranked: [], ids: known, more };
     // Coverage counts for the head of the list, for definers and for the pages that widened the candidates.
     const covers =
-      concepts.length > 1 ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys(), ...widened]) : null;
+      concepts.length > 1
+        ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...definers.joining, ...widened])
+        : null;
     // The pages whose sites say what the query is about: the first stage's best, and a question's hubs.
     const sample = [...new Set([...first.slice(0, SITE_SAMPLE).map((r) => r.id), ...hubs])];
     const signals = this.#signalsOf([...rows, ...sample.map((id) => ({ id }))]);
@@ -448,7 +466,7 @@ export class IndexReader {
     // The names of a dotted name's namespace that the definers and the head of the list define.
     const namespaces = concepts.flatMap((c) => (c.namespace === null ? [] : [c.namespace]));
     const siblings = namespaces.length
-      ? this.#siblings.shares(namespaces, [...new Set([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...defines.keys()])])
+      ? this.#siblings.shares(namespaces, [...new Set([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...definers.joining])])
       : null;
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
@@ -476,8 +494,8 @@ export class IndexReader {
         markupLang: p.markupLang,
         urlLang: p.urlLang,
         inlinks: p.inlinks,
-        defines: defines.get(r.id)?.defines ?? 0,
-        definesIndexed: defines.get(r.id)?.indexed ?? 0,
+        defines: definers.defines(r.id),
+        definesIndexed: definers.indexed(r.id),
         nearAnchors: near.has(r.id) ? 1 : 0,
         linkContext: linked.has(r.id) ? 1 : 0,
         held: matched ? (matched.get(r.id) ?? 0) : 1,
@@ -612,12 +630,13 @@ export class IndexReader {
       .map((r) => r.id);
   }
 
-  /** The pages defining the query's heads (up to MAX_DEFINERS), a page's definition weight times
-   * the head's: as a definition (a heading or a name an index anchor stands beside is none), and
-   * as one an index anchor marks (decision 0080); a word of the block an anchor opens counts as
+  /** The pages defining the query's heads (Definers), a page's definition weight times the
+   * head's: as a definition (a heading or a name an index anchor stands beside is none), and as
+   * one an index anchor marks (decision 0080); a word of the block an anchor opens counts as
    * marked, at PASSAGE_WEIGHT. */
-  #definersOf(heads: readonly DefinitionHead[]): Map<number, Defined> {
+  #definersOf(heads: readonly DefinitionHead[]): Definers {
     const scratch = this.#defScratch;
+    scratch.next();
     const touched: number[] = [];
     for (const h of heads) {
       let pages = this.#heads.use(h.head);
@@ -651,10 +670,7 @@ export class IndexReader {
         .sort((a, b) => strength(b) - strength(a) || a - b)
         .slice(0, MAX_DEFINERS);
     }
-    const best = new Map<number, Defined>();
-    for (const id of chosen) best.set(id, { defines: scratch.defines[id] as number, indexed: scratch.indexed[id] as number });
-    scratch.next();
-    return best;
+    return { joining: chosen, defines: (id) => scratch.definesOf(id), indexed: (id) => scratch.indexedOf(id) };
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
