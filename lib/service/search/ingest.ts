@@ -30,7 +30,8 @@ export type IngestSummary = Record<UpsertOutcome, number> & { skipped: number; f
 
 /** Pages being built ahead of the writer, at most: enough that the building threads go on while the
  * writer commits (every 1,000 pages) instead of waiting for it. At 64, reading 10⁵ pages kept 1.8
- * of two cores busy; at 512, 1.9, for about 100 MB more (decision 0141). */
+ * of two cores busy; at 512, 1.9. With PageBuilds' threads kept busy too, a build takes about
+ * 250 MB more (decision 0141). */
 const AHEAD = 512;
 
 export async function ingest(
