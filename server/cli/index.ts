@@ -47,8 +47,8 @@ other options:
   --from FILE          with SEARCH_INDEX_DIR: start the new generation from the index FILE (for
                        instance an existing DATA_DIR/index.db) instead of the current generation;
                        no SOURCE is then needed
-  --threads N          threads parsing pages, ~250 MB each, and then building their terms beside the
-                       main thread (default ${DEFAULT_THREADS}: one a core, at most ${MAX_DEFAULT_THREADS})
+  --threads N          threads parsing pages, ~250 MB each, then building their terms beside the
+                       main thread, then sorting the words (default ${DEFAULT_THREADS}: one a core, at most ${MAX_DEFAULT_THREADS})
   --quiet              no progress bar`;
 
 /** The phases of a run, reading (parsing and storing) pages and then the writer's finish() steps,
