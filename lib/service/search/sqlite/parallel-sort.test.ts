@@ -26,7 +26,11 @@ function staged(db: DatabaseSync): void {
     INSERT INTO staged SELECT i % 5000, printf('w%08d-%s', (i * 7919) % 200003, hex(i)) FROM n;`);
 }
 const merge = (db: DatabaseSync) => db.exec('INSERT INTO words SELECT head, page_id FROM staged WHERE true ORDER BY head, page_id');
-const words = (db: DatabaseSync) => db.prepare('SELECT head, page_id FROM words').all().map((r) => `${r.head as string} ${r.page_id as number}`);
+const words = (db: DatabaseSync) =>
+  db
+    .prepare('SELECT head, page_id FROM words')
+    .all()
+    .map((r) => `${r.head as string} ${r.page_id as number}`);
 
 describe('sortingInParallel', () => {
   it('sorts with the helper threads and the runs it is given, and then sets both back', () => {
