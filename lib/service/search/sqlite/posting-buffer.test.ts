@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PostingBuffer, termOrder } from './posting-buffer.ts';
-import type { PostingList } from './postings.ts';
+import { decodePostings, encodePostings, type PostingList } from './postings.ts';
 
+/** The buffer's lists, decoded. */
+const lists = (b: PostingBuffer) => [...b.drain()].map(([t, encoded]) => [t, decodePostings(encoded)] as const);
 const plain = (l: PostingList) => ({ docs: [...l.docs], freqs: [...l.freqs], starts: [...l.starts], places: [...l.places] });
 
 describe('the postings buffer', () => {
@@ -14,7 +16,7 @@ describe('the postings buffer', () => {
     b.add('kettl', 2, 3, null);
     b.add('boil', 3, 2, null);
     assert.equal(b.size, 5);
-    const out = [...b.drain()].map(([t, l]) => [t, plain(l)]);
+    const out = lists(b).map(([t, l]) => [t, plain(l)]);
     assert.deepEqual(out, [
       ['boil', { docs: [1, 3], freqs: [1, 2], starts: [], places: [] }],
       ['kettl', { docs: [1, 2], freqs: [8, 3], starts: [0, 2, 2], places: [0, 2] }],
@@ -25,6 +27,28 @@ describe('the postings buffer', () => {
     assert.deepEqual([...b.drain()], []);
   });
 
+  it('writes each list as encodePostings writes it, byte for byte, with an odd number of passages too', () => {
+    const b = new PostingBuffer();
+    b.add('boil', 1, 1.5, null);
+    b.add('kettl', 1, 8, [0, 2, 9]);
+    b.add('boil', 4, 0.25, null);
+    b.add('kettl', 4, 3, null);
+    b.add('kettl', 7, 2, [65_535]);
+    const list = (docs: number[], freqs: number[], starts: number[], places: number[]): PostingList => ({
+      docs: Uint32Array.from(docs),
+      freqs: Float32Array.from(freqs),
+      starts: Uint32Array.from(starts),
+      places: Uint16Array.from(places),
+    });
+    assert.deepEqual(
+      [...b.drain()].map(([t, encoded]) => [t, Buffer.from(encoded).toString('hex')]),
+      [
+        ['boil', Buffer.from(encodePostings(list([1, 4], [1.5, 0.25], [], []))).toString('hex')],
+        ['kettl', Buffer.from(encodePostings(list([1, 4, 7], [8, 3, 2], [0, 3, 3, 4], [0, 2, 9, 65_535]))).toString('hex')],
+      ],
+    );
+  });
+
   it('grows past its first size and keeps every entry', () => {
     const b = new PostingBuffer();
     const pages = 3000;
@@ -32,13 +56,13 @@ describe('the postings buffer', () => {
       b.add('every', id, id, [id % 7, (id % 7) + 1]);
       if (id % 3 === 0) b.add(`t${id % 10}`, id, 1, null);
     }
-    const lists = new Map(b.drain());
-    const every = lists.get('every') as PostingList;
+    const byTerm = new Map(lists(b));
+    const every = byTerm.get('every') as PostingList;
     assert.equal(every.docs.length, pages);
     assert.deepEqual([...every.docs.subarray(0, 3)], [1, 2, 3]);
     assert.equal(every.freqs[pages - 1], pages);
     assert.deepEqual([...every.places.subarray(every.starts[pages - 1], every.starts[pages])], [pages % 7, (pages % 7) + 1]);
-    assert.equal((lists.get('t0') as PostingList).docs.length, 100);
+    assert.equal((byTerm.get('t0') as PostingList).docs.length, 100);
   });
 
   it("takes a page's terms as one string, each term's list whole, past its table's first size", () => {
@@ -69,7 +93,7 @@ describe('the postings buffer', () => {
     }
     paged.addPage(201, '', new Float64Array(0), new Uint16Array(0), new Uint16Array(0));
     assert.ok(want.size > 32_768, `${want.size} terms`);
-    const got = [...paged.drain()];
+    const got = lists(paged);
     assert.deepEqual(
       got.map(([t]) => t),
       [...want.keys()].sort(termOrder),

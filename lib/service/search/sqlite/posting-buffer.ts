@@ -1,6 +1,5 @@
 import { StringNumbers } from '../string-numbers.ts';
 import { grown } from '../typed-arrays.ts';
-import type { PostingList } from './postings.ts';
 
 /**
  * New postings entries (a term in a page: its weighted frequency there and the passages it occurs
@@ -67,10 +66,13 @@ export class PostingBuffer {
   }
 
   /** Every term with its entries, in term order (`termOrder`), the entries in the order they
-   * came; then the buffer is empty. Each run the postings writer adds is in that order, so that
-   * flush() merges them as they stand (posting-runs.ts) instead of having SQLite sort them all. */
-  *drain(): Generator<[term: string, entries: PostingList]> {
-    const terms = this.#numbers.strings;
+   * came, each term's as one blob in the format of postings.ts (encodePostings) written straight
+   * from the buffer; then the buffer is empty. Each run the postings writer adds is in that order,
+   * so that flush() merges them as they stand (posting-runs.ts) instead of having SQLite sort them
+   * all. */
+  *drain(): Generator<[term: string, encoded: Uint8Array]> {
+    const numbers = this.#numbers;
+    const terms = numbers.strings;
     const n = this.#n;
     // The entries by term (a counting sort, stable: each term's entries stay in page order).
     const first = new Uint32Array(terms.length + 1);
@@ -79,8 +81,13 @@ export class PostingBuffer {
     const order = new Uint32Array(n);
     const next = first.slice(0, terms.length);
     for (let i = 0; i < n; i++) order[(next[this.#term[i] as number] as number)++] = i;
-    const byName = Array.from(terms.keys()).sort((a, b) => termOrder(terms[a] as string, terms[b] as string));
-    for (const t of byName) yield [terms[t] as string, this.#list(order.subarray(first[t], first[t + 1]))];
+    // The names in the engine's own order of strings, which is termOrder's (by UTF-16 code units),
+    // and each one's number found again: sorting them with no comparator to call took a third of
+    // the time (decision 0143).
+    for (const term of terms.slice().sort()) {
+      const t = numbers.find(term);
+      yield [term, this.#encoded(order, first[t] as number, first[t + 1] as number)];
+    }
     this.clear();
   }
 
@@ -95,31 +102,49 @@ export class PostingBuffer {
     this.#p = 0;
   }
 
-  /** The posting list of the entries `at`. */
-  #list(at: Uint32Array): PostingList {
-    const docs = new Uint32Array(at.length);
-    const freqs = new Float32Array(at.length);
+  /** The entries `order[from, to)` as encodePostings would write their list: two uint32 (n, p),
+   * the pages, the frequencies (float32, written by their bits), and when p > 0 where each page's
+   * passage numbers start and the passage numbers (uint16). One buffer, two views of it, and no
+   * list of typed arrays made and copied on the way (decision 0143). */
+  #encoded(order: Uint32Array, from: number, to: number): Uint8Array {
+    const n = to - from;
+    const start = this.#start;
     let p = 0;
-    for (let k = 0; k < at.length; k++) {
-      const i = at[k] as number;
-      docs[k] = this.#doc[i] as number;
-      freqs[k] = this.#freq[i] as number;
-      p += (this.#start[i + 1] as number) - (this.#start[i] as number);
+    for (let k = from; k < to; k++) {
+      const i = order[k] as number;
+      p += (start[i + 1] as number) - (start[i] as number);
     }
-    const starts = new Uint32Array(p ? at.length + 1 : 0);
-    const places = new Uint16Array(p);
+    const bytes = 8 + 8 * n + (p ? 4 * (n + 1) + 2 * p : 0);
+    const buffer = new ArrayBuffer(bytes);
+    const words = new Uint32Array(buffer, 0, (bytes - 2 * p) >> 2);
+    words[0] = n;
+    words[1] = p;
+    const bits = FLOAT_BITS;
+    for (let k = from, w = 2; k < to; k++, w++) {
+      const i = order[k] as number;
+      words[w] = this.#doc[i] as number;
+      bits.float[0] = this.#freq[i] as number;
+      words[w + n] = bits.word[0] as number;
+    }
     if (p) {
-      for (let k = 0, q = 0; k < at.length; k++) {
-        const i = at[k] as number;
-        starts[k] = q;
-        places.set(this.#places.subarray(this.#start[i], this.#start[i + 1]), q);
-        q += (this.#start[i + 1] as number) - (this.#start[i] as number);
+      const places = new Uint16Array(buffer, 4 * (2 + 2 * n + n + 1), p);
+      let q = 0;
+      for (let k = from, w = 2 + 2 * n; k < to; k++, w++) {
+        const i = order[k] as number;
+        words[w] = q;
+        for (let j = start[i] as number, end = start[i + 1] as number; j < end; j++) places[q++] = this.#places[j] as number;
       }
-      starts[at.length] = p;
+      words[2 + 3 * n] = p;
     }
-    return { docs, freqs, starts, places };
+    return new Uint8Array(buffer);
   }
 }
+
+/** A float32 and its bits, one buffer seen both ways. */
+const FLOAT_BITS = (() => {
+  const buffer = new ArrayBuffer(4);
+  return { float: new Float32Array(buffer), word: new Uint32Array(buffer) };
+})();
 
 /** The order of terms in the postings writer's runs: by UTF-16 code units, JavaScript's own
  * comparison. (SQLite's, by UTF-8 bytes, differs only where a character past U+FFFF meets one from

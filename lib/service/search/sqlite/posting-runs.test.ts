@@ -3,14 +3,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { termOrder } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
-import type { PostingList } from './postings.ts';
+import { encodePostings } from './postings.ts';
 
-const one = (doc: number, freq: number): PostingList => ({
-  docs: Uint32Array.of(doc),
-  freqs: Float32Array.of(freq),
-  starts: new Uint32Array(0),
-  places: new Uint16Array(0),
-});
+/** A run list of one page, as the postings buffer hands it out (encoded). */
+const one = (doc: number, freq: number): Uint8Array =>
+  encodePostings({ docs: Uint32Array.of(doc), freqs: Float32Array.of(freq), starts: new Uint32Array(0), places: new Uint16Array(0) });
 
 describe('posting runs', () => {
   it('give back each term with its runs, in term order and in the order the runs were added, then none', () => {

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { termOrder } from './posting-buffer.ts';
-import { decodePostings, encodePostings, type PostingList } from './postings.ts';
+import { decodePostings, type PostingList } from './postings.ts';
 
 /** A run's rows, read in the order they were added (by rowid), one at a time. */
 type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array }>; term: string; data: Uint8Array };
@@ -84,14 +84,15 @@ export class PostingRuns {
     if (this.#attached()) this.#db.exec(`DETACH DATABASE ${RUNS}`);
   }
 
-  /** Adds a term's entries to the current run, whose terms come in term order (`termOrder`), each
-   * once; a run's pages come after those of the runs before. */
-  add(term: string, list: PostingList): void {
+  /** Adds a term's entries, `encoded` as encodePostings writes a list (postings.ts), to the current
+   * run, whose terms come in term order (`termOrder`), each once; a run's pages come after those
+   * of the runs before. */
+  add(term: string, encoded: Uint8Array): void {
     if (!this.#q) throw new Error('posting runs: added to after release() (open() them again first)');
     if (this.#lastTerm !== null && termOrder(this.#lastTerm, term) >= 0)
       throw new Error(`posting runs: "${term}" added after "${this.#lastTerm}" in one run (terms come in order, once)`);
     this.#lastTerm = term;
-    const id = Number(this.#q.add.run(term, encodePostings(list)).lastInsertRowid);
+    const id = Number(this.#q.add.run(term, encoded).lastInsertRowid);
     if (this.#first === 0) this.#first = id;
     this.#last = id;
     this.#lists++;

@@ -11,7 +11,7 @@ import {
   passagesApart,
   unpackPostings,
 } from './packed-postings.ts';
-import { POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
+import { encodePostings, POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
 import { unpackText } from './packed-text.ts';
 import type { PageTerms } from './page-build.ts';
 
@@ -20,6 +20,9 @@ import type { PageTerms } from './page-build.ts';
  * runs write fewer rows for the same entries: at 10,000 pages, 0.57 million rows instead of 1.34
  * with 500,000 entries a run (decision 0087). */
 const BUFFERED_ENTRIES = 4_000_000;
+
+/** A term's run list with no entries: the term of a page built again no longer holds it. */
+const NO_ENTRIES = encodePostings(NO_POSTINGS);
 
 /**
  * Keeps the postings (postings.ts) in step with the pages. The index writer reports each
@@ -126,10 +129,10 @@ export class PostingsWriter {
     const gone = [...this.#stale].filter((t) => !this.#buffer.has(t)).sort(termOrder);
     let g = 0;
     for (const [t, entries] of this.#buffer.drain()) {
-      while (g < gone.length && termOrder(gone[g] as string, t) < 0) runs.add(gone[g++] as string, NO_POSTINGS);
+      while (g < gone.length && termOrder(gone[g] as string, t) < 0) runs.add(gone[g++] as string, NO_ENTRIES);
       runs.add(t, entries);
     }
-    while (g < gone.length) runs.add(gone[g++] as string, NO_POSTINGS);
+    while (g < gone.length) runs.add(gone[g++] as string, NO_ENTRIES);
     runs.endRun();
     this.#stale.clear();
   }
