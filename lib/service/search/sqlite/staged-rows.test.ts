@@ -26,9 +26,11 @@ describe('rows staged in page order', () => {
   it('reach the table at the merge, not before, and leave the staged table empty', () => {
     const db = database();
     const staged = new StagedRows(db, SPEC);
-    staged.add(1, 'zebra', 1);
-    staged.add(1, 'apple', 0.5);
-    staged.add(2, 'mango', 1);
+    staged.addPage(1, [
+      ['zebra', 1],
+      ['apple', 0.5],
+    ]);
+    staged.addPage(2, [['mango', 1]]);
     assert.deepEqual(rows(db, 'words'), []);
     assert.equal(staged.merge(), 3);
     assert.deepEqual(rows(db, 'words'), [
@@ -40,13 +42,53 @@ describe('rows staged in page order', () => {
     assert.equal(staged.merge(), 0, 'nothing staged, nothing moved');
   });
 
+  it('of a page of any number, several to a statement, are each staged once with their own values', () => {
+    const db = database();
+    const staged = new StagedRows(db, SPEC);
+    // Around the rows a statement takes (32): none, one, one short, as many, one more, two and one.
+    const counts = [0, 1, 31, 32, 33, 65];
+    counts.forEach((n, page) =>
+      staged.addPage(
+        page,
+        Array.from({ length: n }, (_, k) => [`w${k}`, page + k / 100] as const),
+      ),
+    );
+    const want = counts.flatMap((n, page) => Array.from({ length: n }, (_, k) => `${page} w${k} ${page + k / 100}`));
+    const got = (
+      db.prepare('SELECT page_id, head, weight FROM words_staged').all() as { page_id: number; head: string; weight: number }[]
+    ).map((r) => `${r.page_id} ${r.head} ${r.weight}`);
+    assert.deepEqual(got.sort(), want.sort());
+  });
+
+  it('refuse a row of the wrong width, and a page with a word twice, staging none of that statement', () => {
+    const db = database();
+    const staged = new StagedRows(db, SPEC);
+    assert.throws(
+      () => staged.addPage(1, [['zebra', 1, 2] as unknown as [string, number]]),
+      /a row of 3 values where 2 go \(head, weight\)/,
+    );
+    assert.throws(() => staged.addPage(1, [['zebra'] as unknown as [string, number]]), /a row of 1 values where 2 go/);
+    assert.throws(
+      () =>
+        staged.addPage(2, [
+          ['apple', 1],
+          ['apple', 2],
+        ]),
+      /UNIQUE constraint failed/,
+    );
+    assert.deepEqual(rows(db, 'words_staged'), []);
+    // What it was given to bind is not carried into the next page's statement.
+    staged.addPage(3, [['mango', 1]]);
+    assert.deepEqual(rows(db, 'words_staged'), [{ head: 'mango', page_id: 3, weight: 1 }]);
+  });
+
   it('of a page stored again are only its last', () => {
     const db = database();
     const staged = new StagedRows(db, SPEC);
-    staged.add(1, 'zebra', 1);
-    staged.add(2, 'mango', 1);
+    staged.addPage(1, [['zebra', 1]]);
+    staged.addPage(2, [['mango', 1]]);
     staged.dropPage(1);
-    staged.add(1, 'apple', 1);
+    staged.addPage(1, [['apple', 1]]);
     staged.merge();
     assert.deepEqual(
       rows(db, 'words').map((r) => `${r.head} ${r.page_id}`),
@@ -58,7 +100,7 @@ describe('rows staged in page order', () => {
     const db = database();
     const before = indexSql(db);
     const staged = new StagedRows(db, SPEC);
-    for (let page = 1; page <= 50; page++) staged.add(page, `w${page % 7}`, page);
+    for (let page = 1; page <= 50; page++) staged.addPage(page, [[`w${page % 7}`, page]]);
     staged.merge();
     assert.equal(indexSql(db), before);
     // The index holds every row: a query by page reads it.
@@ -78,8 +120,8 @@ describe('rows staged in page order', () => {
     const db = database();
     db.exec("INSERT INTO words VALUES ('zebra', 1, 0.2), ('apple', 3, 1)");
     const staged = new StagedRows(db, { ...SPEC, onConflict: 'UPDATE SET weight = max(weight, excluded.weight)' });
-    staged.add(1, 'zebra', 0.9);
-    staged.add(2, 'zebra', 0.4);
+    staged.addPage(1, [['zebra', 0.9]]);
+    staged.addPage(2, [['zebra', 0.4]]);
     assert.equal(staged.merge(), 2);
     assert.deepEqual(rows(db, 'words'), [
       { head: 'apple', page_id: 3, weight: 1 },
@@ -93,8 +135,8 @@ describe('rows staged in page order', () => {
     const db = database();
     db.exec("INSERT INTO words VALUES ('zebra', 1, 0.2)");
     const staged = new StagedRows(db, SPEC);
-    staged.add(1, 'zebra', 0.9);
-    staged.add(2, 'apple', 1);
+    staged.addPage(1, [['zebra', 0.9]]);
+    staged.addPage(2, [['apple', 1]]);
     db.exec('BEGIN');
     assert.throws(() => staged.merge(), /UNIQUE constraint failed/);
     db.exec('ROLLBACK');

@@ -15,6 +15,16 @@ export type StagedTable = {
   onConflict?: string;
 };
 
+/** A value of a staged row's column. */
+export type StagedValue = string | number | Uint8Array | null;
+/** A staged row of a page: its word, then its values in the order of the table's `columns`. */
+export type StagedRow = readonly [head: string, ...values: StagedValue[]];
+
+/** Rows one statement stages at most: a page's rows go in a statement of up to this many each,
+ * as each statement run costs about as much again as the row it inserts (at 2.4 million rows,
+ * 35 % less time than a statement a row; decision 0143). */
+const ROWS_A_STATEMENT = 32;
+
 /**
  * Rows of a table keyed by word, gathered in page order while a run stores its pages and moved
  * into the table in word order once, at the end of the run (decision 0124). A page's rows are
@@ -29,20 +39,52 @@ export type StagedTable = {
 export class StagedRows {
   readonly #db: DatabaseSync;
   readonly #spec: StagedTable;
-  readonly #add: StatementSync;
+  /** The statement inserting n rows, by n (made when first needed). */
+  readonly #inserts: StatementSync[] = [];
   readonly #drop: StatementSync;
+  /** A row's values with its page's id. */
+  readonly #width: number;
+  /** The arguments of the next statement, reused. */
+  readonly #args: (StagedValue | number)[] = [];
 
   constructor(db: DatabaseSync, spec: StagedTable) {
     this.#db = db;
     this.#spec = spec;
-    const columns = ['page_id', 'head', ...spec.columns];
-    this.#add = db.prepare(`INSERT INTO ${spec.staged} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    this.#width = 2 + spec.columns.length;
     this.#drop = db.prepare(`DELETE FROM ${spec.staged} WHERE page_id = ?`);
   }
 
-  /** Stages a row of page `id` (a page's words are distinct). */
-  add(id: number, head: string, ...values: (string | number | Uint8Array | null)[]): void {
-    this.#add.run(id, head, ...values);
+  /** Stages the rows of page `id` (a page's words are distinct), in the open transaction. */
+  addPage(id: number, rows: Iterable<StagedRow>): void {
+    const args = this.#args;
+    let n = 0;
+    try {
+      for (const row of rows) {
+        if (row.length !== this.#width - 1)
+          throw new Error(
+            `staged rows of ${this.#spec.staged}: a row of ${row.length} values where ${this.#width - 1} go (head, ${this.#spec.columns.join(', ')})`,
+          );
+        args.push(id, ...row);
+        if (++n === ROWS_A_STATEMENT) {
+          this.#insert(n).run(...args);
+          args.length = n = 0;
+        }
+      }
+      if (n) this.#insert(n).run(...args);
+    } finally {
+      args.length = 0;
+    }
+  }
+
+  /** The statement inserting `n` rows. */
+  #insert(n: number): StatementSync {
+    const made = this.#inserts[n];
+    if (made) return made;
+    const columns = ['page_id', 'head', ...this.#spec.columns];
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    const insert = this.#db.prepare(`INSERT INTO ${this.#spec.staged} (${columns.join(', ')}) VALUES ${Array(n).fill(row).join(', ')}`);
+    this.#inserts[n] = insert;
+    return insert;
   }
 
   /** Forgets the rows staged for page `id` (stored again, or gone). */

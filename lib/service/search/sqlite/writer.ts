@@ -11,7 +11,7 @@ import { PageBuilds } from './page-builds.ts';
 import { PageText } from './page-text.ts';
 import { sortingInParallel } from './parallel-sort.ts';
 import { PostingsWriter } from './postings-writer.ts';
-import { StagedRows } from './staged-rows.ts';
+import { StagedRows, type StagedRow } from './staged-rows.ts';
 import {
   DEF_NEAR,
   DEFINITION_SLOTS,
@@ -258,7 +258,10 @@ export class SqliteIndexWriter implements IndexWriter {
     const q = this.#q;
     q.dropDefs.run(id);
     this.#defs.dropPage(id);
-    for (const d of doc.defines) this.#defs.add(id, d.head, d.weight, d.kind);
+    this.#defs.addPage(
+      id,
+      doc.defines.map((d) => [d.head, d.weight, d.kind]),
+    );
     const near = [...new Set(doc.nearAnchors ?? [])].sort();
     if (near.length) q.near.run(id, near.join(' '));
     else q.dropNear.run(id);
@@ -430,11 +433,13 @@ export class SqliteIndexWriter implements IndexWriter {
     const { words, masks, blockCounts, blocks } = page.linkWords;
     // Each word's blocks as a view of the page's (SQLite copies what it binds): a copy of its own
     // for each of a page's two hundred rows cost a tenth of adding them.
+    const rows: StagedRow[] = new Array(words.length);
     for (let k = 0, b = 0; k < words.length; k++) {
       const n = blockCounts[k] as number;
-      this.#linkWords.add(id, words[k] as string, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n));
+      rows[k] = [words[k] as string, masks[k] as number, new Uint8Array(blocks.buffer, blocks.byteOffset + 2 * b, 2 * n)];
       b += n;
     }
+    this.#linkWords.addPage(id, rows);
     q.setInlinks.run(page.inlinks, id);
     q.signals.run(page.rankWords, id);
     if (page.fullText) q.ftsInsert.run(id, ...page.fullText);
