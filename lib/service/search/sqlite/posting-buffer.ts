@@ -82,7 +82,7 @@ export class PostingBuffer {
     const next = first.slice(0, terms.length);
     for (let i = 0; i < n; i++) order[(next[this.#term[i] as number] as number)++] = i;
     // The names in the engine's own order of strings, which is termOrder's (by UTF-16 code units),
-    // and each one's number found again: sorting them with no comparator to call took a third of
+    // and each one's number found again: sorted with no comparator to call, the names take half
     // the time (decision 0143).
     for (const term of terms.slice().sort()) {
       const t = numbers.find(term);
