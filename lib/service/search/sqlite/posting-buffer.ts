@@ -1,5 +1,6 @@
 import { StringNumbers } from '../string-numbers.ts';
 import { grown } from '../typed-arrays.ts';
+import { postingsLayout } from './postings.ts';
 
 /**
  * New postings entries (a term in a page: its weighted frequency there and the passages it occurs
@@ -102,10 +103,10 @@ export class PostingBuffer {
     this.#p = 0;
   }
 
-  /** The entries `order[from, to)` as encodePostings would write their list: two uint32 (n, p),
-   * the pages, the frequencies (float32, written by their bits), and when p > 0 where each page's
-   * passage numbers start and the passage numbers (uint16). One buffer, two views of it, and no
-   * list of typed arrays made and copied on the way (decision 0143). */
+  /** The entries `order[from, to)` as encodePostings would write their list (postingsLayout): two
+   * uint32 (n, p), the pages, the frequencies (float32, written by their bits), and when p > 0
+   * where each page's passage numbers start and the passage numbers (uint16). One buffer, two
+   * views of it, and no list of typed arrays made and copied on the way (decision 0143). */
   #encoded(order: Uint32Array, from: number, to: number): Uint8Array {
     const n = to - from;
     const start = this.#start;
@@ -114,27 +115,27 @@ export class PostingBuffer {
       const i = order[k] as number;
       p += (start[i + 1] as number) - (start[i] as number);
     }
-    const bytes = 8 + 8 * n + (p ? 4 * (n + 1) + 2 * p : 0);
-    const buffer = new ArrayBuffer(bytes);
-    const words = new Uint32Array(buffer, 0, (bytes - 2 * p) >> 2);
+    const at = postingsLayout(n, p);
+    const buffer = new ArrayBuffer(at.bytes);
+    const words = new Uint32Array(buffer, 0, at.places / 4);
     words[0] = n;
     words[1] = p;
     const bits = FLOAT_BITS;
-    for (let k = from, w = 2; k < to; k++, w++) {
+    for (let k = from, doc = 2, freq = at.freqs / 4; k < to; k++, doc++, freq++) {
       const i = order[k] as number;
-      words[w] = this.#doc[i] as number;
+      words[doc] = this.#doc[i] as number;
       bits.float[0] = this.#freq[i] as number;
-      words[w + n] = bits.word[0] as number;
+      words[freq] = bits.word[0] as number;
     }
     if (p) {
-      const places = new Uint16Array(buffer, 4 * (2 + 2 * n + n + 1), p);
+      const places = new Uint16Array(buffer, at.places, p);
       let q = 0;
-      for (let k = from, w = 2 + 2 * n; k < to; k++, w++) {
+      for (let k = from, w = at.starts / 4; k < to; k++, w++) {
         const i = order[k] as number;
         words[w] = q;
         for (let j = start[i] as number, end = start[i + 1] as number; j < end; j++) places[q++] = this.#places[j] as number;
       }
-      words[2 + 3 * n] = p;
+      words[at.starts / 4 + n] = p;
     }
     return new Uint8Array(buffer);
   }

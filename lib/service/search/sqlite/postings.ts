@@ -58,18 +58,28 @@ export const LIST_CACHE_BYTES = 256 * 1024 * 1024;
 
 export type PostingList = { docs: Uint32Array; freqs: Float32Array; starts: Uint32Array; places: Uint16Array };
 
+/** Where the parts of a list of n pages and p passage numbers lie in its blob (encodePostings), in
+ * bytes: the frequencies, where each page's passages start (p > 0), the passage numbers, the end. */
+export function postingsLayout(n: number, p: number): { freqs: number; starts: number; places: number; bytes: number } {
+  const freqs = 8 + 4 * n;
+  const starts = freqs + 4 * n;
+  const places = starts + (p ? 4 * (n + 1) : 0);
+  return { freqs, starts, places, bytes: places + 2 * p };
+}
+
 export function encodePostings(list: PostingList): Uint8Array {
   const n = list.docs.length;
   const p = list.places.length;
-  const out = new Uint8Array(8 + 8 * n + (p ? 4 * (n + 1) + 2 * p : 0));
-  const words = new Uint32Array(out.buffer, 0, 2 + 2 * n + (p ? n + 1 : 0));
+  const at = postingsLayout(n, p);
+  const out = new Uint8Array(at.bytes);
+  const words = new Uint32Array(out.buffer, 0, at.places / 4);
   words[0] = n;
   words[1] = p;
   words.set(list.docs, 2);
-  new Float32Array(out.buffer, 8 + 4 * n, n).set(list.freqs);
+  new Float32Array(out.buffer, at.freqs, n).set(list.freqs);
   if (p) {
-    words.set(list.starts, 2 + 2 * n);
-    new Uint16Array(out.buffer, 8 + 8 * n + 4 * (n + 1), p).set(list.places);
+    words.set(list.starts, at.starts / 4);
+    new Uint16Array(out.buffer, at.places, p).set(list.places);
   }
   return out;
 }
@@ -80,12 +90,12 @@ export function decodePostings(blob: Uint8Array): PostingList {
   const head = new Uint32Array(b.buffer, b.byteOffset, 2);
   const n = head[0] as number;
   const p = head[1] as number;
-  const at = b.byteOffset + 8;
+  const at = postingsLayout(n, p);
   return {
-    docs: new Uint32Array(b.buffer, at, n),
-    freqs: new Float32Array(b.buffer, at + 4 * n, n),
-    starts: new Uint32Array(b.buffer, at + 8 * n, p ? n + 1 : 0),
-    places: new Uint16Array(b.buffer, at + 8 * n + (p ? 4 * (n + 1) : 0), p),
+    docs: new Uint32Array(b.buffer, b.byteOffset + 8, n),
+    freqs: new Float32Array(b.buffer, b.byteOffset + at.freqs, n),
+    starts: new Uint32Array(b.buffer, b.byteOffset + at.starts, p ? n + 1 : 0),
+    places: new Uint16Array(b.buffer, b.byteOffset + at.places, p),
   };
 }
 
