@@ -14,6 +14,7 @@ import {
 import { encodePostings, POSTINGS_FORMAT, reversed, type PostingList } from './postings.ts';
 import { unpackText } from './packed-text.ts';
 import type { PageTerms } from './page-build.ts';
+import { POSTINGS_TABLES } from './schema.ts';
 
 /** Entries (a term in a page) gathered in memory before they are added to the runs by default:
  * about 200 MB with their terms. Each run writes a row for every term it holds, so fewer, larger
@@ -48,7 +49,7 @@ export class PostingsWriter {
     | 'pending'
     | 'meta'
     | 'format'
-    | 'count',
+    | 'any',
     StatementSync
   >;
   readonly #buffer = new PostingBuffer();
@@ -85,7 +86,7 @@ export class PostingsWriter {
       pending: db.prepare('INSERT OR REPLACE INTO temp.pending_pages (page_id, length, terms) VALUES (?, ?, ?)'),
       meta: db.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('postings', ?)"),
       format: db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
-      count: db.prepare('SELECT COUNT(*) AS n FROM postings'),
+      any: db.prepare('SELECT EXISTS (SELECT 1 FROM postings) AS n'),
     };
   }
 
@@ -95,11 +96,11 @@ export class PostingsWriter {
     return (this.#q.format.get() as { value: string } | undefined)?.value !== POSTINGS_FORMAT;
   }
 
-  /** Drops all postings (inside the caller's transaction). */
+  /** Drops all postings (inside the caller's transaction), their tables made anew as this
+   * version makes them (schema.ts POSTINGS_TABLES). */
   reset(): void {
-    this.#db.exec(
-      "DELETE FROM postings; DELETE FROM term_passages; DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM page_term_lists; DELETE FROM search_meta WHERE key = 'postings';",
-    );
+    this.#db.exec(`DROP TABLE postings; DROP TABLE term_passages; ${POSTINGS_TABLES}
+      DELETE FROM term_ends; DELETE FROM page_terms; DELETE FROM page_term_lists; DELETE FROM search_meta WHERE key = 'postings';`);
     this.#forget();
   }
 
@@ -143,7 +144,7 @@ export class PostingsWriter {
   flush(progress?: (done: number, total: number) => void): void {
     const q = this.#q;
     this.#spill();
-    const fresh = (q.count.get() as { n: number }).n === 0;
+    const fresh = (q.any.get() as { n: number }).n === 0;
     const total = this.#runs.lists();
     const changed = this.#changed;
     const dropped = (id: number) => changed.has(id);

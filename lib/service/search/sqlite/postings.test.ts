@@ -10,7 +10,8 @@ import { FtsStage } from './first-stage.ts';
 import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { openIndexDatabase } from './schema.ts';
-import { asWrittenBefore0085 } from './test-index-before-0085.ts';
+import { asWrittenBefore0085, postingsTablesBefore0145 } from './test-index-before-0085.ts';
+import { indexContents } from './test-index-contents.ts';
 import { joinPassages, packPostings, PASSAGE_BLOCK, unpackPostings } from './packed-postings.ts';
 import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT, PostingsStage, RAW_POSTINGS_FORMAT } from './postings.ts';
 import { IndexReader } from './query.ts';
@@ -68,6 +69,7 @@ function asStoredBefore(file: string, format: typeof RAW_POSTINGS_FORMAT | typeo
   }
   db.exec('DELETE FROM term_passages');
   db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(format);
+  postingsTablesBefore0145(db);
   db.close();
   return withPassages;
 }
@@ -455,6 +457,85 @@ describe('postings', () => {
       undefined,
       'a term no page holds is gone',
     );
+  });
+
+  it('keep the tables an index had until every list is built anew, in rowid tables with their keys indexed (decision 0145)', () => {
+    /** How the postings' tables of the index in `f` are made: 'rowid' with their unique indexes, or 'without rowid'. */
+    const shape = (f: string) => {
+      const d = new DatabaseSync(f, { readOnly: true });
+      try {
+        const made = d
+          .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('postings', 'term_passages') ORDER BY name")
+          .all() as {
+          type: string;
+          name: string;
+          sql: string | null;
+        }[];
+        const tables = made.filter((m) => m.type === 'table');
+        assert.equal(tables.length, 2);
+        if (tables.every((t) => /WITHOUT ROWID/.test(t.sql ?? ''))) return 'without rowid';
+        assert.deepEqual(
+          made.filter((m) => m.type === 'index').map((m) => m.name),
+          ['postings_by_term', 'term_passages_by_term'],
+          'no other index (a WITHOUT ROWID table has an automatic one)',
+        );
+        assert.ok(!tables.some((t) => /WITHOUT ROWID/.test(t.sql ?? '')));
+        return 'rowid';
+      } finally {
+        d.close();
+      }
+    };
+    // Long lists too, so that term_passages has rows.
+    const pages = [
+      ...corpus(),
+      ...Array.from({ length: PASSAGE_BLOCK + 30 }, (_, i) => ({
+        url: `https://docs.test/long/${i}.html`,
+        html: html(`page ${i}`, `<p>kettle ${i % 2 ? 'router' : 'descaling'} ${'filler '.repeat(i % 5)}</p><p>words ${i}</p>`),
+      })),
+    ];
+    const changed = pages
+      .slice(30, 60)
+      .map((p, i) => ({ url: p.url, html: html(`Teapot ${i}`, `<p>${WORDS[i % WORDS.length]} teapots</p>`) }));
+    const now = join(dir, 'shape-now.db');
+    const before = join(dir, 'shape-before.db');
+    build(now, pages, { fullText: false });
+    build(before, pages, { fullText: false });
+    assert.equal(shape(now), 'rowid');
+    const old = new DatabaseSync(before);
+    postingsTablesBefore0145(old);
+    old.close();
+    assert.equal(shape(before), 'without rowid');
+    const postingsOf = (f: string) => {
+      const all = indexContents(f);
+      assert.match(all.get('term_passages') ?? '', /^[1-9]\d* rows/, 'lists long enough to keep their passages apart');
+      return [all.get('postings'), all.get('term_passages'), all.get('term_ends'), all.get('page_term_lists')];
+    };
+    const answers = (f: string) => {
+      const reader = new IndexReader(f);
+      try {
+        return ['kettle', 'router descaling', 'teapots vacuum', 'filler words'].map(
+          (query) => reader.search({ query, language: 'en', limit: 10 }).results,
+        );
+      } finally {
+        reader.close();
+      }
+    };
+    assert.deepEqual(postingsOf(before), postingsOf(now));
+    assert.deepEqual(answers(before), answers(now));
+    // New pages change the lists in the tables the index has.
+    build(now, changed, { fullText: false });
+    build(before, changed, { fullText: false });
+    assert.equal(shape(before), 'without rowid');
+    assert.deepEqual(postingsOf(before), postingsOf(now));
+    assert.deepEqual(answers(before), answers(now));
+    // Every list built anew (here because the postings are marked stale, as a new format does).
+    const stale = new DatabaseSync(before);
+    stale.exec("DELETE FROM search_meta WHERE key = 'postings'");
+    stale.close();
+    build(before, [], { fullText: false });
+    assert.equal(shape(before), 'rowid');
+    assert.deepEqual(postingsOf(before), postingsOf(now));
+    assert.deepEqual(answers(before), answers(now));
   });
 
   it('are not used until complete: a reader falls back to FTS5 and still answers', () => {

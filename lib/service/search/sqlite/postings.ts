@@ -209,7 +209,11 @@ export class PostingsStage implements FirstStage {
       meta: this.#db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
       lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
       lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
-      passages: this.#db.prepare('SELECT block, data FROM term_passages WHERE term = ? AND block IN (SELECT value FROM json_each(?))'),
+      // The blocks asked for, each found by its key: written as a join in that order, as SQLite
+      // could choose to scan the table for a term's blocks when its statistics say it is small.
+      passages: this.#db.prepare(
+        'SELECT t.block, t.data FROM json_each(?2) k CROSS JOIN term_passages t WHERE t.term = ?1 AND t.block = k.value',
+      ),
       ends: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed > ? AND reversed < ? LIMIT 500'),
       held: this.#db.prepare('SELECT reversed FROM term_ends WHERE reversed IN (SELECT value FROM json_each(?))'),
     };

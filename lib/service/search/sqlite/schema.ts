@@ -28,6 +28,7 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  * postings    per term, the pages holding it and its field-weighted frequency there, and for a list
  *          of PASSAGE_BLOCK postings or fewer the snippet passages holding it in each (postings.ts)
  * term_passages  per longer list and block of its postings, the snippet passages holding it in each page
+ *          (postings and term_passages as POSTINGS_TABLES makes them, or as migrations 4 and 15 did)
  * term_ends   every term of the postings written backwards, to find the terms a fragment ends
  * search_meta  what the index holds in which format (`postings`: POSTINGS_FORMAT once complete)
  * sites    per host, the icon its pages declare (`<link rel=icon>`, resolved), for results' favicon
@@ -387,6 +388,22 @@ export const CONTEXT_BITS = 31;
 export const MAX_CONTEXTS = 200;
 /** The blocks of inbound link context a page keeps by number (`link_words.blocks`, uint16 each). */
 export const MAX_LINK_BLOCKS = 4000;
+
+/**
+ * The postings' tables as the writer makes them each time it builds every list anew
+ * (postings-writer.ts reset(), decision 0145): rowid tables whose keys are in an index of their
+ * own. Migrations 4 and 15 made them WITHOUT ROWID, each list in its key's record, and to place or
+ * find a term SQLite reads the whole record of every key it compares with on the way down, overflow
+ * pages and all (at 10⁶ pages, over half of the writer's thread while it wrote the postings); here
+ * it compares the short records of the index, then goes to the list by its rowid. An index whose lists were built before
+ * keeps those tables until they are built anew, and answers and takes new pages as it did: the same
+ * statements read and write both.
+ */
+export const POSTINGS_TABLES = `
+  CREATE TABLE postings (term TEXT NOT NULL, data BLOB NOT NULL);
+  CREATE UNIQUE INDEX postings_by_term ON postings (term);
+  CREATE TABLE term_passages (term TEXT NOT NULL, block INTEGER NOT NULL, data BLOB NOT NULL);
+  CREATE UNIQUE INDEX term_passages_by_term ON term_passages (term, block);`;
 
 export function openIndexDatabase(file: string): DatabaseSync {
   return openDatabase(file, indexMigrations);

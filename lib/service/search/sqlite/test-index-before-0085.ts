@@ -8,6 +8,21 @@ import { DEF_NEAR, PASSAGE_SLOTS } from './schema.ts';
 import { fillFullText } from './writer.ts';
 
 /**
+ * For the tests of older indexes: makes the postings' tables of `db` (its rows kept) what the
+ * versions before decision 0145 made, WITHOUT ROWID as migrations 4 and 15 created them, where this
+ * version's writer makes them rowid tables with an index (schema.ts POSTINGS_TABLES).
+ */
+export function postingsTablesBefore0145(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE postings_before (term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+    INSERT INTO postings_before SELECT term, data FROM postings;
+    CREATE TABLE term_passages_before (term TEXT NOT NULL, block INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (term, block)) WITHOUT ROWID;
+    INSERT INTO term_passages_before SELECT term, block, data FROM term_passages;
+    DROP TABLE postings; DROP TABLE term_passages;
+    ALTER TABLE postings_before RENAME TO postings; ALTER TABLE term_passages_before RENAME TO term_passages;`);
+}
+
+/**
  * For the tests of older indexes: makes the index in `file` what the version before decision 0085
  * wrote (schema 9). FTS5 rows for every page; each page's text in `pages.body` and its snippet
  * passages as rows; its list of terms in `page_terms.terms`; the postings raw, each list with its
@@ -45,6 +60,7 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
       postings.run(rawPostings ? encodePostings(list) : packPostings(list), term);
     }
     db.prepare("UPDATE search_meta SET value = ? WHERE key = 'postings'").run(rawPostings ? RAW_POSTINGS_FORMAT : PACKED_POSTINGS_FORMAT);
+    postingsTablesBefore0145(db);
     // The words near index anchors as definitions of their own.
     const near = db.prepare(
       `INSERT INTO defs (head, page_id, weight, kind) VALUES (?, ?, 0, ${DEF_NEAR}) ON CONFLICT DO UPDATE SET kind = kind | ${DEF_NEAR}`,
