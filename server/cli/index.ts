@@ -10,7 +10,7 @@ import { ingest } from '#service/search/ingest.ts';
 import { PhaseBar } from '#service/search/phase-bar.ts';
 import { CRAWL_DEFAULTS } from '#service/search/sources/crawler.ts';
 import { SqliteIndexWriter } from '#service/search/sqlite/writer.ts';
-import { SqliteSearchBackend } from '#service/search/sqlite/backend.ts';
+import { indexedPages } from '#service/search/sqlite/backend.ts';
 import { currentGeneration, GenerationBuilder } from '#service/search/sqlite/generations.ts';
 
 /** Threads that parse pages, and then threads that build their terms in the writer's finish()
@@ -219,12 +219,7 @@ async function run(
     }
   }
   const finishSeconds = (performance.now() - t1) / 1000;
-  let total = 0;
-  if (indexFile) {
-    const backend = new SqliteSearchBackend(indexFile, { immutable: builder !== null });
-    total = (await backend.stats()).pages;
-    backend.close();
-  }
+  const total = indexFile ? indexedPages(indexFile, { immutable: builder !== null }) : 0;
   const seconds = summary.seconds + finishSeconds;
   const memory = `at most ${Math.round(process.resourceUsage().maxRSS / 1024)} MB of memory`;
   if (v.resume)

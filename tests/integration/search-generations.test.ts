@@ -56,7 +56,9 @@ async function answersOf(file: string): Promise<Map<string, SearchAnswer>> {
 describe('index generations on one node', () => {
   it('a search running during the swap answers whole from one generation; after it, every search answers from the new one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'periscope-generations-'));
-    assert.match(await publish(dir, 1), /published generation gen-000001\.db in /);
+    const first = await publish(dir, 1);
+    assert.match(first, /published generation gen-000001\.db in /);
+    assert.match(first, new RegExp(`index .*gen-000001\\.db now holds ${TOPICS.length} pages\n$`), 'counted in the published generation');
     // No warm-up: the switch happens while the searches below are still running.
     const node = new GenerationalSearchBackend(dir, { cacheSize: 0, workers: 2, warmSearches: 0, warmThreads: false });
     try {
