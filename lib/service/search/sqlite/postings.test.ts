@@ -466,11 +466,7 @@ describe('postings', () => {
       try {
         const made = d
           .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('postings', 'term_passages') ORDER BY name")
-          .all() as {
-          type: string;
-          name: string;
-          sql: string | null;
-        }[];
+          .all() as { type: string; name: string; sql: string | null }[];
         const tables = made.filter((m) => m.type === 'table');
         assert.equal(tables.length, 2);
         if (tables.every((t) => /WITHOUT ROWID/.test(t.sql ?? ''))) return 'without rowid';
@@ -513,9 +509,11 @@ describe('postings', () => {
     const answers = (f: string) => {
       const reader = new IndexReader(f);
       try {
-        return ['kettle', 'router descaling', 'teapots vacuum', 'filler words'].map(
+        const all = ['kettle', 'router descaling', 'teapots vacuum', 'filler words'].map(
           (query) => reader.search({ query, language: 'en', limit: 10 }).results,
         );
+        assert.ok(all.every((results) => results.length > 0));
+        return all;
       } finally {
         reader.close();
       }
