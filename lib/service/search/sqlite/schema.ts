@@ -395,9 +395,9 @@ export const MAX_LINK_BLOCKS = 4000;
  * own. Migrations 4 and 15 made them WITHOUT ROWID, each list in its key's record, and to place or
  * find a term SQLite reads the whole record of every key it compares with on the way down, overflow
  * pages and all (at 10⁶ pages, over half of the writer's thread while it wrote the postings); here
- * it compares the short records of the index, then goes to the list by its rowid. An index whose lists were built before
- * keeps those tables until they are built anew, and answers and takes new pages as it did: the same
- * statements read and write both.
+ * it compares the short records of the index, then goes to the list by its rowid. An index whose
+ * lists were built before keeps those tables until they are built anew, and answers and takes new
+ * pages as it did: the same statements read and write both.
  */
 export const POSTINGS_TABLES = `
   CREATE TABLE postings (term TEXT NOT NULL, data BLOB NOT NULL);
