@@ -271,6 +271,28 @@ describe('LiveBrowser: the relay over a real instance', () => {
     await send('a', { type: 'tab', action: 'switch', tabId: first.id });
   });
 
+  it('lists a tab it opens in front from the first state that lists it, so what the viewer types next goes there', async () => {
+    const before = a.last('state')!.tabs;
+    const from = a.messages.length;
+    await send('a', { type: 'tab', action: 'open' });
+    await eventually(
+      () => a.last('state')?.tabs.length,
+      (n) => n === before.length + 1,
+    );
+    const states = a.messages.slice(from).filter((m) => m.type === 'state');
+    const listing = states.filter((m) => m.tabs.length > before.length);
+    assert.ok(listing.length > 0, 'a state lists the new tab');
+    for (const m of listing) {
+      const fresh = m.tabs.find((t) => !before.some((b) => b.id === t.id));
+      assert.equal(fresh?.active, true, `the new tab is in front in every state that lists it: ${JSON.stringify(m.tabs)}`);
+    }
+    await send('a', { type: 'tab', action: 'close', tabId: a.last('state')!.tabs.find((t) => t.active)!.id });
+    await eventually(
+      () => a.last('state')?.tabs.length,
+      (n) => n === before.length,
+    );
+  });
+
   it('navigates a tab opened a moment before, even while it is still being attached', async () => {
     const before = a.last('state')!.tabs.length;
     await send('a', { type: 'tab', action: 'open' });

@@ -47,6 +47,11 @@ export class Tabs extends EventEmitter<{
   readonly #judgeEgress: JudgeEgress | null;
   #clock = 0;
   #poll: NodeJS.Timeout | null = null;
+  /** open() calls waiting for their target: the page target listed meanwhile is theirs, and comes
+   * to the front as it is listed. Chromium announces it (Target.targetCreated) before it answers
+   * Target.createTarget, and a viewer shown the new tab beside the old one in front would type
+   * its address into the old one. */
+  #opening = 0;
 
   constructor(cdp: CdpConnection, viewport: Viewport, opts: { emulate?: boolean; judgeEgress?: JudgeEgress } = {}) {
     super();
@@ -138,9 +143,16 @@ export class Tabs extends EventEmitter<{
   }
 
   async open(url: string): Promise<string> {
-    const { targetId } = await this.#cdp.browser.send('Target.createTarget', { url });
-    await this.#created({ targetId, type: 'page', title: '', url, attached: false, canAccessOpener: false });
+    this.#opening++;
+    let targetId: string;
+    try {
+      ({ targetId } = await this.#cdp.browser.send('Target.createTarget', { url }));
+    } finally {
+      this.#opening--;
+    }
+    const created = this.#created({ targetId, type: 'page', title: '', url, attached: false, canAccessOpener: false }, true);
     this.activate(targetId);
+    await created;
     return targetId;
   }
 
@@ -171,7 +183,9 @@ export class Tabs extends EventEmitter<{
     ]).catch(() => {});
   }
 
-  async #created(info: Protocol.Target.TargetInfo): Promise<void> {
+  /** Lists and attaches a new page target; `front`: it comes to the front as it is listed (one
+   * the portal opened, or a page's popup). */
+  async #created(info: Protocol.Target.TargetInfo, front = false): Promise<void> {
     if (!isTab(info) || this.#tabs.has(info.targetId)) return;
     const tab: Tab = {
       id: info.targetId,
@@ -184,7 +198,7 @@ export class Tabs extends EventEmitter<{
       navigations: new Map(),
     };
     this.#tabs.set(info.targetId, tab);
-    if (this.#activeId === null || info.openerId) this.#activeId = info.targetId;
+    if (this.#activeId === null || info.openerId || front || this.#opening > 0) this.#activeId = info.targetId;
     this.emit('change');
     try {
       const { sessionId } = await this.#cdp.browser.send('Target.attachToTarget', { targetId: info.targetId, flatten: true });
