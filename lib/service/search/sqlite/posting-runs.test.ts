@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { termOrder } from './posting-buffer.ts';
 import { PostingRuns } from './posting-runs.ts';
-import { encodePostings } from './postings.ts';
+import { encodePostings, type PostingList } from './postings.ts';
 
 /** A run list of one page, as the postings buffer hands it out (encoded). */
 const one = (doc: number, freq: number): Uint8Array =>
@@ -69,6 +69,55 @@ describe('posting runs', () => {
       [...want].sort(([a], [b]) => termOrder(a, b)),
     );
     assert.ok(got.length > 900, `${got.length} terms`);
+    db.close();
+  });
+
+  it('keep many lists a row, a list longer than a row whole, and give back every entry and passage as added', () => {
+    const db = new DatabaseSync(':memory:');
+    const runs = new PostingRuns(db);
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    // A list of `n` pages from `doc` on, each with up to three passages (or none at all).
+    const list = (doc: number, n: number, passages: boolean): PostingList => {
+      const starts = new Uint32Array(n + 1);
+      for (let i = 0; i < n; i++) starts[i + 1] = (starts[i] as number) + (passages ? random(4) : 0);
+      const p = starts[n] as number;
+      return {
+        docs: Uint32Array.from({ length: n }, (_, i) => doc + i),
+        freqs: Float32Array.from({ length: n }, () => random(1000) / 7),
+        starts: p ? starts : new Uint32Array(0),
+        places: Uint16Array.from({ length: p }, () => random(60000)),
+      };
+    };
+    const plain = (l: PostingList) => ({ docs: [...l.docs], freqs: [...l.freqs], starts: [...l.starts], places: [...l.places] });
+    const want = new Map<string, ReturnType<typeof plain>[]>();
+    let lists = 0;
+    // Six runs of 3,000 terms (ASCII, Greek, past the BMP), one list in 300 of 20,000 pages (far
+    // longer than a row), one in 3 with no passages.
+    for (let run = 0; run < 6; run++) {
+      const terms = [...new Set(Array.from({ length: 3000 }, () => `${['k', 'κ', '\u{1F600}'][random(3)]}${random(20000)}`))].sort(
+        termOrder,
+      );
+      for (const t of terms) {
+        const l = list(run * 100_000, random(300) ? 1 + random(12) : 20_000, random(3) > 0);
+        runs.add(t, encodePostings(l));
+        want.set(t, [...(want.get(t) ?? []), plain(l)]);
+        lists++;
+      }
+      runs.endRun();
+    }
+    const rows = (db.prepare('SELECT COUNT(*) AS n FROM posting_runs_store.posting_runs').get() as { n: number }).n;
+    assert.equal(runs.lists(), lists);
+    assert.ok(rows >= 6 && rows * 20 < lists, `${lists} lists in ${rows} rows: many a row, and more than a row a run`);
+    const got = [...runs.drain()].map(([t, l]) => [t, l.map(plain)] as const);
+    assert.equal(got.length, want.size);
+    assert.deepEqual(
+      got,
+      [...want].sort(([a], [b]) => termOrder(a, b)),
+    );
     db.close();
   });
 

@@ -1,9 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { grown } from '../typed-arrays.ts';
 import { termOrder } from './posting-buffer.ts';
 import { decodePostings, type PostingList } from './postings.ts';
 
-/** A run's rows, read in the order they were added (by rowid), one at a time. */
-type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array }>; term: string; data: Uint8Array };
+/** A run's rows, read in the order they were added (by rowid), and where its reader is in the
+ * current one: the term there and its list (`data`, a view of the row's bytes). */
+type RunCursor = { run: number; rows: Iterator<{ data: Uint8Array }>; chunk: RowChunk; term: string; data: Uint8Array };
 
 /**
  * Postings gathered by the postings writer (postings-writer.ts) and not yet merged into the index,
@@ -13,6 +15,12 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  * order, with the term's runs in the order they were added. So the writer's memory is bounded by its
  * buffer, not by the size of the corpus, and every entry is written twice (to a run, then to its
  * term's row) however many runs there are.
+ *
+ * A row holds many of a run's lists, one after the other with their terms (`RowChunk`), about
+ * CHUNK_BYTES of them. With a row a list, SQLite stepped and node:sqlite copied a blob into a
+ * buffer of its own once for each of the 149 million lists of a 10⁶ build, and the C library's
+ * allocator was a third of the postings step at 10⁵ (decision 0145); read back, a row is now one
+ * buffer and its lists are views of it (decision 0146: the postings step 28 % shorter at 10⁵).
  *
  * The table has no key: a run is appended to its end (keyed by term, every run was written into the
  * whole table, each one more slowly than the last once the table outgrew SQLite's cache; decision
@@ -34,8 +42,70 @@ type RunCursor = { run: number; rows: Iterator<{ term: string; data: Uint8Array 
  */
 /** The schema name of the runs' database. */
 const RUNS = 'posting_runs_store';
-/** Its page cache, in KiB: each run's cursor holds a page or two (a leaf and a list's overflow). */
+/** Its page cache, in KiB: each run's cursor reads its rows' pages in turn (a leaf, then a row's
+ * overflow pages). */
 const RUNS_CACHE_KB = 64 * 1024;
+/** The bytes of lists a row holds, at least (the last of a run's rows may hold fewer): each run's
+ * cursor holds its current row, 220 of them at 10⁶ pages. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The lists of one row of a run, one after the other: for each, the length of its term's UTF-8
+ * bytes (uint32), the bytes, the length of its list (uint32) and the list as encodePostings writes
+ * it (postings.ts), each of the four starting at a multiple of four bytes, so that the lists read
+ * back are typed-array views of the row's own buffer.
+ */
+class RowChunk {
+  #bytes: Uint8Array;
+  #words: Uint32Array;
+  /** Where the next list goes, or is read from. */
+  at = 0;
+
+  constructor(bytes: Uint8Array = new Uint8Array(CHUNK_BYTES * 2)) {
+    if (bytes.byteOffset % 4) bytes = bytes.slice();
+    this.#bytes = bytes;
+    this.#words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  }
+
+  /** The bytes written so far. */
+  written(): Uint8Array {
+    return this.#bytes.subarray(0, this.at);
+  }
+
+  /** Appends `term` and its list. */
+  put(term: string, list: Uint8Array): void {
+    const most = align(4 + 3 * term.length) + 4 + align(list.byteLength);
+    if (this.at + most > this.#bytes.byteLength) {
+      this.#bytes = grown(this.#bytes, Math.max(2 * this.#bytes.byteLength, align(this.at + most)));
+      this.#words = new Uint32Array(this.#bytes.buffer, 0, this.#bytes.byteLength >> 2);
+    }
+    const { written } = ENCODER.encodeInto(term, this.#bytes.subarray(this.at + 4));
+    this.#words[this.at >> 2] = written;
+    this.at = align(this.at + 4 + written);
+    this.#words[this.at >> 2] = list.byteLength;
+    this.#bytes.set(list, this.at + 4);
+    this.at = align(this.at + 4 + list.byteLength);
+  }
+
+  /** Whether every list has been read. */
+  done(): boolean {
+    return this.at >= this.#bytes.byteLength;
+  }
+
+  /** Reads the next list into `c`: its term and a view of its bytes. */
+  next(c: { term: string; data: Uint8Array }): void {
+    const length = this.#words[this.at >> 2] as number;
+    c.term = DECODER.decode(this.#bytes.subarray(this.at + 4, this.at + 4 + length));
+    this.at = align(this.at + 4 + length);
+    const bytes = this.#words[this.at >> 2] as number;
+    c.data = this.#bytes.subarray(this.at + 4, this.at + 4 + bytes);
+    this.at = align(this.at + 4 + bytes);
+  }
+}
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+const align = (n: number) => (n + 3) & ~3;
 
 export class PostingRuns {
   readonly #db: DatabaseSync;
@@ -47,6 +117,8 @@ export class PostingRuns {
   #last = 0;
   #lastTerm: string | null = null;
   #lists = 0;
+  /** The current run's lists not yet in a row. */
+  readonly #chunk = new RowChunk();
 
   /** Attaches the runs' database (outside a transaction, as ATTACH must be). */
   constructor(db: DatabaseSync) {
@@ -63,12 +135,9 @@ export class PostingRuns {
     // '' is a private file of its own, deleted with the connection or when detached.
     if (!this.#attached()) db.exec(`ATTACH DATABASE '' AS ${RUNS}`);
     db.exec(`PRAGMA ${RUNS}.cache_size = -${RUNS_CACHE_KB}`);
-    db.exec(`CREATE TABLE IF NOT EXISTS ${RUNS}.posting_runs (
-      term TEXT NOT NULL,
-      data BLOB NOT NULL
-    )`);
+    db.exec(`CREATE TABLE IF NOT EXISTS ${RUNS}.posting_runs (data BLOB NOT NULL)`);
     this.#q = {
-      add: db.prepare(`INSERT INTO ${RUNS}.posting_runs (term, data) VALUES (?, ?)`),
+      add: db.prepare(`INSERT INTO ${RUNS}.posting_runs (data) VALUES (?)`),
       clear: db.prepare(`DELETE FROM ${RUNS}.posting_runs`),
     };
   }
@@ -92,14 +161,24 @@ export class PostingRuns {
     if (this.#lastTerm !== null && termOrder(this.#lastTerm, term) >= 0)
       throw new Error(`posting runs: "${term}" added after "${this.#lastTerm}" in one run (terms come in order, once)`);
     this.#lastTerm = term;
-    const id = Number(this.#q.add.run(term, encoded).lastInsertRowid);
+    this.#chunk.put(term, encoded);
+    if (this.#chunk.at >= CHUNK_BYTES) this.#row();
+    this.#lists++;
+  }
+
+  /** The current run's lists not yet in a row, as its next row. */
+  #row(): void {
+    if (!this.#chunk.at) return;
+    if (!this.#q) throw new Error('posting runs: added to after release() (open() them again first)');
+    const id = Number(this.#q.add.run(this.#chunk.written()).lastInsertRowid);
+    this.#chunk.at = 0;
     if (this.#first === 0) this.#first = id;
     this.#last = id;
-    this.#lists++;
   }
 
   /** Ends the current run: what is added next comes after it. */
   endRun(): void {
+    this.#row();
     if (this.#first) this.#runs.push([this.#first, this.#last]);
     this.#first = this.#last = 0;
     this.#lastTerm = null;
@@ -130,10 +209,13 @@ export class PostingRuns {
     };
     try {
       this.#runs.forEach(([first, last], run) => {
-        const read = this.#db.prepare(`SELECT term, data FROM ${RUNS}.posting_runs WHERE rowid BETWEEN ? AND ?`);
-        const rows = read.iterate(first, last) as Iterator<{ term: string; data: Uint8Array }>;
+        const read = this.#db.prepare(`SELECT data FROM ${RUNS}.posting_runs WHERE rowid BETWEEN ? AND ?`);
+        const rows = read.iterate(first, last) as Iterator<{ data: Uint8Array }>;
         const row = rows.next();
-        if (!row.done) heap.push({ run, rows, term: row.value.term, data: row.value.data });
+        if (row.done) return;
+        const c: RunCursor = { run, rows, chunk: new RowChunk(row.value.data), term: '', data: row.value.data };
+        c.chunk.next(c);
+        heap.push(c);
       });
       for (let k = (heap.length >> 1) - 1; k >= 0; k--) down(k);
       while (heap.length) {
@@ -142,13 +224,13 @@ export class PostingRuns {
         while (heap.length && (heap[0] as RunCursor).term === term) {
           const c = heap[0] as RunCursor;
           runs.push(decodePostings(c.data));
-          const row = c.rows.next();
-          if (row.done) {
+          const row = c.chunk.done() ? c.rows.next() : null;
+          if (row?.done) {
             const tail = heap.pop() as RunCursor;
             if (heap.length) heap[0] = tail;
           } else {
-            c.term = row.value.term;
-            c.data = row.value.data;
+            if (row) c.chunk = new RowChunk(row.value.data);
+            c.chunk.next(c);
           }
           if (heap.length) down(0);
         }
@@ -162,6 +244,7 @@ export class PostingRuns {
 
   clear(): void {
     this.#q?.clear.run();
+    this.#chunk.at = 0;
     this.#runs.length = 0;
     this.#first = this.#last = 0;
     this.#lastTerm = null;
