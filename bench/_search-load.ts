@@ -147,7 +147,7 @@ export function indexAndKey(root: string, dataDir: string, warc = join(CORPUS, '
  */
 export function indexSummary(output: string): { pages: number; records: number; memory: string; reportedSeconds: number } {
   const resumed = /built (\d+) pages that a stopped run left, in [\d.]+ s/.exec(output);
-  const steps = [...output.matchAll(/^[a-z ]+: [^\n]*?([\d.]+) s, [\d.]+ cores$/gm)].map((m) => Number(m[1]));
+  const steps = [...output.matchAll(/^[a-z ]+: [^\n]*?([\d.]+) s, [\d.]+ cores(?:, at most \d+ MB so far)?$/gm)].map((m) => Number(m[1]));
   return {
     pages: Number(/now holds (\d+) pages/.exec(output)?.[1]),
     records: Number(resumed?.[1] ?? /indexed (\d+) pages/.exec(output)?.[1]),

@@ -19,13 +19,13 @@ describe('npm run index: progress', () => {
     ),
   );
 
-  it('off a terminal (a CI log), writes a plain line as each phase ends (its time and the cores busy), and the summary with the memory used', () => {
+  it('off a terminal (a CI log), writes a plain line as each phase ends (its time, the cores busy and the most memory so far), and the summary with the memory used', () => {
     const r = runIndex(join(dataDir, 'log'), [warc]);
     assert.equal(r.status, 0, r.stderr);
     assert.ok(!r.stderr.includes('\r') && !r.stderr.includes('\x1b'), 'no bar drawn in place');
     assert.match(
       r.stderr,
-      /^reading pages: 3 pages, \d+\.\d s, \d+\.\d cores\nindexing text: 3\/3 pages, \d+\.\d s, \d+\.\d cores\nwriting postings: (\d+)\/\1 term lists, \d+\.\d s, \d+\.\d cores\nordering words: \d+\.\d s, \d+\.\d cores\nranking pages: \d+\.\d s, \d+\.\d cores\noptimising: \d+\.\d s, \d+\.\d cores\n$/,
+      /^reading pages: 3 pages, \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\nindexing text: 3\/3 pages, \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\nwriting postings: (\d+)\/\1 term lists, \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\nordering words: \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\nranking pages: \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\noptimising: \d+\.\d s, \d+\.\d cores, at most \d+ MB so far\n$/,
     );
     assert.match(r.stdout, /^indexed 3 pages \(3 new, .* in \d+\.\d s \(\d+ pages\/s, at most \d+ MB of memory\)\n/);
   });

@@ -10,16 +10,20 @@ const PHASES = [
 ];
 
 /** A bar on a fake terminal (or not) with a clock the test moves, and the process's CPU time with
- * it: `cores` busy as the clock moves. */
+ * it: `cores` busy as the clock moves; and the most memory held so far, which `hold` raises. */
 function setup(tty: boolean, options: { quiet?: boolean; columns?: number } = {}) {
   const writes: string[] = [];
   const out: BarOutput = { write: (s: string) => writes.push(s), isTTY: tty, columns: options.columns ?? 200 };
   let now = 0;
   let cpu = 0;
-  const bar = new PhaseBar(out, PHASES, { quiet: options.quiet, now: () => now, cpu: () => cpu });
+  let most = 100 * 2 ** 20;
+  const bar = new PhaseBar(out, PHASES, { quiet: options.quiet, now: () => now, cpu: () => cpu, maxMemory: () => most });
   return {
     bar,
     writes,
+    hold: (mb: number) => {
+      most = Math.max(most, mb * 2 ** 20);
+    },
     advance: (ms: number, cores = 1) => {
       now += ms;
       cpu += cores * ms * 1000;
@@ -107,23 +111,26 @@ describe('PhaseBar on a terminal', () => {
 });
 
 describe('PhaseBar elsewhere (a CI log)', () => {
-  it('writes plain lines: one when each phase ends, with what it did, how long it took and the cores it kept busy', () => {
-    const { bar, writes, advance } = setup(false);
+  it('writes plain lines: one when each phase ends, with what it did, how long it took, the cores it kept busy and the most memory so far', () => {
+    const { bar, writes, advance, hold } = setup(false);
     bar.update('reading', 0, '0 pages');
     advance(2000, 1.5);
+    hold(250.4);
     bar.update('reading', 1, '5370 pages');
     bar.update('text', 0, '0/5058 pages');
     advance(1000, 2);
+    hold(1900);
     advance(2000, 1);
+    hold(1200);
     bar.update('text', 1, '5058/5058 pages');
     bar.update('optimising', 0, '');
     advance(500);
     bar.update('optimising', 1, '');
     bar.done();
     assert.deepEqual(writes, [
-      'reading: 5370 pages, 2.0 s, 1.5 cores\n',
-      'text: 5058/5058 pages, 3.0 s, 1.3 cores\n',
-      'optimising: 0.5 s, 1.0 cores\n',
+      'reading: 5370 pages, 2.0 s, 1.5 cores, at most 250 MB so far\n',
+      'text: 5058/5058 pages, 3.0 s, 1.3 cores, at most 1900 MB so far\n',
+      'optimising: 0.5 s, 1.0 cores, at most 1900 MB so far\n',
     ]);
     assert.ok(writes.every((w) => !w.includes('\r') && !w.includes('\x1b')));
   });

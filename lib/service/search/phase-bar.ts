@@ -5,9 +5,11 @@
  * the time since the start.
  *
  * On a terminal it is one line redrawn in place, at most ten times a second. Anywhere else (a CI
- * log, a pipe) a line says when each phase ends, with what it did, how long it took and how many
+ * log, a pipe) a line says when each phase ends, with what it did, how long it took, how many
  * cores the process kept busy meanwhile (its CPU time over the phase's: short of the machine's
- * cores, a phase waits on something else), and a line now and then tells how far a long phase is.
+ * cores, a phase waits on something else) and the most memory the process has held so far (the
+ * first phase whose line shows a figure is the one that reached it), and a line now and then tells
+ * how far a long phase is.
  */
 
 /** Where the bar goes: stderr, usually. */
@@ -23,6 +25,8 @@ export type PhaseBarOptions = {
   now?: () => number;
   /** The CPU time the process has used, all its threads, in microseconds (for tests). */
   cpu?: () => number;
+  /** The most memory the process has held so far, resident, in bytes (for tests). */
+  maxMemory?: () => number;
   /** Least time between two redraws on a terminal. */
   redrawMs?: number;
   /** Least time between two progress lines elsewhere. */
@@ -49,6 +53,7 @@ export class PhaseBar {
   readonly #tty: boolean;
   readonly #now: () => number;
   readonly #cpu: () => number;
+  readonly #maxMemory: () => number;
   readonly #every: number;
   /** The phase in progress (-1: none yet), what it has done, and when it started. */
   #at = -1;
@@ -75,6 +80,7 @@ export class PhaseBar {
         const used = process.cpuUsage();
         return used.user + used.system;
       });
+    this.#maxMemory = options.maxMemory ?? (() => process.resourceUsage().maxRSS * 1024);
     this.#every = this.#tty ? (options.redrawMs ?? 100) : (options.lineMs ?? 10_000);
     this.#start = this.#now();
   }
@@ -159,6 +165,7 @@ export class PhaseBar {
     const phase = this.#phases[this.#at] as Phase;
     const ms = now - this.#phaseStart;
     const cores = ms > 0 ? `, ${((this.#cpu() - this.#phaseCpu) / 1000 / ms).toFixed(1)} cores` : '';
-    this.#out.write(`${phase.name}: ${this.#detail ? `${this.#detail}, ` : ''}${(ms / 1000).toFixed(1)} s${cores}\n`);
+    const memory = `, at most ${Math.round(this.#maxMemory() / 2 ** 20)} MB so far`;
+    this.#out.write(`${phase.name}: ${this.#detail ? `${this.#detail}, ` : ''}${(ms / 1000).toFixed(1)} s${cores}${memory}\n`);
   }
 }
