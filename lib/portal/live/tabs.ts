@@ -183,8 +183,8 @@ export class Tabs extends EventEmitter<{
     ]).catch(() => {});
   }
 
-  /** Lists and attaches a new page target; `front`: it comes to the front as it is listed (one
-   * the portal opened, or a page's popup). */
+  /** Lists and attaches a new page target. It comes to the front as it is listed when `front`
+   * (the portal opened it), when an open() waits for its target, or when a page opened it. */
   async #created(info: Protocol.Target.TargetInfo, front = false): Promise<void> {
     if (!isTab(info) || this.#tabs.has(info.targetId)) return;
     const tab: Tab = {
