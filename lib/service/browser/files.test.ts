@@ -245,6 +245,18 @@ describe('uploads', () => {
     assert.deepEqual(onDisk(), []);
   });
 
+  it('fails an upload whose body fails or is cut off before its file is open, and throws nothing', async () => {
+    const failing = new PassThrough();
+    const storing = storeUpload(files, 'early.bin', failing, limits);
+    failing.destroy(new Error('reset at once'));
+    await assert.rejects(storing, /reset at once/);
+    const cut = new PassThrough();
+    const cutting = storeUpload(files, 'early.bin', cut, limits);
+    cut.destroy();
+    await assert.rejects(cutting, (err: unknown) => err instanceof BadRequest && /aborted/.test(err.message));
+    assert.deepEqual(onDisk(), []);
+  });
+
   it('refuses bad names before reading the body', async () => {
     for (const name of ['', '.', '..', '.hidden', 'a/b', 'nul\0', 'ctl\u0001']) {
       const body = new PassThrough();

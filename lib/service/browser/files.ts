@@ -147,6 +147,24 @@ export async function storeUpload(
   declaredLength?: number,
 ): Promise<UploadedFile> {
   requireFileName(name);
+  // A body that fails while the folder is read and the file opened (a client gone at once) keeps
+  // its error (body.errored) for copyWithin instead of throwing it with no one listening.
+  const early = () => {};
+  body.on('error', early);
+  try {
+    return await storeBody(files, name, body, limits, declaredLength);
+  } finally {
+    body.off('error', early);
+  }
+}
+
+async function storeBody(
+  files: InstanceFiles,
+  name: string,
+  body: Readable,
+  limits: FileLimits,
+  declaredLength: number | undefined,
+): Promise<UploadedFile> {
   const folder = files.folders.uploads;
   const existing = await missingIsGone(uploadSizes(folder));
   const others = othersTotal(existing, name);
@@ -202,6 +220,9 @@ function sumOf(flights: Map<symbol, number> | undefined, except: symbol): number
  */
 function copyWithin(body: Readable, handle: FileHandle, check: (size: number) => Error | null): Promise<number> {
   return new Promise((resolve, reject) => {
+    // Failed or cut off before the copy began: its events are past.
+    if (body.errored) return reject(body.errored);
+    if (body.destroyed && !body.readableEnded) return reject(new BadRequest('the upload was aborted before its end'));
     let size = 0;
     let done = false;
     let writing: Promise<unknown> = Promise.resolve();
