@@ -158,6 +158,7 @@ export async function storeUpload(
   }
 }
 
+/** storeUpload's work, once the name is checked and the body's early errors are held. */
 async function storeBody(
   files: InstanceFiles,
   name: string,
