@@ -9,6 +9,14 @@ import { encodePostings, type PostingList } from './postings.ts';
 const one = (doc: number, freq: number): Uint8Array =>
   encodePostings({ docs: Uint32Array.of(doc), freqs: Float32Array.of(freq), starts: new Uint32Array(0), places: new Uint16Array(0) });
 
+/** Whole numbers below n, the same ones for the same seed (a linear congruential generator). */
+function seeded(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return (seed >>> 8) % n;
+  };
+}
+
 describe('posting runs', () => {
   it('give back each term with its runs, in term order and in the order the runs were added, then none', () => {
     const db = new DatabaseSync(':memory:');
@@ -46,11 +54,7 @@ describe('posting runs', () => {
   it('merge many runs, terms in some of them, as a sort of all their rows would', () => {
     const db = new DatabaseSync(':memory:');
     const runs = new PostingRuns(db);
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return (seed >>> 8) % n;
-    };
+    const random = seeded(7);
     // 40 runs (two of them empty) of up to 300 terms drawn from 1,000, some past the BMP; each
     // term's page in a run is the run's number, so the order of a term's runs shows.
     const want = new Map<string, number[]>();
@@ -75,11 +79,7 @@ describe('posting runs', () => {
   it('keep many lists a row, a list longer than a row whole, and give back every entry and passage as added', () => {
     const db = new DatabaseSync(':memory:');
     const runs = new PostingRuns(db);
-    let seed = 11;
-    const random = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return (seed >>> 8) % n;
-    };
+    const random = seeded(11);
     // A list of `n` pages from `doc` on, each with up to three passages (or none at all).
     const list = (doc: number, n: number, passages: boolean): PostingList => {
       const starts = new Uint32Array(n + 1);
