@@ -114,6 +114,29 @@ describe('definitions as the index stores them', () => {
       db.close();
     });
 
+  it('walk the definitions many links name first, and the others only as far as they could still rank', () => {
+    // 2,000 pages define `alpha beta` and no link names them; the 20 pages that links name most
+    // define it too, and they are the 20 best: the others' prior keeps them under those.
+    const rows: DescribedRow[] = [];
+    for (let page = 1; page <= 2020; page++)
+      rows.push({ page, term: `name${page}`, terms: ['alpha', 'beta', `own${page}`], links: page % 101 === 0 ? 50 : 0 });
+    const db = openIndexDatabase(':memory:');
+    const reader = store(db, rows)();
+    const expected = new Descriptions(rows).match([['alpha'], ['beta']], 20);
+    const found = reader.match([['alpha'], ['beta']], 20);
+    same(found, expected, 'alpha beta');
+    assert.deepEqual(
+      found.map((m) => m.page),
+      Array.from({ length: 20 }, (_, i) => 101 * (i + 1)),
+    );
+    // Walked together, the two lists are 4,040 places. The 20 pages many links name are walked
+    // first; the rest is not walked at all.
+    assert.ok(reader.read <= 2 * 20, `${reader.read} places read`);
+    // A page no link names ranks where its share puts it, when the named ones do not fill the list.
+    same(reader.match([['alpha'], ['beta']], 30), new Descriptions(rows).match([['alpha'], ['beta']], 30), 'alpha beta, 30');
+    db.close();
+  });
+
   it('keep the terms they are given: what the postings call a term, the stored documents do too', () => {
     const words = ['Running', 'naïve', 'Straße', 'asyncio', 'gather2', 'データ', 'Ελληνικά', 'x', 'ÉCOLE', 'connections', 'हिन्दी'];
     const tokenizer = new FtsTokenizer();
