@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '#shared/config-schema.ts';
-import { advertisedUrls, loadServiceConfig } from './config.ts';
+import { advertisedUrls, defaultListCacheMb, loadServiceConfig } from './config.ts';
 
 describe('loadServiceConfig', () => {
   it('has working defaults', () => {
@@ -102,8 +102,18 @@ describe('loadServiceConfig', () => {
     );
   });
 
-  it('keeps SEARCH_LIST_CACHE_MB of posting lists in each query thread, 256 MB unless told', () => {
-    assert.equal(loadServiceConfig({}).search.listCacheBytes, 256 * 1024 * 1024);
+  it('keeps SEARCH_LIST_CACHE_MB of lists in each query thread, unless told a tenth of the memory shared by the threads, 384 MB to 3 GB', () => {
+    const GB = 1024 ** 3;
+    assert.equal(defaultListCacheMb(1, 24 * GB), 2457);
+    assert.equal(defaultListCacheMb(3, 24 * GB), 819);
+    assert.equal(defaultListCacheMb(0, 24 * GB), 2457, 'queries on the event loop: one thread');
+    assert.equal(defaultListCacheMb(1, 2 * GB), 384);
+    assert.equal(defaultListCacheMb(1, 256 * GB), 3072);
+    assert.equal(
+      loadServiceConfig({ SEARCH_WORKERS: '2' }).search.listCacheBytes,
+      defaultListCacheMb(2) * 1024 * 1024,
+      'the threads the service runs share the default',
+    );
     assert.equal(loadServiceConfig({ SEARCH_LIST_CACHE_MB: '1024' }).search.listCacheBytes, 1024 * 1024 * 1024);
     for (const bad of ['0', '-5', '1.5', 'lots', '65537'])
       assert.throws(

@@ -15,8 +15,8 @@ export class ConfigError extends Error {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** An integer environment variable with a default and bounds. */
-export const intVar = (fallback: number, min: number, max: number) =>
+/** An integer environment variable with a default (undefined: worked out where it is used) and bounds. */
+export const intVar = <F extends number | undefined>(fallback: F, min: number, max: number) =>
   z
     .string()
     .trim()
@@ -24,7 +24,7 @@ export const intVar = (fallback: number, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .optional()
-    .transform((v) => v ?? fallback);
+    .transform((v): number | F => v ?? fallback);
 
 export const portVar = (fallback: number) => intVar(fallback, 0, 65535);
 

@@ -23,11 +23,14 @@ type Model = {
 export class DescribedDefinitions {
   readonly #db: DatabaseSync;
   readonly #postings: PostingsStage;
+  readonly #listBytes: number | undefined;
   #model: Model | null = null;
 
-  constructor(db: DatabaseSync, postings: PostingsStage) {
+  /** `listBytes`: how much of the terms' lists of definitions it keeps (stored-descriptions.ts). */
+  constructor(db: DatabaseSync, postings: PostingsStage, listBytes?: number) {
     this.#db = db;
     this.#postings = postings;
+    this.#listBytes = listBytes;
   }
 
   /** Drops what was read (the index changed). */
@@ -61,6 +64,7 @@ export class DescribedDefinitions {
       this.#db,
       JSON.parse(stored) as { count: number; most: number },
       typeof from === 'number' ? from : Infinity,
+      this.#listBytes,
     );
   }
 

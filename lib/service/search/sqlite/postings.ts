@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { indexIn, intersectSorted } from '../sorted.ts';
+import { indexIn, intersectSorted, seek } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, listBound, maxScoreTopK } from './max-score.ts';
@@ -51,10 +51,10 @@ const B = 0.75;
 /** K of BM25's denominator for a page of `length` terms in an index whose pages average `avg`:
  * k1 × (1 − b + b × length / avg). */
 export const lengthNorm = (length: number, avg: number): number => K1 * (1 - B + (B * length) / avg);
-/** Postings a reader keeps in memory, in bytes, least recently used out first (the corpus's
- * are about 70 MB in all; its 650 judged queries use about a third of them). */
-/** The posting lists a reader keeps unpacked, by default (SEARCH_LIST_CACHE_MB; decision 0088). */
-export const LIST_CACHE_BYTES = 256 * 1024 * 1024;
+/** The posting lists a stage keeps unpacked by default, in bytes, least recently used out first
+ * (the corpus's are about 70 MB in all; its 650 judged queries use about a third of them). A
+ * reader gives it its share of SEARCH_LIST_CACHE_MB (query.ts LIST_CACHE_BYTES; decisions 0088, 0147). */
+export const POSTING_CACHE_BYTES = 256 * 1024 * 1024;
 
 export type PostingList = { docs: Uint32Array; freqs: Float32Array; starts: Uint32Array; places: Uint16Array };
 
@@ -182,7 +182,7 @@ export class PostingsStage implements FirstStage {
   constructor(db: DatabaseSync, options: { prune?: Prune; cacheBytes?: number } = {}) {
     this.#db = db;
     this.#prune = options.prune ?? 'auto';
-    this.#cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
+    this.#cacheBytes = options.cacheBytes ?? POSTING_CACHE_BYTES;
   }
 
   /** Forgets the least recently used passage blocks past the limits (between queries only). */
@@ -543,15 +543,22 @@ export class PostingsStage implements FirstStage {
   }
 
   scores(ids: readonly number[]): Map<number, number> {
-    const out = new Map<number, number>();
-    for (const id of ids) {
-      let s = 0;
-      for (const { list, idf } of this.#lastTerms) {
-        const at = indexIn(list.docs, id);
-        if (at >= 0) s += impact(idf, list.freqs[at] as number, this.#norm[id] as number, K1);
+    // In ascending order, each list looked in from where the page before was (seek): a question's
+    // hundreds of hubs cost a few steps a list each, not a binary search of a list of 10⁵ pages.
+    const sorted = Uint32Array.from(ids).sort();
+    const sums = new Float64Array(sorted.length);
+    // Each page's score summed in the terms' order, as rank() sums it.
+    for (const { list, idf } of this.#lastTerms) {
+      const { docs, freqs } = list;
+      for (let i = 0, at = 0; i < sorted.length; i++) {
+        const id = sorted[i] as number;
+        at = seek(docs, id, at);
+        if (at >= docs.length) break;
+        if (docs[at] === id) sums[i] = (sums[i] as number) + impact(idf, freqs[at] as number, this.#norm[id] as number, K1);
       }
-      if (s > 0) out.set(id, s);
     }
+    const out = new Map<number, number>();
+    for (let i = 0; i < sorted.length; i++) if ((sums[i] as number) > 0) out.set(sorted[i] as number, sums[i] as number);
     return out;
   }
 

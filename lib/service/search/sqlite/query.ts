@@ -71,6 +71,11 @@ const HEADS_KEPT = 40_000;
  * CANDIDATES): enough for MAX_DEPTH results with room for duplicates and pages holding too little
  * of the query. */
 const DEEP_CANDIDATES = 2 * MAX_DEPTH;
+/** A reader's lists kept in memory (`listCacheBytes`, SEARCH_LIST_CACHE_MB) by default: two thirds
+ * of them posting lists (postings.ts), a third the definitions' (stored-descriptions.ts). At 10⁶
+ * pages the dev questions read about 1.5 GB of posting lists and 0.5 GB of definitions' lists
+ * (decision 0147). */
+export const LIST_CACHE_BYTES = 384 * 1024 * 1024;
 
 type SignalRow = {
   id: number;
@@ -238,15 +243,16 @@ export class IndexReader {
   #keptVersion = -1;
   #stage: FirstStage;
 
-  /** `listCacheBytes`: how much of the posting lists it reads it keeps unpacked (postings.ts). */
+  /** `listCacheBytes`: how much of the lists it reads it keeps in memory (LIST_CACHE_BYTES). */
   constructor(file: string, options: { listCacheBytes?: number } = {}) {
+    const lists = options.listCacheBytes ?? LIST_CACHE_BYTES;
     this.#db = new DatabaseSync(file, { readOnly: true });
     this.#db.exec('PRAGMA busy_timeout = 5000');
     // A published generation of an older schema is read as it is (a writable index is migrated
     // before any reader opens it).
     readAsCurrent(this.#db);
     this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
-    this.#postings = new PostingsStage(this.#db, { cacheBytes: options.listCacheBytes });
+    this.#postings = new PostingsStage(this.#db, { cacheBytes: Math.round((2 * lists) / 3) });
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
@@ -269,7 +275,7 @@ export class IndexReader {
     this.#siblings = new NamespaceSiblings(this.#db);
     // The pages with a word in the block of text a link to them stands in (decision 0081).
     this.#inbound = new InboundLinks(this.#db);
-    this.#described = new DescribedDefinitions(this.#db, this.#postings);
+    this.#described = new DescribedDefinitions(this.#db, this.#postings, Math.round(lists / 3));
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
       .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback

@@ -5,9 +5,10 @@ import { idsOf, LIST_FROM_FTS, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
-/** The terms' lists of definitions a reader keeps in memory, in bytes (8 a definition), least
- * recently used out first; and the terms' counts of definitions. */
-const LIST_BYTES = 128 * 1024 * 1024;
+/** The terms' lists of definitions a reader keeps in memory by default, in bytes (8 a definition;
+ * each list's few that many links name, #richOf, come on top), least recently used out first; and
+ * the terms' counts of definitions. */
+export const DEFINITION_LIST_BYTES = 128 * 1024 * 1024;
 const LISTS_KEPT = 200_000;
 const COUNTS_KEPT = 200_000;
 /** A bound is taken to be under the score it is compared with only when it is by this much more
@@ -117,7 +118,7 @@ export class StoredDescriptions {
   /** The fewest definitions a term's list is stored packed for (described_lists), and how it is
    * read; null when the index stores none (one from before them, schema 14). */
   readonly #packed: { from: number; row: StatementSync } | null;
-  readonly #lists = new Kept<string, Float64Array>(LISTS_KEPT, { limit: LIST_BYTES, of: (l) => l.byteLength + 64 });
+  readonly #lists: Kept<string, Float64Array>;
   readonly #counts = new Kept<string, number>(COUNTS_KEPT);
   /** The definitions some link names (ascending) and their numbers of links, read once. */
   #linked: { ids: Float64Array; links: Uint32Array } | null = null;
@@ -129,9 +130,16 @@ export class StoredDescriptions {
   read = 0;
 
   /** `count` and `most`: the stored definitions and the most links naming one (search_meta);
-   * `packedFrom`: as search_meta DESCRIBED_LISTS_META says, when it does. */
-  constructor(db: DatabaseSync, { count, most }: { count: number; most: number }, packedFrom = Infinity) {
+   * `packedFrom`: as search_meta DESCRIBED_LISTS_META says, when it does; `listBytes`: how much of
+   * the terms' lists it keeps. */
+  constructor(
+    db: DatabaseSync,
+    { count, most }: { count: number; most: number },
+    packedFrom = Infinity,
+    listBytes = DEFINITION_LIST_BYTES,
+  ) {
     this.size = count;
+    this.#lists = new Kept<string, Float64Array>(LISTS_KEPT, { limit: listBytes, of: (l) => l.byteLength + 64 });
     this.#most = most;
     this.#packed = Number.isFinite(packedFrom)
       ? { from: packedFrom, row: db.prepare('SELECT ids FROM described_lists WHERE term = ?') }
