@@ -254,18 +254,18 @@ export function defaultUidBase(dataDir: string): number {
  */
 export const defaultInstancesDir = (uidBase: number): string => join(tmpdir(), `periscope-browsers-${uidBase}`);
 
-/** Parse the service's environment once, at start-up. Throws ConfigError with every problem. */
 /**
  * Each query thread's lists in memory (SEARCH_LIST_CACHE_MB) unless told: a tenth of the machine's
  * memory shared by the `workers` threads (one when they run on the event loop), from 384 MB to
  * 3 GB each. The lists fill it only as queries read them: the corpus alone reads under 100 MB, and
- * the dev questions read about 2 GB at 10⁶ pages, where a third of that answered them 1.5 times
- * slower (decision 0147).
+ * the dev questions read about 2 GB at 10⁶ pages, where the 384 MB kept before answered them 1.7
+ * times slower (decision 0147).
  */
 export function defaultListCacheMb(workers: number, memory = totalmem()): number {
   return Math.min(3072, Math.max(384, Math.floor(memory / 10 / Math.max(1, workers) / 2 ** 20)));
 }
 
+/** Parse the service's environment once, at start-up. Throws ConfigError with every problem. */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   const v = parseEnv(schema, env);
   const egressAllow = parseCidrList(v.BROWSER_EGRESS_ALLOW, 'BROWSER_EGRESS_ALLOW');
