@@ -41,17 +41,22 @@ export function intersectSorted(lists: readonly Uint32Array[]): Uint32Array {
   const sorted = [...lists].sort((a, b) => a.length - b.length);
   let out = sorted[0] as Uint32Array;
   for (let j = 1; j < sorted.length && out.length; j++) {
-    const other = sorted[j] as Uint32Array;
     const next = new Uint32Array(out.length);
-    let n = 0;
-    for (let i = 0, at = 0; i < out.length && at < other.length; i++) {
-      const v = out[i] as number;
-      at = seek(other, v, at);
-      if (other[at] === v) next[n++] = v;
-    }
-    out = next.subarray(0, n);
+    out = next.subarray(0, intersectInto(out, sorted[j] as Uint32Array, next));
   }
   return out;
+}
+
+/** Writes the values `short` and `long` (ascending, each value once) share into `out` from its
+ * start, ascending, and says how many: `short`'s looked for in `long` (seek). */
+export function intersectInto(short: ArrayLike<number>, long: ArrayLike<number>, out: { [i: number]: number }): number {
+  let n = 0;
+  for (let i = 0, at = 0; i < short.length && at < long.length; i++) {
+    const v = short[i] as number;
+    at = seek(long, v, at);
+    if (long[at] === v) out[n++] = v;
+  }
+  return n;
 }
 
 /** How many values two ascending lists (each value once) share: the shorter looked for in the

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.ts';
-import { indexIn, seek } from '../sorted.ts';
+import { indexIn, intersectInto, seek } from '../sorted.ts';
 import { idsOf, LIST_FROM_FTS, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
@@ -59,18 +59,11 @@ class BestPages {
   }
 }
 
-/** The values in both `a` and `b` (ascending, each value once), ascending: the shorter's looked
- * for in the longer (seek). */
+/** The values in both `a` and `b` (ascending, each value once), ascending, in a buffer of their own. */
 function intersection(a: Float64Array, b: Float64Array): Float64Array {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   const out = new Float64Array(short.length);
-  let n = 0;
-  for (let i = 0, at = 0; i < short.length && at < long.length; i++) {
-    const v = short[i] as number;
-    at = seek(long, v, at);
-    if (long[at] === v) out[n++] = v;
-  }
-  return out.slice(0, n);
+  return out.slice(0, intersectInto(short, long, out));
 }
 
 /** The ascending ids in any of `lists` (each ascending), each once: merged a pair at a time, in
