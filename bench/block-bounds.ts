@@ -1,7 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { impact } from '#service/search/sqlite/max-score.ts';
-import { K1, lengthNorm, PostingsStage } from '#service/search/sqlite/postings.ts';
+import { PostingsStage } from '#service/search/sqlite/postings.ts';
 import { parseQuery } from '#service/search/tokenize.ts';
 import { queries } from './_search-load.ts';
 
@@ -9,7 +8,7 @@ import { queries } from './_search-load.ts';
  * `node bench/block-bounds.ts --index FILE [--min-pages N] [--block N]`: how far block bounds could
  * prune the first stage on an index (decision 0089). For each judged query's term whose list holds
  * at least N pages, the list cut into blocks of `block` entries, each block's highest BM25 term
- * weight (without the idf, which the ratios do not depend on) over the list's highest; printed,
+ * weight (the impact the reader works out as it reads the list) over the list's highest; printed,
  * the median over those lists of the median block's ratio and of the tenth-percentile block's.
  * Near 1, a block can seldom be skipped that the whole list could not.
  */
@@ -30,11 +29,6 @@ if (!Number.isInteger(minPages) || minPages < 1 || !Number.isInteger(block) || b
 const db = new DatabaseSync(values.index, { readOnly: true });
 const stage = new PostingsStage(db);
 if (!stage.refresh()) throw new Error(`${values.index} has no postings in a format this version reads`);
-const rows = db.prepare('SELECT page_id AS id, length FROM page_terms').all() as { id: number; length: number }[];
-const lengths = new Map(rows.map((r) => [r.id, r.length]));
-const avg = rows.reduce((a, r) => a + r.length, 0) / rows.length;
-// The term weight with an idf of 1: the ratios below do not depend on it.
-const weight = (f: number, id: number) => impact(1, f, lengthNorm(lengths.get(id) as number, avg), K1);
 
 const words = [
   ...new Set(
@@ -52,11 +46,11 @@ for (const term of terms) {
   // One list at a time, in whichever format the index keeps it.
   const list = stage.lists([term]).get(term);
   if (!list || list.docs.length < minPages) continue;
-  const { docs, freqs } = list;
+  const { docs, impacts } = list;
   const bounds: number[] = [];
   for (let from = 0; from < docs.length; from += block) {
     let best = 0;
-    for (let i = from; i < Math.min(docs.length, from + block); i++) best = Math.max(best, weight(freqs[i] as number, docs[i] as number));
+    for (let i = from; i < Math.min(docs.length, from + block); i++) best = Math.max(best, impacts[i] as number);
     bounds.push(best);
   }
   bounds.sort((a, b) => a - b);

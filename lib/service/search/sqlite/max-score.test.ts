@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { impact, listBound, maxScoreTopK, type Term } from './max-score.ts';
+import { impact, maxScoreTopK, type Term } from './max-score.ts';
 
 const K1 = 1.2;
 
@@ -18,18 +18,24 @@ function random(seed: number): () => number {
 
 /** Every posting scored, summed in the terms' order, the k best by score then id: the exhaustive
  * first stage (postings.ts) written plainly. */
-function exhaustive(terms: readonly Term[], norm: Float64Array, k: number, allowed: Uint8Array | null) {
+function exhaustive(terms: readonly Term[], k: number, allowed: Uint8Array | null) {
   const scores = new Map<number, number>();
   for (const t of terms)
     for (let i = 0; i < t.docs.length; i++) {
       const d = t.docs[i] as number;
-      scores.set(d, (scores.get(d) ?? 0) + impact(t.idf, t.freqs[i] as number, norm[d] as number, K1));
+      scores.set(d, (scores.get(d) ?? 0) + (t.impacts[i] as number));
     }
   return [...scores]
     .filter(([d]) => !allowed || allowed[d])
     .map(([id, s]) => ({ id, s }))
     .sort((a, b) => b.s - a.s || a.id - b.id)
     .slice(0, k);
+}
+
+/** A term's list as postings.ts reads it: each posting's impact, as float32, and the highest. */
+function scoredTerm(docs: readonly number[], freqs: readonly number[], idf: number, norm: Float64Array): Term {
+  const impacts = Float32Array.from(docs, (d, i) => impact(idf, freqs[i] as number, norm[d] as number, K1));
+  return { docs: Uint32Array.from(docs), impacts, bound: Math.max(0, ...impacts) };
 }
 
 /** A corpus of `pages` pages and `count` terms, some common and some rare (Zipf-like), with
@@ -49,9 +55,7 @@ function corpus(rand: () => number, pages: number, count: number, coarse: boolea
       }
     const df = docs.length;
     const idf = Math.max(1e-6, Math.log((pages - df + 0.5) / (df + 0.5)));
-    const d32 = Uint32Array.from(docs);
-    const f32 = Float32Array.from(freqs);
-    terms.push({ docs: d32, freqs: f32, idf, bound: listBound(d32, f32, idf, norm, K1) });
+    terms.push(scoredTerm(docs, freqs, idf, norm));
   }
   return { norm, terms };
 }
@@ -70,8 +74,8 @@ describe('MaxScore first stage', () => {
         picked.sort(() => rand() - 0.5);
         const allowed = rand() < 0.25 ? Uint8Array.from(norm, () => (rand() < 0.3 ? 1 : 0)) : null;
         for (const k of [1, 3, 10, 60, 400]) {
-          const want = exhaustive(picked, norm, k, allowed);
-          const got = maxScoreTopK(picked, norm, K1, k, allowed);
+          const want = exhaustive(picked, k, allowed);
+          const got = maxScoreTopK(picked, k, allowed);
           assert.deepEqual(got.ranked, want, `seed ${seed}, query ${q}, k ${k}`);
           queries++;
         }
@@ -82,25 +86,24 @@ describe('MaxScore first stage', () => {
 
   it('skips postings when a rare term decides the best pages, and scores every one when k covers them all', () => {
     const rand = random(99);
-    const { norm, terms } = corpus(rand, 5000, 12, false);
+    const { terms } = corpus(rand, 5000, 12, false);
     // The most common term and a rare one.
     const query = [terms[0] as Term, terms[11] as Term];
     const total = query.reduce((a, t) => a + t.docs.length, 0);
-    const pruned = maxScoreTopK(query, norm, K1, 10, null);
-    assert.deepEqual(pruned.ranked, exhaustive(query, norm, 10, null));
+    const pruned = maxScoreTopK(query, 10, null);
+    assert.deepEqual(pruned.ranked, exhaustive(query, 10, null));
     assert.ok(pruned.scored < total / 2, `${pruned.scored} of ${total} postings scored`);
-    const all = maxScoreTopK(query, norm, K1, 5000, null);
+    const all = maxScoreTopK(query, 5000, null);
     assert.equal(all.scored, total, 'with every page wanted, nothing can be skipped');
-    assert.deepEqual(all.ranked, exhaustive(query, norm, 5000, null));
+    assert.deepEqual(all.ranked, exhaustive(query, 5000, null));
   });
 
   it('answers nothing for no terms or no k, and a page once however many terms it holds', () => {
     const norm = new Float64Array([1, 1, 1]);
-    assert.deepEqual(maxScoreTopK([], norm, K1, 10, null).ranked, []);
-    const t: Term = { docs: Uint32Array.from([0, 2]), freqs: Float32Array.from([1, 3]), idf: 2, bound: 0 };
-    t.bound = listBound(t.docs, t.freqs, t.idf, norm, K1);
-    assert.deepEqual(maxScoreTopK([t], norm, K1, 0, null).ranked, []);
-    const got = maxScoreTopK([t, t], norm, K1, 10, null).ranked;
+    assert.deepEqual(maxScoreTopK([], 10, null).ranked, []);
+    const t = scoredTerm([0, 2], [1, 3], 2, norm);
+    assert.deepEqual(maxScoreTopK([t], 0, null).ranked, []);
+    const got = maxScoreTopK([t, t], 10, null).ranked;
     assert.deepEqual(
       got.map((r) => r.id),
       [2, 0],

@@ -5,8 +5,9 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
  * The first stage's top k without scoring every posting (decisions 0084, 0128): MaxScore (Turtle
  * and Flood, 1995), document at a time, as Lucene and PISA run it.
  *
- * A page's score is the sum over the query's terms of `impact()`; each term's list has a bound, the
- * highest impact of any of its postings. The lists are walked side by side, page by page in the
+ * A page's score is the sum over the query's terms of `impact()`, which a list holds for each of
+ * its postings (postings.ts works it out once, as it reads the list); each term's list has a
+ * bound, the highest impact of any of its postings. The lists are walked side by side, page by page in the
  * order of ids, and each page is scored whole, so θ, the k-th best score so far, is a real score
  * from the first k pages on. The lists with the lowest bounds whose bounds add up to no more than θ
  * (the common words, the long ones) cannot lift a page that only they hold into the k best: they
@@ -24,11 +25,10 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
 /** What one term adds to a page's score (BM25's term weight): the one formula both passes use. */
 export const impact = (idf: number, f: number, norm: number, k1: number): number => (idf * f * (k1 + 1)) / (f + norm);
 
+/** A term's list: its pages and each one's impact(), and the highest of them. */
 export type Term = {
   docs: Uint32Array;
-  freqs: Float32Array;
-  idf: number;
-  /** The highest impact of any posting of the list. */
+  impacts: Float32Array;
   bound: number;
 };
 
@@ -36,21 +36,11 @@ export type Term = {
  * grown by this fraction does not beat θ. */
 const BOUND_MARGIN = 1e-9;
 
-/** The highest impact of a list's postings. */
-export function listBound(docs: Uint32Array, freqs: Float32Array, idf: number, norm: Float64Array, k1: number): number {
-  let best = 0;
-  for (let i = 0; i < docs.length; i++) {
-    const x = impact(idf, freqs[i] as number, norm[docs[i] as number] as number, k1);
-    if (x > best) best = x;
-  }
-  return best;
-}
-
 /** `scored`: the postings walked, and those found where a list was looked in. */
 export type TopK = { ranked: Ranked[]; scored: number };
 
 /** The k best pages (of those `allowed`) by the sum of their terms' impacts, best first, ties by id. */
-export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: number, k: number, allowed: AllowedPages | null): TopK {
+export function maxScoreTopK(terms: readonly Term[], k: number, allowed: AllowedPages | null): TopK {
   const m = terms.length;
   if (k <= 0 || !m) return { ranked: [], scored: 0 };
   // Lowest bound first; what the first i of them add up to at most.
@@ -84,7 +74,7 @@ export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: num
       at[j] = p + 1;
       scored++;
       if (!ok) continue;
-      const x = impact(t.idf, t.freqs[p] as number, norm[d] as number, k1);
+      const x = t.impacts[p] as number;
       impacts[j] = x;
       sum += x;
     }
@@ -101,7 +91,7 @@ export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: num
       at[j] = p;
       if (t.docs[p] !== d) continue;
       scored++;
-      const x = impact(t.idf, t.freqs[p] as number, norm[d] as number, k1);
+      const x = t.impacts[p] as number;
       impacts[j] = x;
       sum += x;
     }
@@ -114,7 +104,8 @@ export function maxScoreTopK(terms: readonly Term[], norm: Float64Array, k1: num
         while (looked < m && under(upTo[looked + 1] as number)) looked++;
       }
     }
-    impacts.fill(0);
+    // A loop, not fill(): a call of a builtin for a few places costs more than the places.
+    for (let j = 0; j < m; j++) impacts[j] = 0;
   }
   return { ranked: best.sorted(), scored };
 }

@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { indexIn, intersectSorted, seek } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
-import { impact, listBound, maxScoreTopK } from './max-score.ts';
+import { impact, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { Kept } from './kept.ts';
@@ -99,7 +99,16 @@ export function decodePostings(blob: Uint8Array): PostingList {
   };
 }
 
-const sizeOf = (term: string, list: PostingList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
+/**
+ * A list as this version of the index scores it: each posting's impact on its page's score
+ * (max-score.ts impact(): the term's idf, its frequency there and the page's length norm) in
+ * place of the frequency, and the highest of them. Worked out once as the list is read, so that
+ * a query reads one array in the order of the list, not each page's norm at random (decision 0148);
+ * kept as float32, the frequency's own size, and summed as float64 by every path alike.
+ */
+export type ScoredList = { docs: Uint32Array; impacts: Float32Array; bound: number; starts: Uint32Array; places: Uint16Array };
+
+const sizeOf = (term: string, list: ScoredList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
 
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
  * and present where all are), each standing for one concept (its index), or for none (-1: a join
@@ -127,8 +136,10 @@ type TermPassages = { blocks: (PassageBlock | null | undefined)[]; bytes: number
  * and the bytes of their blocks. */
 const PASSAGE_TERMS_KEPT = 100_000;
 const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
+/** What a list holds of some pages (heldOf): their places among them, and their impacts. */
+type Held = { at: Uint32Array; impacts: Float32Array };
 /** A term and its list (undefined when the index has none) as the last rank() call read them. */
-type TermList = { term: string; list: PostingList | undefined };
+type TermList = { term: string; list: ScoredList | undefined };
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
 const MAX_COMPLETIONS = 3;
@@ -143,7 +154,7 @@ export class PostingsStage implements FirstStage {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer(100_000);
   #q: Statements | null = null;
-  readonly #cache = new Map<string, PostingList | null>();
+  readonly #cache = new Map<string, ScoredList | null>();
   #cachedBytes = 0;
   #pages = 0;
   /** K of BM25's denominator per page id: k1 × (1 − b + b × length / average length). */
@@ -156,8 +167,6 @@ export class PostingsStage implements FirstStage {
    * after a pruned one (max-score.ts), a page's are looked up when asked (#maskOf). */
   #everyPosting = true;
   readonly #lookedUp = new Map<number, number>();
-  /** Each list's highest impact (max-score.ts), for the norms and page count of this version. */
-  #bounds = new WeakMap<PostingList, number>();
   readonly #prune: Prune;
   readonly #cacheBytes: number;
   /** Postings whose impact the last rank() call worked out, and those of its terms. */
@@ -168,9 +177,11 @@ export class PostingsStage implements FirstStage {
   /** Scratch space of passageShares(): each block's score, and the blocks it touched. */
   readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
-  #lastLists = new Map<string, PostingList>();
-  /** The last rank() call's terms, each once, in the order a page's score is summed in. */
-  #lastTerms: { list: PostingList; idf: number }[] = [];
+  #lastLists = new Map<string, ScoredList>();
+  /** Arrays of ids scores() was asked about (by identity), sorted, and what each list holds of them. */
+  readonly #asked = new WeakMap<readonly number[], { sorted: Uint32Array; held: WeakMap<ScoredList, Held> }>();
+  /** The last rank() call's terms' lists, each once, in the order a page's score is summed in. */
+  #lastTerms: ScoredList[] = [];
   /** How the index's rows are read: packed, or as an index from before decision 0085 has them. */
   #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
   /** Whether the lists' passages are stored apart (POSTINGS_FORMAT), by term and block. */
@@ -200,7 +211,6 @@ export class PostingsStage implements FirstStage {
   refresh(): boolean {
     this.#cache.clear();
     this.#cachedBytes = 0;
-    this.#bounds = new WeakMap();
     // An index file from before the postings (schema migrations run in the service's own
     // connection first, so this is a race with an upgrade at most) has nothing to read yet.
     const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_meta'").get();
@@ -252,7 +262,7 @@ export class PostingsStage implements FirstStage {
   }
 
   /** The posting lists of those of `terms` the index holds (kept in memory like the query's own). */
-  lists(terms: readonly string[]): Map<string, PostingList> {
+  lists(terms: readonly string[]): Map<string, ScoredList> {
     return this.#postings(terms);
   }
 
@@ -264,8 +274,8 @@ export class PostingsStage implements FirstStage {
     return rows.map((r) => reversed(r.reversed));
   }
 
-  #postings(terms: readonly string[]): Map<string, PostingList> {
-    const out = new Map<string, PostingList>();
+  #postings(terms: readonly string[]): Map<string, ScoredList> {
+    const out = new Map<string, ScoredList>();
     const missing: string[] = [];
     for (const t of terms) {
       const list = this.#cache.get(t);
@@ -280,7 +290,7 @@ export class PostingsStage implements FirstStage {
     if (!missing.length) return out;
     const found = new Set<string>();
     for (const r of (this.#q as Statements).lookup.all(JSON.stringify(missing)) as { term: string; data: Uint8Array }[]) {
-      const list = this.#unpack(r.data);
+      const list = this.#withImpacts(this.#unpack(r.data));
       found.add(r.term);
       out.set(r.term, list);
       this.#remember(r.term, list);
@@ -289,7 +299,22 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
-  #remember(term: string, list: PostingList | null): void {
+  /** A list read from the index, scored (its frequencies become its impacts, in place). */
+  #withImpacts(list: PostingList): ScoredList {
+    const { docs, freqs } = list;
+    const df = docs.length;
+    const idf = Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5)));
+    const norm = this.#norm;
+    const impacts = freqs;
+    let bound = 0;
+    for (let i = 0; i < df; i++) {
+      impacts[i] = impact(idf, freqs[i] as number, norm[docs[i] as number] as number, K1);
+      if ((impacts[i] as number) > bound) bound = impacts[i] as number;
+    }
+    return { docs, impacts, bound, starts: list.starts, places: list.places };
+  }
+
+  #remember(term: string, list: ScoredList | null): void {
     this.#cache.set(term, list);
     this.#cachedBytes += sizeOf(term, list);
     for (const [t, l] of this.#cache) {
@@ -409,7 +434,7 @@ export class PostingsStage implements FirstStage {
 
   /** The passage numbers of posting `at` of a term's list: in the list, or in its block (read
    * with the others #readAhead was asked for, or on its own); null when it has none. */
-  #placesAt(term: string, list: PostingList, at: number): Uint16Array | null {
+  #placesAt(term: string, list: ScoredList, at: number): Uint16Array | null {
     if (list.starts.length) return list.places.subarray(list.starts[at], list.starts[at + 1]);
     if (!this.#apart || !passagesApart(list.docs.length)) return null;
     const k = Math.floor(at / PASSAGE_BLOCK);
@@ -438,7 +463,7 @@ export class PostingsStage implements FirstStage {
   }
 
   /** Reads blocks `ks` of a term's passages (one it does not have is kept as none); the term's blocks. */
-  #readBlocks(term: string, list: PostingList, ks: readonly number[]): (PassageBlock | null | undefined)[] {
+  #readBlocks(term: string, list: ScoredList, ks: readonly number[]): (PassageBlock | null | undefined)[] {
     const kept = this.#blocks.use(term) ?? { blocks: [], bytes: 64 + 2 * term.length };
     for (const k of ks) kept.blocks[k] = null;
     for (const r of (this.#q as Statements).passages.all(term, JSON.stringify(ks)) as { block: number; data: Uint8Array }[]) {
@@ -542,20 +567,22 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  /**
+   * An array of ids asked about again and again (a version's hubs, query.ts: the same array for
+   * every question) is remembered with what each list it was scored against holds of it, for as
+   * long as both live: the everyday words of questions come back in most of them.
+   */
   scores(ids: readonly number[]): Map<number, number> {
-    // In ascending order, each list looked in from where the page before was (seek): a question's
-    // hundreds of hubs cost a few steps a list each, not a binary search of a list of 10⁵ pages.
-    const sorted = Uint32Array.from(ids).sort();
+    let asked = this.#asked.get(ids);
+    if (!asked) this.#asked.set(ids, (asked = { sorted: Uint32Array.from(ids).sort(), held: new WeakMap() }));
+    const { sorted } = asked;
     const sums = new Float64Array(sorted.length);
     // Each page's score summed in the terms' order, as rank() sums it.
-    for (const { list, idf } of this.#lastTerms) {
-      const { docs, freqs } = list;
-      for (let i = 0, at = 0; i < sorted.length; i++) {
-        const id = sorted[i] as number;
-        at = seek(docs, id, at);
-        if (at >= docs.length) break;
-        if (docs[at] === id) sums[i] = (sums[i] as number) + impact(idf, freqs[at] as number, this.#norm[id] as number, K1);
-      }
+    for (const list of this.#lastTerms) {
+      let held = asked.held.get(list);
+      if (!held) asked.held.set(list, (held = heldOf(list, sorted)));
+      for (let i = 0; i < held.at.length; i++)
+        sums[held.at[i] as number] = (sums[held.at[i] as number] as number) + (held.impacts[i] as number);
     }
     const out = new Map<number, number>();
     for (let i = 0; i < sorted.length; i++) if ((sums[i] as number) > 0) out.set(sorted[i] as number, sums[i] as number);
@@ -576,7 +603,7 @@ export class PostingsStage implements FirstStage {
    */
   #rank(
     phrases: readonly Phrase[],
-    lists: ReadonlyMap<string, PostingList>,
+    lists: ReadonlyMap<string, ScoredList>,
     concepts: number,
     k: number,
     allowed: AllowedPages | null,
@@ -593,7 +620,7 @@ export class PostingsStage implements FirstStage {
     this.#lookedUp.clear();
     this.#full = concepts >= 32 ? 0xffffffff : ((1 << concepts) >>> 0) - 1;
     // Each term once, in the phrases' order: the order a page's score is summed in.
-    const terms: { list: PostingList; idf: number }[] = [];
+    const terms: ScoredList[] = [];
     const seen = new Set<string>();
     let total = 0;
     for (const p of phrases)
@@ -601,32 +628,23 @@ export class PostingsStage implements FirstStage {
         const list = lists.get(t);
         if (seen.has(t) || !list) continue;
         seen.add(t);
-        const df = list.docs.length;
-        terms.push({ list, idf: Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5))) });
-        total += df;
+        terms.push(list);
+        total += list.docs.length;
       }
     this.#lastTerms = terms;
-    const norm = this.#norm;
     if (this.#prune === 'always' || (this.#prune === 'auto' && total >= PRUNE_FROM && k <= PRUNE_MAX_K)) {
       this.#everyPosting = false;
-      const pruned = maxScoreTopK(
-        terms.map(({ list, idf }) => ({ docs: list.docs, freqs: list.freqs, idf, bound: this.#boundOf(list, idf) })),
-        norm,
-        K1,
-        k,
-        allowed,
-      );
+      const pruned = maxScoreTopK(terms, k, allowed);
       this.#scored = { scored: pruned.scored, total };
       return pruned.ranked;
     }
     this.#everyPosting = true;
     let n = 0;
-    for (const { list, idf } of terms) {
-      const { docs, freqs } = list;
+    for (const { docs, impacts } of terms) {
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
         if (acc[d] === 0) touched[n++] = d;
-        acc[d] = (acc[d] as number) + impact(idf, freqs[i] as number, norm[d] as number, K1);
+        acc[d] = (acc[d] as number) + (impacts[i] as number);
       }
     }
     for (const p of phrases) {
@@ -639,13 +657,6 @@ export class PostingsStage implements FirstStage {
     this.#touchedCount = n;
     this.#scored = { scored: total, total };
     return topK(acc, touched, n, k, allowed);
-  }
-
-  /** The highest impact of a list's postings (max-score.ts), worked out once a list and version. */
-  #boundOf(list: PostingList, idf: number): number {
-    let bound = this.#bounds.get(list);
-    if (bound === undefined) this.#bounds.set(list, (bound = listBound(list.docs, list.freqs, idf, this.#norm, K1)));
-    return bound;
   }
 
   /** Which of the last rank() call's concepts page `id` holds, as a mask: a concept is held when
@@ -675,6 +686,24 @@ export class PostingsStage implements FirstStage {
   }
 }
 
+/** What a list holds of pages `sorted` (ascending): their places in `sorted`, and their impacts.
+ * Each looked for from where the page before was (seek): hundreds of hubs cost a few steps each in
+ * a list of 10⁵ pages, not a binary search each. */
+function heldOf(list: ScoredList, sorted: Uint32Array): Held {
+  const { docs, impacts } = list;
+  const at: number[] = [];
+  const held: number[] = [];
+  for (let i = 0, p = 0; i < sorted.length; i++) {
+    p = seek(docs, sorted[i] as number, p);
+    if (p >= docs.length) break;
+    if (docs[p] === sorted[i]) {
+      at.push(i);
+      held.push(impacts[p] as number);
+    }
+  }
+  return { at: Uint32Array.from(at), impacts: Float32Array.from(held) };
+}
+
 /** The concepts a phrase stands for, as a mask: its own, or those of the words it joins. */
 const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
 
@@ -686,9 +715,9 @@ function popcount(mask: number): number {
 }
 
 /** Page ids in every list (none when a list is missing). */
-function intersect(lists: readonly (PostingList | undefined)[]): Uint32Array {
+function intersect(lists: readonly (ScoredList | undefined)[]): Uint32Array {
   if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
-  return intersectSorted((lists as PostingList[]).map((l) => l.docs));
+  return intersectSorted((lists as ScoredList[]).map((l) => l.docs));
 }
 
 /** The k highest scores among the touched pages (those `allowed`, when given), best first, ties by id; a bounded min-heap. */

@@ -1,7 +1,7 @@
 import { intersectSorted, sharedCount } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import { bestCandidate, editsOf, editWord, likelihood, MIN_CORRECTED_LENGTH, typistEdits, type Candidate, type Edit } from '../typos.ts';
-import type { PostingList, PostingsStage } from './postings.ts';
+import type { PostingsStage, ScoredList } from './postings.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 /** At most this many words of one query are corrected (the rest are searched as typed). */
@@ -155,7 +155,7 @@ export class Speller {
 }
 
 /** The pages holding every term of a phrase. */
-function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, PostingList>): Uint32Array | null {
+function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, ScoredList>): Uint32Array | null {
   const held: Uint32Array[] = [];
   for (const t of terms) {
     const list = lists.get(t);
