@@ -35,6 +35,8 @@ export type Term = {
 /** Bounds are sums in another order than a score's: a page is pruned only when even its bound
  * grown by this fraction does not beat θ. */
 const BOUND_MARGIN = 1e-9;
+/** Past any page id. */
+const END = 2 ** 32;
 
 /** `scored`: the postings walked, and those found where a list was looked in. */
 export type TopK = { ranked: Ranked[]; scored: number };
@@ -56,56 +58,70 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
   // The lists order[0 .. looked) are looked in only; the others are walked.
   let looked = 0;
   let scored = 0;
-  for (;;) {
-    let d = Infinity;
+  // The least page the walked lists stand at (END: they are all walked through).
+  const least = () => {
+    let d = END;
     for (let i = looked; i < m; i++) {
-      const j = order[i] as number;
-      const docs = (terms[j] as Term).docs;
-      if ((at[j] as number) < docs.length && (docs[at[j] as number] as number) < d) d = docs[at[j] as number] as number;
+      const { docs } = terms[order[i] as number] as Term;
+      const p = at[order[i] as number] as number;
+      if (p < docs.length && (docs[p] as number) < d) d = docs[p] as number;
     }
-    if (d === Infinity) break;
+    return d;
+  };
+  for (let d = least(); d !== END;) {
     const ok = !allowed || allowed[d];
     let sum = 0;
+    // Each walked list steps past d when it holds it, and says where it stands next: one pass.
+    let next = END;
     for (let i = looked; i < m; i++) {
       const j = order[i] as number;
       const t = terms[j] as Term;
-      const p = at[j] as number;
-      if (t.docs[p] !== d) continue;
-      at[j] = p + 1;
-      scored++;
-      if (!ok) continue;
-      const x = t.impacts[p] as number;
-      impacts[j] = x;
-      sum += x;
-    }
-    if (!ok) continue;
-    let kept = true;
-    for (let i = looked - 1; i >= 0; i--) {
-      if (under(sum + (upTo[i + 1] as number))) {
-        kept = false;
-        break;
+      const docs = t.docs;
+      let p = at[j] as number;
+      if (docs[p] === d) {
+        scored++;
+        if (ok) {
+          const x = t.impacts[p] as number;
+          impacts[j] = x;
+          sum += x;
+        }
+        at[j] = ++p;
       }
-      const j = order[i] as number;
-      const t = terms[j] as Term;
-      const p = seek(t.docs, d, at[j] as number);
-      at[j] = p;
-      if (t.docs[p] !== d) continue;
-      scored++;
-      const x = t.impacts[p] as number;
-      impacts[j] = x;
-      sum += x;
+      if (p < docs.length && (docs[p] as number) < next) next = docs[p] as number;
     }
-    if (kept) {
-      // Summed in the terms' own order, as scoring every posting sums it.
-      let s = 0;
-      for (let j = 0; j < m; j++) if (impacts[j]) s += impacts[j] as number;
-      if (best.offer(d, s)) {
-        theta = best.floor;
-        while (looked < m && under(upTo[looked + 1] as number)) looked++;
+    if (ok) {
+      let kept = true;
+      for (let i = looked - 1; i >= 0; i--) {
+        if (under(sum + (upTo[i + 1] as number))) {
+          kept = false;
+          break;
+        }
+        const j = order[i] as number;
+        const t = terms[j] as Term;
+        const p = seek(t.docs, d, at[j] as number);
+        at[j] = p;
+        if (t.docs[p] !== d) continue;
+        scored++;
+        const x = t.impacts[p] as number;
+        impacts[j] = x;
+        sum += x;
       }
+      if (kept) {
+        // Summed in the terms' own order, as scoring every posting sums it.
+        let s = 0;
+        for (let j = 0; j < m; j++) if (impacts[j]) s += impacts[j] as number;
+        if (best.offer(d, s)) {
+          theta = best.floor;
+          const walked = looked;
+          while (looked < m && under(upTo[looked + 1] as number)) looked++;
+          // Fewer lists walked: the next page is the least of theirs.
+          if (looked !== walked) next = least();
+        }
+      }
+      // A loop, not fill(): a call of a builtin for a few places costs more than the places.
+      for (let j = 0; j < m; j++) impacts[j] = 0;
     }
-    // A loop, not fill(): a call of a builtin for a few places costs more than the places.
-    for (let j = 0; j < m; j++) impacts[j] = 0;
+    d = next;
   }
   return { ranked: best.sorted(), scored };
 }
