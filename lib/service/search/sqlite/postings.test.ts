@@ -214,6 +214,33 @@ describe('postings', () => {
     }
   });
 
+  it('score one array of pages asked about again (the hubs) for each query anew, as rank() scores them', () => {
+    const stage = new PostingsStage(db);
+    assert.equal(stage.refresh(), true);
+    const hubs = Array.from({ length: 45 }, (_, i) => 44 - i);
+    let scored = 0;
+    // Queries sharing terms and not, and the first again: what each list holds is remembered,
+    // never what a query added up.
+    for (const q of ['router descaling', 'vacuum brewing firewall', 'router kettle', 'router descaling']) {
+      const { concepts: c, joins } = concepts(q);
+      const every = new Map(postings.rank(c, joins, 1000).map((r) => [r.id, r.s]));
+      stage.rank(c, joins, 10);
+      for (let asked = 0; asked < 2; asked++) {
+        const scores = stage.scores(hubs);
+        for (const id of hubs) {
+          const want = every.get(id);
+          const got = scores.get(id);
+          assert.ok(
+            want === got || Math.abs((got ?? NaN) - (want ?? NaN)) < 1e-9 * Math.max(1, want ?? 0),
+            `${q}: page ${id} ${got} vs ${want}`,
+          );
+        }
+        scored += scores.size;
+      }
+    }
+    assert.ok(scored > 0, 'the pages hold some of the queries');
+  });
+
   it('answer the same with a cache of lists too small to keep any', () => {
     const forgetful = new PostingsStage(db, { cacheBytes: 1 });
     assert.equal(forgetful.refresh(), true);
