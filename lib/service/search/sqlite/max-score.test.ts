@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { impact, maxScoreTopK, type Term } from './max-score.ts';
+import { pageBits, wantsBits } from './page-bits.ts';
 
 const K1 = 1.2;
 
@@ -32,10 +33,17 @@ function exhaustive(terms: readonly Term[], k: number, allowed: Uint8Array | nul
     .slice(0, k);
 }
 
-/** A term's list as postings.ts reads it: each posting's impact, as float32, and the highest. */
+/** A term's list as postings.ts reads it: each posting's impact, as float32, and the highest;
+ * a long list's pages as a bitmap too. */
 function scoredTerm(docs: readonly number[], freqs: readonly number[], idf: number, norm: Float64Array): Term {
   const impacts = Float32Array.from(docs, (d, i) => impact(idf, freqs[i] as number, norm[d] as number, K1));
-  return { docs: Uint32Array.from(docs), impacts, bound: Math.max(0, ...impacts) };
+  const ids = Uint32Array.from(docs);
+  return {
+    docs: ids,
+    impacts,
+    bound: Math.max(0, ...impacts),
+    pages: wantsBits(ids.length, norm.length) ? pageBits(ids, norm.length) : null,
+  };
 }
 
 /** A corpus of `pages` pages and `count` terms, some common and some rare (Zipf-like), with
@@ -67,6 +75,8 @@ describe('MaxScore first stage', () => {
       const rand = random(seed);
       const coarse = seed % 3 === 0;
       const { norm, terms } = corpus(rand, 400 + Math.floor(rand() * 1600), 24, coarse);
+      // The common terms' lists are looked in through their bitmaps, the others by galloping.
+      assert.ok(terms.some((t) => t.pages) && terms.some((t) => !t.pages), `seed ${seed}: lists of both kinds`);
       for (let q = 0; q < 40; q++) {
         const picked = terms.filter(() => rand() < 0.2);
         if (!picked.length) picked.push(terms[Math.floor(rand() * terms.length)] as Term);

@@ -1,5 +1,6 @@
 import { seek } from '../sorted.ts';
 import type { AllowedPages, Ranked } from './first-stage.ts';
+import { placeIn, type PageBits } from './page-bits.ts';
 
 /**
  * The first stage's top k without scoring every posting (decisions 0084, 0128): MaxScore (Turtle
@@ -25,11 +26,13 @@ import type { AllowedPages, Ranked } from './first-stage.ts';
 /** What one term adds to a page's score (BM25's term weight): the one formula both passes use. */
 export const impact = (idf: number, f: number, norm: number, k1: number): number => (idf * f * (k1 + 1)) / (f + norm);
 
-/** A term's list: its pages and each one's impact(), and the highest of them. */
+/** A term's list: its pages and each one's impact(), and the highest of them; for a long list,
+ * its pages as a bitmap too (page-bits.ts), where it is looked in without a search. */
 export type Term = {
   docs: Uint32Array;
   impacts: Float32Array;
   bound: number;
+  pages?: PageBits | null;
 };
 
 /** Bounds are sums in another order than a score's: a page is pruned only when even its bound
@@ -98,9 +101,16 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
         }
         const j = order[i] as number;
         const t = terms[j] as Term;
-        const p = seek(t.docs, d, at[j] as number);
-        at[j] = p;
-        if (t.docs[p] !== d) continue;
+        let p: number;
+        if (t.pages) {
+          // Looked in only from now on, never walked again: its place in the walk is not kept.
+          p = placeIn(t.pages, d);
+          if (p < 0) continue;
+        } else {
+          p = seek(t.docs, d, at[j] as number);
+          at[j] = p;
+          if (t.docs[p] !== d) continue;
+        }
         scored++;
         const x = t.impacts[p] as number;
         impacts[j] = x;

@@ -6,6 +6,7 @@ import { impact, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { Kept } from './kept.ts';
+import { pageBits, placeIn, wantsBits, type PageBits } from './page-bits.ts';
 import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from './packed-postings.ts';
 
 /**
@@ -106,9 +107,18 @@ export function decodePostings(blob: Uint8Array): PostingList {
  * a query reads one array in the order of the list, not each page's norm at random (decision 0148);
  * kept as float32, the frequency's own size, and summed as float64 by every path alike.
  */
-export type ScoredList = { docs: Uint32Array; impacts: Float32Array; bound: number; starts: Uint32Array; places: Uint16Array };
+export type ScoredList = {
+  docs: Uint32Array;
+  impacts: Float32Array;
+  bound: number;
+  /** A long list's pages as a bitmap (page-bits.ts), null for a shorter one. */
+  pages: PageBits | null;
+  starts: Uint32Array;
+  places: Uint16Array;
+};
 
-const sizeOf = (term: string, list: ScoredList | null) => term.length + (list ? list.docs.buffer.byteLength : 0);
+const sizeOf = (term: string, list: ScoredList | null) =>
+  term.length + (list ? list.docs.buffer.byteLength + (list.pages ? list.pages.bits.byteLength + list.pages.before.byteLength : 0) : 0);
 
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
  * and present where all are), each standing for one concept (its index), or for none (-1: a join
@@ -311,7 +321,8 @@ export class PostingsStage implements FirstStage {
       impacts[i] = impact(idf, freqs[i] as number, norm[docs[i] as number] as number, K1);
       if ((impacts[i] as number) > bound) bound = impacts[i] as number;
     }
-    return { docs, impacts, bound, starts: list.starts, places: list.places };
+    const pages = wantsBits(df, norm.length) ? pageBits(docs, norm.length) : null;
+    return { docs, impacts, bound, pages, starts: list.starts, places: list.places };
   }
 
   #remember(term: string, list: ScoredList | null): void {
@@ -674,7 +685,7 @@ export class PostingsStage implements FirstStage {
         let all = true;
         for (let i = 0; i < p.terms.length && all; i++) {
           const list = this.#lastLists.get(p.terms[i] as string);
-          all = list !== undefined && indexIn(list.docs, id) >= 0;
+          all = list !== undefined && (list.pages ? placeIn(list.pages, id) : indexIn(list.docs, id)) >= 0;
         }
         if (all) mask = (mask | bit) >>> 0;
       }
