@@ -12,8 +12,8 @@ import { placeIn, type PageBits } from './page-bits.ts';
  * order of ids, and each page is scored whole, so θ, the k-th best score so far, is a real score
  * from the first k pages on. The lists with the lowest bounds whose bounds add up to no more than θ
  * (the common words, the long ones) cannot lift a page that only they hold into the k best: they
- * stop being walked, and are only looked in (galloping, sorted.ts seek) for the pages the others
- * hold, from the highest bound down, until what is left of them cannot lift the page past θ. As θ
+ * stop being walked, and are only looked in (through a long list's bitmap, page-bits.ts, else by
+ * galloping, sorted.ts seek) for the pages the others hold, from the highest bound down, until what is left of them cannot lift the page past θ. As θ
  * rises, more lists stop being walked.
  *
  * Exact: the same pages in the same order with the same scores as scoring every posting (topK in

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { indexIn } from '../sorted.ts';
-import { pageBits, placeIn, wantsBits } from './page-bits.ts';
+import { pageBits, placeIn, popcount, wantsBits } from './page-bits.ts';
 
 describe('page bitmaps of long posting lists', () => {
   it('find every page where a binary search finds it, and none it does not hold', () => {
@@ -17,6 +17,16 @@ describe('page bitmaps of long posting lists', () => {
         for (let d = 0; d < ids + 70; d++) assert.equal(placeIn(bits, d), indexIn(docs, d), `${ids} ids, share ${share}, page ${d}`);
       }
     }
+  });
+
+  it('count the bits of any 32-bit word, a mask of every concept among them', () => {
+    const slow = (x: number) => {
+      let n = 0;
+      for (let m = x >>> 0; m; m &= m - 1) n++;
+      return n;
+    };
+    for (const x of [0, 1, 0x80000000, 0x7fffffff, 0xffffffff, -1, 0xdeadbeef]) assert.equal(popcount(x), slow(x), `${x}`);
+    for (let i = 0, x = 1; i < 2000; i++, x = Math.imul(x, 2654435761) + i) assert.equal(popcount(x >>> 0), slow(x), `${x >>> 0}`);
   });
 
   it('are kept for a list holding at least a sixteenth of the pages', () => {

@@ -31,7 +31,7 @@ export function placeIn(b: PageBits, d: number): number {
 }
 
 /** The bits set in a 32-bit word. */
-function popcount(x: number): number {
+export function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   x = (x + (x >>> 4)) & 0x0f0f0f0f;

@@ -6,7 +6,7 @@ import { impact, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { Kept } from './kept.ts';
-import { pageBits, placeIn, wantsBits, type PageBits } from './page-bits.ts';
+import { pageBits, placeIn, popcount, wantsBits, type PageBits } from './page-bits.ts';
 import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from './packed-postings.ts';
 
 /**
@@ -719,13 +719,6 @@ function heldOf(list: ScoredList, sorted: Uint32Array): Held {
 
 /** The concepts a phrase stands for, as a mask: its own, or those of the words it joins. */
 const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
-
-/** The bits set in a 32-bit mask. */
-function popcount(mask: number): number {
-  let n = 0;
-  for (let m = mask >>> 0; m; m &= m - 1) n++;
-  return n;
-}
 
 /** Page ids in every list (none when a list is missing). */
 function intersect(lists: readonly (ScoredList | undefined)[]): Uint32Array {
