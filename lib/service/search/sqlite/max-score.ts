@@ -32,7 +32,7 @@ export type Term = {
   docs: Uint32Array;
   impacts: Float32Array;
   bound: number;
-  pages?: PageBits | null;
+  pages: PageBits | null;
 };
 
 /** Bounds are sums in another order than a score's: a page is pruned only when even its bound

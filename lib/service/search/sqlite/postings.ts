@@ -117,6 +117,10 @@ export type ScoredList = {
   places: Uint16Array;
 };
 
+/** Where page `id` is in a list (its place among the list's ids), or -1: through its bitmap when
+ * it has one, else by a binary search. */
+const placeOf = (list: ScoredList, id: number): number => (list.pages ? placeIn(list.pages, id) : indexIn(list.docs, id));
+
 const sizeOf = (term: string, list: ScoredList | null) =>
   term.length + (list ? list.docs.buffer.byteLength + (list.pages ? list.pages.bits.byteLength + list.pages.before.byteLength : 0) : 0);
 
@@ -430,7 +434,7 @@ export class PostingsStage implements FirstStage {
   #placesOf(lists: readonly TermList[], id: number): ArrayLike<number> | null {
     let held = null as ArrayLike<number> | null;
     for (const { term, list } of lists) {
-      const at = list ? indexIn(list.docs, id) : -1;
+      const at = list ? placeOf(list, id) : -1;
       if (!list || at < 0) return null;
       const here = this.#placesAt(term, list, at);
       if (!here) return null;
@@ -464,7 +468,7 @@ export class PostingsStage implements FirstStage {
       const kept = this.#blocks.use(term)?.blocks;
       const wanted = new Set<number>();
       for (const id of ids) {
-        const at = indexIn(list.docs, id);
+        const at = placeOf(list, id);
         if (at < 0) continue;
         const k = Math.floor(at / PASSAGE_BLOCK);
         if (kept?.[k] === undefined) wanted.add(k);
@@ -685,7 +689,7 @@ export class PostingsStage implements FirstStage {
         let all = true;
         for (let i = 0; i < p.terms.length && all; i++) {
           const list = this.#lastLists.get(p.terms[i] as string);
-          all = list !== undefined && (list.pages ? placeIn(list.pages, id) : indexIn(list.docs, id)) >= 0;
+          all = list !== undefined && placeOf(list, id) >= 0;
         }
         if (all) mask = (mask | bit) >>> 0;
       }
