@@ -137,6 +137,31 @@ describe('definitions as the index stores them', () => {
     db.close();
   });
 
+  it('walk the named definitions tier by tier, each bounded by its own links, before the others', () => {
+    // 2,000 pages define `alpha beta`: no link names 1,980 of them and one link names each of the
+    // other 20. One more page, named by 64 links, holds `alpha` only (no match: a definition must
+    // hold two concepts of a question of two), and makes 64 the most links naming one, so that a
+    // one-link definition's prior is far under the highest.
+    const rows: DescribedRow[] = [];
+    for (let page = 1; page <= 2000; page++)
+      rows.push({ page, term: `name${page}`, terms: ['alpha', 'beta', `own${page}`], links: page % 100 === 0 ? 1 : 0 });
+    rows.push({ page: 2001, term: 'famous', terms: ['alpha', 'gamma'], links: 64 });
+    const db = openIndexDatabase(':memory:');
+    const reader = store(db, rows)();
+    const expected = new Descriptions(rows).match([['alpha'], ['beta']], 20);
+    const found = reader.match([['alpha'], ['beta']], 20);
+    same(found, expected, 'alpha beta');
+    assert.deepEqual(
+      found.map((m) => m.page),
+      Array.from({ length: 20 }, (_, i) => 100 * (i + 1)),
+    );
+    // The one-link tier's walk finds the 20; then no definition no link names can beat them, and
+    // none is walked. Bounded by a one-link definition's prior, as the walk over every
+    // definition was before the tiers, all 4,000 places of the two lists were.
+    assert.ok(reader.read <= 2 * 20 + 2, `${reader.read} places read`);
+    db.close();
+  });
+
   it('keep the terms they are given: what the postings call a term, the stored documents do too', () => {
     const words = ['Running', 'naïve', 'Straße', 'asyncio', 'gather2', 'データ', 'Ελληνικά', 'x', 'ÉCOLE', 'connections', 'हिन्दी'];
     const tokenizer = new FtsTokenizer();

@@ -1,13 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.ts';
-import { indexIn, intersectInto, seek } from '../sorted.ts';
+import { indexIn, seek } from '../sorted.ts';
 import { idsOf, LIST_FROM_FTS, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
-/** The terms' lists of definitions a reader keeps in memory by default, in bytes (8 a definition;
- * each list's few that many links name, #richOf, come on top), least recently used out first; and
- * the terms' counts of definitions. */
+/** The terms' lists of definitions a reader keeps in memory by default, in bytes (8 a
+ * definition), least recently used out first; and the terms' counts of definitions. */
 export const DEFINITION_LIST_BYTES = 128 * 1024 * 1024;
 const LISTS_KEPT = 200_000;
 const COUNTS_KEPT = 200_000;
@@ -15,17 +14,23 @@ const COUNTS_KEPT = 200_000;
  * than rounding: it is summed in another order than the score it bounds. */
 const ROUNDING = 1 + 1e-9;
 
-/** A concept of a question: the definitions holding any of its terms (ascending; none when no
- * definition holds one), how many its terms' lists hold together (its order), and its worth. */
-type Concept = { ids: Float64Array | null; size: number; idf: number };
+/** The definitions holding a term (or any of a concept's terms), each once: by their level
+ * (levelOf()), each level's ascending; and how many there are in all. */
+type Held = { levels: readonly Float64Array[]; size: number };
+/** A concept of a question: the definitions holding any of its terms (none when no definition
+ * holds one), how many its terms' lists hold together (its order), and its worth. */
+type Concept = { held: Held | null; size: number; idf: number };
 /** A concept's definitions as match() walks them: ascending, where the walk stands in them, and
  * what holding the concept adds to a definition's share at most. */
 type Cursor = { ids: Float64Array; at: number; idf: number; most: number };
 /** A page by its best definition. */
 type Best = { page: number; id: number; share: number };
-/** The fewest links naming a definition for it to be walked first (match()): at 10⁶ pages, 2.6 %
- * of the definitions, every other one weighed by at most 0.57 (chosen at 10⁶ pages, 1 to 3). */
-const RICH_FROM = 2;
+/** The level of a definition that `links` links name: 0 for none, 1 for one, 2 for two or three,
+ * 3 for four to seven, …; a definition of level L is weighed by at most namedPrior() of 2^L - 1
+ * links. */
+const levelOf = (links: number) => 32 - Math.clz32(links);
+/** A level of a list with no definitions in it. */
+const NONE = new Float64Array(0);
 
 /** Whether page `a` comes before `b` among the best: by share, then the lower page (pages are
  * offered in ascending order in a walk, and one that only equals a page's share comes after it). */
@@ -57,13 +62,6 @@ class BestPages {
     if (pages.length > this.#limit) pages.pop();
     if (pages.length >= this.#limit) this.floor = (pages[this.#limit - 1] as Best).share;
   }
-}
-
-/** The values in both `a` and `b` (ascending, each value once), ascending, in a buffer of their own. */
-function intersection(a: Float64Array, b: Float64Array): Float64Array {
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  const out = new Float64Array(short.length);
-  return out.slice(0, intersectInto(short, long, out));
 }
 
 /** The ascending ids in any of `lists` (each ascending), each once: merged a pair at a time, in
@@ -111,13 +109,10 @@ export class StoredDescriptions {
   /** The fewest definitions a term's list is stored packed for (described_lists), and how it is
    * read; null when the index stores none (one from before them, schema 14). */
   readonly #packed: { from: number; row: StatementSync } | null;
-  readonly #lists: Kept<string, Float64Array>;
+  readonly #lists: Kept<string, Held>;
   readonly #counts = new Kept<string, number>(COUNTS_KEPT);
   /** The definitions some link names (ascending) and their numbers of links, read once. */
   #linked: { ids: Float64Array; links: Uint32Array } | null = null;
-  /** The definitions RICH_FROM or more links name, and each list's of them (#rich, #richOf). */
-  #richIds: Float64Array | null = null;
-  readonly #richLists = new WeakMap<Float64Array, Float64Array>();
   /** The places of the concepts' lists the last match() went through: walked, or looked at while
    * looking a definition up (for the tests and the bench: a question reads this many). */
   read = 0;
@@ -132,7 +127,10 @@ export class StoredDescriptions {
     listBytes = DEFINITION_LIST_BYTES,
   ) {
     this.size = count;
-    this.#lists = new Kept<string, Float64Array>(LISTS_KEPT, { limit: listBytes, of: (l) => l.byteLength + 64 });
+    this.#lists = new Kept<string, Held>(LISTS_KEPT, {
+      limit: listBytes,
+      of: (l) => l.levels.reduce((a, t) => a + t.byteLength + 64, 64),
+    });
     this.#most = most;
     this.#packed = Number.isFinite(packedFrom)
       ? { from: packedFrom, row: db.prepare('SELECT ids FROM described_lists WHERE term = ?') }
@@ -155,13 +153,14 @@ export class StoredDescriptions {
   /** As Descriptions.match: the pages whose definitions best answer a question of `concepts`
    * (each as the terms any of which stand for it), by their best definition, best first.
    *
-   * A definition's share is what it holds of the question times its prior (namedPrior), which is
-   * at most 1 - NAMED_PRIOR for one that few links name: nearly all of them (97 % at 10⁶ pages).
-   * So the definitions are walked twice: first the few that many links name (RICH_FROM links or
-   * more, each concept's list cut to them), whose shares fill the best pages early; then every
-   * definition, bounded by the prior of the others, against a floor those first ones have raised.
-   * A definition of the few met again in the second walk is either left (its bound is not its
-   * own, but the first walk weighed it) or weighed again to the same share. */
+   * A definition's share is what it holds of the question times its prior (namedPrior), which
+   * grows with the links naming it, and is least, 1 - NAMED_PRIOR, for one no link names: nearly
+   * all of them (88 % at 10⁶ pages). So each concept's definitions are kept apart by level, by
+   * powers of two of their links (levelOf()), and walked a level at a time, the most named first,
+   * each bounded by its own highest prior, against the floor the levels before it have raised:
+   * the many no link names, last, only as far as the prior of none lets one beat that floor.
+   * Each definition is walked once, in its own level; a page's best of each walk is offered, and
+   * BestPages keeps its best of all. */
   match(concepts: readonly (readonly string[])[], limit: number): DescriptionMatch[] {
     this.read = 0;
     if (!this.size || !concepts.length || limit <= 0) return [];
@@ -169,26 +168,20 @@ export class StoredDescriptions {
     const all = this.#concepts(concepts);
     // A concept no definition holds counts in what a definition could hold.
     const total = all.reduce((a, c) => a + c.idf, 0);
-    const ordered = all.filter((c) => c.ids !== null);
+    const ordered = all.filter((c) => c.held !== null);
     if (ordered.length < need) return [];
     const best = new BestPages(limit);
-    const rich = this.#rich();
-    this.#walk(
-      ordered.map((c) => this.#richOf(c.ids as Float64Array, rich)),
-      ordered,
-      total,
-      1,
-      need,
-      best,
-    );
-    this.#walk(
-      ordered.map((c) => c.ids as Float64Array),
-      ordered,
-      total,
-      namedPrior(RICH_FROM - 1, this.#most),
-      need,
-      best,
-    );
+    for (let level = levelOf(this.#most); level >= 0; level--) {
+      const prior = namedPrior(Math.min(2 ** level - 1, this.#most), this.#most);
+      this.#walk(
+        ordered.map((c) => (c.held as Held).levels[level] ?? NONE),
+        ordered,
+        total,
+        prior,
+        need,
+        best,
+      );
+    }
     return best.pages.map(({ page, id, share }) => ({ page, term: (this.#q.term.get(id) as { term: string }).term, share }));
   }
 
@@ -269,8 +262,8 @@ export class StoredDescriptions {
       .map((list) => {
         const terms = list.filter((t) => t && this.#count(t) > 0);
         const distinct = [...new Set(terms)];
-        const ids = distinct.length ? this.#union(distinct) : null;
-        return { ids, size: terms.reduce((a, t) => a + this.#count(t), 0), idf: conceptIdf(this.size, ids?.length ?? 0) };
+        const held = distinct.length ? this.#union(distinct) : null;
+        return { held, size: terms.reduce((a, t) => a + this.#count(t), 0), idf: conceptIdf(this.size, held?.size ?? 0) };
       })
       .sort((a, b) => a.size - b.size);
   }
@@ -282,51 +275,66 @@ export class StoredDescriptions {
     return c;
   }
 
-  /** The definitions holding any of `terms` (distinct), ascending, each once (kept). */
-  #union(terms: readonly string[]): Float64Array {
+  /** The definitions holding any of `terms` (distinct), each once (kept). */
+  #union(terms: readonly string[]): Held {
     if (terms.length === 1) return this.#list(terms[0] as string);
     // A term holds no space (the tokenizer splits on them), so this names no term's own list.
     const key = terms.join(' ');
-    let list = this.#lists.use(key);
-    if (!list) this.#lists.set(key, (list = union(terms.map((t) => this.#list(t)))));
-    return list;
+    let held = this.#lists.use(key);
+    if (!held) {
+      const lists = terms.map((t) => this.#list(t).levels);
+      const levels = Array.from({ length: Math.max(...lists.map((l) => l.length)) }, (_, level) =>
+        union(lists.map((l) => l[level] ?? NONE)),
+      );
+      this.#lists.set(key, (held = { levels, size: levels.reduce((a, l) => a + l.length, 0) }));
+    }
+    return held;
   }
 
-  /** The definitions holding `term`, ascending (kept): its packed row, for a term that many
-   * hold, else (or should the row be missing) FTS5's list. */
-  #list(term: string): Float64Array {
-    let list = this.#lists.use(term);
-    if (!list) {
+  /** The definitions holding `term` (kept): its packed row, for a term that many hold, else (or
+   * should the row be missing) FTS5's list. */
+  #list(term: string): Held {
+    let held = this.#lists.use(term);
+    if (!held) {
       const packed =
         this.#packed && this.#count(term) >= this.#packed.from
           ? (this.#packed.row.get(term) as { ids: Uint8Array } | undefined)
           : undefined;
-      if (packed) list = unpackIds(packed.ids);
+      let ids: Float64Array;
+      if (packed) ids = unpackIds(packed.ids);
       else {
-        const ids = (this.#q.list.get(quoted(term)) as { ids: string | null }).ids;
-        list = ids ? idsOf(ids) : new Float64Array(0);
+        const text = (this.#q.list.get(quoted(term)) as { ids: string | null }).ids;
+        ids = text ? idsOf(text) : new Float64Array(0);
       }
-      this.#lists.set(term, list);
+      this.#lists.set(term, (held = this.#held(ids)));
     }
-    return list;
+    return held;
   }
 
-  /** The definitions RICH_FROM or more links name (ascending), read once. */
-  #rich(): Float64Array {
-    if (!this.#richIds) {
-      this.#links(0);
-      const { ids, links } = this.#linked as { ids: Float64Array; links: Uint32Array };
-      this.#richIds = ids.filter((_, i) => (links[i] as number) >= RICH_FROM);
+  /** `ids` (ascending definitions) by level: each looked for among those some link names from
+   * where the one before was (seek), a few steps each. */
+  #held(ids: Float64Array): Held {
+    this.#links(0);
+    const linked = this.#linked as { ids: Float64Array; links: Uint32Array };
+    const of = new Uint8Array(ids.length);
+    const counts = [0];
+    for (let i = 0, at = 0; i < ids.length; i++) {
+      at = seek(linked.ids, ids[i] as number, at);
+      const level = linked.ids[at] === ids[i] ? levelOf(linked.links[at] as number) : 0;
+      of[i] = level;
+      while (counts.length <= level) counts.push(0);
+      counts[level] = (counts[level] as number) + 1;
     }
-    return this.#richIds;
-  }
-
-  /** Those of a concept's definitions (`ids`, ascending) that are `rich` (ascending), kept as long
-   * as the list is. */
-  #richOf(ids: Float64Array, rich: Float64Array): Float64Array {
-    let cut = this.#richLists.get(ids);
-    if (!cut) this.#richLists.set(ids, (cut = intersection(ids, rich)));
-    return cut;
+    if (counts.length === 1) return { levels: [ids], size: ids.length };
+    const levels = counts.map((n) => new Float64Array(n));
+    const filled = counts.map(() => 0);
+    for (let i = 0; i < ids.length; i++) {
+      const level = of[i] as number;
+      const at = filled[level] as number;
+      (levels[level] as Float64Array)[at] = ids[i] as number;
+      filled[level] = at + 1;
+    }
+    return { levels, size: ids.length };
   }
 
   /** A definition's number of links. */
