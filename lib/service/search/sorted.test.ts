@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { indexIn, intersectSorted, seek, sharedCount } from './sorted.ts';
+import { indexIn, seek } from './sorted.ts';
 
 /** A small seeded generator, so that a failure is the same failure every run. */
 function random(seed: number): () => number {
@@ -32,21 +32,5 @@ describe('sorted lists', () => {
       }
       for (const v of l) assert.equal(l[indexIn(l, v)], v);
     }
-  });
-
-  it('intersect and count what lists share, long and short, as sets do', () => {
-    const next = random(11);
-    for (let round = 0; round < 300; round++) {
-      const range = 1 + Math.floor(next() * 3000);
-      // Lists of very different lengths, as a rare word's beside a common one's, and empty ones.
-      const lists = Array.from({ length: 1 + Math.floor(next() * 4) }, () => list(next, range, next() < 0.1 ? 0 : next() ** 3));
-      const want = [...(lists[0] as Uint32Array)].filter((v) => lists.every((l) => l.includes(v)));
-      assert.deepEqual([...intersectSorted(lists)], want);
-      const [a, b = new Uint32Array(0)] = lists;
-      const both = [...(a as Uint32Array)].filter((v) => b.includes(v)).length;
-      assert.equal(sharedCount(a as Uint32Array, b), both);
-      assert.equal(sharedCount(b, a as Uint32Array), both);
-    }
-    assert.deepEqual([...intersectSorted([])], []);
   });
 });

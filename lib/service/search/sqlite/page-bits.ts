@@ -1,3 +1,5 @@
+import { seek } from '../sorted.ts';
+
 /**
  * A long posting list's pages as a bitmap, one bit a page id, with the count of its pages before
  * each 32-bit word (decision 0148): whether the list holds a page, and where, in two reads of a
@@ -28,6 +30,40 @@ export function placeIn(b: PageBits, d: number): number {
   const word = (b.bits[w] as number) | 0;
   if (!(word & (1 << (d & 31)))) return -1;
   return (b.before[w] as number) + popcount(word & ~(-1 << (d & 31)));
+}
+
+/** Whether the list holds page `d`. */
+export const holds = (b: PageBits, d: number): boolean => (((b.bits[d >>> 5] as number) >>> (d & 31)) & 1) === 1;
+
+/** A posting list's pages: ascending ids, each once, and for a long list the same as a bitmap. */
+export type ListedPages = { docs: Uint32Array; pages: PageBits | null };
+
+/** The pages in every one of `lists`, ascending: the shortest list's pages, each looked for in the
+ * others, the shorter first, through a list's bitmap when it has one, else by galloping (seek). */
+export function pagesInAll(lists: readonly ListedPages[]): Uint32Array {
+  if (!lists.length) return new Uint32Array(0);
+  const sorted = [...lists].sort((a, b) => a.docs.length - b.docs.length);
+  const short = (sorted[0] as ListedPages).docs;
+  if (sorted.length === 1) return short;
+  const out = new Uint32Array(short.length);
+  const at = new Int32Array(sorted.length);
+  let n = 0;
+  pages: for (let i = 0; i < short.length; i++) {
+    const d = short[i] as number;
+    for (let j = 1; j < sorted.length; j++) {
+      const { docs, pages } = sorted[j] as ListedPages;
+      if (pages) {
+        if (!holds(pages, d)) continue pages;
+        continue;
+      }
+      const p = seek(docs, d, at[j] as number);
+      at[j] = p;
+      if (p >= docs.length) break pages;
+      if (docs[p] !== d) continue pages;
+    }
+    out[n++] = d;
+  }
+  return out.slice(0, n);
 }
 
 /** The bits set in a 32-bit word. */

@@ -1,12 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { indexIn, intersectSorted, seek } from '../sorted.ts';
+import { indexIn, seek } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { Kept } from './kept.ts';
-import { pageBits, placeIn, popcount, wantsBits, type PageBits } from './page-bits.ts';
+import { pageBits, pagesInAll, placeIn, popcount, wantsBits, type PageBits } from './page-bits.ts';
 import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from './packed-postings.ts';
 
 /**
@@ -727,7 +727,7 @@ const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.con
 /** Page ids in every list (none when a list is missing). */
 function intersect(lists: readonly (ScoredList | undefined)[]): Uint32Array {
   if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
-  return intersectSorted((lists as ScoredList[]).map((l) => l.docs));
+  return pagesInAll(lists as ScoredList[]);
 }
 
 /** The k highest scores among the touched pages (those `allowed`, when given), best first, ties by id; a bounded min-heap. */

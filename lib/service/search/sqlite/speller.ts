@@ -1,6 +1,6 @@
-import { intersectSorted, sharedCount } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import { bestCandidate, editsOf, editWord, likelihood, MIN_CORRECTED_LENGTH, typistEdits, type Candidate, type Edit } from '../typos.ts';
+import { pagesInAll, type ListedPages } from './page-bits.ts';
 import type { PostingsStage, ScoredList } from './postings.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
@@ -64,7 +64,7 @@ export class Speller {
     for (const w of unknown) {
       // The context: the pages holding the query's other words and the other parts of the
       // identifier the word is in (`pg_size_btes`: `bytes` beside `pg` and `size`, not `bes`).
-      const others: (Uint32Array | null)[] = [];
+      const others: (ListedPages | null)[] = [];
       real.forEach((_, i) => {
         if (i !== w.concept && !unknown.some((u) => u.concept === i)) others.push(pagesOf(phrases[i] as string[], lists));
       });
@@ -97,7 +97,12 @@ export class Speller {
     let candidates: Candidate[] = [];
     for (const [term, list] of this.#stage.lists(held)) {
       const { edit } = options.get(term) as { edit: Edit };
-      candidates.push({ term, edit, pages: list.docs.length, together: context ? sharedCount(list.docs, context) : null });
+      candidates.push({
+        term,
+        edit,
+        pages: list.docs.length,
+        together: context ? pagesInAll([list, { docs: context, pages: null }]).length : null,
+      });
     }
     // In an identifier, the corrections that make an identifier the index holds come first.
     if (ident) {
@@ -154,19 +159,21 @@ export class Speller {
   }
 }
 
-/** The pages holding every term of a phrase. */
-function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, ScoredList>): Uint32Array | null {
-  const held: Uint32Array[] = [];
+/** The pages holding every term of a phrase: a term's own list (with its bitmap, when it has
+ * one), or the pages its terms' lists share; null for no terms. */
+function pagesOf(terms: readonly string[], lists: ReadonlyMap<string, ScoredList>): ListedPages | null {
+  const held: ScoredList[] = [];
   for (const t of terms) {
     const list = lists.get(t);
-    if (!list) return new Uint32Array(0);
-    held.push(list.docs);
+    if (!list) return { docs: new Uint32Array(0), pages: null };
+    held.push(list);
   }
-  return held.length ? intersectSorted(held) : null;
+  if (held.length <= 1) return held[0] ?? null;
+  return { docs: pagesInAll(held), pages: null };
 }
 
 /** The pages in every list; null for no lists (no constraint). */
-function intersectAll(lists: readonly (Uint32Array | null)[]): Uint32Array | null {
+function intersectAll(lists: readonly (ListedPages | null)[]): Uint32Array | null {
   const constraints = lists.filter((l) => l !== null);
-  return constraints.length ? intersectSorted(constraints) : null;
+  return constraints.length ? pagesInAll(constraints) : null;
 }
