@@ -94,8 +94,9 @@ function merged(a: Float64Array, b: Float64Array): Float64Array {
 /**
  * descriptions.ts Descriptions on the definitions the index stores (schema.ts `definitions`,
  * `described_terms`), reading the lists of a question's own terms rather than every definition
- * (decision 0122), with exactly its results. The definitions are walked in the order of their ids
- * (so a page's side by side) over the concepts' lists at once, by MaxScore (decision 0128): once
+ * (decision 0122), with exactly its results. The definitions are walked a level of links at a
+ * time (match(), decision 0149), each level in the order of their ids (so a page's side by side)
+ * over the concepts' lists at once, by MaxScore (decision 0128): once
  * `limit` pages are found, the concepts the most definitions hold whose worth together cannot lift
  * a definition past the `limit`-th page are no longer walked, only looked in for the definitions
  * the others hold (galloping), and a definition is left as soon as what it could still hold cannot
