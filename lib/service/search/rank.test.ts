@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definitionHeads, queryHeads } from './definitions.ts';
-import { decodeRankFields, encodeRankFields, languageMatch, linkDensity, rankFields, score, WEIGHTS, type Candidate } from './rank.ts';
+import {
+  decodeRankFields,
+  encodeRankFields,
+  holdsWord,
+  languageMatch,
+  linkDensity,
+  rankFields,
+  score,
+  WEIGHTS,
+  type Candidate,
+} from './rank.ts';
 import { testCandidate } from './test-candidate.ts';
 import { parseQuery } from './tokenize.ts';
 
@@ -69,13 +79,27 @@ test('definition heads', () => {
 
 test('titles and headings match plurals by their singular', () => {
   const fields = rankFields('Unique Indexes', 'https://h.test/indexes-unique.html', 'Policies\nMatches and classes');
-  for (const w of ['unique', 'index', 'policy', 'match', 'class']) assert.ok(fields.words.has(w), w);
+  for (const w of ['unique', 'index', 'policy', 'match', 'class']) assert.ok(holdsWord(fields, w), w);
   const concepts = parseQuery('index unique').concepts;
   const page = { ...base, title: 'Unique Indexes', fields };
   assert.ok(score(page, concepts, 'en', 10) > score(base, concepts, 'en', 10));
-  assert.ok(rankFields('Status analysis', 'https://h.test/x.html', '').words.has('status'));
+  assert.ok(holdsWord(rankFields('Status analysis', 'https://h.test/x.html', ''), 'status'));
   const f = rankFields('Kettle', 'https://h.test/teapot.html', 'Descaling');
   assert.deepEqual(decodeRankFields(encodeRankFields(f)), f);
+});
+
+test("a page's fields hold their own words whole, decoded as they were prepared", () => {
+  const f = rankFields('Concatenate strings', 'https://h.test/library/text.html', 'Joined buffers\nUnicode');
+  const stored = decodeRankFields(encodeRankFields(f));
+  for (const fields of [f, stored]) {
+    for (const w of ['concatenate', 'library', 'text', 'unicode']) assert.ok(holdsWord(fields, w), w);
+    // A part of a word, words of no field, and a field's words run together are not held.
+    for (const w of ['cat', 'concat', 'librar', 'code', 'html', 'kettle', 'library text', '']) assert.ok(!holdsWord(fields, w), w);
+  }
+  // An index's stored fields read as its own: a field's words in any order, each once.
+  const old = decodeRankFields('string concatenate\nlibrarytext0 text library\nunicode joined buffer\nconcatenate strings\n0.000');
+  for (const w of ['concatenate', 'library', 'text', 'unicode']) assert.ok(holdsWord(old, w), w);
+  assert.deepEqual(old.signature, stored.signature);
 });
 
 test('headings that hold the query in one heading count more than headings holding its words apart', () => {

@@ -64,16 +64,18 @@ export type Candidate = {
 };
 
 /**
- * What ranking reads of a page's title, address and headings: their distinct (lightly stemmed)
- * words, each with the fields it is in (IN_TITLE | IN_URL | IN_HEADINGS), so that one lookup a
- * word answers for all three. Prepared when the page is indexed and stored as text
- * (encodeRankFields), so a query reading a candidate for the first time only splits it
- * (decodeRankFields).
+ * What ranking reads of a page's title, address and headings: the distinct (lightly stemmed)
+ * words of each, space-separated with a space at either end, so that a word is looked for as
+ * ` word ` (fieldsHolding()). Prepared when the page is indexed and stored as text
+ * (encodeRankFields), so a query reading a candidate for the first time only hashes its words into
+ * the signature (decodeRankFields): no map of a few hundred words, of which a query looks up a few.
  */
 export type RankFields = {
-  words: Map<string, number>;
-  /** A bit signature of `words` (mayHold()): most words a query looks up are in none of a page's
-   * fields, and the signature says so without a lookup in the map. */
+  title: string;
+  url: string;
+  headings: string;
+  /** A bit signature of the fields' words: most words a query looks up are in none of a page's
+   * fields, and the signature says so without looking in them. */
   signature: Uint32Array;
   hasHeadings: boolean;
   titleWords: string[];
@@ -110,20 +112,22 @@ function fieldsOf(
   titleWords: string[],
   linkDensity: number,
 ): RankFields {
-  const all = new Map<string, number>();
-  for (const [list, bit] of [
-    [title, IN_TITLE],
-    [url, IN_URL],
-    [headings, IN_HEADINGS],
-  ] as const)
-    for (const w of list) all.set(w, (all.get(w) ?? 0) | bit);
+  return fieldsOfLines(title.join(' '), url.join(' '), headings.join(' '), titleWords, linkDensity);
+}
+
+/** The fields of each one's distinct words, space-separated. */
+function fieldsOfLines(title: string, url: string, headings: string, titleWords: string[], linkDensity: number): RankFields {
   const signature = new Uint32Array(SIGNATURE_BITS / 32);
-  for (const w of all.keys()) {
-    const h = wordHash(w);
-    for (const bit of [h & SIGNATURE_MASK, (h >>> 16) & SIGNATURE_MASK])
-      signature[bit >>> 5] = (signature[bit >>> 5] as number) | (1 << (bit & 31));
-  }
-  return { words: all, signature, hasHeadings: headings.length > 0, titleWords, linkDensity };
+  for (const line of [title, url, headings]) sign(signature, line);
+  return {
+    title: ` ${title} `,
+    url: ` ${url} `,
+    headings: ` ${headings} `,
+    signature,
+    hasHeadings: headings.length > 0,
+    titleWords,
+    linkDensity,
+  };
 }
 
 /** A page's field words in a signature of this many bits, two a word: a few hundred words (most
@@ -133,34 +137,59 @@ const SIGNATURE_MASK = SIGNATURE_BITS - 1;
 
 /** FNV-1a over a word's UTF-16 code units. */
 function wordHash(word: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  let h = FNV_BASIS;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
+}
+const FNV_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const SPACE = 32;
+
+/** Sets the signature's two bits of each word of `line` (words split by single spaces), each
+ * hashed as wordHash() hashes it, as the line is read: no word is cut out of it. */
+function sign(signature: Uint32Array, line: string): void {
+  let h = FNV_BASIS;
+  let length = 0;
+  for (let i = 0; i <= line.length; i++) {
+    const c = i < line.length ? line.charCodeAt(i) : SPACE;
+    if (c !== SPACE) {
+      h = Math.imul(h ^ c, FNV_PRIME);
+      length++;
+      continue;
+    }
+    if (length) {
+      const a = h & SIGNATURE_MASK;
+      const b = (h >>> 16) & SIGNATURE_MASK;
+      signature[a >>> 5] = (signature[a >>> 5] as number) | (1 << (a & 31));
+      signature[b >>> 5] = (signature[b >>> 5] as number) | (1 << (b & 31));
+    }
+    h = FNV_BASIS;
+    length = 0;
+  }
 }
 
 /** The fields a word of hash `h` is in (IN_TITLE | IN_URL | IN_HEADINGS), 0 for none; the signature
  * answers for most words that are in none. */
 function fieldsHolding(f: RankFields, word: string, h: number): number {
+  if (!word) return 0;
   const a = h & SIGNATURE_MASK;
   const b = (h >>> 16) & SIGNATURE_MASK;
   if (!(((f.signature[a >>> 5] as number) >>> (a & 31)) & 1) || !(((f.signature[b >>> 5] as number) >>> (b & 31)) & 1)) return 0;
-  return f.words.get(word) ?? 0;
+  const w = ` ${word} `;
+  return (f.title.includes(w) ? IN_TITLE : 0) | (f.url.includes(w) ? IN_URL : 0) | (f.headings.includes(w) ? IN_HEADINGS : 0);
 }
 
-const inField = (f: RankFields, bit: number) => [...f.words].filter(([, bits]) => bits & bit).map(([w]) => w);
+/** Whether some field of the page holds `word`. */
+export const holdsWord = (f: RankFields, word: string): boolean => fieldsHolding(f, word, wordHash(word)) !== 0;
 
 export function encodeRankFields(f: RankFields): string {
-  return [
-    ...[inField(f, IN_TITLE), inField(f, IN_URL), inField(f, IN_HEADINGS), f.titleWords].map((list) => list.join(' ')),
-    f.linkDensity.toFixed(3),
-  ].join('\n');
+  return [f.title.slice(1, -1), f.url.slice(1, -1), f.headings.slice(1, -1), f.titleWords.join(' '), f.linkDensity.toFixed(3)].join('\n');
 }
 
 export function decodeRankFields(text: string): RankFields {
   // A page indexed before its link density was kept has none.
   const [title = '', url = '', headings = '', titleWords = '', density = '0'] = text.split('\n');
-  const list = (s: string) => (s ? s.split(' ') : []);
-  return fieldsOf(list(title), list(url), list(headings), list(titleWords), Number(density) || 0);
+  return fieldsOfLines(title, url, headings, titleWords ? titleWords.split(' ') : [], Number(density) || 0);
 }
 
 /** The distinct (lightly stemmed) words of a field. */
