@@ -4,7 +4,10 @@ import { definitionHeads, queryHeads } from './definitions.ts';
 import {
   decodeRankFields,
   encodeRankFields,
-  holdsWord,
+  fieldsWith,
+  IN_HEADINGS,
+  IN_TITLE,
+  IN_URL,
   languageMatch,
   linkDensity,
   rankFields,
@@ -79,26 +82,30 @@ test('definition heads', () => {
 
 test('titles and headings match plurals by their singular', () => {
   const fields = rankFields('Unique Indexes', 'https://h.test/indexes-unique.html', 'Policies\nMatches and classes');
-  for (const w of ['unique', 'index', 'policy', 'match', 'class']) assert.ok(holdsWord(fields, w), w);
+  for (const w of ['unique', 'index', 'policy', 'match', 'class']) assert.ok(fieldsWith(fields, w), w);
   const concepts = parseQuery('index unique').concepts;
   const page = { ...base, title: 'Unique Indexes', fields };
   assert.ok(score(page, concepts, 'en', 10) > score(base, concepts, 'en', 10));
-  assert.ok(holdsWord(rankFields('Status analysis', 'https://h.test/x.html', ''), 'status'));
+  assert.ok(fieldsWith(rankFields('Status analysis', 'https://h.test/x.html', ''), 'status'));
   const f = rankFields('Kettle', 'https://h.test/teapot.html', 'Descaling');
   assert.deepEqual(decodeRankFields(encodeRankFields(f)), f);
 });
 
 test("a page's fields hold their own words whole, decoded as they were prepared", () => {
-  const f = rankFields('Concatenate strings', 'https://h.test/library/text.html', 'Joined buffers\nUnicode');
+  const f = rankFields('Concatenate strings', 'https://h.test/cat/library.html', 'Joined buffers\nUnicode text');
   const stored = decodeRankFields(encodeRankFields(f));
   for (const fields of [f, stored]) {
-    for (const w of ['concatenate', 'library', 'text', 'unicode']) assert.ok(holdsWord(fields, w), w);
-    // A part of a word, words of no field, and a field's words run together are not held.
-    for (const w of ['cat', 'concat', 'librar', 'code', 'html', 'kettle', 'library text', '']) assert.ok(!holdsWord(fields, w), w);
+    assert.equal(fieldsWith(fields, 'concatenate'), IN_TITLE);
+    assert.equal(fieldsWith(fields, 'library'), IN_URL);
+    assert.equal(fieldsWith(fields, 'unicode'), IN_HEADINGS);
+    // `cat` is a word of the address only, not of the title that holds it as a part of a word.
+    assert.equal(fieldsWith(fields, 'cat'), IN_URL);
+    // Parts of words, words of no field, a field's words run together, and no word are not held.
+    for (const w of ['concat', 'librar', 'code', 'html', 'kettle', 'joined buffers', '']) assert.equal(fieldsWith(fields, w), 0, w);
   }
   // An index's stored fields read as its own: a field's words in any order, each once.
-  const old = decodeRankFields('string concatenate\nlibrarytext0 text library\nunicode joined buffer\nconcatenate strings\n0.000');
-  for (const w of ['concatenate', 'library', 'text', 'unicode']) assert.ok(holdsWord(old, w), w);
+  const old = decodeRankFields('string concatenate\nlibrary catlibrary0 cat\ntext unicode joined buffer\nconcatenate strings\n0.000');
+  for (const w of ['concatenate', 'library', 'cat', 'unicode']) assert.equal(fieldsWith(old, w), fieldsWith(stored, w), w);
   assert.deepEqual(old.signature, stored.signature);
 });
 

@@ -82,9 +82,10 @@ export type RankFields = {
   /** How much of the page is links to other pages (linkDensity()), 0 to 1. */
   linkDensity: number;
 };
-const IN_TITLE = 1;
-const IN_URL = 2;
-const IN_HEADINGS = 4;
+/** The fields of a page a word can be in, as bits. */
+export const IN_TITLE = 1;
+export const IN_URL = 2;
+export const IN_HEADINGS = 4;
 
 export function rankFields(title: string, url: string, headings: string, density = 0): RankFields {
   return fieldsOf(
@@ -179,8 +180,8 @@ function fieldsHolding(f: RankFields, word: string, h: number): number {
   return (f.title.includes(w) ? IN_TITLE : 0) | (f.url.includes(w) ? IN_URL : 0) | (f.headings.includes(w) ? IN_HEADINGS : 0);
 }
 
-/** Whether some field of the page holds `word`. */
-export const holdsWord = (f: RankFields, word: string): boolean => fieldsHolding(f, word, wordHash(word)) !== 0;
+/** The fields of the page that hold `word` (IN_TITLE | IN_URL | IN_HEADINGS), 0 for none. */
+export const fieldsWith = (f: RankFields, word: string): number => fieldsHolding(f, word, wordHash(word));
 
 export function encodeRankFields(f: RankFields): string {
   return [f.title.slice(1, -1), f.url.slice(1, -1), f.headings.slice(1, -1), f.titleWords.join(' '), f.linkDensity.toFixed(3)].join('\n');
