@@ -88,10 +88,10 @@ export const IN_URL = 2;
 export const IN_HEADINGS = 4;
 
 export function rankFields(title: string, url: string, headings: string, density = 0): RankFields {
-  return fieldsOf(
-    wordList(title),
-    wordList(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')),
-    wordList(headings),
+  return fieldsOfLines(
+    wordList(title).join(' '),
+    wordList(url.replace(/^https?:\/\/[^/]+/, '').replace(/\.html?$/, '')).join(' '),
+    wordList(headings).join(' '),
     // The title without a trailing ` — Site name`, and without section numbers.
     words(title.replace(/\s[—–|:]\s.*$/, '')).filter((t) => !/^\d+$/.test(t)),
     density,
@@ -104,16 +104,6 @@ export function rankFields(title: string, url: string, headings: string, density
 export function linkDensity(links: number, text: string): number {
   const words = text.split(/\s+/).filter(Boolean).length;
   return Math.min(1, (10 * links) / Math.max(1, words));
-}
-
-function fieldsOf(
-  title: readonly string[],
-  url: readonly string[],
-  headings: readonly string[],
-  titleWords: string[],
-  linkDensity: number,
-): RankFields {
-  return fieldsOfLines(title.join(' '), url.join(' '), headings.join(' '), titleWords, linkDensity);
 }
 
 /** The fields of each one's distinct words, space-separated. */

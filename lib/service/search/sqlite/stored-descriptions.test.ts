@@ -114,21 +114,27 @@ describe('definitions as the index stores them', () => {
       db.close();
     });
 
+  /** A reader of `rows` asked for the 20 best pages of `alpha beta`: the model's answer, and the
+   * pages `best` (each the same definition's). */
+  function answersAlphaBeta(rows: DescribedRow[], best: (i: number) => number) {
+    const db = openIndexDatabase(':memory:');
+    const reader = store(db, rows)();
+    const found = reader.match([['alpha'], ['beta']], 20);
+    same(found, new Descriptions(rows).match([['alpha'], ['beta']], 20), 'alpha beta');
+    assert.deepEqual(
+      found.map((m) => m.page),
+      Array.from({ length: 20 }, (_, i) => best(i)),
+    );
+    return { db, reader };
+  }
+
   it('walk the definitions many links name first, and the others only as far as they could still rank', () => {
     // 2,000 pages define `alpha beta` and no link names them; the 20 pages that links name most
     // define it too, and they are the 20 best: the others' prior keeps them under those.
     const rows: DescribedRow[] = [];
     for (let page = 1; page <= 2020; page++)
       rows.push({ page, term: `name${page}`, terms: ['alpha', 'beta', `own${page}`], links: page % 101 === 0 ? 50 : 0 });
-    const db = openIndexDatabase(':memory:');
-    const reader = store(db, rows)();
-    const expected = new Descriptions(rows).match([['alpha'], ['beta']], 20);
-    const found = reader.match([['alpha'], ['beta']], 20);
-    same(found, expected, 'alpha beta');
-    assert.deepEqual(
-      found.map((m) => m.page),
-      Array.from({ length: 20 }, (_, i) => 101 * (i + 1)),
-    );
+    const { db, reader } = answersAlphaBeta(rows, (i) => 101 * (i + 1));
     // Walked together, the two lists are 4,040 places. The 20 pages many links name are walked
     // first; the rest is not walked at all.
     assert.ok(reader.read <= 2 * 20, `${reader.read} places read`);
@@ -137,7 +143,7 @@ describe('definitions as the index stores them', () => {
     db.close();
   });
 
-  it('walk the named definitions tier by tier, each bounded by its own links, before the others', () => {
+  it('walk the named definitions level by level, each bounded by its own links, before the others', () => {
     // 2,000 pages define `alpha beta`: no link names 1,980 of them and one link names each of the
     // other 20. One more page, named by 64 links, holds `alpha` only (no match: a definition must
     // hold two concepts of a question of two), and makes 64 the most links naming one, so that a
@@ -146,18 +152,10 @@ describe('definitions as the index stores them', () => {
     for (let page = 1; page <= 2000; page++)
       rows.push({ page, term: `name${page}`, terms: ['alpha', 'beta', `own${page}`], links: page % 100 === 0 ? 1 : 0 });
     rows.push({ page: 2001, term: 'famous', terms: ['alpha', 'gamma'], links: 64 });
-    const db = openIndexDatabase(':memory:');
-    const reader = store(db, rows)();
-    const expected = new Descriptions(rows).match([['alpha'], ['beta']], 20);
-    const found = reader.match([['alpha'], ['beta']], 20);
-    same(found, expected, 'alpha beta');
-    assert.deepEqual(
-      found.map((m) => m.page),
-      Array.from({ length: 20 }, (_, i) => 100 * (i + 1)),
-    );
-    // The one-link tier's walk finds the 20; then no definition no link names can beat them, and
+    const { db, reader } = answersAlphaBeta(rows, (i) => 100 * (i + 1));
+    // The one-link level's walk finds the 20; then no definition no link names can beat them, and
     // none is walked. Bounded by a one-link definition's prior, as the walk over every
-    // definition was before the tiers, all 4,000 places of the two lists were.
+    // definition was before the levels, all 4,000 places of the two lists were.
     assert.ok(reader.read <= 2 * 20 + 2, `${reader.read} places read`);
     db.close();
   });

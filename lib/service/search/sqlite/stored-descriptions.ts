@@ -315,8 +315,7 @@ export class StoredDescriptions {
   /** `ids` (ascending definitions) by level: each looked for among those some link names from
    * where the one before was (seek), a few steps each. */
   #held(ids: Float64Array): Held {
-    this.#links(0);
-    const linked = this.#linked as { ids: Float64Array; links: Uint32Array };
+    const linked = this.#named();
     const of = new Uint8Array(ids.length);
     const counts = [0];
     for (let i = 0, at = 0; i < ids.length; i++) {
@@ -338,13 +337,19 @@ export class StoredDescriptions {
     return { levels, size: ids.length };
   }
 
-  /** A definition's number of links. */
-  #links(id: number): number {
+  /** The definitions some link names (ascending) and their numbers of links, read once. */
+  #named(): { ids: Float64Array; links: Uint32Array } {
     if (!this.#linked) {
       const rows = this.#q.named.all() as unknown as [number, number][];
       this.#linked = { ids: Float64Array.from(rows, (r) => r[0]), links: Uint32Array.from(rows, (r) => r[1]) };
     }
-    const at = indexIn(this.#linked.ids, id);
-    return at < 0 ? 0 : (this.#linked.links[at] as number);
+    return this.#linked;
+  }
+
+  /** A definition's number of links. */
+  #links(id: number): number {
+    const { ids, links } = this.#named();
+    const at = indexIn(ids, id);
+    return at < 0 ? 0 : (links[at] as number);
   }
 }
