@@ -1,13 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A loopback port nobody listens on right now, for a server a test starts. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel's ephemeral range: the ports `listen(0)` hands out, and the local ports of every
+ * outgoing connection (to Redis, PostgreSQL, Chromium...). A port picked from it and closed can be
+ * taken by such a connection before the child process that was given it listens, so test ports
+ * come from below it instead.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2048) return low;
+  } catch {
+    // not Linux: the IANA dynamic range starts here
+  }
+  return 49152;
+}
+
+const LOWEST = 10000;
+const given = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port nobody listens on right now and no outgoing connection can be given, for a server
+ * a test starts (possibly in another process, so the port is named before it listens). Never the
+ * same port twice in one test process.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
+    if (given.has(port)) continue;
+    given.add(port);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free loopback port between ${LOWEST} and ${high}`);
 }
