@@ -261,14 +261,14 @@ describe('pages in the language asked for among many in others', () => {
     const fr = id('https://fr.test/voyage.html');
     const languages = new LanguagePages(db);
     languages.warm(1);
-    const lang = (db.prepare('SELECT lang FROM pages WHERE id = ?').get(fr) as { lang: string }).lang;
+    const lang = (db.prepare('SELECT markup_lang FROM signals WHERE id = ?').get(fr) as { markup_lang: string | null }).markup_lang;
     // Changed on this connection: the version the caller gives is what tells the pages to read again.
-    db.prepare("UPDATE pages SET lang = 'de' WHERE id = ?").run(fr);
+    db.prepare("UPDATE signals SET markup_lang = 'de' WHERE id = ?").run(fr);
     try {
       assert.equal(languages.of('de', 1, null)[fr], 0, 'as read when it warmed');
       assert.equal(languages.of('de', 2, null)[fr], 1, 'read again for the next version');
     } finally {
-      db.prepare('UPDATE pages SET lang = ? WHERE id = ?').run(lang, fr);
+      db.prepare('UPDATE signals SET markup_lang = ? WHERE id = ?').run(lang, fr);
       db.close();
     }
     const cold = new IndexReader(file);
