@@ -337,6 +337,24 @@ describe('postings', () => {
     }
   });
 
+  it("show each page's own stored snippet when no passage of its text holds the query", () => {
+    const file = join(dir, 'fallbacks.db');
+    const opening = (animal: string) => `Pedestrians walk over the road here by the school, where the ${animal} keeper waits each morning.`;
+    build(file, [
+      { url: 'https://docs.test/zebra.html', html: html('Zebra crossing', `<p>${opening('ostrich')}</p><p>Stripes.</p>`) },
+      { url: 'https://docs.test/pelican.html', html: html('Pelican crossing', `<p>${opening('heron')}</p><p>Lights.</p>`) },
+    ]);
+    const reader = new IndexReader(file);
+    try {
+      // "crossing" is in each title (and the heading that repeats it) only: no passage holds it.
+      const results = reader.search({ query: 'crossing', language: 'en', limit: 10 }).results;
+      assert.deepEqual(results.map((r) => r.url).sort(), ['https://docs.test/pelican.html', 'https://docs.test/zebra.html']);
+      for (const r of results) assert.equal(r.snippet, opening(r.url.includes('zebra') ? 'ostrich' : 'heron'), r.url);
+    } finally {
+      reader.close();
+    }
+  });
+
   it('follow a page stored as a version before kept it: its text, its passages and its terms', () => {
     const old = join(dir, 'before-0085.db');
     build(old, [

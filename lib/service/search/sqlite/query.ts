@@ -87,7 +87,6 @@ type SignalRow = {
   url_lang: string | null;
   inlinks: number;
   authority: number;
-  fallback: string | null;
   rank_words: string;
   section: string;
 };
@@ -100,8 +99,7 @@ type SignalRow = {
  */
 type Definers = { joining: readonly number[]; defines(id: number): number; indexed(id: number): number };
 type DefRow = { id: number; weight: number; kind: number };
-/** What a query reads of a candidate page; `fallback` is its snippet when no passage holds the
- * query (null for a page indexed before passages existed). */
+/** What a query reads of a candidate page. */
 type Signals = {
   url: string;
   title: string;
@@ -112,7 +110,6 @@ type Signals = {
   inlinks: number;
   authority: number;
   fields: RankFields;
-  fallback: string | null;
   section: string[] | null;
 };
 
@@ -209,6 +206,7 @@ export class IndexReader {
   readonly #siblings: NamespaceSiblings;
   readonly #signals: StatementSync;
   readonly #content: StatementSync;
+  readonly #fallbacks: StatementSync;
   readonly #version: StatementSync;
   readonly #begin: StatementSync;
   readonly #commit: StatementSync;
@@ -278,8 +276,11 @@ export class IndexReader {
     this.#described = new DescribedDefinitions(this.#db, this.#postings, Math.round(lists / 3));
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
-      .prepare(`SELECT s.id AS id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section, f.text AS fallback
-      FROM signals s LEFT JOIN snippet_fallback f ON f.id = s.id WHERE s.id ${among}`);
+      .prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section
+      FROM signals WHERE id ${among}`);
+    // A page's snippet when no passage holds the query, read for the results shown only: joined to
+    // every candidate's signals it was two fifths of reading them (decision 0151).
+    this.#fallbacks = this.#db.prepare(`SELECT id, text FROM snippet_fallback WHERE id ${among}`);
     this.#content = this.#db.prepare(`SELECT id, substr(body, 1, ${SNIPPET_SCAN}) AS body, description FROM pages WHERE id ${among}`);
     this.#text = new PageText(this.#db);
     this.#anyPassageRow = this.#db.prepare('SELECT 1 FROM passages LIMIT 1');
@@ -696,7 +697,6 @@ export class IndexReader {
           authority: p.authority,
           // Prepared at index time; worked out here for a page indexed before they were.
           fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
-          fallback: p.fallback,
           section: p.section ? (JSON.parse(p.section) as string[]) : null,
         });
       }
@@ -712,7 +712,13 @@ export class IndexReader {
     // Of each page's best blocks, the best one that is a snippet passage (not a heading that
     // repeats the title, not too short).
     const passages = best ? this.#passagesOf(best) : new Map<number, Passage>();
-    const fromText = top.filter((c) => !best || this.#kept.get(c.id)?.fallback == null);
+    // Each page's snippet when no passage holds the query; a page indexed before passages existed
+    // has none, and its snippet comes from its text.
+    const fallbacks =
+      best && top.length
+        ? new Map((this.#fallbacks.all(ids(top.map((c) => c.id))) as { id: number; text: string }[]).map((r) => [r.id, r.text]))
+        : null;
+    const fromText = top.filter((c) => !fallbacks?.has(c.id));
     const content = fromText.length
       ? new Map(
           (this.#content.all(ids(fromText.map((c) => c.id))) as { id: number; body: string; description: string }[]).map((r) => [
@@ -728,7 +734,7 @@ export class IndexReader {
       let snippet: string;
       if (text) snippet = makeSnippet(text.body, text.description, concepts, c.title);
       else if (passage) snippet = passageSnippet(passage, concepts);
-      else snippet = this.#kept.get(c.id)?.fallback ?? '';
+      else snippet = fallbacks?.get(c.id) ?? '';
       const result: SearchResult = { url: c.url, title: c.title, snippet };
       const language = pageLanguage(c.langShares, c.markupLang);
       if (language) result.language = language;
