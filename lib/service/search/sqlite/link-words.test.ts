@@ -96,4 +96,31 @@ describe('InboundLinks: words with many pages, read for a query’s candidates o
     assert.deepEqual([...some.shares(concepts, all, worth)], [...whole.shares(concepts, all, worth)]);
     assert.ok([...whole.shares(concepts, all, worth).values()].filter((s) => s > 0).length > 10);
   });
+
+  it('keeps what it read of a word with many pages between queries, counted against its limit of bytes, until the index changes', () => {
+    const concepts = [concept('common')];
+    const asked = Array.from({ length: 60 }, (_, i) => ({ id: i + 1 }));
+    const holding = (reader: InboundLinks, pages: readonly { id: number }[]) => reader.holdingAll(concepts, pages).size;
+    const kept = new InboundLinks(db, { wholeRows: 10 });
+    // Room for the word's first read (a word with many pages starts small), not for 60 pages of it.
+    const small = new InboundLinks(db, { wholeRows: 10, bytes: 2000 });
+    const before = holding(kept, asked);
+    assert.ok(before > 20, 'pages linked to with "common" around the link');
+    assert.equal(holding(small, asked), before);
+    // The index changes under the readers, which have not been told yet.
+    db.exec(
+      "CREATE TEMP TABLE gone AS SELECT * FROM link_words WHERE head = 'common'; DELETE FROM link_words WHERE head = 'common' AND page_id <= 60",
+    );
+    try {
+      for (const reader of [kept, small]) reader.trim();
+      assert.equal(holding(kept, asked), before, 'the pages asked about before are answered from memory');
+      assert.ok(holding(kept, [{ id: 61 }, { id: 80 }, { id: 100 }]) > 0, 'pages not asked about before are read');
+      assert.equal(holding(small, asked), 0, 'past its limit of bytes the word was dropped, and is read again');
+      kept.clear();
+      assert.equal(holding(kept, asked), 0, 'read again once the index changed');
+    } finally {
+      db.exec('INSERT OR REPLACE INTO link_words SELECT * FROM gone; DROP TABLE gone');
+    }
+    assert.equal(holding(new InboundLinks(db, { wholeRows: 10 }), asked), before);
+  });
 });

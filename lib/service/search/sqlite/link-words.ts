@@ -86,25 +86,45 @@ class WordPages implements PagesOfWord {
   }
 }
 
+/** What SomePages holds for a page asked about and without the word (a map's entry), and for one
+ * with it (the entry, its row and its blocks' array), about. */
+const ASKED_BYTES = 48;
+const ROW_BYTES = 160;
+
 /**
- * The pages of a word with too many to read whole (WHOLE_WORD_ROWS), read for the pages a query
- * asks about only (its candidates, a few hundred at most), each page once a query.
+ * The pages of a word with too many to read whole (WHOLE_WORD_ROWS), read for the pages queries
+ * ask about only (their candidates, a few hundred a query), each page once, and kept between
+ * queries as long as the word is (decision 0151): a natural question's candidates are mostly
+ * pages other questions asked about too (at 10⁵ pages, 55 % of the dev questions' reads were
+ * of a word and page read before).
  */
 class SomePages implements PagesOfWord {
   readonly any = true;
-  readonly #rows = new Map<number, { mask: number; blocks: Uint16Array | null }>();
-  readonly #asked = new Set<number>();
+  /** By page asked about: its row, or null for a page without the word. */
+  readonly #rows = new Map<number, { mask: number; blocks: Uint16Array | null } | null>();
+  #bytes = 64;
 
-  /** Reads, with `read`, the rows of the pages of `ids` not asked about before. */
-  cover(ids: readonly number[], read: (ids: number[]) => Row[]): void {
+  /** The memory it holds, about. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Reads, with `read`, the rows of the pages of `ids` not asked about before; whether it read any. */
+  cover(ids: readonly number[], read: (ids: number[]) => Row[]): boolean {
     const missing: number[] = [];
     for (const id of ids) {
-      if (this.#asked.has(id)) continue;
-      this.#asked.add(id);
+      if (this.#rows.has(id)) continue;
+      this.#rows.set(id, null);
       missing.push(id);
     }
-    if (!missing.length) return;
-    for (const r of read(missing)) this.#rows.set(r.id, { mask: r.mask, blocks: blocksOfRow(r.blocks) });
+    if (!missing.length) return false;
+    this.#bytes += ASKED_BYTES * missing.length;
+    for (const r of read(missing)) {
+      const blocks = blocksOfRow(r.blocks);
+      this.#rows.set(r.id, { mask: r.mask, blocks });
+      this.#bytes += ROW_BYTES + (blocks?.byteLength ?? 0);
+    }
+    return true;
   }
 
   mask(id: number): number {
@@ -122,17 +142,15 @@ class SomePages implements PagesOfWord {
 
 /**
  * A word with at most this many pages is read whole, once, and kept between queries (about 4 ms
- * and 32 KB at most); one with more is read for each query's candidates only (SomePages; decision
- * 0118). Read whole, the commonest words held memory and took time in proportion to the corpus:
+ * and 32 KB at most); one with more is read for the candidates queries ask about only (SomePages;
+ * decisions 0118, 0151). Read whole, the commonest words held memory and took time in proportion to the corpus:
  * "python" has 61,000 pages at 10⁵ pages (120 ms to read, 1 MB), ten times that at 10⁶. A hundred
  * candidates are read in about 0.1 ms a word, however large the corpus.
  */
 const WHOLE_WORD_ROWS = 2048;
-/** Words whose pages a reader keeps in memory (WordPages), and the bytes those take at most. */
+/** Words whose pages a reader keeps in memory (WordPages, SomePages), and the bytes those take at most. */
 const WORDS_KEPT = 10_000;
 const LINK_WORDS_BYTES = 256 * 1024 * 1024;
-/** What a reader keeps of a word with more than WHOLE_WORD_ROWS pages: only that it has. */
-const MANY = 'many';
 
 /**
  * What the pages linking to a page say of it (decisions 0081, 0082): the words of the blocks of
@@ -143,9 +161,7 @@ const MANY = 'many';
 export class InboundLinks {
   readonly #lookup: StatementSync;
   readonly #lookupSome: StatementSync;
-  readonly #pages: Kept<string, WordPages | typeof MANY>;
-  /** This query's reads of the words with many pages (dropped with the next query). */
-  readonly #some = new Map<string, SomePages>();
+  readonly #pages: Kept<string, WordPages | SomePages>;
   readonly #wholeRows: number;
   /** Scratch space of shares(): each inbound block's score, and the blocks it touched. */
   readonly #scores = new Float64Array(MAX_LINK_BLOCKS);
@@ -154,7 +170,7 @@ export class InboundLinks {
   /** `bytes`: what the words' pages kept between queries take at most. `wholeRows`: the most
    * pages of a word read whole (WHOLE_WORD_ROWS; the tests lower it). */
   constructor(db: DatabaseSync, { bytes = LINK_WORDS_BYTES, wholeRows = WHOLE_WORD_ROWS }: { bytes?: number; wholeRows?: number } = {}) {
-    this.#pages = new Kept(WORDS_KEPT, { limit: bytes, of: (pages) => (pages === MANY ? 64 : pages.bytes) });
+    this.#pages = new Kept(WORDS_KEPT, { limit: bytes, of: (pages) => pages.bytes });
     this.#wholeRows = wholeRows;
     this.#lookup = db.prepare('SELECT page_id AS id, mask, blocks FROM link_words WHERE head = ? LIMIT ?');
     this.#lookupSome = db.prepare(
@@ -164,14 +180,11 @@ export class InboundLinks {
 
   clear(): void {
     this.#pages.clear();
-    this.#some.clear();
   }
 
-  /** Between queries: the least recently used words past the limits go (kept.ts), and what the
-   * last query read of words with many pages. */
+  /** Between queries: the least recently used words past the limits go (kept.ts). */
   trim(): void {
     this.#pages.trim();
-    this.#some.clear();
   }
 
   /** The candidates that a link points at from a block of text holding every word of the query
@@ -256,13 +269,12 @@ export class InboundLinks {
     let pages = this.#pages.use(word);
     if (!pages) {
       const rows = this.#lookup.all(word, this.#wholeRows + 1) as Row[];
-      this.#pages.set(word, (pages = rows.length > this.#wholeRows ? MANY : new WordPages(rows)));
+      this.#pages.set(word, (pages = rows.length > this.#wholeRows ? new SomePages() : new WordPages(rows)));
     }
-    if (pages !== MANY) return pages;
-    let some = this.#some.get(word);
-    if (!some) this.#some.set(word, (some = new SomePages()));
-    some.cover(ids, (missing) => this.#lookupSome.all(word, JSON.stringify(missing)) as Row[]);
-    return some;
+    // Set again when it has grown, for the limit of bytes to count it as it is.
+    if (pages instanceof SomePages && pages.cover(ids, (missing) => this.#lookupSome.all(word, JSON.stringify(missing)) as Row[]))
+      this.#pages.set(word, pages);
+    return pages;
   }
 }
 
