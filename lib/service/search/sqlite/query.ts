@@ -102,6 +102,8 @@ type DefRow = { id: number; weight: number; kind: number };
 /** What a query reads of a candidate page. */
 type Signals = {
   url: string;
+  /** The host of `url` (sites.ts hostOf; '' for none), worked out once. */
+  host: string;
   title: string;
   headings: string;
   langShares: Record<string, number>;
@@ -508,10 +510,10 @@ export class IndexReader {
         held: matched ? (matched.get(r.id) ?? 0) : 1,
         passage: 0,
         linkShare: 0,
-        described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(hostOf(p.url) ?? '') ?? 0)) : 0,
+        described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(p.host) ?? 0)) : 0,
         authority: p.authority,
-        onNamedSite: sites?.has(hostOf(p.url) ?? '') ? 1 : 0,
-        siteFocus: siteFocus((onSite.get(hostOf(p.url) ?? '') ?? 0) + (sampled.has(r.id) ? 0 : 1), sample.length),
+        onNamedSite: sites?.has(p.host) ? 1 : 0,
+        siteFocus: siteFocus((onSite.get(p.host) ?? 0) + (sampled.has(r.id) ? 0 : 1), sample.length),
         siblings: siblings?.get(r.id) ?? 0,
         fields: p.fields,
       };
@@ -688,6 +690,7 @@ export class IndexReader {
       for (const p of this.#signals.all(ids(missing)) as SignalRow[]) {
         this.#kept.set(p.id, {
           url: p.url,
+          host: hostOf(p.url) ?? '',
           title: p.title,
           headings: p.headings,
           langShares: JSON.parse(p.lang_shares) as Record<string, number>,
