@@ -16,8 +16,15 @@ const MIN_HINT = 4;
 const MIN_SHARE = 0.75;
 const GENERIC = new Set(['www', 'docs', 'doc', 'org', 'com', 'net', 'info', 'io', 'dev', 'html', 'web', 'site', 'wiki', 'api', 'help']);
 
-/** The labels of each host that can name it. */
-export function hostLabels(hosts: Iterable<string>): Map<string, string[]> {
+/** The hosts each word names (siteNames), by the word. */
+export type SiteNames = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * The hosts each word can name, by the word: every label of a host that can name it, under each of
+ * its beginnings that hold enough of it (MIN_HINT and MIN_SHARE). Worked out once per index, so
+ * that a query looks its words up rather than going through every host (about 10,000 at 10⁶ pages).
+ */
+export function siteNames(hosts: Iterable<string>): SiteNames {
   const out = new Map<string, string[]>();
   for (const host of hosts) {
     const labels = host
@@ -25,23 +32,26 @@ export function hostLabels(hosts: Iterable<string>): Map<string, string[]> {
       .replace(/:\d+$/, '')
       .split(/[.-]/)
       .filter((l) => l.length >= MIN_HINT && !GENERIC.has(l) && !/^\d+$/.test(l));
-    if (labels.length) out.set(host, labels);
+    for (const label of labels)
+      for (let n = Math.max(MIN_HINT, Math.ceil(MIN_SHARE * label.length)); n <= label.length; n++) {
+        const word = label.slice(0, n);
+        const named = out.get(word);
+        // A host's labels come one after another: a word two of them begin names it once.
+        if (!named) out.set(word, [host]);
+        else if (named.at(-1) !== host) named.push(host);
+      }
   }
   return out;
 }
 
 /** The hosts each concept of a query names (by the concept's index), for single-word concepts. */
-export function siteHints(concepts: readonly Concept[], labels: ReadonlyMap<string, readonly string[]>): Map<number, Set<string>> {
+export function siteHints(concepts: readonly Concept[], names: SiteNames): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();
   concepts.forEach((c, i) => {
     const word = c.parts.length === 1 ? (c.parts[0] as string) : '';
     if (c.stop || word.length < MIN_HINT) return;
-    for (const [host, list] of labels)
-      if (list.some((l) => l.startsWith(word) && word.length >= MIN_SHARE * l.length)) {
-        let set = out.get(i);
-        if (!set) out.set(i, (set = new Set()));
-        set.add(host);
-      }
+    const hosts = names.get(word);
+    if (hosts) out.set(i, new Set(hosts));
   });
   return out;
 }

@@ -7,7 +7,7 @@ import { addAnswerScores, byScore, type Scored } from '../answer-scores.ts';
 import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields, type Candidate, type RankFields } from '../rank.ts';
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
-import { hostLabels, siteHints } from '../site-hints.ts';
+import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
 import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
@@ -229,8 +229,8 @@ export class IndexReader {
   readonly #inbound: InboundLinks;
   /** Each site's icon, by host (read once per index version). */
   #icons: Map<string, string> | null = null;
-  /** The labels of the index's hosts that a query's word can name (site-hints.ts), read once per index version. */
-  #labels: Map<string, string[]> | null = null;
+  /** The index's hosts that a query's word can name, by the word (site-hints.ts), worked out once per index version. */
+  #siteNames: SiteNames | null = null;
   readonly #sites: StatementSync;
   /** The pages each site filter allows, for the index version it is told. */
   readonly #sitePages: SitePages;
@@ -333,7 +333,7 @@ export class IndexReader {
     this.#begin.run();
     try {
       this.#sync();
-      this.#labels ??= hostLabels(this.#sitePages.hosts(this.#keptVersion));
+      this.#siteNames ??= siteNames(this.#sitePages.hosts(this.#keptVersion));
       this.#languagePages.warm(this.#keptVersion);
       this.#hubPages.warm(this.#keptVersion);
     } finally {
@@ -359,7 +359,7 @@ export class IndexReader {
     this.#near.clear();
     this.#inbound.clear();
     this.#icons = null;
-    this.#labels = null;
+    this.#siteNames = null;
     this.#passageRows = null;
     this.#described.clear();
     this.#speller.clear();
@@ -370,8 +370,8 @@ export class IndexReader {
   /** The sites the query names (site-hints.ts), its words that name them no longer searched when
    * other words are left; null when it names none. */
   #siteHinted(parsed: ParsedQuery): Set<string> | null {
-    this.#labels ??= hostLabels(this.#sitePages.hosts(this.#keptVersion));
-    const hints = siteHints(parsed.concepts, this.#labels);
+    this.#siteNames ??= siteNames(this.#sitePages.hosts(this.#keptVersion));
+    const hints = siteHints(parsed.concepts, this.#siteNames);
     if (!hints.size || realConcepts(parsed).length <= hints.size) return null;
     const hosts = new Set<string>();
     for (const [i, named] of hints) {
