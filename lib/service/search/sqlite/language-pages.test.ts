@@ -47,7 +47,9 @@ it("reads each page's language from its signals as the page's own (`pages.lang`)
 
   const db = new DatabaseSync(file, { readOnly: true });
   after(() => db.close());
-  const rows = db.prepare('SELECT p.id AS id, p.url AS url, p.lang AS lang, s.url_lang AS url_lang FROM pages p JOIN signals s ON s.id = p.id').all() as {
+  const rows = db
+    .prepare('SELECT p.id AS id, p.url AS url, p.lang AS lang, s.url_lang AS url_lang FROM pages p JOIN signals s ON s.id = p.id')
+    .all() as {
     id: number;
     url: string;
     lang: string | null;
@@ -65,7 +67,10 @@ it("reads each page's language from its signals as the page's own (`pages.lang`)
   const pages = new LanguagePages(db);
   for (const language of ['fr', 'de', 'en', 'nl', 'ja']) {
     const of = pages.of(language, 1, null);
-    const got = rows.filter((r) => of[r.id] === 1).map((r) => r.url).sort();
+    const got = rows
+      .filter((r) => of[r.id] === 1)
+      .map((r) => r.url)
+      .sort();
     assert.deepEqual(got, expected(language), language);
   }
   // Among the pages allowed only.
@@ -73,5 +78,8 @@ it("reads each page's language from its signals as the page's own (`pages.lang`)
   const c = rows.find((r) => r.url.endsWith('/c.html'))!;
   allowed[c.id] = 1;
   const german = pages.of('de', 1, allowed);
-  assert.deepEqual(rows.filter((r) => german[r.id] === 1).map((r) => r.url), ['https://docs.test/c.html']);
+  assert.deepEqual(
+    rows.filter((r) => german[r.id] === 1).map((r) => r.url),
+    ['https://docs.test/c.html'],
+  );
 });
