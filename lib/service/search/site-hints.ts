@@ -22,7 +22,8 @@ export type SiteNames = ReadonlyMap<string, readonly string[]>;
 /**
  * The hosts each word can name, by the word: every label of a host that can name it, under each of
  * its beginnings that hold enough of it (MIN_HINT and MIN_SHARE). Worked out once per index, so
- * that a query looks its words up rather than going through every host (about 10,000 at 10⁶ pages).
+ * that a query looks its words up rather than going through every host (a real crawl of 10⁶
+ * pages spans tens of thousands).
  */
 export function siteNames(hosts: Iterable<string>): SiteNames {
   const out = new Map<string, string[]>();

@@ -143,9 +143,9 @@ class SomePages implements PagesOfWord {
 /**
  * A word with at most this many pages is read whole, once, and kept between queries (about 4 ms
  * and 32 KB at most); one with more is read for the candidates queries ask about only (SomePages;
- * decisions 0118, 0151). Read whole, the commonest words held memory and took time in proportion to the corpus:
- * "python" has 61,000 pages at 10⁵ pages (120 ms to read, 1 MB), ten times that at 10⁶. A hundred
- * candidates are read in about 0.1 ms a word, however large the corpus.
+ * decisions 0118, 0151). Read whole, the commonest words held memory and took time in proportion
+ * to the corpus: "python" has 61,000 pages at 10⁵ pages (120 ms to read, 1 MB), ten times that at
+ * 10⁶. A hundred candidates are read in about 0.1 ms a word, however large the corpus.
  */
 const WHOLE_WORD_ROWS = 2048;
 /** Words whose pages a reader keeps in memory (WordPages, SomePages), and the bytes those take at most. */
