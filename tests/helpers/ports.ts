@@ -17,7 +17,11 @@ function ephemeralLow(): number {
   return 49152;
 }
 
-const LOWEST = 10000;
+/** Read once: the range is the kernel's setting, not the moment's. */
+const HIGH = ephemeralLow();
+/** Test ports start here, above the ports servers commonly use; just above the privileged ones
+ * when the ephemeral range starts low. */
+const LOWEST = HIGH > 20000 ? 10000 : 1024;
 const given = new Set<number>();
 
 function canListen(port: number): Promise<boolean> {
@@ -34,12 +38,11 @@ function canListen(port: number): Promise<boolean> {
  * same port twice in one test process.
  */
 export async function freePort(): Promise<number> {
-  const high = ephemeralLow();
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
+    const port = LOWEST + Math.floor(Math.random() * (HIGH - LOWEST));
     if (given.has(port)) continue;
     given.add(port);
     if (await canListen(port)) return port;
   }
-  throw new Error(`no free loopback port between ${LOWEST} and ${high}`);
+  throw new Error(`no free loopback port between ${LOWEST} and ${HIGH}`);
 }

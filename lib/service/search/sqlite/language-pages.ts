@@ -1,15 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { dominantLanguage } from '../language.ts';
-import { primaryLanguage, type LanguageShares } from '../language-tags.ts';
+import { pageLanguage, primaryLanguage, type LanguageShares } from '../language-tags.ts';
 import { grown } from '../typed-arrays.ts';
 import type { AllowedPages } from './first-stage.ts';
 
 type Row = { id: number; markup_lang: string | null; lang_shares: string; url_lang: string | null };
-
-/** A page's language, as document.ts works out `pages.lang`: its markup's, else its text's dominant one. */
-function pageLanguage(r: Row): string | null {
-  return r.markup_lang ? primaryLanguage(r.markup_lang) : dominantLanguage(JSON.parse(r.lang_shares) as LanguageShares);
-}
 
 /** Languages whose pages a reader keeps worked out (one byte per page of the index each). */
 const LANGUAGES_KEPT = 8;
@@ -86,7 +80,8 @@ export class LanguagePages {
         own = grown(own, size);
         address = grown(address, size);
       }
-      const lang = pageLanguage(r);
+      // Its markup's language, else its text's (the shares are parsed only then).
+      const lang = pageLanguage(r.markup_lang ? {} : (JSON.parse(r.lang_shares) as LanguageShares), r.markup_lang);
       own[r.id] = this.#code(lang ? primaryLanguage(lang) : '');
       address[r.id] = this.#code(r.url_lang ? primaryLanguage(r.url_lang) : '');
       if (r.id > max) max = r.id;
