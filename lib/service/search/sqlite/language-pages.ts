@@ -5,6 +5,10 @@ import type { AllowedPages } from './first-stage.ts';
 
 type Row = { id: number; markup_lang: string | null; lang_shares: string; url_lang: string | null };
 
+/** Every page's languages, read through the index `signals_languages` (schema.ts), not the whole
+ * rows of `signals` (decision 0152). */
+export const PAGE_LANGUAGES = 'SELECT id, markup_lang, lang_shares, url_lang FROM signals';
+
 /** Languages whose pages a reader keeps worked out (one byte per page of the index each). */
 const LANGUAGES_KEPT = 8;
 
@@ -15,8 +19,8 @@ const LANGUAGES_KEPT = 8;
  * translations), and a page that is no candidate is no result however the ranking likes its
  * language. A page is in a language when its text mostly is (its markup's language, else the one
  * most of its text is detected in: `pages.lang`, as document.ts works it out) or its address says so
- * (`/nl-NL/` of a translation not translated yet). Read once per index version, from `signals`
- * alone: `pages.lang` comes after each page's text, so reading it reads every page's whole text
+ * (`/nl-NL/` of a translation not translated yet). Read once per index version, from
+ * `signals_languages` alone: `pages.lang` comes after each page's text, so reading it reads every page's whole text
  * (at 10⁶ pages, 18.8 s of a cold start against 15.1). Each language's pages are kept as a byte per
  * page id, the few latest languages at most.
  */
@@ -31,7 +35,7 @@ export class LanguagePages {
   #version: number | null = null;
 
   constructor(db: DatabaseSync) {
-    this.#rows = db.prepare('SELECT id, markup_lang, lang_shares, url_lang FROM signals');
+    this.#rows = db.prepare(PAGE_LANGUAGES);
   }
 
   /** The pages in `language` (a two-letter code) of those `allowed` (all when null), at `version`. */

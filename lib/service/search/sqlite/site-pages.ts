@@ -1,6 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { filtersSites, hostOf, siteAllows, siteFiltersKey, type SiteFilters } from '../sites.ts';
 
+/** Every page's address, read through the index `signals_hosts` (schema.ts), not the whole rows. */
+export const PAGE_URLS = 'SELECT id, url FROM signals';
+
 /** Site filters whose pages a reader keeps worked out (one byte per page of the index each). */
 const FILTERS_KEPT = 16;
 
@@ -8,7 +11,7 @@ const FILTERS_KEPT = 16;
  * Which pages of the index a search's site filters allow (sites.ts), for the first stage to pick
  * its candidates among them only: a filter applied after the top candidates were taken would
  * leave a site whose pages rank below them with no results. The pages' hosts are read from
- * `signals` once per index version, and each filter's pages are kept as a byte per page id, the
+ * `signals_hosts` once per index version, and each filter's pages are kept as a byte per page id, the
  * few latest filters at most.
  */
 export class SitePages {
@@ -24,7 +27,7 @@ export class SitePages {
   #version: number | null = null;
 
   constructor(db: DatabaseSync) {
-    this.#urls = db.prepare('SELECT id, url FROM signals');
+    this.#urls = db.prepare(PAGE_URLS);
   }
 
   /** The hosts of the index's pages at `version` (read once per version, as allowed() reads them). */
