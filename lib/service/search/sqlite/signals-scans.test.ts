@@ -34,9 +34,23 @@ const SCANS = [
 ];
 
 describe("what a reader reads of every page's signals (decision 0152)", () => {
-  it('is read through narrow indexes of its own, not the whole rows of signals', () => {
+  it('is read through narrow indexes of its own, not the whole rows of signals, before and after SQLite has its statistics', () => {
     const db = index('now.db');
-    for (const { what, sql, through } of SCANS) assert.match(plan(db, sql), new RegExp(`USING COVERING INDEX ${through}\\b`), what);
+    const through = () => {
+      for (const { what, sql, through } of SCANS) assert.match(plan(db, sql), new RegExp(`USING COVERING INDEX ${through}\\b`), what);
+    };
+    through();
+    // As an index holds them: long rows, one page in a hundred a hub; then the statistics the
+    // writer's last step leaves (PRAGMA optimize), taken whole.
+    const add = db.prepare(
+      "INSERT INTO signals (id, url, title, headings, lang_shares, markup_lang, inlinks, authority) VALUES (?, ?, ?, ?, '{\"en\":1}', 'en', 1, ?)",
+    );
+    db.exec('BEGIN');
+    for (let id = 1; id <= 2000; id++)
+      add.run(id, `https://docs.test/${id}.html`, `Page ${id}`.repeat(20), 'Heading '.repeat(60), id % 100 ? 0.9 : 7);
+    db.exec('COMMIT');
+    db.exec('ANALYZE');
+    through();
     db.close();
   });
 
