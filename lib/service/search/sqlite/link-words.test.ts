@@ -103,7 +103,7 @@ describe('InboundLinks: words with many pages, read for a query’s candidates o
     const holding = (reader: InboundLinks, pages: readonly { id: number }[]) => reader.holdingAll(concepts, pages).size;
     const kept = new InboundLinks(db, { wholeRows: 10 });
     // Room for the word's first read (a word with many pages starts small), not for 60 pages of it.
-    const small = new InboundLinks(db, { wholeRows: 10, bytes: 2000 });
+    const small = new InboundLinks(db, { wholeRows: 10, bytes: 1000 });
     const before = holding(kept, asked);
     assert.ok(before > 20, 'pages linked to with "common" around the link');
     assert.equal(holding(small, asked), before);

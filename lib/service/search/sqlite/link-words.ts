@@ -1,6 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { indexIn } from '../sorted.ts';
+import { grown } from '../typed-arrays.ts';
 import type { Concept } from '../tokenize.ts';
+import { ABSENT, IdTable } from './id-table.ts';
 import { Kept } from './kept.ts';
 import { MAX_LINK_BLOCKS } from './schema.ts';
 
@@ -16,15 +18,6 @@ interface PagesOfWord {
   inBlocks(id: number): boolean;
   /** The blocks of page `id` holding the word, ascending; null for none. */
   blocksOf(id: number): Uint16Array | null;
-}
-
-/** A row's blocks as numbers (a copy: a blob's bytes need not be aligned for a Uint16Array). */
-function blocksOfRow(blocks: Uint8Array | null): Uint16Array | null {
-  const n = (blocks?.byteLength ?? 0) >> 1;
-  if (!n) return null;
-  const out = new Uint16Array(n);
-  new Uint8Array(out.buffer).set((blocks as Uint8Array).subarray(0, 2 * n));
-  return out;
 }
 
 /**
@@ -86,57 +79,73 @@ class WordPages implements PagesOfWord {
   }
 }
 
-/** What SomePages holds for a page asked about and without the word (a map's entry), and for one
- * with it (the entry, its row and its blocks' array), about. */
-const ASKED_BYTES = 48;
-const ROW_BYTES = 160;
-
 /**
  * The pages of a word with too many to read whole (WHOLE_WORD_ROWS), read for the pages queries
  * ask about only (their candidates, a few hundred a query), each page once, and kept between
  * queries as long as the word is (decision 0151): a natural question's candidates are mostly
  * pages other questions asked about too (at 10⁵ pages, 55 % of the dev questions' reads were
- * of a word and page read before).
+ * of a word and page read before). In typed arrays, as WordPages, the pages asked about in an
+ * IdTable: each query asks about every candidate several times for each common word, and a map of
+ * an object a row took about twice the time and three times the memory (decision 0152).
  */
 class SomePages implements PagesOfWord {
   readonly any = true;
-  /** By page asked about: its row, or null for a page without the word. */
-  readonly #rows = new Map<number, { mask: number; blocks: Uint16Array | null } | null>();
-  #bytes = 64;
+  /** By page asked about: its row's place, or −1 for a page without the word. */
+  readonly #asked = new IdTable();
+  /** By row: its bits, and where its blocks start in #blocks (the row after's start is where they end). */
+  #masks = new Int32Array(16);
+  #starts = new Uint32Array(17);
+  #blocks = new Uint16Array(64);
+  #rows = 0;
 
   /** The memory it holds, about. */
   get bytes(): number {
-    return this.#bytes;
+    return 64 + this.#asked.bytes + this.#masks.byteLength + this.#starts.byteLength + this.#blocks.byteLength;
   }
 
   /** Reads, with `read`, the rows of the pages of `ids` not asked about before; whether it read any. */
   cover(ids: readonly number[], read: (ids: number[]) => Row[]): boolean {
     const missing: number[] = [];
     for (const id of ids) {
-      if (this.#rows.has(id)) continue;
-      this.#rows.set(id, null);
+      if (this.#asked.get(id) !== ABSENT) continue;
+      this.#asked.set(id, -1);
       missing.push(id);
     }
     if (!missing.length) return false;
-    this.#bytes += ASKED_BYTES * missing.length;
     for (const r of read(missing)) {
-      const blocks = blocksOfRow(r.blocks);
-      this.#rows.set(r.id, { mask: r.mask, blocks });
-      this.#bytes += ROW_BYTES + (blocks?.byteLength ?? 0);
+      const n = (r.blocks?.byteLength ?? 0) >> 1;
+      const row = this.#rows++;
+      if (row === this.#masks.length) {
+        this.#masks = grown(this.#masks, 2 * row);
+        this.#starts = grown(this.#starts, 2 * row + 1);
+      }
+      const from = this.#starts[row] as number;
+      if (from + n > this.#blocks.length) this.#blocks = grown(this.#blocks, Math.max(2 * this.#blocks.length, from + n));
+      // Its bytes copied: a blob's need not be aligned for a Uint16Array.
+      if (n) new Uint8Array(this.#blocks.buffer).set((r.blocks as Uint8Array).subarray(0, 2 * n), 2 * from);
+      this.#masks[row] = r.mask;
+      this.#starts[row + 1] = from + n;
+      this.#asked.set(r.id, row);
     }
     return true;
   }
 
   mask(id: number): number {
-    return this.#rows.get(id)?.mask ?? 0;
+    const row = this.#asked.get(id);
+    return row >= 0 ? (this.#masks[row] as number) : 0;
   }
 
   inBlocks(id: number): boolean {
-    return this.#rows.get(id)?.blocks != null;
+    const row = this.#asked.get(id);
+    return row >= 0 && (this.#starts[row + 1] as number) > (this.#starts[row] as number);
   }
 
   blocksOf(id: number): Uint16Array | null {
-    return this.#rows.get(id)?.blocks ?? null;
+    const row = this.#asked.get(id);
+    if (row < 0) return null;
+    const from = this.#starts[row] as number;
+    const to = this.#starts[row + 1] as number;
+    return to > from ? this.#blocks.subarray(from, to) : null;
   }
 }
 
