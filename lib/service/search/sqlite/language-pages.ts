@@ -19,10 +19,10 @@ const LANGUAGES_KEPT = 8;
  * translations), and a page that is no candidate is no result however the ranking likes its
  * language. A page is in a language when its text mostly is (its markup's language, else the one
  * most of its text is detected in: `pages.lang`, as document.ts works it out) or its address says so
- * (`/nl-NL/` of a translation not translated yet). Read once per index version, from
- * `signals_languages` alone: `pages.lang` comes after each page's text, so reading it reads every page's whole text
- * (at 10⁶ pages, 18.8 s of a cold start against 15.1). Each language's pages are kept as a byte per
- * page id, the few latest languages at most.
+ * (`/nl-NL/` of a translation not translated yet). Read once per index version, through
+ * `signals_languages` alone: `pages.lang` comes after each page's text, so reading it reads every
+ * page's whole text (at 10⁶ pages, 18.8 s of a cold start against 15.1). Each language's pages are
+ * kept as a byte per page id, the few latest languages at most.
  */
 export class LanguagePages {
   readonly #rows: StatementSync;

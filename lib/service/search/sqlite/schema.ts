@@ -389,8 +389,8 @@ export const indexMigrations: readonly IndexMigration[] = [
     // language-pages.ts the languages, hub-pages.ts the hubs), each from an index of its own
     // columns rather than from the whole rows of `signals`, about 700 bytes a page: from a cold
     // disk cache, a fresh service's warm-up read the table three times over (decision 0152). An
-    // index from before answers as it did, scanning the table. (If not there already: the tests
-    // of older indexes set an index's version back and keep what it has.)
+    // index from before answers as it did, scanning the table. (If not there already, as in an
+    // index whose recorded version was set back.)
     up: `
       CREATE INDEX IF NOT EXISTS signals_hosts ON signals (url);
       CREATE INDEX IF NOT EXISTS signals_languages ON signals (markup_lang, url_lang, lang_shares);

@@ -10,9 +10,9 @@ const FILTERS_KEPT = 16;
 /**
  * Which pages of the index a search's site filters allow (sites.ts), for the first stage to pick
  * its candidates among them only: a filter applied after the top candidates were taken would
- * leave a site whose pages rank below them with no results. The pages' hosts are read from
- * `signals_hosts` once per index version, and each filter's pages are kept as a byte per page id, the
- * few latest filters at most.
+ * leave a site whose pages rank below them with no results. The pages' hosts are read through
+ * `signals_hosts` once per index version, and each filter's pages are kept as a byte per page id,
+ * the few latest filters at most.
  */
 export class SitePages {
   readonly #urls: StatementSync;
