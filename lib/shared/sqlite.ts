@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 export type Migration = { version: number; name: string; up: string };
 
@@ -17,6 +17,16 @@ export function openDatabase(file: string, migrations: readonly Migration[]): Da
   db.exec('PRAGMA busy_timeout = 5000');
   migrate(db, migrations);
   return db;
+}
+
+/**
+ * `statement`, set to give each row as an array of its columns, in order, not as an object: for
+ * reads of a row per page of an index, where node:sqlite took about twice as long to make each
+ * row an object as to step to it (decision 0152).
+ */
+export function rowsAsArrays(statement: StatementSync): StatementSync {
+  statement.setReturnArrays(true);
+  return statement;
 }
 
 /** Apply, in one transaction each, every migration newer than the recorded schema version. */

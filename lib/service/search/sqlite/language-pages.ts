@@ -1,9 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { rowsAsArrays } from '#shared/sqlite.ts';
 import { pageLanguage, primaryLanguage, type LanguageShares } from '../language-tags.ts';
 import { grown } from '../typed-arrays.ts';
 import type { AllowedPages } from './first-stage.ts';
 
-type Row = { id: number; markup_lang: string | null; lang_shares: string; url_lang: string | null };
+type Row = [id: number, markupLang: string | null, langShares: string, urlLang: string | null];
 
 /** Every page's languages, read through the index `signals_languages` (schema.ts), not the whole
  * rows of `signals` (decision 0152). */
@@ -35,7 +36,7 @@ export class LanguagePages {
   #version: number | null = null;
 
   constructor(db: DatabaseSync) {
-    this.#rows = db.prepare(PAGE_LANGUAGES);
+    this.#rows = rowsAsArrays(db.prepare(PAGE_LANGUAGES));
   }
 
   /** The pages in `language` (a two-letter code) of those `allowed` (all when null), at `version`. */
@@ -78,17 +79,17 @@ export class LanguagePages {
     let own = new Uint8Array(1024);
     let address = new Uint8Array(1024);
     let max = 0;
-    for (const r of this.#rows.iterate() as Iterable<Row>) {
-      if (r.id >= own.length) {
-        const size = Math.max(r.id + 1, own.length * 2);
+    for (const [id, markupLang, langShares, urlLang] of this.#rows.iterate() as Iterable<Row>) {
+      if (id >= own.length) {
+        const size = Math.max(id + 1, own.length * 2);
         own = grown(own, size);
         address = grown(address, size);
       }
       // Its markup's language, else its text's (the shares are parsed only then).
-      const lang = pageLanguage(r.markup_lang ? {} : (JSON.parse(r.lang_shares) as LanguageShares), r.markup_lang);
-      own[r.id] = this.#code(lang ? primaryLanguage(lang) : '');
-      address[r.id] = this.#code(r.url_lang ? primaryLanguage(r.url_lang) : '');
-      if (r.id > max) max = r.id;
+      const lang = pageLanguage(markupLang ? {} : (JSON.parse(langShares) as LanguageShares), markupLang);
+      own[id] = this.#code(lang ? primaryLanguage(lang) : '');
+      address[id] = this.#code(urlLang ? primaryLanguage(urlLang) : '');
+      if (id > max) max = id;
     }
     this.#own = own.slice(0, max + 1);
     this.#address = address.slice(0, max + 1);

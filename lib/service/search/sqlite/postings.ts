@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { rowsAsArrays } from '#shared/sqlite.ts';
 import { indexIn, seek } from '../sorted.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
@@ -231,7 +232,7 @@ export class PostingsStage implements FirstStage {
     if (!hasMeta) return false;
     this.#q ??= {
       meta: this.#db.prepare("SELECT value FROM search_meta WHERE key = 'postings'"),
-      lengths: this.#db.prepare('SELECT page_id AS id, length FROM page_terms'),
+      lengths: rowsAsArrays(this.#db.prepare('SELECT page_id, length FROM page_terms')),
       lookup: this.#db.prepare('SELECT term, data FROM postings WHERE term IN (SELECT value FROM json_each(?))'),
       // The blocks asked for, each found by its key: written as a join in that order, as SQLite
       // could choose to scan the table for a term's blocks when its statistics say it is small.
@@ -247,17 +248,17 @@ export class PostingsStage implements FirstStage {
     if (meta?.value === POSTINGS_FORMAT || meta?.value === PACKED_POSTINGS_FORMAT) this.#unpack = unpackPostings;
     else if (meta?.value === RAW_POSTINGS_FORMAT) this.#unpack = decodePostings;
     else return false;
-    const rows = this.#q.lengths.all() as { id: number; length: number }[];
+    const rows = this.#q.lengths.all() as unknown as [id: number, length: number][];
     let max = 0;
     let total = 0;
-    for (const r of rows) {
-      if (r.id > max) max = r.id;
-      total += r.length;
+    for (const [id, length] of rows) {
+      if (id > max) max = id;
+      total += length;
     }
     this.#pages = rows.length;
     const avg = rows.length ? total / rows.length : 1;
     this.#norm = new Float64Array(max + 1);
-    for (const r of rows) this.#norm[r.id] = lengthNorm(r.length, avg);
+    for (const [id, length] of rows) this.#norm[id] = lengthNorm(length, avg);
     this.#acc = new Float64Array(max + 1);
     this.#mask = new Uint32Array(max + 1);
     this.#touched = new Int32Array(max + 1);

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { rowsAsArrays } from '#shared/sqlite.ts';
 import { filtersSites, hostOf, siteAllows, siteFiltersKey, type SiteFilters } from '../sites.ts';
 
 /** Every page's address, read through the index `signals_hosts` (schema.ts), not the whole rows. */
@@ -27,7 +28,7 @@ export class SitePages {
   #version: number | null = null;
 
   constructor(db: DatabaseSync) {
-    this.#urls = db.prepare(PAGE_URLS);
+    this.#urls = rowsAsArrays(db.prepare(PAGE_URLS));
   }
 
   /** The hosts of the index's pages at `version` (read once per version, as allowed() reads them). */
@@ -78,13 +79,13 @@ export class SitePages {
     if (this.#hosts) return this.#hosts;
     const hosts = new Map<string, number[]>();
     let max = 0;
-    for (const r of this.#urls.iterate() as Iterable<{ id: number; url: string }>) {
-      const host = hostOf(r.url);
+    for (const [id, url] of this.#urls.iterate() as Iterable<[id: number, url: string]>) {
+      const host = hostOf(url);
       if (!host) continue;
       let ids = hosts.get(host);
       if (!ids) hosts.set(host, (ids = []));
-      ids.push(r.id);
-      if (r.id > max) max = r.id;
+      ids.push(id);
+      if (id > max) max = id;
     }
     this.#maxId = max;
     this.#hostNames = [...hosts.keys()];
