@@ -8,7 +8,7 @@ import type { SearchAnswer } from '../backend.ts';
 import { buildDocument } from '../document.ts';
 import { SqliteSearchBackend } from './backend.ts';
 import { indexMigrations } from './schema.ts';
-import { asWrittenBefore0085 } from './test-index-before-0085.ts';
+import { asWrittenBefore0085, DROP_SIGNALS_INDEXES } from './test-index-before-0085.ts';
 import { SqliteIndexWriter } from './writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-generation-schemas-'));
@@ -75,13 +75,7 @@ describe('a published generation built by another index schema', () => {
   const before0085 = generation(base, 'schema-9.db', (f) => asWrittenBefore0085(f));
   const schema8 = generation(before0085, 'schema-8.db', sql('DROP TABLE described; DELETE FROM schema_migrations WHERE version >= 9'));
   // The version before the signals' narrow indexes (15, decision 0152): it scans the table.
-  const schema15 = generation(
-    base,
-    'schema-15.db',
-    sql(
-      'DROP INDEX signals_hosts; DROP INDEX signals_languages; DROP INDEX signals_authority; DELETE FROM schema_migrations WHERE version >= 16',
-    ),
-  );
+  const schema15 = generation(base, 'schema-15.db', sql(`${DROP_SIGNALS_INDEXES} DELETE FROM schema_migrations WHERE version >= 16`));
 
   it('answers as it did when every migration since only adds tables, in this thread and on query threads', async () => {
     const expected = await answers(now, 0);

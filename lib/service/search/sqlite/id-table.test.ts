@@ -43,6 +43,7 @@ describe('IdTable: page ids to numbers', () => {
     assert.equal(table.get(0), -1);
     assert.equal(table.get(0x7ffffffe), 7);
     assert.equal(table.get(1), ABSENT);
+    for (const id of [-1, -5, Number.NaN, 0x7fffffff, 2 ** 40]) assert.equal(table.get(id), ABSENT, String(id));
     table.set(0, 3);
     assert.equal(table.get(0), 3);
     assert.equal(table.size, 2);

@@ -35,8 +35,10 @@ export class IdTable {
     return this.#keys.byteLength + this.#values.byteLength;
   }
 
-  /** The number of `id`, or ABSENT. */
+  /** The number of `id`, or ABSENT (also for what is not a page id). */
   get(id: number): number {
+    // Below 0, its key would be an empty place's.
+    if (!(id >= 0)) return ABSENT;
     const keys = this.#keys;
     const mask = keys.length - 1;
     const key = id + 1;

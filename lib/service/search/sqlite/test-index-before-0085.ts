@@ -4,8 +4,13 @@ import { joinPassages, packPostings, unpackPostings } from './packed-postings.ts
 import { unpackText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
 import { encodePostings, PACKED_POSTINGS_FORMAT, RAW_POSTINGS_FORMAT } from './postings.ts';
-import { DEF_NEAR, PASSAGE_SLOTS } from './schema.ts';
+import { DEF_NEAR, PASSAGE_SLOTS, SIGNALS_INDEXES } from './schema.ts';
 import { fillFullText } from './writer.ts';
+
+/** SQL that drops the indexes of `signals` (migration 16), which no index from before it has. */
+export const DROP_SIGNALS_INDEXES = Object.keys(SIGNALS_INDEXES)
+  .map((name) => `DROP INDEX ${name};`)
+  .join(' ');
 
 /**
  * For the tests of older indexes: makes the postings' tables of `db` (its rows kept) what the
@@ -69,7 +74,7 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
       for (const word of (r.words as string).split(' ')) near.run(word, r.page_id as number);
     db.exec(`DROP TABLE page_text; DROP TABLE page_term_lists; DROP TABLE described_vocab; DROP TABLE described_terms;
       DROP TABLE definitions; DROP TABLE near_words; DROP TABLE defs_staged; DROP TABLE link_words_staged; DROP TABLE term_passages;
-      DROP TABLE described_lists; DROP INDEX signals_hosts; DROP INDEX signals_languages; DROP INDEX signals_authority;
+      DROP TABLE described_lists; ${DROP_SIGNALS_INDEXES}
       DELETE FROM search_meta WHERE key IN ('definitions', 'near_words', 'described_lists');
       DELETE FROM schema_migrations WHERE version >= 10;`);
     db.exec('COMMIT');
