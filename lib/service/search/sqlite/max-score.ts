@@ -42,7 +42,8 @@ export type Term = {
 };
 
 /** Bounds are sums in another order than a score's: a page is pruned only when even its bound
- * grown by this fraction does not beat θ. */
+ * grown by this fraction does not beat θ, `bound * GROWN <= theta` (written out where it is
+ * asked, on the walk's hottest lines). */
 const BOUND_MARGIN = 1e-9;
 const GROWN = 1 + BOUND_MARGIN;
 /** Past any page id. */
@@ -88,8 +89,6 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
   const impacts = new Float64Array(m);
   const best = new PageHeap(k);
   let theta = -Infinity;
-  // Whether a page whose score is at most `bound` cannot beat θ (written out where it is asked).
-  const under = (bound: number) => bound * GROWN <= theta;
   // The lists order[0 .. looked) are looked in only; the others are walked.
   let looked = 0;
   let scored = 0;
@@ -177,7 +176,7 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
         from[j] = p;
         const entered = consider(d, x, walked, false);
         // Nothing can beat θ any more.
-        if (entered && under(upTo[m] as number)) {
+        if (entered && (upTo[m] as number) * GROWN <= theta) {
           p++;
           break;
         }
@@ -230,7 +229,7 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
       }
     }
     // As θ rose, fewer lists need walking.
-    while (looked < m && under(upTo[looked + 1] as number)) looked++;
+    while (looked < m && (upTo[looked + 1] as number) * GROWN <= theta) looked++;
   }
   return { ranked: best.sorted(), scored };
 }
