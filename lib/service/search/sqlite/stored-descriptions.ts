@@ -3,6 +3,7 @@ import { conceptIdf, namedPrior, type DescriptionMatch } from '../descriptions.t
 import { indexIn, seek } from '../sorted.ts';
 import { idsOf, LIST_FROM_FTS, quoted, unpackIds } from './described-lists.ts';
 import { Kept } from './kept.ts';
+import { mayHold, pageFilter, type PageFilter } from './page-filter.ts';
 import { DEFINITION_SLOTS } from './schema.ts';
 
 /** The terms' lists of definitions a reader keeps in memory by default, in bytes (8 a
@@ -14,15 +15,15 @@ const COUNTS_KEPT = 200_000;
  * than rounding: it is summed in another order than the score it bounds. */
 const ROUNDING = 1 + 1e-9;
 
+/** The definitions of one level holding a term (or any of a concept's terms): ascending, and
+ * for a long list the filter of their pages (page-filter.ts). */
+type Level = { ids: Float64Array; pages: PageFilter | null };
 /** The definitions holding a term (or any of a concept's terms), each once: by their level
- * (levelOf()), each level's ascending; and how many there are in all. */
-type Held = { levels: readonly Float64Array[]; size: number };
+ * (levelOf()); and how many there are in all. */
+type Held = { levels: readonly Level[]; size: number };
 /** A concept of a question: the definitions holding any of its terms (none when no definition
  * holds one), how many its terms' lists hold together (its order), and its worth. */
 type Concept = { held: Held | null; size: number; idf: number };
-/** A concept's definitions as match() walks them: ascending, where the walk stands in them, and
- * what holding the concept adds to a definition's share at most. */
-type Cursor = { ids: Float64Array; at: number; idf: number; most: number };
 /** A page by its best definition. */
 type Best = { page: number; id: number; share: number };
 /** The level of a definition that `links` links name: 0 for none, 1 for one, 2 for two or three,
@@ -30,7 +31,11 @@ type Best = { page: number; id: number; share: number };
  * links. */
 const levelOf = (links: number) => 32 - Math.clz32(links);
 /** A level of a list with no definitions in it. */
-const NONE = new Float64Array(0);
+const NONE: Level = { ids: new Float64Array(0), pages: null };
+/** A level of the ascending definitions `ids`. */
+const levelOfIds = (ids: Float64Array): Level => ({ ids, pages: pageFilter(ids, DEFINITION_SLOTS) });
+/** Past every definition's id. */
+const END = Infinity;
 
 /** Whether page `a` comes before `b` among the best: by share, then the lower page (pages are
  * offered in ascending order in a walk, and one that only equals a page's share comes after it). */
@@ -130,7 +135,7 @@ export class StoredDescriptions {
     this.size = count;
     this.#lists = new Kept<string, Held>(LISTS_KEPT, {
       limit: listBytes,
-      of: (l) => l.levels.reduce((a, t) => a + t.byteLength + 64, 64),
+      of: (l) => l.levels.reduce((a, t) => a + t.ids.byteLength + (t.pages?.bits.byteLength ?? 0) + 96, 64),
     });
     this.#most = most;
     this.#packed = Number.isFinite(packedFrom)
@@ -191,61 +196,81 @@ export class StoredDescriptions {
    * held first: a definition's share is summed in it, as Descriptions sums it), offering each
    * page's best to `best`, by MaxScore: `prior` is the most any of them is weighed by.
    */
-  #walk(lists: readonly Float64Array[], concepts: readonly Concept[], total: number, prior: number, need: number, best: BestPages): void {
+  #walk(lists: readonly Level[], concepts: readonly Concept[], total: number, prior: number, need: number, best: BestPages): void {
     const m = lists.length;
-    const cursors: Cursor[] = lists.map((ids, j) => {
-      const idf = (concepts[j] as Concept).idf;
-      return { ids, at: 0, idf, most: (prior * idf) / total };
-    });
+    // Each list's place, the id there (END past its last), and what holding its concept adds.
+    const at = new Int32Array(m);
+    const next = new Float64Array(m);
+    const most = new Float64Array(m);
+    const idf = new Float64Array(m);
+    for (let j = 0; j < m; j++) {
+      idf[j] = (concepts[j] as Concept).idf;
+      most[j] = (prior * (idf[j] as number)) / total;
+      const { ids } = lists[j] as Level;
+      next[j] = ids.length ? (ids[0] as number) : END;
+    }
     // What the lists from each one on add at most together.
     const after = new Float64Array(m + 1);
-    for (let j = m - 1; j >= 0; j--) after[j] = (after[j + 1] as number) + (cursors[j] as Cursor).most;
-    const under = (bound: number) => bound * ROUNDING <= best.floor;
+    for (let j = m - 1; j >= 0; j--) after[j] = (after[j + 1] as number) + (most[j] as number);
+    // Level 0's definitions no link names: one prior for all of them.
+    const plain = prior === namedPrior(0, this.#most);
     const held = new Uint8Array(m);
     // The lists walked are the first `walked`; those after are looked in only. A definition must
     // hold `need` concepts, so one held only by the need - 1 lists most held can be no answer: those
     // are never walked (for a question of two concepts, only the shorter list is).
     let walked = m - need + 1;
+    let read = 0;
     let page: Best = { page: -1, id: -1, share: 0 };
     for (;;) {
-      while (walked > 0 && under(after[walked - 1] as number)) walked--;
-      let id = Infinity;
-      for (let j = 0; j < walked; j++) {
-        const l = cursors[j] as Cursor;
-        if (l.at < l.ids.length && (l.ids[l.at] as number) < id) id = l.ids[l.at] as number;
-      }
-      if (id === Infinity) break;
+      while (walked > 0 && (after[walked - 1] as number) * ROUNDING <= best.floor) walked--;
+      let id = END;
+      for (let j = 0; j < walked; j++) if ((next[j] as number) < id) id = next[j] as number;
+      if (id === END) break;
       let count = 0;
       let bound = 0;
       for (let j = 0; j < walked; j++) {
-        const l = cursors[j] as Cursor;
-        held[j] = l.ids[l.at] === id ? 1 : 0;
-        if (!held[j]) continue;
-        l.at++;
-        this.read++;
+        if (next[j] !== id) {
+          held[j] = 0;
+          continue;
+        }
+        held[j] = 1;
+        const { ids } = lists[j] as Level;
+        const p = (at[j] as number) + 1;
+        at[j] = p;
+        next[j] = p < ids.length ? (ids[p] as number) : END;
         count++;
-        bound += l.most;
+        bound += most[j] as number;
       }
+      read += count;
       let left = false;
       for (let j = walked; j < m; j++) {
-        if (count + m - j < need || under(bound + (after[j] as number))) {
+        if (count + m - j < need || (bound + (after[j] as number)) * ROUNDING <= best.floor) {
           left = true;
           break;
         }
-        const l = cursors[j] as Cursor;
-        l.at = seek(l.ids, id, l.at);
-        this.read++;
-        held[j] = l.ids[l.at] === id ? 1 : 0;
-        if (!held[j]) continue;
-        l.at++;
+        const { ids, pages } = lists[j] as Level;
+        // Most definitions looked for are of a page the list holds none of: its filter says so.
+        if (pages !== null && !mayHold(pages, Math.floor(id / DEFINITION_SLOTS))) {
+          held[j] = 0;
+          continue;
+        }
+        const p = seek(ids, id, at[j] as number);
+        at[j] = p;
+        read++;
+        if (ids[p] !== id) {
+          held[j] = 0;
+          continue;
+        }
+        held[j] = 1;
+        at[j] = p + 1;
         count++;
-        bound += l.most;
+        bound += most[j] as number;
       }
       if (left || count < need) continue;
       let sum = 0;
-      for (let j = 0; j < m; j++) if (held[j]) sum += (cursors[j] as Cursor).idf;
-      if (under((prior * sum) / total)) continue;
-      const share = (sum / total) * namedPrior(this.#links(id), this.#most);
+      for (let j = 0; j < m; j++) if (held[j]) sum += idf[j] as number;
+      if (((prior * sum) / total) * ROUNDING <= best.floor) continue;
+      const share = (sum / total) * (plain ? prior : namedPrior(this.#links(id), this.#most));
       // The first of a page's equal definitions (the lowest id) stands for it.
       const of = Math.floor(id / DEFINITION_SLOTS);
       if (of !== page.page) {
@@ -254,6 +279,7 @@ export class StoredDescriptions {
       } else if (share > page.share) page = { page: of, id, share };
     }
     if (page.page >= 0) best.offer(page);
+    this.read += read;
   }
 
   /** Each concept's definitions, how many its terms' lists hold and what it is worth, the fewest
@@ -285,9 +311,9 @@ export class StoredDescriptions {
     if (!held) {
       const lists = terms.map((t) => this.#list(t).levels);
       const levels = Array.from({ length: Math.max(...lists.map((l) => l.length)) }, (_, level) =>
-        union(lists.map((l) => l[level] ?? NONE)),
+        levelOfIds(union(lists.map((l) => (l[level] ?? NONE).ids))),
       );
-      this.#lists.set(key, (held = { levels, size: levels.reduce((a, l) => a + l.length, 0) }));
+      this.#lists.set(key, (held = { levels, size: levels.reduce((a, l) => a + l.ids.length, 0) }));
     }
     return held;
   }
@@ -325,7 +351,7 @@ export class StoredDescriptions {
       while (counts.length <= level) counts.push(0);
       counts[level] = (counts[level] as number) + 1;
     }
-    if (counts.length === 1) return { levels: [ids], size: ids.length };
+    if (counts.length === 1) return { levels: [levelOfIds(ids)], size: ids.length };
     const levels = counts.map((n) => new Float64Array(n));
     const filled = counts.map(() => 0);
     for (let i = 0; i < ids.length; i++) {
@@ -334,7 +360,7 @@ export class StoredDescriptions {
       (levels[level] as Float64Array)[at] = ids[i] as number;
       filled[level] = at + 1;
     }
-    return { levels, size: ids.length };
+    return { levels: levels.map(levelOfIds), size: ids.length };
   }
 
   /** The definitions some link names (ascending) and their numbers of links, read once. */
