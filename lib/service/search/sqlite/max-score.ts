@@ -1,6 +1,6 @@
 import { seek } from '../sorted.ts';
 import type { AllowedPages, Ranked } from './first-stage.ts';
-import { placeIn, type PageBits } from './page-bits.ts';
+import { holds, placeIn, type PageBits } from './page-bits.ts';
 
 /**
  * The first stage's top k without scoring every posting (decisions 0084, 0128, 0153): MaxScore
@@ -211,7 +211,11 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
       scored += p - (from[j] as number);
       at[j] = p;
     }
-    // The window's pages in the order of ids.
+    // The window's pages in the order of ids. Most are passed over at the first list looked in
+    // (consider() looks there first): when it has a bitmap, a page it does not hold that the
+    // other lists looked in cannot lift past θ is passed over here, without a call.
+    const first = walked > 0 ? (terms[order[walked - 1] as number] as Term).pages : null;
+    const others = walked > 0 ? (upTo[walked - 1] as number) : 0;
     const words = width >>> 5;
     for (let w = 0; w < words; w++) {
       let word = (windowHeld[w] as number) | 0;
@@ -225,6 +229,7 @@ export function maxScoreTopK(terms: readonly Term[], k: number, allowed: Allowed
         const d = start + s;
         if (allowed && !allowed[d]) continue;
         if ((sum + rest) * GROWN <= theta) continue;
+        if (first !== null && (sum + others) * GROWN <= theta && !holds(first, d)) continue;
         consider(d, sum, walked, walked === 0);
       }
     }
