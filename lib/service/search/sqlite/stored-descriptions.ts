@@ -69,6 +69,26 @@ class BestPages {
   }
 }
 
+/** A page by its best definition, whose term is read from the index only when asked for (the
+ * service asks for the pages and their shares only). */
+class StoredMatch implements DescriptionMatch {
+  readonly page: number;
+  readonly share: number;
+  readonly #id: number;
+  readonly #read: StatementSync;
+
+  constructor(page: number, share: number, id: number, read: StatementSync) {
+    this.page = page;
+    this.share = share;
+    this.#id = id;
+    this.#read = read;
+  }
+
+  get term(): string {
+    return (this.#read.get(this.#id) as { term: string }).term;
+  }
+}
+
 /** The ascending ids in any of `lists` (each ascending), each once: merged a pair at a time, in
  * time linear in their lengths (sorting them together took a concept of two common words 40 ms). */
 function union(lists: readonly Float64Array[]): Float64Array {
@@ -188,7 +208,7 @@ export class StoredDescriptions {
         best,
       );
     }
-    return best.pages.map(({ page, id, share }) => ({ page, term: (this.#q.term.get(id) as { term: string }).term, share }));
+    return best.pages.map(({ page, id, share }) => new StoredMatch(page, share, id, this.#q.term));
   }
 
   /**
