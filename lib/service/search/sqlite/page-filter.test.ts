@@ -57,20 +57,14 @@ describe('a filter of the pages a list of definitions holds', () => {
   });
 
   it('is left out for a short list, looked in as it is', () => {
-    const ids = definitionsOf(
-      Array.from({ length: FILTER_FROM - 1 }, (_, i) => i * 1000),
-      () => 0,
-    );
-    assert.equal(ids.length, FILTER_FROM - 1);
-    assert.equal(pageFilter(ids, SLOTS), null);
-    assert.ok(
-      pageFilter(
-        definitionsOf(
-          Array.from({ length: FILTER_FROM }, (_, i) => i * 1000),
-          () => 0,
-        ),
-        SLOTS,
-      ),
-    );
+    // One definition each of `n` pages a thousand ids apart.
+    const apart = (n: number) =>
+      definitionsOf(
+        Array.from({ length: n }, (_, i) => i * 1000),
+        () => 0,
+      );
+    assert.equal(apart(FILTER_FROM - 1).length, FILTER_FROM - 1);
+    assert.equal(pageFilter(apart(FILTER_FROM - 1), SLOTS), null);
+    assert.ok(pageFilter(apart(FILTER_FROM), SLOTS));
   });
 });
