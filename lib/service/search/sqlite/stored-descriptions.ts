@@ -69,8 +69,8 @@ class BestPages {
   }
 }
 
-/** A page by its best definition, whose term is read from the index only when asked for (the
- * service asks for the pages and their shares only). */
+/** A page by its best definition, whose term is read from the index (as it stands then) only
+ * when asked for: the service asks for the pages and their shares only (decision 0154). */
 class StoredMatch implements DescriptionMatch {
   readonly page: number;
   readonly share: number;
@@ -124,7 +124,8 @@ function merged(a: Float64Array, b: Float64Array): Float64Array {
  * over the concepts' lists at once, by MaxScore (decision 0128): once
  * `limit` pages are found, the concepts the most definitions hold whose worth together cannot lift
  * a definition past the `limit`-th page are no longer walked, only looked in for the definitions
- * the others hold (galloping), and a definition is left as soon as what it could still hold cannot
+ * the others hold (first in a bitmap of the pages a long list holds, page-filter.ts, then by
+ * galloping; decision 0154), and a definition is left as soon as what it could still hold cannot
  * lift it past that page. The lists are kept in memory, least recently used out first, and so is
  * every named definition's number of links (a sixth of them at 10⁵ pages).
  */
@@ -204,6 +205,7 @@ export class StoredDescriptions {
         ordered,
         total,
         prior,
+        level > 0,
         need,
         best,
       );
@@ -214,9 +216,18 @@ export class StoredDescriptions {
   /**
    * One walk of the definitions in `lists` (one a concept, in the concepts' order, the fewest
    * held first: a definition's share is summed in it, as Descriptions sums it), offering each
-   * page's best to `best`, by MaxScore: `prior` is the most any of them is weighed by.
+   * page's best to `best`, by MaxScore: `prior` is the most any of them is weighed by; unless
+   * `named`, each is weighed by it (no link names any of them).
    */
-  #walk(lists: readonly Level[], concepts: readonly Concept[], total: number, prior: number, need: number, best: BestPages): void {
+  #walk(
+    lists: readonly Level[],
+    concepts: readonly Concept[],
+    total: number,
+    prior: number,
+    named: boolean,
+    need: number,
+    best: BestPages,
+  ): void {
     const m = lists.length;
     // Each list's place, the id there (END past its last), and what holding its concept adds.
     const at = new Int32Array(m);
@@ -232,8 +243,6 @@ export class StoredDescriptions {
     // What the lists from each one on add at most together.
     const after = new Float64Array(m + 1);
     for (let j = m - 1; j >= 0; j--) after[j] = (after[j + 1] as number) + (most[j] as number);
-    // Level 0's definitions no link names: one prior for all of them.
-    const plain = prior === namedPrior(0, this.#most);
     const held = new Uint8Array(m);
     // The lists walked are the first `walked`; those after are looked in only. A definition must
     // hold `need` concepts, so one held only by the need - 1 lists most held can be no answer: those
@@ -290,7 +299,7 @@ export class StoredDescriptions {
       let sum = 0;
       for (let j = 0; j < m; j++) if (held[j]) sum += idf[j] as number;
       if (((prior * sum) / total) * ROUNDING <= best.floor) continue;
-      const share = (sum / total) * (plain ? prior : namedPrior(this.#links(id), this.#most));
+      const share = (sum / total) * (named ? namedPrior(this.#links(id), this.#most) : prior);
       // The first of a page's equal definitions (the lowest id) stands for it.
       const of = Math.floor(id / DEFINITION_SLOTS);
       if (of !== page.page) {
