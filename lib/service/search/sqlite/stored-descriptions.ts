@@ -255,6 +255,8 @@ export class StoredDescriptions {
       let id = END;
       for (let j = 0; j < walked; j++) if ((next[j] as number) < id) id = next[j] as number;
       if (id === END) break;
+      // Its page: what the lists' filters are asked, and what it is offered as.
+      const of = Math.floor(id / DEFINITION_SLOTS);
       let count = 0;
       let bound = 0;
       for (let j = 0; j < walked; j++) {
@@ -279,7 +281,7 @@ export class StoredDescriptions {
         }
         const { ids, pages } = lists[j] as Level;
         // Most definitions looked for are of a page the list holds none of: its filter says so.
-        if (pages !== null && !mayHold(pages, Math.floor(id / DEFINITION_SLOTS))) {
+        if (pages !== null && !mayHold(pages, of)) {
           held[j] = 0;
           continue;
         }
@@ -301,7 +303,6 @@ export class StoredDescriptions {
       if (((prior * sum) / total) * ROUNDING <= best.floor) continue;
       const share = (sum / total) * (named ? namedPrior(this.#links(id), this.#most) : prior);
       // The first of a page's equal definitions (the lowest id) stands for it.
-      const of = Math.floor(id / DEFINITION_SLOTS);
       if (of !== page.page) {
         if (page.page >= 0) best.offer(page);
         page = { page: of, id, share };
