@@ -1,6 +1,7 @@
 import { isLikelyRegion, primaryLanguage, type LanguageShares } from './language-tags.ts';
 import type { Concept } from './tokenize.ts';
 import { indexTokens, words } from './tokenize.ts';
+import { mayHold, signLine, wordHash, type WordSignature } from './word-signature.ts';
 
 /**
  * Second-stage ranking of the candidates the full-text index returns. The index scores each page
@@ -76,7 +77,7 @@ export type RankFields = {
   headings: string;
   /** A bit signature of the fields' words: most words a query looks up are in none of a page's
    * fields, and the signature says so without looking in them. */
-  signature: Uint32Array;
+  signature: WordSignature;
   hasHeadings: boolean;
   titleWords: string[];
   /** How much of the page is links to other pages (linkDensity()), 0 to 1. */
@@ -108,8 +109,8 @@ export function linkDensity(links: number, text: string): number {
 
 /** The fields of each one's distinct words, space-separated. */
 function fieldsOfLines(title: string, url: string, headings: string, titleWords: string[], linkDensity: number): RankFields {
-  const signature = new Uint32Array(SIGNATURE_BITS / 32);
-  for (const line of [title, url, headings]) sign(signature, line);
+  const signature = new Uint8Array(SIGNATURE_BYTES);
+  for (const line of [title, url, headings]) signLine(signature, line);
   return {
     title: ` ${title} `,
     url: ` ${url} `,
@@ -123,49 +124,12 @@ function fieldsOfLines(title: string, url: string, headings: string, titleWords:
 
 /** A page's field words in a signature of this many bits, two a word: a few hundred words (most
  * pages' title, address and headings) leave most lookups of absent words unmade. */
-const SIGNATURE_BITS = 1024;
-const SIGNATURE_MASK = SIGNATURE_BITS - 1;
-
-/** FNV-1a over a word's UTF-16 code units. */
-function wordHash(word: string): number {
-  let h = FNV_BASIS;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
-  return h >>> 0;
-}
-const FNV_BASIS = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const SPACE = 32;
-
-/** Sets the signature's two bits of each word of `line` (words split by single spaces), each
- * hashed as wordHash() hashes it, as the line is read: no word is cut out of it. */
-function sign(signature: Uint32Array, line: string): void {
-  let h = FNV_BASIS;
-  let length = 0;
-  for (let i = 0; i <= line.length; i++) {
-    const c = i < line.length ? line.charCodeAt(i) : SPACE;
-    if (c !== SPACE) {
-      h = Math.imul(h ^ c, FNV_PRIME);
-      length++;
-      continue;
-    }
-    if (length) {
-      const a = h & SIGNATURE_MASK;
-      const b = (h >>> 16) & SIGNATURE_MASK;
-      signature[a >>> 5] = (signature[a >>> 5] as number) | (1 << (a & 31));
-      signature[b >>> 5] = (signature[b >>> 5] as number) | (1 << (b & 31));
-    }
-    h = FNV_BASIS;
-    length = 0;
-  }
-}
+const SIGNATURE_BYTES = 1024 / 8;
 
 /** The fields a word of hash `h` is in (IN_TITLE | IN_URL | IN_HEADINGS), 0 for none; the signature
  * answers for most words that are in none. */
 function fieldsHolding(f: RankFields, word: string, h: number): number {
-  if (!word) return 0;
-  const a = h & SIGNATURE_MASK;
-  const b = (h >>> 16) & SIGNATURE_MASK;
-  if (!(((f.signature[a >>> 5] as number) >>> (a & 31)) & 1) || !(((f.signature[b >>> 5] as number) >>> (b & 31)) & 1)) return 0;
+  if (!word || !mayHold(f.signature, h)) return 0;
   const w = ` ${word} `;
   return (f.title.includes(w) ? IN_TITLE : 0) | (f.url.includes(w) ? IN_URL : 0) | (f.headings.includes(w) ? IN_HEADINGS : 0);
 }

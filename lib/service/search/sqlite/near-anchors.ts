@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kept } from './kept.ts';
-import { DEF_NEAR, NEAR_WORDS_META } from './schema.ts';
+import { mayHold, wordHash, type WordSignature } from '../word-signature.ts';
+import { DEF_NEAR, NEAR_SIGNATURES_META, NEAR_WORDS_META } from './schema.ts';
 
 /** Candidates' words near their index anchors a reader keeps in memory (about 1.6 KB a page at
  * 10⁵ pages of the scale corpus), and the bytes they may hold. */
@@ -13,15 +14,17 @@ const WORDS_KEPT = 10_000;
  * Which of a query's candidates have every word of the query within a few words after one of
  * their index anchors (not necessarily the same one; decision 0081): read for the candidates
  * from `near_words`, one row a page (decision 0122), and kept by page while the index stays the
- * same. An index from before it keeps them as `defs` rows (DEF_NEAR), where every page holding
- * a word near an anchor is read, by word.
+ * same. Most candidates lack one of the words, which the signature of them in the page's signals
+ * says (decision 0155): a row is read only for a candidate whose signature may hold them all. An index from
+ * before the signatures reads every candidate's row; one from before `near_words` keeps the words
+ * as `defs` rows (DEF_NEAR), where every page holding a word near an anchor is read, by word.
  */
 export class NearAnchors {
   readonly #db: DatabaseSync;
   #byPage: StatementSync | null = null;
   #byWord: StatementSync | null = null;
-  /** Whether the index keeps them by page, read once per index version. */
-  #paged: boolean | null = null;
+  /** How the index keeps them, read once per index version. */
+  #kept: 'signed' | 'paged' | 'defs' | null = null;
   /** By page: its words near an anchor, space-separated with a space at either end. */
   readonly #pages = new Kept<number, string>(PAGES_KEPT, { limit: BYTES_KEPT, of: (words) => 2 * words.length + 64 });
   /** By word, in an index from before `near_words`: the pages that have it near an anchor. */
@@ -33,7 +36,7 @@ export class NearAnchors {
 
   /** Drops what was read (the index changed). */
   clear(): void {
-    this.#paged = null;
+    this.#kept = null;
     this.#pages.clear();
     this.#words.clear();
   }
@@ -44,17 +47,33 @@ export class NearAnchors {
     this.#words.trim();
   }
 
-  /** Those of `candidates` that have each of `words` near an index anchor. */
-  of(words: readonly string[], candidates: readonly { id: number }[]): Set<number> {
+  /** Those of `candidates` that have each of `words` near an index anchor; `signature`, a
+   * candidate's signature of its words near an anchor (signals.near_signature), null for none. */
+  of(words: readonly string[], candidates: readonly { id: number }[], signature: (id: number) => WordSignature | null): Set<number> {
     const out = new Set<number>();
     if (!words.length || !candidates.length) return out;
-    this.#paged ??= this.#db.prepare(`SELECT 1 FROM search_meta WHERE key = '${NEAR_WORDS_META}'`).get() !== undefined;
-    return this.#paged ? this.#ofPages(words, candidates) : this.#ofWords(words, candidates);
+    this.#kept ??= this.#form();
+    if (this.#kept === 'defs') return this.#ofWords(words, candidates);
+    const ids = candidates.map((c) => c.id);
+    if (this.#kept === 'paged') return this.#ofPages(words, ids);
+    const hashes = words.map(wordHash);
+    return this.#ofPages(
+      words,
+      ids.filter((id) => {
+        const signed = signature(id);
+        return signed !== null && hashes.every((h) => mayHold(signed, h));
+      }),
+    );
   }
 
-  #ofPages(words: readonly string[], candidates: readonly { id: number }[]): Set<number> {
-    const missing: number[] = [];
-    for (const c of candidates) if (this.#pages.use(c.id) === undefined) missing.push(c.id);
+  #form(): 'signed' | 'paged' | 'defs' {
+    const marked = (key: string) => this.#db.prepare('SELECT 1 FROM search_meta WHERE key = ?').get(key) !== undefined;
+    return marked(NEAR_WORDS_META) ? (marked(NEAR_SIGNATURES_META) ? 'signed' : 'paged') : 'defs';
+  }
+
+  /** Those of `ids` whose row holds every one of `words`: the rows not kept are read. */
+  #ofPages(words: readonly string[], ids: readonly number[]): Set<number> {
+    const missing = ids.filter((id) => this.#pages.use(id) === undefined);
     if (missing.length) {
       this.#byPage ??= this.#db.prepare('SELECT page_id AS id, words FROM near_words WHERE page_id IN (SELECT value FROM json_each(?))');
       const found = new Map<number, string>();
@@ -63,9 +82,9 @@ export class NearAnchors {
     }
     const padded = words.map((w) => ` ${w} `);
     const out = new Set<number>();
-    for (const c of candidates) {
-      const near = this.#pages.get(c.id) as string;
-      if (padded.every((w) => near.includes(w))) out.add(c.id);
+    for (const id of ids) {
+      const near = this.#pages.get(id) as string;
+      if (padded.every((w) => near.includes(w))) out.add(id);
     }
     return out;
   }

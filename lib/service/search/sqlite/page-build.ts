@@ -3,9 +3,19 @@ import { definitionDocuments } from '../descriptions.ts';
 import { encodeRankFields, linkDensity, rankFields } from '../rank.ts';
 import { indexTokens } from '../tokenize.ts';
 import { urlWords } from '../url.ts';
+import { signatureOf } from '../word-signature.ts';
 import { packText } from './packed-text.ts';
 import { PageText } from './page-text.ts';
-import { CONTEXT_BITS, DEFINITION_SLOTS, FIELD_WEIGHTS, FTS_COLUMNS, MAX_CONTEXTS, MAX_LINK_BLOCKS, PASSAGE_SLOTS } from './schema.ts';
+import {
+  CONTEXT_BITS,
+  DEFINITION_SLOTS,
+  FIELD_WEIGHTS,
+  FTS_COLUMNS,
+  MAX_CONTEXTS,
+  MAX_LINK_BLOCKS,
+  NEAR_SIGNATURE_BITS,
+  PASSAGE_SLOTS,
+} from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 
 /** Inbound anchor texts a page's postings take, the most linked first. */
@@ -48,6 +58,8 @@ export type BuiltPage =
       inlinks: number;
       /** signals.rank_words (rank.ts encodeRankFields). */
       rankWords: string;
+      /** signals.near_signature: of its words near an index anchor (word-signature.ts), null for none. */
+      nearSignature: Uint8Array | null;
       linkWords: LinkWords;
       terms: PageTerms;
       /** Its described definitions, in the order of its `described` rows. */
@@ -67,7 +79,7 @@ type TokenCount = { weighted: number; n: number; places: number[] | null };
  * beside the writer, which stores the result.
  */
 export class PageBuilder {
-  readonly #q: Record<'page' | 'anchors' | 'inlinks' | 'outlinks' | 'contexts' | 'described' | 'naming', StatementSync>;
+  readonly #q: Record<'page' | 'anchors' | 'inlinks' | 'outlinks' | 'contexts' | 'described' | 'naming' | 'near', StatementSync>;
   readonly #text: PageText;
   readonly #tokenizer = new FtsTokenizer();
   readonly #fullText: boolean;
@@ -88,6 +100,7 @@ export class PageBuilder {
       described: db.prepare(`SELECT term, words FROM described WHERE page_id = ? ORDER BY rowid LIMIT ${DEFINITION_SLOTS}`),
       naming: db.prepare(`SELECT l.text AS text, l.context AS context FROM links l JOIN aliases a ON a.key = l.target_key
         WHERE a.page_id = ? AND l.source_id != ?`),
+      near: db.prepare('SELECT words FROM near_words WHERE page_id = ?'),
     };
   }
 
@@ -114,6 +127,7 @@ export class PageBuilder {
       gone: false,
       inlinks: (q.inlinks.get(id, id) as { n: number }).n,
       rankWords: encodeRankFields(rankFields(row.title, row.url, row.headings, density)),
+      nearSignature: this.#nearSignature(id),
       linkWords: this.#linkWords(id),
       terms: this.#terms(fields, bodyBlocks),
       definitions: this.#definitions(id),
@@ -125,6 +139,12 @@ export class PageBuilder {
         ],
       }),
     };
+  }
+
+  /** The signature of the page's words near its index anchors, stored with its `near_words` row. */
+  #nearSignature(id: number): Uint8Array | null {
+    const near = this.#q.near.get(id) as { words: string } | undefined;
+    return near ? signatureOf(near.words.split(' '), NEAR_SIGNATURE_BITS) : null;
   }
 
   /** The words of the blocks the links pointing at the page stand in (decisions 0081, 0082), each

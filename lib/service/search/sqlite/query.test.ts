@@ -7,11 +7,12 @@ import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
 import { WEIGHTS } from '../rank.ts';
 import { parseQuery } from '../tokenize.ts';
+import { signatureOf } from '../word-signature.ts';
 import { HUB_AUTHORITY, HubPages } from './hub-pages.ts';
 import { LanguagePages } from './language-pages.ts';
 import { PostingsStage } from './postings.ts';
 import { IndexReader, MIN_MATCHED } from './query.ts';
-import { DEF_NEAR } from './schema.ts';
+import { DEF_NEAR, NEAR_SIGNATURE_BITS, NEAR_SIGNATURES_META } from './schema.ts';
 import { SqliteIndexWriter } from './writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-query-'));
@@ -160,6 +161,50 @@ describe('the words an index anchor stands before', () => {
     assert.deepEqual(moved.prepare('SELECT page_id AS id, words FROM near_words ORDER BY page_id').all(), words);
     assert.equal((moved.prepare(`SELECT COUNT(*) AS n FROM defs WHERE kind & ${DEF_NEAR}`).get() as { n: number }).n, 0);
     moved.close();
+    assert.deepEqual(answers(old), expected);
+  });
+
+  it('a page’s words near its anchors are signed in its signals; an index from before the signatures answers alike, and its next run signs them', () => {
+    const signatures = (f: string) => {
+      const db = new DatabaseSync(f, { readOnly: true });
+      const rows = db.prepare('SELECT id, near_signature AS bits FROM signals WHERE near_signature IS NOT NULL ORDER BY id').all() as {
+        id: number;
+        bits: Uint8Array;
+      }[];
+      const near = db.prepare('SELECT page_id AS id, words FROM near_words ORDER BY page_id').all() as { id: number; words: string }[];
+      const marked = db.prepare(`SELECT 1 FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`).get() !== undefined;
+      db.close();
+      return { rows: rows.map((r) => ({ id: r.id, bits: [...r.bits] })), near, marked };
+    };
+    const now = signatures(file);
+    assert.ok(now.marked);
+    assert.ok(now.near.length >= 3);
+    assert.deepEqual(
+      now.rows,
+      now.near.map((r) => ({ id: r.id, bits: [...signatureOf(r.words.split(' '), NEAR_SIGNATURE_BITS)] })),
+      'every page with words near an anchor, and only those, signed with them',
+    );
+    const old = join(dir, 'near-unsigned.db');
+    const db = new DatabaseSync(file);
+    db.exec(`VACUUM INTO '${old}'`);
+    db.close();
+    const before = new DatabaseSync(old);
+    before.exec(`UPDATE signals SET near_signature = NULL; DELETE FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`);
+    before.close();
+    const answers = (f: string) => {
+      const reader = new IndexReader(f);
+      const out = ['median', 'median aggregate', 'teapot', 'again teapot', 'filler3 median'].map((q) =>
+        reader.search({ query: q, language: 'en', limit: 10, exact: true }).results.map((r) => r.url),
+      );
+      reader.close();
+      return out;
+    };
+    const expected = answers(file);
+    assert.deepEqual(answers(old), expected);
+    const writer = new SqliteIndexWriter(old);
+    writer.finish();
+    writer.close();
+    assert.deepEqual(signatures(old), now);
     assert.deepEqual(answers(old), expected);
   });
 });

@@ -12,6 +12,7 @@ import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
+import type { WordSignature } from '../word-signature.ts';
 import { FtsStage, type AllowedPages, type FirstStage, type Ranked } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { SitePages } from './site-pages.ts';
@@ -89,6 +90,7 @@ type SignalRow = {
   authority: number;
   rank_words: string;
   section: string;
+  near_signature: Uint8Array | null;
 };
 /**
  * The pages defining a query: the strongest (MAX_DEFINERS), which join its candidates, and how
@@ -113,6 +115,8 @@ type Signals = {
   authority: number;
   fields: RankFields;
   section: string[] | null;
+  /** Of its words near an index anchor (NearAnchors), null for none or an index from before them. */
+  nearSignature: WordSignature | null;
 };
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
@@ -278,8 +282,8 @@ export class IndexReader {
     this.#described = new DescribedDefinitions(this.#db, this.#postings, Math.round(lists / 3));
     this.#sites = this.#db.prepare('SELECT host, icon FROM sites');
     this.#signals = this.#db
-      .prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section
-      FROM signals WHERE id ${among}`);
+      .prepare(`SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, authority, rank_words, section,
+      near_signature FROM signals WHERE id ${among}`);
     // A page's snippet when no passage holds the query, read for the results shown only: joined to
     // every candidate's signals it was two fifths of reading them (decision 0151).
     this.#fallbacks = this.#db.prepare(`SELECT id, text FROM snippet_fallback WHERE id ${among}`);
@@ -470,7 +474,7 @@ export class IndexReader {
     const sample = [...new Set([...first.slice(0, SITE_SAMPLE).map((r) => r.id), ...hubs])];
     const signals = this.#signalsOf([...rows, ...sample.map((id) => ({ id }))]);
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
-    const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows);
+    const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows, (id) => signals.get(id)?.nearSignature ?? null);
     const linked = this.#inbound.holdingAll(concepts, rows);
     // The names of a dotted name's namespace that the definers and the head of the list define.
     const namespaces = concepts.flatMap((c) => (c.namespace === null ? [] : [c.namespace]));
@@ -701,6 +705,7 @@ export class IndexReader {
           // Prepared at index time; worked out here for a page indexed before they were.
           fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
           section: p.section ? (JSON.parse(p.section) as string[]) : null,
+          nearSignature: p.near_signature,
         });
       }
     }

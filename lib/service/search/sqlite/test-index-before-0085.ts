@@ -74,8 +74,8 @@ export function asWrittenBefore0085(file: string, { rawPostings = true }: { rawP
       for (const word of (r.words as string).split(' ')) near.run(word, r.page_id as number);
     db.exec(`DROP TABLE page_text; DROP TABLE page_term_lists; DROP TABLE described_vocab; DROP TABLE described_terms;
       DROP TABLE definitions; DROP TABLE near_words; DROP TABLE defs_staged; DROP TABLE link_words_staged; DROP TABLE term_passages;
-      DROP TABLE described_lists; ${DROP_SIGNALS_INDEXES}
-      DELETE FROM search_meta WHERE key IN ('definitions', 'near_words', 'described_lists');
+      DROP TABLE described_lists; ALTER TABLE signals DROP COLUMN near_signature; ${DROP_SIGNALS_INDEXES}
+      DELETE FROM search_meta WHERE key IN ('definitions', 'near_words', 'described_lists', 'near_signatures');
       DELETE FROM schema_migrations WHERE version >= 10;`);
     db.exec('COMMIT');
   } finally {

@@ -3,6 +3,7 @@ import type { FinishStep, IndexWriter, UpsertOutcome } from '../backend.ts';
 import { LinkList, pageRank } from '../authority.ts';
 import type { PageDocument } from '../document.ts';
 import { preferredUrl } from '../url.ts';
+import { signatureOf } from '../word-signature.ts';
 import { snippetFallback } from '../snippet.ts';
 import type { BuiltDefinition, BuiltPage } from './page-build.ts';
 import { storeDescribedLists } from './described-lists.ts';
@@ -17,6 +18,8 @@ import {
   DEFINITION_SLOTS,
   DEFINITIONS_META,
   DESCRIBED_LISTS_META,
+  NEAR_SIGNATURE_BITS,
+  NEAR_SIGNATURES_META,
   NEAR_WORDS_META,
   openIndexDatabase,
   PASSAGE_SLOTS,
@@ -76,6 +79,11 @@ function prepare(db: DatabaseSync) {
     near: db.prepare('INSERT OR REPLACE INTO near_words (page_id, words) VALUES (?, ?)'),
     dropNear: db.prepare('DELETE FROM near_words WHERE page_id = ?'),
     nearMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_WORDS_META}'`),
+    sign: db.prepare('UPDATE signals SET near_signature = ? WHERE id = ?'),
+    signedMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`),
+    nearAll: db.prepare('SELECT page_id AS id, words FROM near_words'),
+    setSigned: db.prepare(`INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_SIGNATURES_META}', 'signed')`),
+    anyPage: db.prepare('SELECT 1 FROM pages LIMIT 1'),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
     dirtyEvery: db.prepare('INSERT OR IGNORE INTO dirty (page_id) SELECT id FROM pages'),
     dirtyAll: db.prepare('SELECT page_id AS id FROM dirty ORDER BY page_id'),
@@ -84,7 +92,7 @@ function prepare(db: DatabaseSync) {
     bodyMoved: db.prepare("UPDATE pages SET body = '' WHERE id = ? AND body != ''"),
     setInlinks: db.prepare('UPDATE pages SET inlinks = ? WHERE id = ?'),
     signals: db.prepare(`INSERT OR REPLACE INTO signals (id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, rank_words,
-      section) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section FROM pages WHERE id = ?`),
+      section, near_signature) SELECT id, url, title, headings, lang_shares, markup_lang, url_lang, inlinks, ?, section, ? FROM pages WHERE id = ?`),
     ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO fts (rowid, title, headings, url, terms, anchors, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     dropPassages: db.prepare('DELETE FROM passages WHERE id BETWEEN ? AND ?'),
@@ -150,6 +158,9 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
     this.#q = prepare(this.#db);
+    // A new index signs each page's words near its index anchors as finish() builds the page: it
+    // has every signature from the start, and finish() has none to add (#signNearWords).
+    if (!this.#q.signedMeta.get() && !this.#q.anyPage.get()) this.#q.setSigned.run();
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
     this.#defs = new StagedRows(this.#db, {
@@ -253,7 +264,8 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   /** The page's definitions (page-definitions.ts), worked out where its document was built, and
-   * its words near an index anchor, a row of `near_words`. */
+   * its words near an index anchor, a row of `near_words` (and their signature in its signals,
+   * which finish() writes when it builds the page). */
   #storeDefinitions(id: number, doc: PageDocument): void {
     const q = this.#q;
     q.dropDefs.run(id);
@@ -304,6 +316,7 @@ export class SqliteIndexWriter implements IndexWriter {
       // Definitions not stored yet (an index from before them): stored for every page with some.
       if (!q.definitionsMeta.get()) q.dirtyDescribed.run();
       if (!q.nearMeta.get()) this.#moveNearWords();
+      if (!q.signedMeta.get()) this.#signNearWords();
     });
     this.#commit();
     // The postings' runs, released by the last finish(), are taken again.
@@ -386,6 +399,15 @@ export class SqliteIndexWriter implements IndexWriter {
       INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_WORDS_META}', 'by page');`);
   }
 
+  /** The signature of every page's words near its index anchors in its signals, for an index from
+   * before them (decision 0155): each `near_words` row read once. */
+  #signNearWords(): void {
+    const q = this.#q;
+    for (const r of q.nearAll.iterate() as Iterable<{ id: number; words: string }>)
+      q.sign.run(signatureOf(r.words.split(' '), NEAR_SIGNATURE_BITS), r.id);
+    q.setSigned.run();
+  }
+
   /** Every page's authority (authority.ts) from the links between pages as they now stand: a page
    * that changed changes the rank of the pages it links to, and of theirs. */
   #rankPages(): void {
@@ -441,7 +463,7 @@ export class SqliteIndexWriter implements IndexWriter {
     }
     this.#linkWords.addPage(id, rows);
     q.setInlinks.run(page.inlinks, id);
-    q.signals.run(page.rankWords, id);
+    q.signals.run(page.rankWords, page.nearSignature, id);
     if (page.fullText) q.ftsInsert.run(id, ...page.fullText);
     this.#postings.page(id, page.terms);
   }
