@@ -122,8 +122,8 @@ function fieldsOfLines(title: string, url: string, headings: string, titleWords:
   };
 }
 
-/** A page's field words in a signature of this many bits, two a word: a few hundred words (most
- * pages' title, address and headings) leave most lookups of absent words unmade. */
+/** A page's field words in a signature of this many bytes (1,024 bits), two bits a word: a few
+ * hundred words (most pages' title, address and headings) leave most lookups of absent words unmade. */
 const SIGNATURE_BYTES = 1024 / 8;
 
 /** The fields a word of hash `h` is in (IN_TITLE | IN_URL | IN_HEADINGS), 0 for none; the signature

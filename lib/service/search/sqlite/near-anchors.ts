@@ -15,15 +15,17 @@ const WORDS_KEPT = 10_000;
  * their index anchors (not necessarily the same one; decision 0081): read for the candidates
  * from `near_words`, one row a page (decision 0122), and kept by page while the index stays the
  * same. Most candidates lack one of the words, which the signature of them in the page's signals
- * says (decision 0155): a row is read only for a candidate whose signature may hold them all. An index from
- * before the signatures reads every candidate's row; one from before `near_words` keeps the words
- * as `defs` rows (DEF_NEAR), where every page holding a word near an anchor is read, by word.
+ * says (decision 0155): a row is read only for a candidate whose signature may hold them all. An
+ * index from before the signatures reads every candidate's row; one from before `near_words`
+ * keeps the words as `defs` rows (DEF_NEAR), where every page holding a word near an anchor is
+ * read, by word.
  */
 export class NearAnchors {
   readonly #db: DatabaseSync;
   #byPage: StatementSync | null = null;
   #byWord: StatementSync | null = null;
-  /** How the index keeps them, read once per index version. */
+  /** How the index keeps them (signed, by page only, or by word in `defs`), read once per index
+   * version. */
   #kept: 'signed' | 'paged' | 'defs' | null = null;
   /** By page: its words near an anchor, space-separated with a space at either end. */
   readonly #pages = new Kept<number, string>(PAGES_KEPT, { limit: BYTES_KEPT, of: (words) => 2 * words.length + 64 });

@@ -17,9 +17,9 @@ const DEFINITION_TOKENIZE = 'unicode61 remove_diacritics 2';
  * defs     definition heads (see definitions.ts) -> the pages that define them
  * fts      the full-text rows, contentless: the searchable token streams of each page's fields
  * signals  per page, what the ranking reads of a candidate (address, title, headings and their
- *          words, language, inlinks, a signature of its words near index anchors); what every reader reads of every page (hosts, languages,
- *          the hubs' authority) in narrow indexes of their own (signals_hosts, signals_languages,
- *          signals_authority)
+ *          words, language, inlinks, a signature of its words near index anchors); what every
+ *          reader reads of every page (hosts, languages, the hubs' authority) in narrow indexes of
+ *          their own (signals_hosts, signals_languages, signals_authority)
  * passages snippet passages of each page's text, id = page id * PASSAGE_SLOTS + block number, as
  *          an index from before decision 0085 kept them (snippet.ts passageAt works them out now)
  * page_text  each page's text, in chunks of blocks (page-text.ts)
@@ -88,8 +88,8 @@ export const NEAR_WORDS_META = 'near_words';
  * `signals.near_signature` (until then, a reader reads the words of every candidate). */
 export const NEAR_SIGNATURES_META = 'near_signatures';
 /** The most bits of a page's near words' signature (word-signature.ts signatureOf): over the dev
- * queries at 10⁶ pages of the scale corpus, a candidate without every word of the query passes 4 %
- * of the time at 1,024 bits, 2 % at 2,048 (decision 0155). */
+ * queries at 10⁶ pages of the scale corpus, 3.8 % of the candidates' checks passed a signature of
+ * 1,024 bits a page, 2.1 % one of 2,048, 8.3 % one of 512 (decision 0155). */
 export const NEAR_SIGNATURE_BITS = 1024;
 
 /**
@@ -416,10 +416,11 @@ export const indexMigrations: readonly IndexMigration[] = [
     name: 'search signatures of the words near index anchors',
     // A small signature of each page's words near its index anchors in its signals, which a query
     // reads for each of its candidates already, so that it reads the `near_words` row (1.6 KB a
-    // page at 10⁶ pages) only of a candidate that may have the query's words, about 4 % of them
-    // (decision 0155). The next `npm run index` signs an existing index's (search_meta
-    // NEAR_SIGNATURES_META); until then, and in a published generation, a reader reads the rows, the
-    // column standing in as a view of the table with it empty.
+    // page at 10⁶ pages) only of a candidate that may have the query's words (at 10⁶, a tenth of a
+    // known item's candidates and 2 % of a natural question's; decision 0155). The next `npm run
+    // index` signs an existing index's (search_meta NEAR_SIGNATURES_META); until then, and in a
+    // published generation, a reader reads the rows, the column standing in as a view of the table
+    // with it empty.
     up: 'ALTER TABLE signals ADD COLUMN near_signature BLOB',
     readerStandIn: 'CREATE TEMP VIEW signals AS SELECT *, NULL AS near_signature FROM main.signals',
   },
