@@ -107,6 +107,23 @@ describe('the words an index anchor stands before', () => {
     }),
   );
   const urls = searchOf(writer, file);
+  /** A copy of the index, to make into one from before a change. */
+  const copyOf = (name: string) => {
+    const copy = join(dir, name);
+    const db = new DatabaseSync(file);
+    db.exec(`VACUUM INTO '${copy}'`);
+    db.close();
+    return copy;
+  };
+  /** What an index answers to queries the words near anchors decide. */
+  const answers = (f: string) => {
+    const reader = new IndexReader(f);
+    const out = ['median', 'median aggregate', 'teapot', 'again teapot', 'filler3 median'].map((q) =>
+      reader.search({ query: q, language: 'en', limit: 10, exact: true }).results.map((r) => r.url),
+    );
+    reader.close();
+    return out;
+  };
 
   it('a page whose index anchors stand before every word of the query comes first', () => {
     assert.deepEqual(urls('median'), ['indexed.html', 'plain.html']);
@@ -132,10 +149,7 @@ describe('the words an index anchor stands before', () => {
   });
 
   it('an index keeping them as definitions (from before near_words) answers alike, and its next run moves them', () => {
-    const old = join(dir, 'near-before.db');
-    const db = new DatabaseSync(file);
-    db.exec(`VACUUM INTO '${old}'`);
-    db.close();
+    const old = copyOf('near-before.db');
     const before = new DatabaseSync(old);
     const words = before.prepare('SELECT page_id AS id, words FROM near_words').all() as { id: number; words: string }[];
     const def = before.prepare(
@@ -144,14 +158,6 @@ describe('the words an index anchor stands before', () => {
     for (const r of words) for (const w of r.words.split(' ')) def.run(w, r.id);
     before.exec("DELETE FROM near_words; DELETE FROM search_meta WHERE key = 'near_words'");
     before.close();
-    const answers = (f: string) => {
-      const reader = new IndexReader(f);
-      const out = ['median', 'median aggregate', 'teapot', 'again teapot'].map((q) =>
-        reader.search({ query: q, language: 'en', limit: 10, exact: true }).results.map((r) => r.url),
-      );
-      reader.close();
-      return out;
-    };
     const expected = answers(file);
     assert.deepEqual(answers(old), expected);
     const writer = new SqliteIndexWriter(old);
@@ -184,21 +190,10 @@ describe('the words an index anchor stands before', () => {
       now.near.map((r) => ({ id: r.id, bits: [...signatureOf(r.words.split(' '), NEAR_SIGNATURE_BITS)] })),
       'every page with words near an anchor, and only those, signed with them',
     );
-    const old = join(dir, 'near-unsigned.db');
-    const db = new DatabaseSync(file);
-    db.exec(`VACUUM INTO '${old}'`);
-    db.close();
+    const old = copyOf('near-unsigned.db');
     const before = new DatabaseSync(old);
     before.exec(`UPDATE signals SET near_signature = NULL; DELETE FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`);
     before.close();
-    const answers = (f: string) => {
-      const reader = new IndexReader(f);
-      const out = ['median', 'median aggregate', 'teapot', 'again teapot', 'filler3 median'].map((q) =>
-        reader.search({ query: q, language: 'en', limit: 10, exact: true }).results.map((r) => r.url),
-      );
-      reader.close();
-      return out;
-    };
     const expected = answers(file);
     assert.deepEqual(answers(old), expected);
     const writer = new SqliteIndexWriter(old);
