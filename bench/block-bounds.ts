@@ -43,7 +43,9 @@ const terms = [...new Set(stage.termsOf(words).flat())];
 const median: number[] = [];
 const tenth: number[] = [];
 for (const term of terms) {
-  // One list at a time, in whichever format the index keeps it.
+  // One list at a time, in whichever format the index keeps it (each its own query: the last
+  // is no longer held for it).
+  stage.trim();
   const list = stage.lists([term]).get(term);
   if (!list || list.docs.length < minPages) continue;
   const { docs, impacts } = list;

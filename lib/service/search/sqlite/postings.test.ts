@@ -245,6 +245,7 @@ describe('postings', () => {
     const forgetful = new PostingsStage(db, { cacheBytes: 1 });
     assert.equal(forgetful.refresh(), true);
     for (const q of ['kettle', 'router descaling', 'vacuum brewing firewall', 'pg_stat_activity kettle', 'kettle']) {
+      forgetful.trim();
       const { concepts: c, joins } = concepts(q);
       const want = postings.rank(c, joins, 20);
       assert.deepEqual(forgetful.rank(c, joins, 20), want, q);
@@ -252,6 +253,26 @@ describe('postings', () => {
       assert.deepEqual(forgetful.covering(ids), postings.covering(ids), q);
       assert.deepEqual(forgetful.scores(ids), postings.scores(ids), q);
     }
+  });
+
+  it('hold a list read for the query until trim(), and keep it after only while it fits', () => {
+    const forgetful = new PostingsStage(db, { cacheBytes: 1 });
+    const keeping = new PostingsStage(db);
+    for (const stage of [forgetful, keeping]) assert.equal(stage.refresh(), true);
+    const term = keeping.termsOf(['kettle'])[0]?.[0] as string;
+    const kettle = (stage: PostingsStage) => stage.lists([term]).get(term);
+    const [once, kept] = [kettle(forgetful), kettle(keeping)];
+    assert.ok(once && kept);
+    // The same list within a query, read once.
+    assert.equal(kettle(forgetful), once);
+    assert.equal(kettle(keeping), kept);
+    // The next query reads it again, unless it was kept.
+    forgetful.trim();
+    keeping.trim();
+    const again = kettle(forgetful);
+    assert.notEqual(again, once);
+    assert.deepEqual(again, once);
+    assert.equal(kettle(keeping), kept);
   });
 
   it('find identifiers by their joined form and tell which pages hold every concept', () => {

@@ -6,6 +6,7 @@ import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, maxScoreTopK } from './max-score.ts';
 import { FIELD_WEIGHTS, PASSAGE_SLOTS } from './schema.ts';
 import { FtsTokenizer } from './tokenizer.ts';
+import { AskedOften } from './asked-often.ts';
 import { Kept } from './kept.ts';
 import { pageBits, pagesInAll, placeIn, popcount, wantsBits, type PageBits } from './page-bits.ts';
 import { PASSAGE_BLOCK, passagesApart, unpackPassageBlock, unpackPostings } from './packed-postings.ts';
@@ -53,8 +54,8 @@ const B = 0.75;
 /** K of BM25's denominator for a page of `length` terms in an index whose pages average `avg`:
  * k1 × (1 − b + b × length / avg). */
 export const lengthNorm = (length: number, avg: number): number => K1 * (1 - B + (B * length) / avg);
-/** The posting lists a stage keeps unpacked by default, in bytes, least recently used out first
- * (the corpus's are about 70 MB in all; its 650 judged queries use about a third of them). A
+/** The posting lists a stage keeps unpacked by default, in bytes, by how often they are asked for
+ * (asked-often.ts; the corpus's are about 70 MB in all; its 650 judged queries use about a third of them). A
  * reader gives it its share of SEARCH_LIST_CACHE_MB (query.ts LIST_CACHE_BYTES; decisions 0088, 0147). */
 export const POSTING_CACHE_BYTES = 256 * 1024 * 1024;
 
@@ -164,13 +165,14 @@ export const reversed = (term: string) => [...term].reverse().join('');
 
 /**
  * Reads postings on one connection. Not reentrant: covering() answers for the last rank() call.
+ * Its caller calls trim() between queries: until then, every list the query read stays at hand.
  */
 export class PostingsStage implements FirstStage {
   readonly #db: DatabaseSync;
   readonly #tokenizer = new FtsTokenizer(100_000);
   #q: Statements | null = null;
-  readonly #cache = new Map<string, ScoredList | null>();
-  #cachedBytes = 0;
+  /** The lists read, and the terms the index does not hold (null), kept by how often they are asked. */
+  readonly #cache: AskedOften<string, ScoredList | null>;
   #pages = 0;
   /** K of BM25's denominator per page id: k1 × (1 − b + b × length / average length). */
   #norm = new Float64Array(0);
@@ -183,7 +185,6 @@ export class PostingsStage implements FirstStage {
   #everyPosting = true;
   readonly #lookedUp = new Map<number, number>();
   readonly #prune: Prune;
-  readonly #cacheBytes: number;
   /** Postings whose impact the last rank() call worked out, and those of its terms. */
   #scored = { scored: 0, total: 0 };
   /** The mask of a page holding every concept of the last rank() call. */
@@ -204,15 +205,17 @@ export class PostingsStage implements FirstStage {
   readonly #blocks = new Kept<string, TermPassages>(PASSAGE_TERMS_KEPT, { limit: PASSAGE_BLOCK_BYTES, of: (t) => t.bytes });
 
   /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings.
-   * `cacheBytes`: how much of the lists it reads it keeps unpacked, the least recently used going first. */
+   * `cacheBytes`: how much of the lists it reads it keeps unpacked (asked-often.ts). */
   constructor(db: DatabaseSync, options: { prune?: Prune; cacheBytes?: number } = {}) {
     this.#db = db;
     this.#prune = options.prune ?? 'auto';
-    this.#cacheBytes = options.cacheBytes ?? POSTING_CACHE_BYTES;
+    this.#cache = new AskedOften(options.cacheBytes ?? POSTING_CACHE_BYTES, sizeOf);
   }
 
-  /** Forgets the least recently used passage blocks past the limits (between queries only). */
+  /** Between queries: the query's lists are no longer held for it, and the least recently used
+   * passage blocks past the limits go. */
   trim(): void {
+    this.#cache.endQuery();
     this.#blocks.trim();
   }
 
@@ -225,7 +228,6 @@ export class PostingsStage implements FirstStage {
    * the index (its data_version), before rank(). */
   refresh(): boolean {
     this.#cache.clear();
-    this.#cachedBytes = 0;
     // An index file from before the postings (schema migrations run in the service's own
     // connection first, so this is a race with an upgrade at most) has nothing to read yet.
     const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_meta'").get();
@@ -295,12 +297,7 @@ export class PostingsStage implements FirstStage {
     for (const t of terms) {
       const list = this.#cache.get(t);
       if (list === undefined) missing.push(t);
-      else {
-        // Most recently used last.
-        this.#cache.delete(t);
-        this.#cache.set(t, list);
-        if (list) out.set(t, list);
-      }
+      else if (list) out.set(t, list);
     }
     if (!missing.length) return out;
     const found = new Set<string>();
@@ -308,9 +305,9 @@ export class PostingsStage implements FirstStage {
       const list = this.#withImpacts(this.#unpack(r.data));
       found.add(r.term);
       out.set(r.term, list);
-      this.#remember(r.term, list);
+      this.#cache.offer(r.term, list);
     }
-    for (const t of missing) if (!found.has(t)) this.#remember(t, null);
+    for (const t of missing) if (!found.has(t)) this.#cache.offer(t, null);
     return out;
   }
 
@@ -328,16 +325,6 @@ export class PostingsStage implements FirstStage {
     }
     const pages = wantsBits(df, norm.length) ? pageBits(docs, norm.length) : null;
     return { docs, impacts, bound, pages, starts: list.starts, places: list.places };
-  }
-
-  #remember(term: string, list: ScoredList | null): void {
-    this.#cache.set(term, list);
-    this.#cachedBytes += sizeOf(term, list);
-    for (const [t, l] of this.#cache) {
-      if (this.#cachedBytes <= this.#cacheBytes) break;
-      this.#cache.delete(t);
-      this.#cachedBytes -= sizeOf(t, l);
-    }
   }
 
   /** A concept is its identifier's joined form (the index holds one for every run of 2 to 5 parts,

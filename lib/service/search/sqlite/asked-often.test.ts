@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AskedOften } from './asked-often.ts';
+
+/** Values are their own sizes in bytes, the number a key ends in: `a10` and `x3_10` hold 10. */
+const sized = (limit: number) => new AskedOften<string, number>(limit, (_, v) => v);
+const sizeOf = (key: string) => Number(/\d+$/.exec(key)?.[0]);
+
+/** One query asking for `keys` as a reader does: each got, else read and offered. How many were
+ * found kept (not read). */
+function query(cache: AskedOften<string, number>, keys: readonly string[]): number {
+  let found = 0;
+  for (const key of keys) {
+    if (cache.get(key) !== undefined) found++;
+    else cache.offer(key, sizeOf(key));
+  }
+  cache.endQuery();
+  return found;
+}
+/** Which of `keys` are kept. */
+const kept = (cache: AskedOften<string, number>, keys: readonly string[]) => keys.filter((k) => cache.has(k));
+
+describe('AskedOften', () => {
+  it('keeps what it reads while it fits, and counts its bytes', () => {
+    const cache = sized(30);
+    assert.equal(query(cache, ['a10', 'b10', 'c10']), 0);
+    assert.deepEqual(kept(cache, ['a10', 'b10', 'c10']), ['a10', 'b10', 'c10']);
+    assert.equal(cache.bytes, 30);
+    assert.equal(query(cache, ['a10', 'b10', 'c10']), 3);
+  });
+
+  it('keeps as many lists of a stream that comes back to more than fit as fit, where recency alone keeps none', () => {
+    const cache = sized(40);
+    const cycle = ['a10', 'b10', 'c10', 'd10', 'e10', 'f10'];
+    let found = 0;
+    for (let pass = 0; pass < 5; pass++) for (const key of cycle) found += query(cache, [key]);
+    // The first four read stay; each pass after the first finds them.
+    assert.deepEqual(kept(cache, cycle), ['a10', 'b10', 'c10', 'd10']);
+    assert.equal(found, 4 * 4);
+    assert.equal(cache.bytes, 40);
+  });
+
+  it('takes in a list asked for more often than those it pushes out, the least recently used of them first', () => {
+    const cache = sized(30);
+    // a10 asked for three times, b10 and c10 twice; a10 the least recently used, then b10.
+    for (const keys of [['c10', 'b10', 'a10'], ['a10'], ['a10'], ['b10'], ['c10']]) query(cache, keys);
+    // hot10, asked for once and then twice, is asked for no more often than any: used, not kept.
+    assert.equal(query(cache, ['hot10']), 0);
+    query(cache, ['hot10']);
+    assert.deepEqual(kept(cache, ['a10', 'b10', 'c10', 'hot10']), ['a10', 'b10', 'c10']);
+    // Asked for three times, it takes the place of b10, the least recently used of those asked
+    // for less often; a10, used before it, stays.
+    query(cache, ['hot10']);
+    assert.deepEqual(kept(cache, ['a10', 'b10', 'c10', 'hot10']), ['a10', 'c10', 'hot10']);
+  });
+
+  it('pushes out several smaller lists for a larger one, and none when those asked for less hold too little', () => {
+    const cache = sized(30);
+    query(cache, ['a10', 'b10', 'c10']);
+    query(cache, ['a10']);
+    // big20 needs 20 bytes, and only c10 and b10 (10 each) are asked for less often than its two asks.
+    query(cache, ['big20']);
+    query(cache, ['big20']);
+    assert.deepEqual(kept(cache, ['a10', 'b10', 'c10', 'big20']), ['a10', 'big20']);
+    // huge30 needs 30: big20 (two asks) is not asked for less than huge30's two, so nothing goes.
+    query(cache, ['huge30']);
+    query(cache, ['huge30']);
+    assert.deepEqual(kept(cache, ['a10', 'big20', 'huge30']), ['a10', 'big20']);
+    assert.equal(cache.bytes, 30);
+  });
+
+  it('holds what a query was given until it ends, kept or not, and counts a query asking twice as one ask', () => {
+    const cache = sized(10);
+    query(cache, ['a10']);
+    query(cache, ['a10']);
+    // b10 is read, not kept (a10 was asked for twice), yet found again within its query.
+    assert.equal(cache.get('b10'), undefined);
+    assert.equal(cache.offer('b10', 10), false);
+    assert.equal(cache.get('b10'), 10);
+    assert.equal(cache.get('b10'), 10);
+    cache.endQuery();
+    assert.equal(cache.get('b10'), undefined);
+    // That query's three gets of b10 were one ask: with this one, two, no more than a10's.
+    cache.offer('b10', 10);
+    cache.endQuery();
+    assert.deepEqual(kept(cache, ['a10', 'b10']), ['a10']);
+  });
+
+  it('halves the counts as asks go by, so that what was asked for long ago gives way', () => {
+    const cache = sized(10);
+    for (let i = 0; i < 8; i++) query(cache, ['old10']);
+    // Thousands of asks of other lists, none asked twice: old10's eight asks are halved away.
+    for (let i = 0; i < 4096; i++) query(cache, [`x${i}_10`]);
+    query(cache, ['new10']);
+    query(cache, ['new10']);
+    assert.deepEqual(kept(cache, ['old10', 'new10']), ['new10']);
+  });
+
+  it('never keeps a value larger than its limit, and forgets everything on clear()', () => {
+    const cache = sized(10);
+    assert.equal(cache.get('big20'), undefined);
+    assert.equal(cache.offer('big20', 20), false);
+    query(cache, ['a10']);
+    assert.deepEqual(kept(cache, ['a10', 'big20']), ['a10']);
+    cache.clear();
+    assert.equal(cache.size, 0);
+    assert.equal(cache.bytes, 0);
+    assert.equal(cache.get('a10'), undefined);
+  });
+});
