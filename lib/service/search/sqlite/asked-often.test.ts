@@ -69,6 +69,16 @@ describe('AskedOften', () => {
     assert.equal(cache.bytes, 30);
   });
 
+  it('pushes out the entries asked for least first, whichever was used last', () => {
+    const cache = sized(30);
+    // w15 asked for three times, y10 twice, x5 once and last.
+    for (const keys of [['w15', 'y10'], ['w15'], ['w15'], ['y10'], ['x5']]) query(cache, keys);
+    // hot10 comes in at its third ask, in place of x5 and then y10 (x5 alone holds too little).
+    for (let ask = 0; ask < 3; ask++) query(cache, ['hot10']);
+    assert.deepEqual(kept(cache, ['w15', 'y10', 'x5', 'hot10']), ['w15', 'hot10']);
+    assert.equal(cache.bytes, 25);
+  });
+
   it('holds what a query was given until it ends, kept or not, and counts a query asking twice as one ask', () => {
     const cache = sized(10);
     query(cache, ['a10']);

@@ -6,11 +6,11 @@
  * limit keeps none of them whenever a list comes back later than the limit's worth of others:
  * each one is pushed out just before it is asked again. So it was at 10⁶ pages, where the judged
  * queries read 2.2 GB of lists into 1.7 GB, and 90 % of the lists a pass read were read again.
- * Here, as in W-TinyLFU (Einziger, Friedman and Manes, 2017; Caffeine's cache), a list read
- * comes in only in place of lists asked for less often than it, the least recently used of
- * those first; asked no more often than any, it is used for the query and not kept. A
- * stream that keeps coming back to the same lists then keeps as many of them as fit, and a list
- * that comes into use is kept from its second ask, as soon as it is asked for more than the
+ * Here, as in TinyLFU's admission (Einziger, Friedman and Manes, 2017; Caffeine's cache), a list
+ * read comes in only in place of lists asked for less often than it, the least asked for first
+ * and the least recently used of equals; when those hold too few bytes, it is used for the query
+ * and not kept. A stream that keeps coming back to the same lists then keeps as many of them as
+ * fit, and a list that comes into use is kept as soon as it is asked for more often than the
  * lists it would push out.
  *
  * Asks are counted a key once a query and halved (ones that fall to nothing forgotten) every
@@ -22,19 +22,22 @@ const SAMPLE_PER_ENTRY = 10;
 /** The fewest asks between halvings. */
 const MIN_SAMPLE = 1024;
 
-type Entry<V> = { value: V; bytes: number; asked: number };
+/** `used`: when it was last used, on the clock of uses. */
+type Entry<V> = { key: unknown; value: V; bytes: number; asked: number; used: number };
+/** The entries asked for the same number of times, least recently used first, and their bytes. */
+type Bucket<V> = { entries: Map<unknown, Entry<V>>; bytes: number };
 
 export class AskedOften<K, V> {
-  /** Least recently used first. */
   readonly #entries = new Map<K, Entry<V>>();
+  /** The entries by their count of asks. */
+  readonly #buckets = new Map<number, Bucket<V>>();
   /** Each key's asks since the halvings; a key kept has its count on its entry too. */
   readonly #asked = new Map<K, number>();
   /** What the query running has asked for and been given, kept or not. */
   readonly #query = new Map<K, V>();
-  /** The bytes the entries hold, in all and by their count of asks. */
   #held = 0;
-  readonly #heldAt = new Map<number, number>();
   #asks = 0;
+  #clock = 0;
   readonly #limit: number;
   readonly #of: (key: K, value: V) => number;
 
@@ -62,39 +65,46 @@ export class AskedOften<K, V> {
    * neither kept nor given to this query yet (then offer() it once read). */
   get(key: K): V | undefined {
     if (this.#query.has(key)) return this.#query.get(key);
-    this.#ask(key);
     const entry = this.#entries.get(key);
+    // Out of its bucket and back in, most recently used last (in the bucket of its new count).
+    if (entry) this.#out(entry);
+    const count = this.#ask(key);
     if (!entry) return undefined;
-    // Most recently used last.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    entry.asked = count;
+    entry.used = ++this.#clock;
+    this.#in(entry);
     this.#query.set(key, entry.value);
     return entry.value;
   }
 
   /** A value read for `key` after get() did not have it: at hand until the query ends, and kept
-   * if there is room, or in place of lists asked for less often. Whether it was kept. */
+   * if there is room, or in place of entries asked for less often. Whether it was kept. */
   offer(key: K, value: V): boolean {
     this.#query.set(key, value);
     const old = this.#entries.get(key);
-    if (old) this.#drop(key, old);
+    if (old) this.#drop(old);
     const bytes = this.#of(key, value);
     const asked = this.#asked.get(key) ?? 0;
-    if (this.#held + bytes > this.#limit) {
-      const needed = this.#held + bytes - this.#limit;
-      // Enough bytes among the lists asked for less often, or none of them go.
+    const needed = this.#held + bytes - this.#limit;
+    if (needed > 0) {
+      // The entries asked for least, the least recently used of each count first: enough bytes
+      // among those asked for less often than this one, or none of them go.
+      const counts = [...this.#buckets.keys()].filter((c) => c < asked).sort((a, b) => a - b);
       let less = 0;
-      for (const [count, held] of this.#heldAt) if (count < asked) less += held;
+      for (const c of counts) less += (this.#buckets.get(c) as Bucket<V>).bytes;
       if (less < needed) return false;
       let freed = 0;
-      for (const [k, e] of this.#entries) {
-        if (e.asked >= asked) continue;
-        this.#drop(k, e);
-        freed += e.bytes;
-        if (freed >= needed) break;
-      }
+      for (const c of counts)
+        for (const e of (this.#buckets.get(c) as Bucket<V>).entries.values()) {
+          if (freed >= needed) break;
+          this.#drop(e);
+          freed += e.bytes;
+        }
     }
-    this.#add(key, { value, bytes, asked });
+    const entry: Entry<V> = { key, value, bytes, asked, used: ++this.#clock };
+    this.#entries.set(key, entry);
+    this.#held += bytes;
+    this.#in(entry);
     return true;
   }
 
@@ -105,55 +115,56 @@ export class AskedOften<K, V> {
 
   clear(): void {
     this.#entries.clear();
+    this.#buckets.clear();
     this.#asked.clear();
     this.#query.clear();
-    this.#heldAt.clear();
     this.#held = 0;
     this.#asks = 0;
   }
 
-  #ask(key: K): void {
+  /** One more ask of `key`: its count now. */
+  #ask(key: K): number {
     const count = (this.#asked.get(key) ?? 0) + 1;
     this.#asked.set(key, count);
-    const entry = this.#entries.get(key);
-    if (entry) {
-      this.#count(entry, -1);
-      entry.asked = count;
-      this.#count(entry, 1);
-    }
     if (++this.#asks >= Math.max(MIN_SAMPLE, SAMPLE_PER_ENTRY * this.#entries.size)) this.#halve();
+    return this.#asked.get(key) ?? 0;
   }
 
-  /** Every count halved, rounded down; a key whose count falls to nothing is forgotten unless kept. */
+  /** Every count halved, rounded down; a key whose count falls to nothing is forgotten unless
+   * kept. The entries are filed again by their counts, in the order they were used. */
   #halve(): void {
     for (const [key, count] of this.#asked) {
       if (count > 1) this.#asked.set(key, count >>> 1);
       else if (this.#entries.has(key)) this.#asked.set(key, 0);
       else this.#asked.delete(key);
     }
-    this.#heldAt.clear();
-    for (const [key, entry] of this.#entries) {
-      entry.asked = this.#asked.get(key) ?? 0;
-      this.#count(entry, 1);
+    const byUse = [...this.#buckets.values()].flatMap((b) => [...b.entries.values()]);
+    this.#buckets.clear();
+    for (const entry of byUse.sort((a, b) => a.used - b.used)) {
+      entry.asked = this.#asked.get(entry.key as K) ?? 0;
+      this.#in(entry);
     }
     this.#asks >>>= 1;
   }
 
-  #add(key: K, entry: Entry<V>): void {
-    this.#entries.set(key, entry);
-    this.#held += entry.bytes;
-    this.#count(entry, 1);
-  }
-
-  #drop(key: K, entry: Entry<V>): void {
-    this.#entries.delete(key);
+  #drop(entry: Entry<V>): void {
+    this.#entries.delete(entry.key as K);
     this.#held -= entry.bytes;
-    this.#count(entry, -1);
+    this.#out(entry);
   }
 
-  #count(entry: Entry<V>, sign: 1 | -1): void {
-    const held = (this.#heldAt.get(entry.asked) ?? 0) + sign * entry.bytes;
-    if (held) this.#heldAt.set(entry.asked, held);
-    else this.#heldAt.delete(entry.asked);
+  /** Files an entry last in the bucket of its count. */
+  #in(entry: Entry<V>): void {
+    let bucket = this.#buckets.get(entry.asked);
+    if (!bucket) this.#buckets.set(entry.asked, (bucket = { entries: new Map(), bytes: 0 }));
+    bucket.entries.set(entry.key, entry);
+    bucket.bytes += entry.bytes;
+  }
+
+  #out(entry: Entry<V>): void {
+    const bucket = this.#buckets.get(entry.asked) as Bucket<V>;
+    bucket.entries.delete(entry.key);
+    bucket.bytes -= entry.bytes;
+    if (!bucket.entries.size) this.#buckets.delete(entry.asked);
   }
 }
