@@ -40,7 +40,7 @@ describe('AskedOften', () => {
     assert.equal(cache.bytes, 40);
   });
 
-  it('takes in a list asked for more often than those it pushes out, the least recently used of them first', () => {
+  it('takes in a list asked for more often than those it pushes out, the least recently used of equals first', () => {
     const cache = sized(30);
     // a10 asked for three times, b10 and c10 twice; a10 the least recently used, then b10.
     for (const keys of [['c10', 'b10', 'a10'], ['a10'], ['a10'], ['b10'], ['c10']]) query(cache, keys);
@@ -49,7 +49,7 @@ describe('AskedOften', () => {
     query(cache, ['hot10']);
     assert.deepEqual(kept(cache, ['a10', 'b10', 'c10', 'hot10']), ['a10', 'b10', 'c10']);
     // Asked for three times, it takes the place of b10, the least recently used of those asked
-    // for less often; a10, used before it, stays.
+    // for less often (b10 and c10, twice each); a10, used before it, stays.
     query(cache, ['hot10']);
     assert.deepEqual(kept(cache, ['a10', 'b10', 'c10', 'hot10']), ['a10', 'c10', 'hot10']);
   });
