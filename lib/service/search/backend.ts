@@ -67,11 +67,12 @@ export type FetchedPage = { url: string; html: string };
 
 export type UpsertOutcome = 'added' | 'replaced' | 'merged';
 
-/** The steps of IndexWriter.finish(), in this order: each changed page's searchable text (with the
+/** The steps of IndexWriter.finish(), in this order: bringing an index an older version wrote up
+ * to this one's (once, and only for such an index), each changed page's searchable text (with the
  * anchor text of links to it), the term lists, the rows kept by word put in their order
  * (sqlite/staged-rows.ts), the pages' ranks from the links between them, and optimising the index
  * files. */
-export type FinishStep = 'text' | 'terms' | 'words' | 'rank' | 'optimise';
+export type FinishStep = 'upgrade' | 'text' | 'terms' | 'words' | 'rank' | 'optimise';
 
 export interface IndexWriter {
   /** Add or replace one page. 'merged': another address of a page already seen in this run. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
+import type { FinishStep } from '../backend.ts';
 import { buildDocument } from '../document.ts';
 import { WEIGHTS } from '../rank.ts';
 import { parseQuery } from '../tokenize.ts';
@@ -197,9 +198,26 @@ describe('the words an index anchor stands before', () => {
     const expected = answers(file);
     assert.deepEqual(answers(old), expected);
     const writer = new SqliteIndexWriter(old);
-    writer.finish();
+    const told: [FinishStep, number, number][] = [];
+    writer.finish((step, done, total) => told.push([step, done, total]));
     writer.close();
     assert.deepEqual(signatures(old), now);
+    // The signing is a step of its own, shown as it goes: first and last told.
+    const upgrade = told.filter(([step]) => step === 'upgrade');
+    assert.deepEqual(
+      [upgrade[0], upgrade.at(-1)],
+      [
+        ['upgrade', 0, 1],
+        ['upgrade', 1, 1],
+      ],
+    );
+    assert.equal(told[0]?.[0], 'upgrade', 'before the other steps');
+    // An index already signed has no such step.
+    const again = new SqliteIndexWriter(old);
+    const steps = new Set<FinishStep>();
+    again.finish((step) => steps.add(step));
+    again.close();
+    assert.ok(steps.has('optimise') && !steps.has('upgrade'));
     assert.deepEqual(answers(old), expected);
   });
 });

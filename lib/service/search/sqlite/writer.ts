@@ -46,6 +46,8 @@ const TEMP_CACHE_KB = 256 * 1024;
 /** Link targets the writer remembers having marked (#touch): a site's pages link to the same few
  * hundred pages, its navigation, again and again. */
 const TOUCHED_KEPT = 65_536;
+/** Pages signed (#signNearWords) between two words to `progress`: at 10⁶ pages, about a second. */
+const SIGNED_BETWEEN_PROGRESS = 10_000;
 
 const hostOf = (url: string): string => new URL(url).host;
 
@@ -81,7 +83,8 @@ function prepare(db: DatabaseSync) {
     nearMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_WORDS_META}'`),
     sign: db.prepare('UPDATE signals SET near_signature = ? WHERE id = ?'),
     signedMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`),
-    nearAll: db.prepare('SELECT page_id AS id, words FROM near_words'),
+    nearAll: db.prepare('SELECT page_id AS id, words FROM near_words ORDER BY page_id'),
+    nearLast: db.prepare('SELECT max(page_id) AS id FROM near_words'),
     setSigned: db.prepare(`INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_SIGNATURES_META}', 'signed')`),
     anyPage: db.prepare('SELECT 1 FROM pages LIMIT 1'),
     dirty: db.prepare('INSERT OR IGNORE INTO dirty (page_id) VALUES (?)'),
@@ -315,8 +318,14 @@ export class SqliteIndexWriter implements IndexWriter {
       }
       // Definitions not stored yet (an index from before them): stored for every page with some.
       if (!q.definitionsMeta.get()) q.dirtyDescribed.run();
-      if (!q.nearMeta.get()) this.#moveNearWords();
-      if (!q.signedMeta.get()) this.#signNearWords();
+      // What an index from before them lacks and this run works out once from what it holds (at
+      // 10⁶ pages the signatures take over a minute, decision 0155).
+      const moving = !q.nearMeta.get();
+      const signing = !q.signedMeta.get();
+      if (moving || signing) progress?.('upgrade', 0, 1);
+      if (moving) this.#moveNearWords();
+      if (signing) this.#signNearWords(progress && ((done, total) => progress('upgrade', done, total)));
+      if (moving || signing) progress?.('upgrade', 1, 1);
     });
     this.#commit();
     // The postings' runs, released by the last finish(), are taken again.
@@ -400,11 +409,17 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   /** The signature of every page's words near its index anchors in its signals, for an index from
-   * before them (decision 0155): each `near_words` row read once. */
-  #signNearWords(): void {
+   * before them (decision 0155): each `near_words` row read once, in page order, so that how far
+   * the pages have come is how far the work has (`progress`, told now and then in ids of pages:
+   * counting the rows first would read them twice). */
+  #signNearWords(progress?: (done: number, total: number) => void): void {
     const q = this.#q;
-    for (const r of q.nearAll.iterate() as Iterable<{ id: number; words: string }>)
+    const last = (q.nearLast.get() as { id: number | null }).id ?? 0;
+    let signed = 0;
+    for (const r of q.nearAll.iterate() as Iterable<{ id: number; words: string }>) {
       q.sign.run(signatureOf(r.words.split(' '), NEAR_SIGNATURE_BITS), r.id);
+      if (++signed % SIGNED_BETWEEN_PROGRESS === 0) progress?.(r.id, last);
+    }
     q.setSigned.run();
   }
 
