@@ -96,6 +96,38 @@ describe('AskedOften', () => {
     assert.deepEqual(kept(cache, ['a10', 'b10']), ['a10']);
   });
 
+  it('counts a key a query asks for again before it is read as one ask', () => {
+    const cache = sized(10);
+    query(cache, ['a10']);
+    query(cache, ['a10']);
+    // b10 asked for twice in each of two queries before it is read: two asks, no more than a10's.
+    for (let q = 0; q < 2; q++) {
+      assert.equal(cache.get('b10'), undefined);
+      assert.equal(cache.get('b10'), undefined);
+      assert.equal(cache.offer('b10', 10), false);
+      cache.endQuery();
+    }
+    assert.deepEqual(kept(cache, ['a10', 'b10']), ['a10']);
+  });
+
+  it('a value kept and then pushed out by another within the same query stays at hand for it', () => {
+    const cache = sized(10);
+    query(cache, ['a10']);
+    // c10 asked for in two queries that do not read it.
+    for (let q = 0; q < 2; q++) {
+      assert.equal(cache.get('c10'), undefined);
+      cache.endQuery();
+    }
+    // a10 is found (its second ask), then c10, read at its third, takes its place.
+    assert.equal(cache.get('a10'), 10);
+    assert.equal(cache.get('c10'), undefined);
+    assert.equal(cache.offer('c10', 10), true);
+    assert.deepEqual(kept(cache, ['a10', 'c10']), ['c10']);
+    assert.equal(cache.get('a10'), 10);
+    cache.endQuery();
+    assert.equal(cache.get('a10'), undefined);
+  });
+
   it('halves the counts as asks go by, so that what was asked for long ago gives way', () => {
     const cache = sized(10);
     for (let i = 0; i < 8; i++) query(cache, ['old10']);

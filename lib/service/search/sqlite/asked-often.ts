@@ -1,6 +1,7 @@
 /**
- * What a reader keeps of the lists it reads, by how often they are asked for (decision 0156): the
- * posting lists, whose sizes grow with the corpus, up to a limit in bytes.
+ * What a reader keeps of what it reads, by how often it is asked for, up to a limit in bytes: the
+ * posting lists, whose sizes grow with the corpus (decision 0156), and the candidates' signals
+ * (decision 0157).
  *
  * Kept by recency alone (least recently used out first), a stream whose lists together pass the
  * limit keeps none of them whenever a list comes back later than the limit's worth of others:
@@ -16,25 +17,44 @@
  * Asks are counted a key once a query and halved (ones that fall to nothing forgotten) every
  * SAMPLE_PER_ENTRY asks an entry kept, so that what was asked for long ago gives way. A query's
  * own lists stay at hand until it ends (endQuery()), kept or not.
+ *
+ * A query asks a reader for a few hundred entries, most of them kept, so a kept entry is found in
+ * one look-up in a map: its count and the query it was last counted in are on the entry, and each
+ * count's entries are a list linked through them, which an entry leaves and joins by its links.
  */
 /** Asks counted between halvings, per entry kept (TinyLFU's sample is ten times its entries). */
 const SAMPLE_PER_ENTRY = 10;
 /** The fewest asks between halvings. */
 const MIN_SAMPLE = 1024;
 
-/** `used`: when it was last used, on the clock of uses. */
-type Entry<V> = { key: unknown; value: V; bytes: number; asked: number; used: number };
+/** `asked`: its count; `query`: the query it was last counted in; `used`: when it was last used,
+ * on the clock of uses; `before` and `after`: its neighbours among the entries of its count. */
+type Entry<K, V> = {
+  key: K;
+  value: V;
+  bytes: number;
+  asked: number;
+  query: number;
+  used: number;
+  before: Entry<K, V> | null;
+  after: Entry<K, V> | null;
+};
 /** The entries asked for the same number of times, least recently used first, and their bytes. */
-type Bucket<V> = { entries: Map<unknown, Entry<V>>; bytes: number };
+type Bucket<K, V> = { first: Entry<K, V> | null; last: Entry<K, V> | null; bytes: number };
 
+/** Values are never undefined (get() answers undefined for a key it does not have). */
 export class AskedOften<K, V> {
-  readonly #entries = new Map<K, Entry<V>>();
+  readonly #entries = new Map<K, Entry<K, V>>();
   /** The entries by their count of asks. */
-  readonly #buckets = new Map<number, Bucket<V>>();
-  /** Each key's asks since the halvings; a key kept has its count on its entry too. */
+  readonly #buckets = new Map<number, Bucket<K, V>>();
+  /** The asks, since the halvings, of each key asked for and not kept. */
   readonly #asked = new Map<K, number>();
-  /** What the query running has asked for and been given, kept or not. */
+  /** What the query running has been given and does not find kept. */
   readonly #query = new Map<K, V>();
+  /** The keys the query running asked for and was not given (yet): each counted once. */
+  readonly #missed = new Set<K>();
+  /** The query running, by number. */
+  #queryNumber = 0;
   #held = 0;
   #asks = 0;
   #clock = 0;
@@ -64,17 +84,25 @@ export class AskedOften<K, V> {
   /** The value of `key` (the first time in a query, an ask of it), or undefined when it is
    * neither kept nor given to this query yet (then offer() it once read). */
   get(key: K): V | undefined {
-    if (this.#query.has(key)) return this.#query.get(key);
     const entry = this.#entries.get(key);
-    // Out of its bucket and back in, most recently used last (in the bucket of its new count).
-    if (entry) this.#out(entry);
-    const count = this.#ask(key);
-    if (!entry) return undefined;
-    entry.asked = count;
-    entry.used = ++this.#clock;
-    this.#in(entry);
-    this.#query.set(key, entry.value);
-    return entry.value;
+    if (entry) {
+      if (entry.query !== this.#queryNumber) {
+        // Counted, and last of the entries of its new count.
+        entry.query = this.#queryNumber;
+        this.#out(entry);
+        entry.asked++;
+        entry.used = ++this.#clock;
+        this.#in(entry);
+        this.#counted();
+      }
+      return entry.value;
+    }
+    const given = this.#query.get(key);
+    if (given !== undefined || this.#missed.has(key)) return given;
+    this.#missed.add(key);
+    this.#asked.set(key, (this.#asked.get(key) ?? 0) + 1);
+    this.#counted();
+    return undefined;
   }
 
   /** A value read for `key` after get() did not have it: at hand until the query ends, and kept
@@ -91,17 +119,21 @@ export class AskedOften<K, V> {
       // among those asked for less often than this one, or none of them go.
       const counts = [...this.#buckets.keys()].filter((c) => c < asked).sort((a, b) => a - b);
       let less = 0;
-      for (const c of counts) less += (this.#buckets.get(c) as Bucket<V>).bytes;
+      for (const c of counts) less += (this.#buckets.get(c) as Bucket<K, V>).bytes;
       if (less < needed) return false;
       let freed = 0;
-      for (const c of counts)
-        for (const e of (this.#buckets.get(c) as Bucket<V>).entries.values()) {
-          if (freed >= needed) break;
+      for (const c of counts) {
+        for (let e = (this.#buckets.get(c) as Bucket<K, V>).first; e && freed < needed;) {
+          const next: Entry<K, V> | null = e.after;
           this.#drop(e);
           freed += e.bytes;
+          e = next;
         }
+        if (freed >= needed) break;
+      }
     }
-    const entry: Entry<V> = { key, value, bytes, asked, used: ++this.#clock };
+    const entry: Entry<K, V> = { key, value, bytes, asked, query: this.#queryNumber, used: ++this.#clock, before: null, after: null };
+    this.#asked.delete(key);
     this.#entries.set(key, entry);
     this.#held += bytes;
     this.#in(entry);
@@ -111,6 +143,8 @@ export class AskedOften<K, V> {
   /** The query ended: what it was given is no longer held for it. */
   endQuery(): void {
     this.#query.clear();
+    this.#missed.clear();
+    this.#queryNumber++;
   }
 
   clear(): void {
@@ -118,53 +152,62 @@ export class AskedOften<K, V> {
     this.#buckets.clear();
     this.#asked.clear();
     this.#query.clear();
+    this.#missed.clear();
     this.#held = 0;
     this.#asks = 0;
   }
 
-  /** One more ask of `key`: its count now. */
-  #ask(key: K): number {
-    const count = (this.#asked.get(key) ?? 0) + 1;
-    this.#asked.set(key, count);
+  /** One more ask counted: past the sample's, every count is halved. */
+  #counted(): void {
     if (++this.#asks >= Math.max(MIN_SAMPLE, SAMPLE_PER_ENTRY * this.#entries.size)) this.#halve();
-    return this.#asked.get(key) ?? 0;
   }
 
-  /** Every count halved, rounded down; a key whose count falls to nothing is forgotten unless
-   * kept. The entries are filed again by their counts, in the order they were used. */
+  /** Every count halved, rounded down; a key not kept whose count falls to nothing is forgotten.
+   * The entries are filed again by their counts, in the order they were used. */
   #halve(): void {
     for (const [key, count] of this.#asked) {
       if (count > 1) this.#asked.set(key, count >>> 1);
-      else if (this.#entries.has(key)) this.#asked.set(key, 0);
       else this.#asked.delete(key);
     }
-    const byUse = [...this.#buckets.values()].flatMap((b) => [...b.entries.values()]);
+    const byUse = [...this.#entries.values()].sort((a, b) => a.used - b.used);
     this.#buckets.clear();
-    for (const entry of byUse.sort((a, b) => a.used - b.used)) {
-      entry.asked = this.#asked.get(entry.key as K) ?? 0;
+    for (const entry of byUse) {
+      entry.asked >>>= 1;
+      entry.before = entry.after = null;
       this.#in(entry);
     }
     this.#asks >>>= 1;
   }
 
-  #drop(entry: Entry<V>): void {
-    this.#entries.delete(entry.key as K);
+  /** An entry no longer kept: its count stays with its key, and the query that was given it keeps it at hand. */
+  #drop(entry: Entry<K, V>): void {
+    this.#entries.delete(entry.key);
     this.#held -= entry.bytes;
     this.#out(entry);
+    if (entry.asked) this.#asked.set(entry.key, entry.asked);
+    if (entry.query === this.#queryNumber) this.#query.set(entry.key, entry.value);
   }
 
-  /** Files an entry last in the bucket of its count. */
-  #in(entry: Entry<V>): void {
+  /** Files an entry last among the entries of its count. */
+  #in(entry: Entry<K, V>): void {
     let bucket = this.#buckets.get(entry.asked);
-    if (!bucket) this.#buckets.set(entry.asked, (bucket = { entries: new Map(), bytes: 0 }));
-    bucket.entries.set(entry.key, entry);
+    if (!bucket) this.#buckets.set(entry.asked, (bucket = { first: null, last: null, bytes: 0 }));
+    entry.before = bucket.last;
+    entry.after = null;
+    if (bucket.last) bucket.last.after = entry;
+    else bucket.first = entry;
+    bucket.last = entry;
     bucket.bytes += entry.bytes;
   }
 
-  #out(entry: Entry<V>): void {
-    const bucket = this.#buckets.get(entry.asked) as Bucket<V>;
-    bucket.entries.delete(entry.key);
+  #out(entry: Entry<K, V>): void {
+    const bucket = this.#buckets.get(entry.asked) as Bucket<K, V>;
+    if (entry.before) entry.before.after = entry.after;
+    else bucket.first = entry.after;
+    if (entry.after) entry.after.before = entry.before;
+    else bucket.last = entry.before;
+    entry.before = entry.after = null;
     bucket.bytes -= entry.bytes;
-    if (!bucket.entries.size) this.#buckets.delete(entry.asked);
+    if (!bucket.first) this.#buckets.delete(entry.asked);
   }
 }

@@ -220,6 +220,20 @@ describe('the words an index anchor stands before', () => {
     assert.ok(steps.has('optimise') && !steps.has('upgrade'));
     assert.deepEqual(answers(old), expected);
   });
+
+  it('a reader with no room to keep what it reads answers as one that keeps it, query after query', () => {
+    const queries = ['median', 'median aggregate', 'teapot', 'again teapot', 'filler3 median', 'median'];
+    const run = (reader: IndexReader) => {
+      // Each query three times: the second and third find kept what the first read, if anything.
+      const out = queries.flatMap((q) => [0, 1, 2].map(() => reader.search({ query: q, language: 'en', limit: 10, exact: true }).results));
+      reader.close();
+      return out;
+    };
+    const roomy = run(new IndexReader(file));
+    assert.ok(roomy.every((results) => results.length > 0));
+    // Nothing kept between queries (its signals and lists read for each query and used by it).
+    assert.deepEqual(run(new IndexReader(file, { listCacheBytes: 0 })), roomy);
+  });
 });
 
 describe('the words around the links to a page', () => {

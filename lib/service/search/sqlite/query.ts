@@ -19,6 +19,7 @@ import { SitePages } from './site-pages.ts';
 import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
+import { AskedOften } from './asked-often.ts';
 import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
@@ -63,8 +64,10 @@ const SITE_SAMPLE = 60;
 const PASSAGE_WEIGHT = 0.5;
 /** The share of a query's words (stop words aside) a page must hold to be a result (decision 0080). */
 export const MIN_MATCHED = 0.5;
-/** Pages whose ranking signals a reader keeps prepared in memory (about a kilobyte each). */
-const SIGNALS_KEPT = 20_000;
+/** The pages' ranking signals a reader keeps prepared in memory, against its lists' memory
+ * (`listCacheBytes`): a quarter as much again (96 MB by default, the signals of about 45,000
+ * pages; decision 0157). */
+const SIGNALS_SHARE = 1 / 4;
 /** Definition heads whose pages a reader keeps in memory (a few hundred bytes each; a pass over the
  * benchmark's 2,085 queries looks up about 16,000). */
 const HEADS_KEPT = 40_000;
@@ -118,6 +121,26 @@ type Signals = {
   /** Of its words near an index anchor (NearAnchors), null for none or an index from before them. */
   nearSignature: WordSignature | null;
 };
+
+/** About what a string takes in V8 besides its characters. */
+const HEADER_BYTES = 16;
+/** About what a page's signals take in V8 besides their strings' characters: the two objects, the
+ * languages' shares, the arrays and the two signatures with their buffers (calibrated against the
+ * heap a reader's signals took, decision 0157). */
+const OBJECT_BYTES = 900;
+/** About the memory a page's signals take (a string of text other than Latin takes twice its
+ * length): their strings, the row's rank fields (`rank_words`, which the fields' lines are cut from
+ * and so kept by) and the same fields again as rank.ts reads them, and their objects. */
+function signalsBytes(_id: number, p: Signals): number {
+  let chars = p.url.length + p.host.length + p.title.length + p.headings.length;
+  chars += 2 * (p.fields.title.length + p.fields.url.length + p.fields.headings.length);
+  let strings = 10;
+  for (const w of p.fields.titleWords) chars += w.length;
+  for (const line of p.section ?? []) chars += line.length;
+  for (const lang in p.langShares) chars += lang.length;
+  strings += p.fields.titleWords.length + (p.section?.length ?? 0);
+  return OBJECT_BYTES + chars + HEADER_BYTES * strings + p.fields.signature.byteLength + (p.nearSignature?.byteLength ?? 0);
+}
 
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
@@ -221,8 +244,9 @@ export class IndexReader {
   /** Whether the index holds passages as rows (pages stored before decision 0085), read once per index version. */
   #passageRows: boolean | null = null;
   readonly #text: PageText;
-  /** Parsed signals by page id, valid while the index's data_version stays the same. */
-  readonly #kept = new Kept<number, Signals>(SIGNALS_KEPT);
+  /** Parsed signals by page id, the pages asked for most often (decision 0157), valid while the
+   * index's data_version stays the same. */
+  readonly #kept: AskedOften<number, Signals>;
   /** Pages defining each head looked up, valid as #kept. */
   readonly #heads = new Kept<string, DefinerList>(HEADS_KEPT);
   readonly #defScratch = new PageScratch();
@@ -257,6 +281,7 @@ export class IndexReader {
     readAsCurrent(this.#db);
     this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     this.#postings = new PostingsStage(this.#db, { cacheBytes: Math.round((2 * lists) / 3) });
+    this.#kept = new AskedOften(Math.round(lists * SIGNALS_SHARE), signalsBytes);
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
     this.#stage = this.#fts;
@@ -350,7 +375,7 @@ export class IndexReader {
   #sync(): void {
     const version = (this.#version.get() as { data_version: number }).data_version;
     if (version === this.#keptVersion) {
-      this.#kept.trim();
+      this.#kept.endQuery();
       this.#heads.trim();
       this.#near.trim();
       this.#inbound.trim();
@@ -687,12 +712,12 @@ export class IndexReader {
   }
 
   /** Ranking signals of the candidates: from memory, read (and parsed) once per page and index version. */
-  #signalsOf(rows: readonly { id: number }[]): Kept<number, Signals> {
+  #signalsOf(rows: readonly { id: number }[]): AskedOften<number, Signals> {
     const missing: number[] = [];
-    for (const r of rows) if (!this.#kept.use(r.id)) missing.push(r.id);
+    for (const r of rows) if (!this.#kept.get(r.id)) missing.push(r.id);
     if (missing.length) {
       for (const p of this.#signals.all(ids(missing)) as SignalRow[]) {
-        this.#kept.set(p.id, {
+        this.#kept.offer(p.id, {
           url: p.url,
           host: hostOf(p.url) ?? '',
           title: p.title,
