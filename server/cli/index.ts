@@ -64,7 +64,6 @@ const FINISHING: Record<FinishStep, { name: string; weight: number; unit: string
   rank: { name: 'ranking pages', weight: 0.1, unit: '' },
   optimise: { name: 'optimising', weight: 0.1, unit: '' },
 };
-const PHASES = [READING, ...Object.values(FINISHING)];
 
 /** A source as the bar names it: a file by its name, an address as it is. */
 const sourceName = (source: string) => (/^https?:\/\//i.test(source) ? source : basename(source));
@@ -161,7 +160,11 @@ async function run(
 ): Promise<number> {
   const threads = num(v.threads, '--threads', 1, 64) ?? DEFAULT_THREADS;
   const writer = new SqliteIndexWriter(builder?.file ?? config.search.indexPath, { threads });
-  const bar = new PhaseBar(process.stderr, v.resume ? Object.values(FINISHING) : PHASES, { quiet: v.quiet });
+  // Upgrading is a phase of the runs that have it to do only.
+  const finishing = (Object.keys(FINISHING) as FinishStep[])
+    .filter((step) => step !== 'upgrade' || writer.upgrading())
+    .map((step) => FINISHING[step]);
+  const bar = new PhaseBar(process.stderr, v.resume ? finishing : [READING, ...finishing], { quiet: v.quiet });
   // Pages a stopped run read and did not build: finish() builds them with this run's.
   const left = writer.unfinished();
   if (left && !v.resume) bar.log(`${left} pages that a stopped run left unbuilt are built with this run's`);

@@ -198,6 +198,7 @@ describe('the words an index anchor stands before', () => {
     const expected = answers(file);
     assert.deepEqual(answers(old), expected);
     const writer = new SqliteIndexWriter(old);
+    assert.ok(writer.upgrading());
     const told: [FinishStep, number, number][] = [];
     writer.finish((step, done, total) => told.push([step, done, total]));
     writer.close();
@@ -214,6 +215,10 @@ describe('the words an index anchor stands before', () => {
     assert.equal(told[0]?.[0], 'upgrade', 'before the other steps');
     // An index already signed has no such step.
     const again = new SqliteIndexWriter(old);
+    assert.ok(!again.upgrading());
+    const fresh = new SqliteIndexWriter(join(dir, 'fresh.db'));
+    assert.ok(!fresh.upgrading(), 'a new index has nothing to upgrade');
+    fresh.close();
     const steps = new Set<FinishStep>();
     again.finish((step) => steps.add(step));
     again.close();

@@ -81,6 +81,7 @@ function prepare(db: DatabaseSync) {
     near: db.prepare('INSERT OR REPLACE INTO near_words (page_id, words) VALUES (?, ?)'),
     dropNear: db.prepare('DELETE FROM near_words WHERE page_id = ?'),
     nearMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_WORDS_META}'`),
+    setNearByPage: db.prepare(`INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_WORDS_META}', 'by page')`),
     sign: db.prepare('UPDATE signals SET near_signature = ? WHERE id = ?'),
     signedMeta: db.prepare(`SELECT value FROM search_meta WHERE key = '${NEAR_SIGNATURES_META}'`),
     nearAll: db.prepare('SELECT page_id AS id, words FROM near_words ORDER BY page_id'),
@@ -161,9 +162,13 @@ export class SqliteIndexWriter implements IndexWriter {
     this.#db = typeof fileOrDb === 'string' ? openIndexDatabase(fileOrDb) : fileOrDb;
     this.#db.exec(`PRAGMA cache_size = -${CACHE_KB}; PRAGMA temp.cache_size = -${TEMP_CACHE_KB}`);
     this.#q = prepare(this.#db);
-    // A new index signs each page's words near its index anchors as finish() builds the page: it
-    // has every signature from the start, and finish() has none to add (#signNearWords).
-    if (!this.#q.signedMeta.get() && !this.#q.anyPage.get()) this.#q.setSigned.run();
+    // A new index keeps each page's words near its index anchors in a row of their own, and signs
+    // them as finish() builds the page: it has both from the start, and finish() has nothing to
+    // upgrade (#moveNearWords, #signNearWords).
+    if (!this.#q.anyPage.get()) {
+      if (!this.#q.nearMeta.get()) this.#q.setNearByPage.run();
+      if (!this.#q.signedMeta.get()) this.#q.setSigned.run();
+    }
     this.#text = new PageText(this.#db);
     this.#postings = new PostingsWriter(this.#db, { bufferedEntries: options.postingsBuffer });
     this.#defs = new StagedRows(this.#db, {
@@ -186,6 +191,12 @@ export class SqliteIndexWriter implements IndexWriter {
    * stopped part-way left (finish() builds them with the pages this run stores). */
   unfinished(): number {
     return (this.#q.dirtyCount.get() as { n: number }).n;
+  }
+
+  /** Whether finish() first brings an index an older version wrote up to this one's (its
+   * 'upgrade' step): once, for such an index only. */
+  upgrading(): boolean {
+    return !this.#q.nearMeta.get() || !this.#q.signedMeta.get();
   }
 
   upsert(doc: PageDocument): UpsertOutcome {
@@ -404,8 +415,8 @@ export class SqliteIndexWriter implements IndexWriter {
       INSERT OR REPLACE INTO near_words (page_id, words)
         SELECT page_id, group_concat(head, ' ' ORDER BY head) FROM defs WHERE kind & ${DEF_NEAR} GROUP BY page_id;
       DELETE FROM defs WHERE kind = ${DEF_NEAR} AND weight = 0;
-      UPDATE defs SET kind = kind & ~${DEF_NEAR} WHERE kind & ${DEF_NEAR};
-      INSERT OR REPLACE INTO search_meta (key, value) VALUES ('${NEAR_WORDS_META}', 'by page');`);
+      UPDATE defs SET kind = kind & ~${DEF_NEAR} WHERE kind & ${DEF_NEAR};`);
+    this.#q.setNearByPage.run();
   }
 
   /** The signature of every page's words near its index anchors in its signals, for an index from
