@@ -331,12 +331,14 @@ export class SqliteIndexWriter implements IndexWriter {
       if (!q.definitionsMeta.get()) q.dirtyDescribed.run();
       // What an index from before them lacks and this run works out once from what it holds (at
       // 10⁶ pages the signatures take over a minute, decision 0155).
+      // upgrading() says whether the step is told at all; the two metas choose its work.
+      const upgrading = this.upgrading();
       const moving = !q.nearMeta.get();
       const signing = !q.signedMeta.get();
-      if (moving || signing) progress?.('upgrade', 0, 1);
+      if (upgrading) progress?.('upgrade', 0, 1);
       if (moving) this.#moveNearWords();
       if (signing) this.#signNearWords(progress && ((done, total) => progress('upgrade', done, total)));
-      if (moving || signing) progress?.('upgrade', 1, 1);
+      if (upgrading) progress?.('upgrade', 1, 1);
     });
     this.#commit();
     // The postings' runs, released by the last finish(), are taken again.
