@@ -477,6 +477,41 @@ describe('postings', () => {
     sameAsHeld(apart, inline, ['kettle', 'kettle teapot', 'router kettle', 'teapot router', 'descaling']);
   });
 
+  it('keep the passage blocks they read while they fit, and answer the same with no room for any (decision 0158)', () => {
+    const page = (i: number) => ({
+      url: `https://docs.test/kept/${i}.html`,
+      html: html(`page ${i}`, `<p>kettle ${i % 2 ? 'router' : 'teapot'} ${i}</p><p>router descaling ${'filler '.repeat(i % 3)}</p>`),
+    });
+    const file = join(dir, 'long-kept.db');
+    build(file, Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => page(i)), { fullText: false });
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const roomy = new PostingsStage(db);
+      const none = new PostingsStage(db, { passageBytes: 0 });
+      assert.ok(roomy.refresh() && none.refresh());
+      const pass = (stage: PostingsStage) =>
+        ['kettle router', 'router descaling', 'kettle teapot'].map((q) => {
+          stage.trim();
+          const c = concepts(q);
+          const ids = stage.rank(c.concepts, c.joins, 1000).map((r) => r.id);
+          // Far into the lists first, so that blocks are read out of order.
+          return [[...stage.passageShares([...ids].reverse())], [...stage.bestPassages(ids)]];
+        });
+      const first = pass(roomy);
+      const read = roomy.blocksRead;
+      // The queries' lists are long: their passages are in blocks, which this pass read.
+      assert.ok(read >= 6, `${read} blocks read`);
+      assert.deepEqual(pass(roomy), first);
+      assert.equal(roomy.blocksRead, read, 'a stage with room reads none of them again');
+      assert.deepEqual(pass(none), first);
+      const once = none.blocksRead;
+      assert.deepEqual(pass(none), first);
+      assert.equal(none.blocksRead, 2 * once, 'a stage with no room reads them again for each query');
+    } finally {
+      db.close();
+    }
+  });
+
   it('are the same however few entries the writer holds in memory: built in many runs, and brought up to date', () => {
     const first = corpus();
     first[0] = { url: first[0]?.url as string, html: html('Zebrafish', '<p>The only zebrafish page.</p>') };

@@ -148,10 +148,11 @@ type PassageBlock = { starts: Uint32Array; places: Uint16Array };
 /** The blocks of a term's passages read so far, by number (null: the term has none there), and
  * the bytes they hold. */
 type TermPassages = { blocks: (PassageBlock | null | undefined)[]; bytes: number };
-/** What a reader keeps of the passage blocks it read: the terms' (least recently used out first),
- * and the bytes of their blocks. */
+/** What a stage keeps of the passage blocks it read: the terms' (least recently used out first),
+ * and by default the bytes of their blocks unpacked; a reader gives it its share of
+ * SEARCH_LIST_CACHE_MB (query.ts PASSAGES_SHARE; decision 0158). */
 const PASSAGE_TERMS_KEPT = 100_000;
-const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
+export const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
 /** What a list holds of some pages (heldOf): their places among them, and their impacts. */
 type Held = { at: Uint32Array; impacts: Float32Array };
 /** A term and its list (undefined when the index has none) as the last rank() call read them. */
@@ -202,14 +203,17 @@ export class PostingsStage implements FirstStage {
   #unpack: (blob: Uint8Array) => PostingList = unpackPostings;
   /** Whether the lists' passages are stored apart (POSTINGS_FORMAT), by term and block. */
   #apart = false;
-  readonly #blocks = new Kept<string, TermPassages>(PASSAGE_TERMS_KEPT, { limit: PASSAGE_BLOCK_BYTES, of: (t) => t.bytes });
+  readonly #blocks: Kept<string, TermPassages>;
+  #blocksRead = 0;
 
   /** `prune`: whether rank() prunes (max-score.ts) always, never, or past PRUNE_FROM postings.
-   * `cacheBytes`: how much of the lists it reads it keeps unpacked (asked-often.ts). */
-  constructor(db: DatabaseSync, options: { prune?: Prune; cacheBytes?: number } = {}) {
+   * `cacheBytes`: how much of the lists it reads it keeps unpacked (asked-often.ts);
+   * `passageBytes`: how much of the passage blocks (PASSAGE_BLOCK_BYTES). */
+  constructor(db: DatabaseSync, options: { prune?: Prune; cacheBytes?: number; passageBytes?: number } = {}) {
     this.#db = db;
     this.#prune = options.prune ?? 'auto';
     this.#cache = new AskedOften(options.cacheBytes ?? POSTING_CACHE_BYTES, sizeOf);
+    this.#blocks = new Kept(PASSAGE_TERMS_KEPT, { limit: options.passageBytes ?? PASSAGE_BLOCK_BYTES, of: (t) => t.bytes });
   }
 
   /** Between queries: the query's lists are no longer held for it, and the least recently used
@@ -222,6 +226,11 @@ export class PostingsStage implements FirstStage {
   /** How many postings the last rank() call worked out, of how many its terms have. */
   get scored(): { scored: number; total: number } {
     return { ...this.#scored };
+  }
+
+  /** How many blocks of the lists' passages it has read from the index since it was made. */
+  get blocksRead(): number {
+    return this.#blocksRead;
   }
 
   /** Whether the index has postings in the format this code reads; call after every change of
@@ -470,6 +479,7 @@ export class PostingsStage implements FirstStage {
     const kept = this.#blocks.use(term) ?? { blocks: [], bytes: 64 + 2 * term.length };
     for (const k of ks) kept.blocks[k] = null;
     for (const r of (this.#q as Statements).passages.all(term, JSON.stringify(ks)) as { block: number; data: Uint8Array }[]) {
+      this.#blocksRead++;
       const block = unpackPassageBlock(r.data, Math.min(PASSAGE_BLOCK, list.docs.length - r.block * PASSAGE_BLOCK));
       kept.blocks[r.block] = block;
       kept.bytes += 64 + block.starts.byteLength + block.places.byteLength;

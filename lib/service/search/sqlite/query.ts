@@ -68,6 +68,11 @@ export const MIN_MATCHED = 0.5;
  * (`listCacheBytes`): a quarter as much again (96 MB by default, the signals of about 45,000
  * pages; decision 0157). */
 const SIGNALS_SHARE = 1 / 4;
+/** The blocks of the long lists' passages a reader keeps unpacked, against its lists' memory: a
+ * sixth as much again (64 MB by default, as before decision 0158; 400 MB with the 2.4 GB of lists
+ * the service gives its one query thread on a 24 GB machine). A pass of the dev queries reads 74
+ * MB of them at 10⁵ pages and about three times as much at 10⁶. */
+const PASSAGES_SHARE = 1 / 6;
 /** Definition heads whose pages a reader keeps in memory (a few hundred bytes each; a pass over the
  * benchmark's 2,085 queries looks up about 16,000). */
 const HEADS_KEPT = 40_000;
@@ -280,7 +285,10 @@ export class IndexReader {
     // before any reader opens it).
     readAsCurrent(this.#db);
     this.#db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
-    this.#postings = new PostingsStage(this.#db, { cacheBytes: Math.round((2 * lists) / 3) });
+    this.#postings = new PostingsStage(this.#db, {
+      cacheBytes: Math.round((2 * lists) / 3),
+      passageBytes: Math.round(lists * PASSAGES_SHARE),
+    });
     this.#kept = new AskedOften(Math.round(lists * SIGNALS_SHARE), signalsBytes);
     this.#fts = new FtsStage(this.#db);
     this.#speller = new Speller(this.#postings);
