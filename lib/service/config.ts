@@ -260,7 +260,7 @@ export const defaultInstancesDir = (uidBase: number): string => join(tmpdir(), `
  * 3 GB each. The lists fill it only as queries read them: the corpus alone reads under 100 MB, and
  * the dev questions read about 2 GB at 10⁶ pages, where the 384 MB kept before answered them 1.7
  * times slower (decision 0147). A thread keeps the pages' ranking signals in a quarter as much
- * again (query.ts, decision 0157).
+ * again (query.ts, decision 0157), and the long lists' passage blocks in a sixth (decision 0158).
  */
 export function defaultListCacheMb(workers: number, memory = totalmem()): number {
   return Math.min(3072, Math.max(384, Math.floor(memory / 10 / Math.max(1, workers) / 2 ** 20)));
