@@ -483,7 +483,11 @@ describe('postings', () => {
       html: html(`page ${i}`, `<p>kettle ${i % 2 ? 'router' : 'teapot'} ${i}</p><p>router descaling ${'filler '.repeat(i % 3)}</p>`),
     });
     const file = join(dir, 'long-kept.db');
-    build(file, Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => page(i)), { fullText: false });
+    build(
+      file,
+      Array.from({ length: 3 * PASSAGE_BLOCK + 20 }, (_, i) => page(i)),
+      { fullText: false },
+    );
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       const roomy = new PostingsStage(db);
