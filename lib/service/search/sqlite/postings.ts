@@ -152,7 +152,7 @@ type TermPassages = { blocks: (PassageBlock | null | undefined)[]; bytes: number
  * and by default the bytes of their blocks unpacked; a reader gives it its share of
  * SEARCH_LIST_CACHE_MB (query.ts PASSAGES_SHARE; decision 0158). */
 const PASSAGE_TERMS_KEPT = 100_000;
-export const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
+const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
 /** What a list holds of some pages (heldOf): their places among them, and their impacts. */
 type Held = { at: Uint32Array; impacts: Float32Array };
 /** A term and its list (undefined when the index has none) as the last rank() call read them. */

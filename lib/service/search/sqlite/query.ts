@@ -71,7 +71,7 @@ const SIGNALS_SHARE = 1 / 4;
 /** The blocks of the long lists' passages a reader keeps unpacked, against its lists' memory: a
  * sixth as much again (64 MB by default, as before decision 0158; 400 MB with the 2.4 GB of lists
  * the service gives its one query thread on a 24 GB machine). A pass of the dev queries reads 74
- * MB of them at 10⁵ pages and about three times as much at 10⁶. */
+ * MB of them at 10⁵ pages, and about 190 MB at 10⁶. */
 const PASSAGES_SHARE = 1 / 6;
 /** Definition heads whose pages a reader keeps in memory (a few hundred bytes each; a pass over the
  * benchmark's 2,085 queries looks up about 16,000). */
