@@ -168,7 +168,8 @@ export class RemoteBrowser {
     return this.#http.empty({ method: 'DELETE', path: `/v0/browser/uploads/${fileName(name)}`, headers: this.#id() }, call);
   }
 
-  /** What the browser downloaded, oldest first; one still being written has `complete: false`. */
+  /** What the browser downloaded, oldest first; one still being written (or still being moved to
+   * its final name) has `complete: false`. */
   async downloads(call: CallOptions = {}): Promise<DownloadedFile[]> {
     return (await this.#http.json<{ files: DownloadedFile[] }>({ method: 'GET', path: '/v0/browser/downloads', headers: this.#id() }, call))
       .files;

@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -355,6 +356,28 @@ describe('downloads', () => {
       ],
     );
     assert.equal(listed.find((f) => f.name === 'report.txt')?.modifiedAt, '2030-01-01T00:00:00.000Z');
+  });
+
+  it("lists the final name as incomplete and refuses it (409) while its .crdownload is still beside it, as Chromium's move leaves them", async () => {
+    // Chromium finishes a download by writing an empty file under the final name (so that the
+    // download takes the folder's permissions) and then renaming the .crdownload over it.
+    writeFileSync(join(downloads(), 'data.bin.crdownload'), 'all of it');
+    writeFileSync(join(downloads(), 'data.bin'), '');
+    const during = await listDownloads(files);
+    assert.deepEqual(during.map((f) => [f.name, f.size, f.complete]).sort(), [
+      ['data.bin', 0, false],
+      ['data.bin.crdownload', 9, false],
+    ]);
+    await assert.rejects(
+      openDownload(files, 'data.bin'),
+      (err: unknown) => err instanceof DownloadInProgress && err.status === 409 && /still finishing/.test(err.message),
+    );
+    renameSync(join(downloads(), 'data.bin.crdownload'), join(downloads(), 'data.bin'));
+    assert.deepEqual(
+      (await listDownloads(files)).map((f) => [f.name, f.size, f.complete]),
+      [['data.bin', 9, true]],
+    );
+    assert.deepEqual(await read('data.bin'), { size: 9, body: 'all of it' });
   });
 
   it('serves a download byte for byte', async () => {

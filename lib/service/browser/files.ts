@@ -83,10 +83,13 @@ export class UploadsFull extends PayloadTooLarge {
 
 /** A download Chromium is still writing. */
 export class DownloadInProgress extends DomainError {
-  constructor(name: string) {
+  /** `finishing`: `name` is the final name, whose file Chromium is still moving into place. */
+  constructor(name: string, finishing = false) {
     super(
       'conflict',
-      `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`,
+      finishing
+        ? `${JSON.stringify(name)} is a download Chromium is still finishing (its ${IN_PROGRESS_SUFFIX} is still beside it); fetch it once it is listed as complete`
+        : `${JSON.stringify(name)} is a download still in progress (${IN_PROGRESS_SUFFIX}); fetch it under its final name once complete`,
     );
   }
 }
@@ -302,12 +305,15 @@ export async function deleteUpload(files: InstanceFiles, name: string): Promise<
 /**
  * The downloads Chromium saved, oldest first. Files still being written are listed as they are
  * on disk, with their `.crdownload` name and `complete: false`; Chromium renames each to its final
- * name when it completes. Only regular files whose names the API can serve are listed (no
- * symlinks, folders or hidden files).
+ * name when it completes. Before that rename it writes an empty file under the final name (to give
+ * the download the folder's own permissions), so for a moment both names are there: the final
+ * name is complete only once its `.crdownload` is gone. Only regular files whose names the API can
+ * serve are listed (no symlinks, folders or hidden files).
  */
 export async function listDownloads(files: InstanceFiles): Promise<DownloadedFile[]> {
   const folder = files.folders.downloads;
   const entries = await missingIsGone(readdir(folder, { withFileTypes: true }));
+  const names = new Set(entries.map((e) => e.name));
   const listed: DownloadedFile[] = [];
   for (const entry of entries) {
     if (!entry.isFile() || fileNameProblem(entry.name, DOWNLOAD_NAME_MAX_BYTES)) continue;
@@ -318,7 +324,7 @@ export async function listDownloads(files: InstanceFiles): Promise<DownloadedFil
         name: entry.name,
         size: stat.size,
         modifiedAt: stat.mtime.toISOString(),
-        complete: !entry.name.endsWith(IN_PROGRESS_SUFFIX),
+        complete: !entry.name.endsWith(IN_PROGRESS_SUFFIX) && !names.has(entry.name + IN_PROGRESS_SUFFIX),
       });
     } catch {
       // renamed or deleted meanwhile
@@ -328,6 +334,13 @@ export async function listDownloads(files: InstanceFiles): Promise<DownloadedFil
     a.modifiedAt < b.modifiedAt ? -1 : a.modifiedAt > b.modifiedAt ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
 }
+
+/** Whether anything is at `path` (a symlink itself, not followed). */
+const present = (path: string): Promise<boolean> =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 
 export type OpenDownload = {
   name: string;
@@ -350,6 +363,9 @@ export async function openDownload(files: InstanceFiles, name: string): Promise<
   requireFileName(name, DOWNLOAD_NAME_MAX_BYTES);
   if (name.endsWith(IN_PROGRESS_SUFFIX)) throw new DownloadInProgress(name);
   const folder = files.folders.downloads;
+  // The empty file Chromium puts under the final name before it moves the download there
+  // (listDownloads): looked for before the open, as the move replaces that file whole.
+  if (await present(join(folder, name + IN_PROGRESS_SUFFIX))) throw new DownloadInProgress(name, true);
   const absent = () => new NotFound(`no download named ${JSON.stringify(name)}`);
   let handle: FileHandle;
   try {

@@ -177,7 +177,8 @@ class UploadedFile:
 
 @dataclass(frozen=True)
 class DownloadedFile:
-    #: A download still being written is listed as ``<name>.crdownload`` with ``complete=False``.
+    #: A download still being written is listed as ``<name>.crdownload`` with ``complete=False``;
+    #: so is its final name while Chromium moves it there (an empty file for a moment).
     name: str
     size: int
     modified_at: datetime
