@@ -402,6 +402,21 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const ended = await history.endNode(lostNode, 'nodeLost', Date.now());
         log.warn({ node: lostNode, browsers: ids.length, history: ended.length }, 'ended the browsers of a lost node');
       },
+      // Joined the cluster again. Reaped while it lived: the browsers the cluster forgot were lost to
+      // it (their clients through other nodes heard 4502, their history says so), so they end here
+      // too, rather than run on uncounted against their keys' limits. Forgotten by a Redis that
+      // lost its data: nobody gave them up, so they are recorded again.
+      onRejoined: async (why) => {
+        const live = fleet.live();
+        if (why === 'forgotten') {
+          await joining.restore(live.map((b) => ({ id: b.id, keyId: b.keyId, startedAt: b.createdAt.getTime() })));
+          log.warn({ browsers: live.length }, 'joined the cluster again after Redis lost its data; recorded its browsers again');
+          return;
+        }
+        const forgotten = await joining.forgotten(live.map((b) => b.id));
+        await Promise.all(forgotten.map((id) => fleet.end(id, 'nodeLost')));
+        log.warn({ browsers: forgotten.length }, 'joined the cluster again after a lapse; ended the browsers it had forgotten');
+      },
     });
     const left = await joining.start();
     if (left.length) log.warn({ browsers: left.length }, 'forgot the browsers an earlier run of this node left in the cluster');

@@ -286,6 +286,57 @@ describe('a cluster of service nodes', { skip }, () => {
     await c.restart(1);
   });
 
+  it('takes back a node that stalled past its heartbeat, which ends the browsers the cluster gave up for lost', async () => {
+    await closeAll();
+    const { token } = node(1).createKey({ name: 'stalled', maxInstances: 10 });
+    const liveNodes = async () => {
+      const res = await fetch(`${node(1).url}/healthz`);
+      return ((await res.json()) as { cluster: { nodes: { id: string }[] } }).cluster.nodes.map((n) => n.id);
+    };
+    // Asked of node 3 with every node empty, the browser starts there.
+    const stalled = await eventually(
+      () => openStart(node(3).wsUrl, token).catch(() => null),
+      (v) => v !== null,
+      15_000,
+    );
+    assert.ok(stalled);
+    open.push(stalled);
+    assert.equal(await runner(stalled.id), 'node-3');
+    // The node stops for longer than its heartbeat lives (5 s), as a paused or starved process does.
+    node(3).child.kill('SIGSTOP');
+    try {
+      const listed = await eventually(
+        async () => {
+          const res = await fetch(`${node(1).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
+          const body = (await res.json()) as { browsers: { id: string; status: string; endReason: string | null }[] };
+          return body.browsers.find((b) => b.id === stalled.id);
+        },
+        (b) => b?.status === 'ended',
+        20_000,
+      );
+      assert.equal(listed?.endReason, 'nodeLost');
+      assert.ok(!(await liveNodes()).includes('node-3'), 'reaped');
+    } finally {
+      node(3).child.kill('SIGCONT');
+    }
+    // At its next beat it joins again, and ends there the browser the others gave up for lost.
+    const closed = await Promise.race([stalled.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000).unref())]);
+    assert.equal(closed?.code, 4502, 'its client hears the browser was lost');
+    open.splice(open.indexOf(stalled), 1);
+    assert.ok((await eventually(liveNodes, (ids) => ids.includes('node-3'), 15_000)).includes('node-3'), 'among the nodes again');
+    assert.equal(await runner(stalled.id), null);
+    // And it takes browsers again.
+    const again = await eventually(
+      () => openStart(node(3).wsUrl, token).catch(() => null),
+      (v) => v !== null,
+      15_000,
+    );
+    assert.ok(again);
+    open.push(again);
+    assert.equal(await runner(again.id), 'node-3');
+    await closeAll();
+  });
+
   it("ends a killed node's browsers with a reason, tells its clients through other nodes, and leaves the rest alone", async () => {
     await closeAll();
     const { token } = node(1).createKey({ name: 'survivor', maxInstances: 10 });

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { redisForTests } from '../../../tests/helpers/redis.ts';
 import { eventually } from '../../../tests/helpers/eventually.ts';
-import { ClusterRegistry, placement, type NodeInfo, type RegistryOptions } from './registry.ts';
+import { ClusterRegistry, placement, registryKeys, type NodeInfo, type RegistryOptions } from './registry.ts';
 
 const { redis: server, skip } = await redisForTests();
 const clients: RedisClient[] = [];
@@ -124,6 +124,78 @@ describe('ClusterRegistry', { skip }, () => {
     // Some time later, nobody reaps it again.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(lost.length, 1);
+  });
+
+  it('a node reaped while it lived joins again at its next beat, and learns which of its browsers the cluster forgot', async () => {
+    const lost: string[] = [];
+    const watcher = await node('e-w', { reapMs: 50, onNodeLost: async (nodeId) => void lost.push(nodeId) });
+    let rejoined = 0;
+    let forgotten: string[] = [];
+    const before = [browserId(), browserId()];
+    const after = browserId();
+    // Its beats stop for longer than its heartbeat lives (a stall), and then come again (by hand).
+    const stalled: ClusterRegistry = await node('e-stalled', {
+      ttlMs: 300,
+      heartbeatMs: 3_600_000,
+      onRejoined: async (why) => {
+        rejoined++;
+        assert.equal(why, 'reaped');
+        forgotten = await stalled.forgotten([...before, after]);
+      },
+    });
+    await Promise.all([watcher.start(), stalled.start()]);
+    for (const id of before) assert.equal(await stalled.admit(id, 'key_e', 5), true);
+    await eventually(
+      () => lost.length,
+      (count) => count > 0,
+    );
+    assert.deepEqual(lost, ['e-stalled']);
+    assert.ok(!(await watcher.nodes()).some((x) => x.id === 'e-stalled'), 'reaped');
+    // Meanwhile a browser starts on it, as the cluster knows it does.
+    assert.equal(await stalled.admit(after, 'key_e', 5), true);
+    await stalled.beat();
+    assert.ok(
+      (await watcher.nodes()).some((x) => x.id === 'e-stalled'),
+      'among the nodes again',
+    );
+    assert.equal(rejoined, 1);
+    assert.deepEqual(forgotten.sort(), [...before].sort());
+    // Its next beats find it a member, and the watcher reaps it no more while it beats.
+    await stalled.beat();
+    await new Promise((r) => setTimeout(r, 150));
+    await stalled.beat();
+    assert.equal(rejoined, 1);
+    assert.deepEqual(lost, ['e-stalled']);
+    assert.equal((await watcher.ownerOf(after))?.id, 'e-stalled');
+  });
+
+  it('a node that Redis forgot (it lost its data) joins again and records its browsers again', async () => {
+    let told: string | null = null;
+    const kept = [browserId(), browserId()];
+    const forgotten: ClusterRegistry = await node('f-forgotten', {
+      heartbeatMs: 3_600_000,
+      onRejoined: async (why) => {
+        told = why;
+        await forgotten.restore(kept.map((id) => ({ id, keyId: 'key_f', startedAt: 1 })));
+      },
+    });
+    await forgotten.start();
+    for (const id of kept) assert.equal(await forgotten.admit(id, 'key_f', 5), true);
+    // Redis loses all it held of the node, as when it restarts empty (and no node reaped it).
+    const raw = openRedis(server!.url, 'f-raw');
+    clients.push(raw);
+    await raw.srem(registryKeys.nodes, 'f-forgotten');
+    await raw.del(registryKeys.nodeBrowsers('f-forgotten'), registryKeys.keyBrowsers('key_f'), ...kept.map(registryKeys.browser));
+    assert.equal(await forgotten.countFor('key_f'), 0);
+    await forgotten.beat();
+    assert.equal(told, 'forgotten');
+    assert.ok(
+      (await forgotten.nodes()).some((x) => x.id === 'f-forgotten'),
+      'among the nodes again',
+    );
+    assert.equal(await forgotten.countFor('key_f'), 2, "its browsers count against their key's limit again");
+    assert.equal((await forgotten.ownerOf(kept[0]!))?.id, 'f-forgotten');
+    assert.deepEqual(await forgotten.forgotten(kept), []);
   });
 
   it('a restarted node takes over its id and forgets what its predecessor left', async () => {

@@ -10,10 +10,12 @@ import { REDIS_PREFIX, type RedisClient } from '#shared/redis.ts';
  * Keys (after `periscope:`):
  * - `node:<id>`: a node's heartbeat, JSON {url, capacity, load, startedAt}, expiring `ttlMs` after
  *   its last beat; a node whose heartbeat expired is lost.
- * - `nodes`: the set of node ids that registered and were not yet reaped.
+ * - `nodes`: the set of node ids that registered and were not yet reaped (a node reaped while it
+ *   lived, whose beats lapsed for a while, puts itself back at its next beat).
  * - `node:<id>:browsers`: the set of browser ids a node runs (reserved or live).
  * - `browser:<id>`: hash {node, key, startedAt} of a reserved or live browser.
  * - `key:<keyId>:browsers`: the set of an API key's reserved or live browsers on every node.
+ * - `reaped:<id>`: a node another node reaped, for an hour.
  */
 
 export type NodeInfo = {
@@ -39,6 +41,12 @@ export type RegistryOptions = {
   load: () => number;
   /** A lost node's browsers, once, on the one node that reaped it. */
   onNodeLost: (nodeId: string, browserIds: string[]) => Promise<void>;
+  /** This node has just joined again after the cluster lost it. `reaped`: its beats lapsed for
+   * longer than `ttlMs` (a stall, a pause, a lost connection to Redis) and another node reaped it:
+   * the browsers the reap forgot (forgotten()) are lost to the cluster, which has told their
+   * clients and their history so. `forgotten`: Redis itself lost what it held (restarted empty):
+   * nobody gave its browsers up, and they can be recorded again (restore()). */
+  onRejoined?: (why: 'reaped' | 'forgotten') => Promise<void>;
   log: Logger;
 };
 
@@ -49,6 +57,9 @@ export const registryKeys = {
   nodeBrowsers: (id: string) => `${REDIS_PREFIX}node:${id}:browsers`,
   browser: (id: string) => `${REDIS_PREFIX}browser:${id}`,
   keyBrowsers: (keyId: string) => `${REDIS_PREFIX}key:${keyId}:browsers`,
+  /** Set for an hour by the node that reaps another, so that the reaped one, should it beat again,
+   * knows it was reaped rather than forgotten by a Redis that lost its data. */
+  reaped: (id: string) => `${REDIS_PREFIX}reaped:${id}`,
 };
 
 /** Reserve a browser for a key if the key holds fewer than its limit on all nodes together. */
@@ -56,6 +67,21 @@ const ADMIT = `
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], 'node', ARGV[3], 'key', ARGV[4], 'startedAt', ARGV[5])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1`;
+
+/** A node's beat: its heartbeat set; 1 while it is among the nodes, 0 once another node reaped it
+ * (REAP's mark), -1 when Redis knows nothing of it (it lost its data). */
+const BEAT = `
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if redis.call('SISMEMBER', KEYS[1], ARGV[3]) == 1 then return 1 end
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+return -1`;
+
+/** Record again a browser this node runs, which Redis lost: its owner, its node's list, its key's count. */
+const RESTORE = `
+redis.call('HSET', KEYS[1], 'node', ARGV[2], 'key', ARGV[3], 'startedAt', ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1`;
 
@@ -83,27 +109,36 @@ for _, id in ipairs(ids) do
 end
 redis.call('DEL', KEYS[3])
 redis.call('SREM', KEYS[1], ARGV[1])
+if ARGV[3] == '1' then redis.call('DEL', ARGV[2] .. 'reaped:' .. ARGV[1]) else redis.call('SET', ARGV[2] .. 'reaped:' .. ARGV[1], '1', 'PX', 3600000) end
 return ids`;
 
 type Scripts = {
   periscopeAdmit(k1: string, k2: string, k3: string, id: string, max: number, node: string, key: string, at: number): Promise<number>;
   periscopeRelease(k1: string, id: string, prefix: string): Promise<number>;
+  periscopeBeat(k1: string, k2: string, k3: string, info: string, ttlMs: number, node: string): Promise<number>;
+  periscopeRestore(k1: string, k2: string, k3: string, id: string, node: string, key: string, at: number): Promise<number>;
   periscopeReap(k1: string, k2: string, k3: string, node: string, prefix: string, force: '0' | '1'): Promise<string[] | null>;
 };
 
 export class ClusterRegistry {
   readonly #redis: RedisClient & Scripts;
-  readonly #opts: Required<Omit<RegistryOptions, 'log' | 'load' | 'onNodeLost'>> & Pick<RegistryOptions, 'log' | 'load' | 'onNodeLost'>;
+  readonly #opts: Required<Omit<RegistryOptions, 'log' | 'load' | 'onNodeLost' | 'onRejoined'>> &
+    Pick<RegistryOptions, 'log' | 'load' | 'onNodeLost' | 'onRejoined'>;
   readonly #startedAt = Date.now();
   #beating: NodeJS.Timeout | null = null;
   #reaping: NodeJS.Timeout | null = null;
   #closed = false;
   #draining = false;
+  /** Whether start() has put this node among the nodes, so that a beat that finds it gone rejoins. */
+  #joined = false;
+  #rejoining: Promise<void> | null = null;
 
   constructor(redis: RedisClient, opts: RegistryOptions) {
     this.#opts = { heartbeatMs: 1000, ttlMs: 5000, reapMs: 1000, ...opts };
     redis.defineCommand('periscopeAdmit', { numberOfKeys: 3, lua: ADMIT });
     redis.defineCommand('periscopeRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('periscopeBeat', { numberOfKeys: 3, lua: BEAT });
+    redis.defineCommand('periscopeRestore', { numberOfKeys: 3, lua: RESTORE });
     redis.defineCommand('periscopeReap', { numberOfKeys: 3, lua: REAP });
     this.#redis = redis as RedisClient & Scripts;
   }
@@ -128,6 +163,7 @@ export class ClusterRegistry {
         '1',
       )) ?? [];
     await this.#redis.sadd(registryKeys.nodes, nodeId);
+    this.#joined = true;
     await this.beat();
     this.#beating = setInterval(
       () => void this.beat().catch((err: Error) => this.#opts.log.warn({ err }, 'heartbeat failed')),
@@ -148,16 +184,67 @@ export class ClusterRegistry {
     await this.beat();
   }
 
-  /** Say this node is alive, and how full it is. */
+  /** Say this node is alive, and how full it is; a node that finds itself reaped joins again. */
   async beat(): Promise<void> {
     if (this.#closed) return;
+    const { nodeId } = this.#opts;
     const info: Omit<NodeInfo, 'id'> = {
       url: this.#opts.nodeUrl,
       capacity: this.#draining ? 0 : this.#opts.capacity,
       load: this.#opts.load(),
       startedAt: this.#startedAt,
     };
-    await this.#redis.set(registryKeys.node(this.#opts.nodeId), JSON.stringify(info), 'PX', this.#opts.ttlMs);
+    // With its heartbeat set, no node reaps it any more (REAP sees it beat). One that did so before
+    // took it out of the nodes, and Redis restarted empty knows none: either way it joins again.
+    const member = await this.#redis.periscopeBeat(
+      registryKeys.nodes,
+      registryKeys.node(nodeId),
+      registryKeys.reaped(nodeId),
+      JSON.stringify(info),
+      this.#opts.ttlMs,
+      nodeId,
+    );
+    if (member !== 1 && this.#joined && !this.#closed) await this.#rejoin(member === 0 ? 'reaped' : 'forgotten');
+  }
+
+  /** Back among the nodes, once however many beats find it gone meanwhile; then onRejoined. */
+  #rejoin(why: 'reaped' | 'forgotten'): Promise<void> {
+    this.#rejoining ??= (async () => {
+      this.#opts.log.warn(
+        { node: this.#opts.nodeId, why },
+        why === 'reaped'
+          ? 'this node was reaped while it lived (its heartbeat lapsed): joining again'
+          : 'Redis no longer knows this node (it lost its data): joining again',
+      );
+      await this.#redis.sadd(registryKeys.nodes, this.#opts.nodeId);
+      await this.#opts.onRejoined?.(why);
+    })().finally(() => {
+      this.#rejoining = null;
+    });
+    return this.#rejoining;
+  }
+
+  /** Records again browsers this node runs that Redis lost (onRejoined 'forgotten'): who runs each,
+   * and each key's count, which new browsers are then admitted against. */
+  async restore(browsers: readonly { id: string; keyId: string; startedAt: number }[]): Promise<void> {
+    const { nodeId } = this.#opts;
+    for (const b of browsers)
+      await this.#redis.periscopeRestore(
+        registryKeys.browser(b.id),
+        registryKeys.nodeBrowsers(nodeId),
+        registryKeys.keyBrowsers(b.keyId),
+        b.id,
+        nodeId,
+        b.keyId,
+        b.startedAt,
+      );
+  }
+
+  /** Of `ids`, browsers this node runs, those the cluster no longer counts as its own: a reap forgot them. */
+  async forgotten(ids: readonly string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const kept = new Set(await this.#redis.smembers(registryKeys.nodeBrowsers(this.#opts.nodeId)));
+    return ids.filter((id) => !kept.has(id));
   }
 
   /** The nodes alive now (their heartbeat has not expired). */
