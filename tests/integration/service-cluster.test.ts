@@ -130,6 +130,18 @@ describe('a cluster of service nodes', { skip }, () => {
       await pw.close();
     }
   }
+  /** Browser `id` as node 1 lists it for its key, once it is listed as ended (within 20 s). */
+  async function endedAsListed(token: string, id: string): Promise<{ id: string; status: string; endReason: string | null } | undefined> {
+    return eventually(
+      async () => {
+        const res = await fetch(`${node(1).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
+        const body = (await res.json()) as { browsers: { id: string; status: string; endReason: string | null }[] };
+        return body.browsers.find((b) => b.id === id);
+      },
+      (b) => b?.status === 'ended',
+      20_000,
+    );
+  }
   async function closeAll(): Promise<void> {
     for (const s of open.splice(0)) await closeStart(node(1).url, s).catch(() => {});
   }
@@ -305,15 +317,7 @@ describe('a cluster of service nodes', { skip }, () => {
     // The node stops for longer than its heartbeat lives (5 s), as a paused or starved process does.
     node(3).child.kill('SIGSTOP');
     try {
-      const listed = await eventually(
-        async () => {
-          const res = await fetch(`${node(1).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
-          const body = (await res.json()) as { browsers: { id: string; status: string; endReason: string | null }[] };
-          return body.browsers.find((b) => b.id === stalled.id);
-        },
-        (b) => b?.status === 'ended',
-        20_000,
-      );
+      const listed = await endedAsListed(token, stalled.id);
       assert.equal(listed?.endReason, 'nodeLost');
       assert.ok(!(await liveNodes()).includes('node-3'), 'reaped');
     } finally {
@@ -351,15 +355,7 @@ describe('a cluster of service nodes', { skip }, () => {
     const closed = await onDying.closed;
     assert.equal(closed.code, 4502);
     // Within seconds another node reaps it: the browser is listed as ended, with the reason.
-    const listed = await eventually(
-      async () => {
-        const res = await fetch(`${node(1).url}/v0/browsers`, { headers: { authorization: `Bearer ${token}` } });
-        const body = (await res.json()) as { browsers: { id: string; status: string; endReason: string | null }[] };
-        return body.browsers.find((b) => b.id === onDying.id);
-      },
-      (b) => b?.status === 'ended',
-      20_000,
-    );
+    const listed = await endedAsListed(token, onDying.id);
     assert.equal(listed?.endReason, 'nodeLost');
     assert.equal(await runner(onDying.id), null);
     // The browser on node 2 is untouched, and still driven through node 1.
