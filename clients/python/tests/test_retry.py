@@ -30,6 +30,13 @@ def test_502_backs_off_without_retry_after() -> None:
     assert [policy.delay(err, n, 0) for n in range(3)] == [0.5, 1.0, 2.0]
 
 
+def test_503_waits_for_retry_after_as_the_typescript_client_does() -> None:
+    policy = RetryPolicy(max_retries=2)
+    busy = UnavailableError("redis away", status=503, code="unavailable", retry_after=2)
+    assert [policy.delay(busy, n, 2 * n) for n in range(3)] == [2, 2, None]
+    assert RetryPolicy(max_retries=0).delay(busy, attempt=0, waited=0) is None
+
+
 def test_never_more_than_the_total_bound() -> None:
     policy = RetryPolicy(max_retries=5, max_wait=60)
     assert policy.delay(rate_limited(61), attempt=0, waited=0) is None
@@ -42,7 +49,6 @@ def test_off_and_not_for_other_errors() -> None:
     policy = RetryPolicy()
     for err in (
         BadRequestError("bad", status=400),
-        UnavailableError("busy", status=503, retry_after=1),
         PeriscopeConnectionError("down"),
     ):
         assert policy.delay(err, attempt=0, waited=0) is None

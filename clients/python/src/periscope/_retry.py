@@ -5,18 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ._errors import BadGatewayError, PeriscopeError, RateLimitError
+from ._errors import BadGatewayError, PeriscopeError, RateLimitError, UnavailableError
 
 __all__ = ["RetryPolicy"]
 
-#: The statuses worth asking again: over the rate limit (after ``Retry-After``), and the index or
-#: Chromium failing behind the service (usually passing).
-_RETRIED = (RateLimitError, BadGatewayError)
+#: The statuses worth asking again, as the TypeScript client does (decision 0100): over the rate
+#: limit (after ``Retry-After``), the index or Chromium failing behind the service, and the service
+#: unable to answer for now (its Redis out of reach, a node draining; usually passing).
+_RETRIED = (RateLimitError, BadGatewayError, UnavailableError)
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Retry 429 and 502 answers up to ``max_retries`` times.
+    """Retry 429, 502 and 503 answers up to ``max_retries`` times.
 
     The wait is the answer's ``Retry-After`` when it has one, else an exponential backoff from
     ``backoff`` seconds. All the waits of one call together never pass ``max_wait`` seconds: a
