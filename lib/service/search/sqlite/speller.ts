@@ -6,12 +6,14 @@ import { FtsTokenizer } from './tokenizer.ts';
 
 /** At most this many words of one query are corrected (the rest are searched as typed). */
 const MAX_CORRECTED = 3;
-/** Misspelt words whose corrections considered are remembered (a few kilobytes each). */
+/** Misspelt words whose corrections the index holds are remembered (a few hundred bytes each: the
+ * held ones only, not the hundreds of edits considered). */
 const WORDS_KEPT = 2000;
 
 type Word = { concept: number; part: string; term: string };
-type Options = Map<string, { edit: Edit; spelling: string | null }>;
-/** The corrections considered for a misspelt word, and those of them the index holds. */
+type Option = { edit: Edit; spelling: string | null };
+type Options = Map<string, Option>;
+/** The corrections of a misspelt word that the index holds, with the edit behind each. */
 type Considered = { options: Options; held: string[] };
 
 /** A word is corrected when it has enough letters and is not a number. */
@@ -30,11 +32,14 @@ export class Speller {
   /** Its own, so that the hundreds of edits of a misspelt word do not crowd out the query words
    * the stage's tokenizer remembers. */
   readonly #tokenizer = new FtsTokenizer(20_000);
-  /** The corrections considered for the word being corrected: the edit behind each term, and
-   * the word to show for it once known. */
+  /** The corrections the index holds for the word being corrected: the edit behind each term,
+   * and the word to show for it once known. */
   #options: Options = new Map();
   /** What was considered for each misspelt word (by word as typed and its term), while the index
-   * stays the same: its edits and which of them the index holds do not depend on the query. */
+   * stays the same: which of its edits the index holds does not depend on the query. Only those are
+   * remembered, with their edits: all a later query reads of them. Every edit considered would take
+   * about 200 bytes (a ten-letter word has about 600; one of 300 letters, 20,000), and a stream of
+   * distinct misspelt words, which any key can send, would hold gigabytes. */
   readonly #considered = new Map<string, Considered>();
 
   constructor(stage: PostingsStage) {
@@ -135,7 +140,8 @@ export class Speller {
       const terms = this.#tokenizer.terms(e.text);
       if (terms.length === 1) offer(terms[0] as string, e, e.text);
     }
-    const considered = { options, held: this.#stage.held([...options.keys()]) };
+    const held = this.#stage.held([...options.keys()]);
+    const considered = { options: new Map(held.map((term) => [term, options.get(term) as Option])), held };
     if (this.#considered.size >= WORDS_KEPT) this.#considered.clear();
     this.#considered.set(key, considered);
     return considered;
