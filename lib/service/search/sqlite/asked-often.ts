@@ -15,8 +15,11 @@
  * lists it would push out.
  *
  * Asks are counted a key once a query and halved (ones that fall to nothing forgotten) every
- * SAMPLE_PER_ENTRY asks an entry kept, so that what was asked for long ago gives way. A query's
- * own lists stay at hand until it ends (endQuery()), kept or not.
+ * SAMPLE_PER_ENTRY asks an entry kept, so that what was asked for long ago gives way, and as soon
+ * as more keys than the limit has room for (LIMIT_BYTES_PER_COUNTED_KEY) are counted and not kept:
+ * a stream of keys each asked for once (a query's every word misspelt, say) would otherwise hold
+ * ten entries' worth of counts for every entry kept, none of it within the limit. A query's own
+ * lists stay at hand until it ends (endQuery()), kept or not.
  *
  * A query asks a reader for a few hundred entries, most of them kept, so a kept entry is found in
  * one look-up in a map: its count and the query it was last counted in are on the entry, and each
@@ -26,6 +29,9 @@
 const SAMPLE_PER_ENTRY = 10;
 /** The fewest asks between halvings. */
 const MIN_SAMPLE = 1024;
+/** Keys counted and not kept, at most one for each this many bytes of the limit (MIN_SAMPLE at
+ * least): a key's count takes about 100 bytes, so the counts stay within a tenth of the limit. */
+const LIMIT_BYTES_PER_COUNTED_KEY = 1024;
 
 /** `asked`: its count; `query`: the query it was last counted in; `used`: when it was last used,
  * on the clock of uses; `before` and `after`: its neighbours among the entries of its count. */
@@ -60,11 +66,14 @@ export class AskedOften<K, V> {
   #clock = 0;
   readonly #limit: number;
   readonly #of: (key: K, value: V) => number;
+  /** The most keys counted and not kept (#asked) before the counts are halved. */
+  readonly #countedAtMost: number;
 
   /** `limit`: the bytes kept at most, `of` each entry's. */
   constructor(limit: number, of: (key: K, value: V) => number) {
     this.#limit = limit;
     this.#of = of;
+    this.#countedAtMost = Math.max(MIN_SAMPLE, Math.floor(limit / LIMIT_BYTES_PER_COUNTED_KEY));
   }
 
   get size(): number {
@@ -157,9 +166,11 @@ export class AskedOften<K, V> {
     this.#asks = 0;
   }
 
-  /** One more ask counted: past the sample's, every count is halved. */
+  /** One more ask counted: past the sample's, or with too many keys counted and not kept, every
+   * count is halved. */
   #counted(): void {
-    if (++this.#asks >= Math.max(MIN_SAMPLE, SAMPLE_PER_ENTRY * this.#entries.size)) this.#halve();
+    if (++this.#asks >= Math.max(MIN_SAMPLE, SAMPLE_PER_ENTRY * this.#entries.size) || this.#asked.size > this.#countedAtMost)
+      this.#halve();
   }
 
   /** Every count halved, rounded down; a key not kept whose count falls to nothing is forgotten.

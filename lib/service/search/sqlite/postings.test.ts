@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildDocument } from '../document.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
@@ -253,6 +255,38 @@ describe('postings', () => {
       assert.deepEqual(forgetful.covering(ids), postings.covering(ids), q);
       assert.deepEqual(forgetful.scores(ids), postings.scores(ids), q);
     }
+  });
+
+  it('keep no more than their room of terms no page holds, however many distinct ones queries ask for', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    // 200 queries of 200 distinct terms the index does not hold (a stream of misspelt words): each
+    // a term kept as absent, about 150 bytes that were counted as the term's few characters, and a
+    // count of the asks of those not kept. A stage with 2 MB of room against one with none: what
+    // the first holds more is what it keeps, and must be within its room.
+    const grown = (stage: PostingsStage) => {
+      assert.equal(stage.refresh(), true);
+      const before = heap();
+      for (let q = 0; q < 200; q++) {
+        stage.lists(Array.from({ length: 200 }, (_, i) => ['nowhere', q, 'x', i].join('')));
+        stage.trim();
+      }
+      return heap() - before;
+    };
+    const room = 2 * 2 ** 20;
+    const none = new PostingsStage(db, { cacheBytes: 1 });
+    const some = new PostingsStage(db, { cacheBytes: room });
+    const kept = grown(some) - grown(none);
+    assert.ok(kept < room * 1.2, `kept ${(kept / 2 ** 20).toFixed(1)} MB of terms no page holds in ${room / 2 ** 20} MB of room`);
+    // The room is used: the lists asked for are still kept (a term read again is not read anew).
+    const term = postings.termsOf(['kettle'])[0]?.[0] as string;
+    const list = some.lists([term]).get(term);
+    some.trim();
+    assert.equal(some.lists([term]).get(term), list);
   });
 
   it('hold a list read for the query until trim(), and keep it after only while it fits', () => {

@@ -123,8 +123,20 @@ export type ScoredList = {
  * it has one, else by a binary search. */
 const placeOf = (list: ScoredList, id: number): number => (list.pages ? placeIn(list.pages, id) : indexIn(list.docs, id));
 
+/** About what a term kept takes in V8 besides its characters (AskedOften's entry, its slot in the
+ * map, the string's header), and what a list kept takes besides its buffers (the list, its four
+ * views and their buffer; its bitmap's two arrays): measured, about 155 bytes for a term of ten
+ * letters the index does not hold and 860 for one holding a page. Counted, so that many small
+ * lists, or many terms no page holds (a stream of misspelt words), fill the room they take. */
+const TERM_KEPT_BYTES = 176;
+const LIST_OBJECTS_BYTES = 700;
+const BITMAP_OBJECTS_BYTES = 448;
 const sizeOf = (term: string, list: ScoredList | null) =>
-  term.length + (list ? list.docs.buffer.byteLength + (list.pages ? list.pages.bits.byteLength + list.pages.before.byteLength : 0) : 0);
+  TERM_KEPT_BYTES +
+  2 * term.length +
+  (list
+    ? LIST_OBJECTS_BYTES + list.docs.buffer.byteLength + (list.pages ? BITMAP_OBJECTS_BYTES + list.pages.bits.byteLength + list.pages.before.byteLength : 0)
+    : 0);
 
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
  * and present where all are), each standing for one concept (its index), or for none (-1: a join
@@ -153,6 +165,10 @@ type TermPassages = { blocks: (PassageBlock | null | undefined)[]; bytes: number
  * SEARCH_LIST_CACHE_MB (query.ts PASSAGES_SHARE; decision 0158). */
 const PASSAGE_TERMS_KEPT = 100_000;
 const PASSAGE_BLOCK_BYTES = 64 * 1024 * 1024;
+/** What a block kept takes besides its numbers (its object, and its two arrays each with their
+ * own buffer): measured, 400 to 490 bytes. Its blocks average about 1.4 KB unpacked at 10⁵ pages,
+ * so counting 64 let them take about a third more than their room. */
+const BLOCK_OBJECTS_BYTES = 448;
 /** What a list holds of some pages (heldOf): their places among them, and their impacts. */
 type Held = { at: Uint32Array; impacts: Float32Array };
 /** A term and its list (undefined when the index has none) as the last rank() call read them. */
@@ -476,13 +492,13 @@ export class PostingsStage implements FirstStage {
 
   /** Reads blocks `ks` of a term's passages (one it does not have is kept as none); the term's blocks. */
   #readBlocks(term: string, list: ScoredList, ks: readonly number[]): (PassageBlock | null | undefined)[] {
-    const kept = this.#blocks.use(term) ?? { blocks: [], bytes: 64 + 2 * term.length };
+    const kept = this.#blocks.use(term) ?? { blocks: [], bytes: TERM_KEPT_BYTES + 2 * term.length };
     for (const k of ks) kept.blocks[k] = null;
     for (const r of (this.#q as Statements).passages.all(term, JSON.stringify(ks)) as { block: number; data: Uint8Array }[]) {
       this.#blocksRead++;
       const block = unpackPassageBlock(r.data, Math.min(PASSAGE_BLOCK, list.docs.length - r.block * PASSAGE_BLOCK));
       kept.blocks[r.block] = block;
-      kept.bytes += 64 + block.starts.byteLength + block.places.byteLength;
+      kept.bytes += BLOCK_OBJECTS_BYTES + block.starts.byteLength + block.places.byteLength;
     }
     // Set again, so that its bytes are counted.
     this.#blocks.set(term, kept);
