@@ -131,12 +131,12 @@ const placeOf = (list: ScoredList, id: number): number => (list.pages ? placeIn(
 const TERM_KEPT_BYTES = 176;
 const LIST_OBJECTS_BYTES = 700;
 const BITMAP_OBJECTS_BYTES = 448;
-const sizeOf = (term: string, list: ScoredList | null) =>
-  TERM_KEPT_BYTES +
-  2 * term.length +
-  (list
-    ? LIST_OBJECTS_BYTES + list.docs.buffer.byteLength + (list.pages ? BITMAP_OBJECTS_BYTES + list.pages.bits.byteLength + list.pages.before.byteLength : 0)
-    : 0);
+function sizeOf(term: string, list: ScoredList | null): number {
+  const kept = TERM_KEPT_BYTES + 2 * term.length;
+  if (!list) return kept;
+  const bitmap = list.pages ? BITMAP_OBJECTS_BYTES + list.pages.bits.byteLength + list.pages.before.byteLength : 0;
+  return kept + LIST_OBJECTS_BYTES + list.docs.buffer.byteLength + bitmap;
+}
 
 /** What a query asks of the postings: phrases (a phrase of several terms is scored as its terms
  * and present where all are), each standing for one concept (its index), or for none (-1: a join
