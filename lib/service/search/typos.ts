@@ -15,6 +15,11 @@ export type Edit = { text: string; kind: MistakeKind; at: number; letter: string
 
 /** Words shorter than this are not corrected: a short word is one edit away from too many others. */
 export const MIN_CORRECTED_LENGTH = 4;
+/** Nor words with more letters than this: the edits of a word grow with its letters and its
+ * alphabet (a word of 64 letters of a script of its own has over 10,000, each a term to look up,
+ * a few tenths of a second). The longest words of the judged queries, identifiers written as one
+ * (`WindowsSelectorEventLoopPolicy`), have 30 (decision 0161). */
+export const MAX_CORRECTED_LENGTH = 40;
 
 const ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
 /** The keys around each letter of a QWERTY keyboard: beside it in its row, and touching it in the

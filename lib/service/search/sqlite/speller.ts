@@ -1,5 +1,15 @@
 import type { Concept } from '../tokenize.ts';
-import { bestCandidate, editsOf, editWord, likelihood, MIN_CORRECTED_LENGTH, typistEdits, type Candidate, type Edit } from '../typos.ts';
+import {
+  bestCandidate,
+  editsOf,
+  editWord,
+  likelihood,
+  MAX_CORRECTED_LENGTH,
+  MIN_CORRECTED_LENGTH,
+  typistEdits,
+  type Candidate,
+  type Edit,
+} from '../typos.ts';
 import { pagesInAll, type ListedPages } from './page-bits.ts';
 import type { PostingsStage, ScoredList } from './postings.ts';
 import { FtsTokenizer } from './tokenizer.ts';
@@ -16,8 +26,12 @@ type Options = Map<string, Option>;
 /** The corrections of a misspelt word that the index holds, with the edit behind each. */
 type Considered = { options: Options; held: string[] };
 
-/** A word is corrected when it has enough letters and is not a number. */
-const correctable = (w: Word) => w.term !== '' && (w.part.match(/\p{L}/gu)?.length ?? 0) >= MIN_CORRECTED_LENGTH;
+/** A word is corrected when it has enough letters, and not too many, and is not a number. */
+function correctable(w: Word): boolean {
+  if (w.term === '') return false;
+  const letters = w.part.match(/\p{L}/gu)?.length ?? 0;
+  return letters >= MIN_CORRECTED_LENGTH && letters <= MAX_CORRECTED_LENGTH;
+}
 
 /**
  * Corrections of a query's misspelt words from the index's own vocabulary (decision 0080): a
