@@ -24,7 +24,11 @@ const PAGES: [string, string, string][] = [
   ['state3', 'Forms', 'A form keeps its state.'],
   ['gather', 'Tasks', 'Run awaitables concurrently with asyncio.gather and wait.'],
   ['diagonal', 'Geometry', 'The diagonal of a box is a line segment.'],
-  ['long', 'Long words', 'Words of 41 letters: abcdefghijklmnopqrstuvwxyzabcdefghijklmno, and of 42: abcdefghijklmnopqrstuvwxyzabcdefghijklmnop.'],
+  [
+    'long',
+    'Long words',
+    'Words of 41 letters: abcdefghijklmnopqrstuvwxyzabcdefghijklmno, and of 42: abcdefghijklmnopqrstuvwxyzabcdefghijklmnop.',
+  ],
 ];
 
 describe('spelling corrections from the index vocabulary', () => {
