@@ -125,9 +125,10 @@ const placeOf = (list: ScoredList, id: number): number => (list.pages ? placeIn(
 
 /** About what a term kept takes in V8 besides its characters (AskedOften's entry, its slot in the
  * map, the string's header), and what a list kept takes besides its buffers (the list, its four
- * views and their buffer; its bitmap's two arrays): measured, about 155 bytes for a term of ten
- * letters the index does not hold and 860 for one holding a page. Counted, so that many small
- * lists, or many terms no page holds (a stream of misspelt words), fill the room they take. */
+ * views and their buffer; its bitmap's two arrays): measured, 155 to 200 bytes for a term of ten
+ * letters the index does not hold (as its map has room to spare) and 860 for one holding a page.
+ * Counted, so that many small lists, or many terms no page holds (a stream of misspelt words),
+ * fill the room they take (decision 0161). */
 const TERM_KEPT_BYTES = 176;
 const LIST_OBJECTS_BYTES = 700;
 const BITMAP_OBJECTS_BYTES = 448;

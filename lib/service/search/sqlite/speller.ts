@@ -52,8 +52,8 @@ export class Speller {
   /** What was considered for each misspelt word (by word as typed and its term), while the index
    * stays the same: which of its edits the index holds does not depend on the query. Only those are
    * remembered, with their edits: all a later query reads of them. Every edit considered would take
-   * about 200 bytes (a ten-letter word has about 600; one of 300 letters, 20,000), and a stream of
-   * distinct misspelt words, which any key can send, would hold gigabytes. */
+   * about 200 bytes (a word of ten letters has about 600 edits, one of forty about 2,000), and a
+   * stream of distinct misspelt words, which any key can send, would hold gigabytes (decision 0161). */
   readonly #considered = new Map<string, Considered>();
 
   constructor(stage: PostingsStage) {
