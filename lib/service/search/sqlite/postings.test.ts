@@ -4,8 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buildDocument } from '../document.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
@@ -19,6 +17,7 @@ import { decodePostings, encodePostings, PACKED_POSTINGS_FORMAT, POSTINGS_FORMAT
 import { IndexReader } from './query.ts';
 import { FtsTokenizer } from './tokenizer.ts';
 import { SqliteIndexWriter } from './writer.ts';
+import { heapAfterGc } from './test-heap.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-postings-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -258,24 +257,18 @@ describe('postings', () => {
   });
 
   it('keep no more than their room of terms no page holds, however many distinct ones queries ask for', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heap = () => {
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     // 200 queries of 200 distinct terms the index does not hold (a stream of misspelt words): each
     // a term kept as absent, about 150 bytes that were counted as the term's few characters, and a
     // count of the asks of those not kept. A stage with 2 MB of room against one with none: what
     // the first holds more is what it keeps, and must be within its room.
     const grown = (stage: PostingsStage) => {
       assert.equal(stage.refresh(), true);
-      const before = heap();
+      const before = heapAfterGc();
       for (let q = 0; q < 200; q++) {
         stage.lists(Array.from({ length: 200 }, (_, i) => ['nowhere', q, 'x', i].join('')));
         stage.trim();
       }
-      return heap() - before;
+      return heapAfterGc() - before;
     };
     const room = 2 * 2 ** 20;
     const none = new PostingsStage(db, { cacheBytes: 1 });

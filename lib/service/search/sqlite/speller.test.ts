@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buildDocument } from '../document.ts';
 import { IndexReader } from './query.ts';
 import { SqliteIndexWriter } from './writer.ts';
+import { heapAfterGc } from './test-heap.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'periscope-speller-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,21 +90,15 @@ describe('spelling corrections from the index vocabulary', () => {
   });
 
   it('remembers of a misspelt word only the corrections the index holds, not every edit considered', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heap = () => {
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     // Distinct words of 30 letters the index cannot hold (about 1,600 edits each, some 300 KB if
     // they were all kept: 30 MB for these 100), as a stream of distinct misspelt words would send.
     let seed = 7;
     const letter = () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26));
     const words = Array.from({ length: 100 }, () => Array.from({ length: 30 }, letter).join(''));
     search(words[0] as string);
-    const before = heap();
+    const before = heapAfterGc();
     for (const w of words.slice(1)) assert.equal(search(w).corrected, undefined);
-    const grown = heap() - before;
+    const grown = heapAfterGc() - before;
     assert.ok(grown < 6 * 2 ** 20, `the reader grew by ${(grown / 2 ** 20).toFixed(1)} MB for 99 misspelt words`);
     // What it remembers still corrects: the held corrections of a word come back the same.
     assert.deepEqual(search('conection').corrected, { query: 'connection' });

@@ -1,0 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * For tests of what a reader keeps: the bytes of V8's heap in use after a full collection (node
+ * --test runs without --expose-gc, so the flag is set here and `gc` taken from a new context).
+ * Values outside the heap (typed arrays' buffers) are not in it.
+ */
+export function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
+}
