@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, afterEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { openRedis, redisReady, type RedisClient } from '#shared/redis.ts';
 import { redisForTests } from '../../../tests/helpers/redis.ts';
@@ -9,8 +9,12 @@ import { ClusterRegistry, placement, registryKeys, type NodeInfo, type RegistryO
 const { redis: server, skip } = await redisForTests();
 const clients: RedisClient[] = [];
 const registries: ClusterRegistry[] = [];
+// Each test's nodes leave when it ends: a watcher left running would reap the next test's nodes
+// before that test's own watcher could (each lost node is reaped by exactly one node).
+afterEach(async () => {
+  for (const r of registries.splice(0)) await r.close();
+});
 after(async () => {
-  for (const r of registries) await r.close();
   for (const c of clients) c.disconnect();
   await server?.stop();
 });
