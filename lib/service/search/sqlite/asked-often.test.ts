@@ -149,4 +149,44 @@ describe('AskedOften', () => {
     assert.equal(cache.bytes, 0);
     assert.equal(cache.get('a10'), undefined);
   });
+
+  it('counts a kept value again when it grows, and pushes out those asked for least to stay within its limit', () => {
+    // Values whose size can change once kept, as a page's signals do when ranking makes their heading index.
+    const cache = new AskedOften<string, { size: number }>(40, (_, v) => v.size);
+    const values = new Map(['a', 'b', 'c', 'd'].map((k) => [k, { size: 10 }]));
+    const ask = (keys: readonly string[]) => {
+      for (const key of keys) if (cache.get(key) === undefined) cache.offer(key, values.get(key) as { size: number });
+      cache.endQuery();
+    };
+    // a asked for three times, b twice, c and d once; d the most recently used of those.
+    for (const keys of [['a', 'b', 'c', 'd'], ['a', 'b'], ['a']]) ask(keys);
+    assert.equal(cache.bytes, 40);
+    // The same size again changes nothing; a key not kept is no error.
+    cache.resize('a');
+    cache.resize('nothing');
+    assert.equal(cache.bytes, 40);
+    // b grows by 5: c, the least recently used of those asked for least, goes.
+    (values.get('b') as { size: number }).size = 15;
+    cache.resize('b');
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].filter((k) => cache.has(k)),
+      ['a', 'b', 'd'],
+    );
+    assert.equal(cache.bytes, 35);
+    // d, asked for least, grows past what the others leave it: it goes itself, and they stay.
+    (values.get('d') as { size: number }).size = 20;
+    cache.resize('d');
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].filter((k) => cache.has(k)),
+      ['a', 'b'],
+    );
+    assert.equal(cache.bytes, 25);
+    // A value that shrinks frees its room: d, read again, is kept.
+    (values.get('b') as { size: number }).size = 5;
+    cache.resize('b');
+    assert.equal(cache.bytes, 15);
+    ask(['d']);
+    assert.equal(cache.has('d'), true);
+    assert.equal(cache.bytes, 35);
+  });
 });

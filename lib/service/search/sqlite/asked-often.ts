@@ -123,30 +123,28 @@ export class AskedOften<K, V> {
     const bytes = this.#of(key, value);
     const asked = this.#asked.get(key) ?? 0;
     const needed = this.#held + bytes - this.#limit;
-    if (needed > 0) {
-      // The entries asked for least, the least recently used of each count first: enough bytes
-      // among those asked for less often than this one, or none of them go.
-      const counts = [...this.#buckets.keys()].filter((c) => c < asked).sort((a, b) => a - b);
-      let less = 0;
-      for (const c of counts) less += (this.#buckets.get(c) as Bucket<K, V>).bytes;
-      if (less < needed) return false;
-      let freed = 0;
-      for (const c of counts) {
-        for (let e = (this.#buckets.get(c) as Bucket<K, V>).first; e && freed < needed;) {
-          const next: Entry<K, V> | null = e.after;
-          this.#drop(e);
-          freed += e.bytes;
-          e = next;
-        }
-        if (freed >= needed) break;
-      }
-    }
+    if (needed > 0 && !this.#free(needed, asked)) return false;
     const entry: Entry<K, V> = { key, value, bytes, asked, query: this.#queryNumber, used: ++this.#clock, before: null, after: null };
     this.#asked.delete(key);
     this.#entries.set(key, entry);
     this.#held += bytes;
     this.#in(entry);
     return true;
+  }
+
+  /** The value kept for `key` has grown or shrunk since it was offered (a page's signals once
+   * ranking has made the index of its headings' words): its bytes are counted again, and while the
+   * entries then hold more than the limit, those asked for least go, the least recently used of
+   * equals first (this one among them). */
+  resize(key: K): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    const bytes = this.#of(key, entry.value);
+    if (bytes === entry.bytes) return;
+    (this.#buckets.get(entry.asked) as Bucket<K, V>).bytes += bytes - entry.bytes;
+    this.#held += bytes - entry.bytes;
+    entry.bytes = bytes;
+    if (this.#held > this.#limit) this.#free(this.#held - this.#limit, Infinity);
   }
 
   /** The query ended: what it was given is no longer held for it. */
@@ -188,6 +186,26 @@ export class AskedOften<K, V> {
       this.#in(entry);
     }
     this.#asks >>>= 1;
+  }
+
+  /** At least `needed` bytes freed from the entries asked for fewer than `below` times, the least
+   * asked for first and the least recently used of equals; when those hold too few, none go (false). */
+  #free(needed: number, below: number): boolean {
+    const counts = [...this.#buckets.keys()].filter((c) => c < below).sort((a, b) => a - b);
+    let less = 0;
+    for (const c of counts) less += (this.#buckets.get(c) as Bucket<K, V>).bytes;
+    if (less < needed) return false;
+    let freed = 0;
+    for (const c of counts) {
+      for (let e = (this.#buckets.get(c) as Bucket<K, V>).first; e && freed < needed;) {
+        const next: Entry<K, V> | null = e.after;
+        this.#drop(e);
+        freed += e.bytes;
+        e = next;
+      }
+      if (freed >= needed) break;
+    }
+    return true;
   }
 
   /** An entry no longer kept: its count stays with its key, and the query that was given it keeps it at hand. */

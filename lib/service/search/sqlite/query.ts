@@ -4,15 +4,14 @@ import type { SearchAnswer, SearchRequest, SearchResult } from '../backend.ts';
 import { queryHeads, type DefinitionHead } from '../definitions.ts';
 import { pageLanguage } from '../language-tags.ts';
 import { addAnswerScores, byScore, type Scored } from '../answer-scores.ts';
-import { answerScore, baseScore, copiesByLanguage, decodeRankFields, rankFields, type Candidate, type RankFields } from '../rank.ts';
+import { answerScore, baseScore, copiesByLanguage, headingIndexBytes, type Candidate } from '../rank.ts';
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
 import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
-import { focusedHosts, hostCounts, hostOf, recurringHostShares, siteFocus } from '../sites.ts';
+import { focusedHosts, hostCounts, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
-import type { WordSignature } from '../word-signature.ts';
 import { FtsStage, type AllowedPages, type FirstStage, type Ranked } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
 import { SitePages } from './site-pages.ts';
@@ -20,6 +19,7 @@ import { Speller } from './speller.ts';
 import { InboundLinks } from './link-words.ts';
 import { DescribedDefinitions } from './described.ts';
 import { AskedOften } from './asked-often.ts';
+import { signalsBytes, signalsOf, type SignalRow, type Signals } from './signals.ts';
 import { Kept } from './kept.ts';
 import { PageText, type Blocks } from './page-text.ts';
 import { DEF_BESIDE, DEF_INDEXED, DEF_NEAR, DEF_PASSAGE, PASSAGE_SLOTS, readAsCurrent } from './schema.ts';
@@ -86,20 +86,6 @@ const DEEP_CANDIDATES = 2 * MAX_DEPTH;
  * (decision 0147). */
 export const LIST_CACHE_BYTES = 384 * 1024 * 1024;
 
-type SignalRow = {
-  id: number;
-  url: string;
-  title: string;
-  headings: string;
-  lang_shares: string;
-  markup_lang: string | null;
-  url_lang: string | null;
-  inlinks: number;
-  authority: number;
-  rank_words: string;
-  section: string;
-  near_signature: Uint8Array | null;
-};
 /**
  * The pages defining a query: the strongest (MAX_DEFINERS), which join its candidates, and how
  * strongly any page defines it, as rank.ts reads it (Candidate's defines and definesIndexed).
@@ -109,44 +95,6 @@ type SignalRow = {
  */
 type Definers = { joining: readonly number[]; defines(id: number): number; indexed(id: number): number };
 type DefRow = { id: number; weight: number; kind: number };
-/** What a query reads of a candidate page. */
-type Signals = {
-  url: string;
-  /** The host of `url` (sites.ts hostOf; '' for none), worked out once. */
-  host: string;
-  title: string;
-  headings: string;
-  langShares: Record<string, number>;
-  markupLang: string | null;
-  urlLang: string | null;
-  inlinks: number;
-  authority: number;
-  fields: RankFields;
-  section: string[] | null;
-  /** Of its words near an index anchor (NearAnchors), null for none or an index from before them. */
-  nearSignature: WordSignature | null;
-};
-
-/** About what a string takes in V8 besides its characters. */
-const HEADER_BYTES = 16;
-/** About what a page's signals take in V8 besides their strings' characters: the two objects, the
- * languages' shares, the arrays and the two signatures with their buffers (calibrated against the
- * heap a reader's signals took, decision 0157). */
-const OBJECT_BYTES = 900;
-/** About the memory a page's signals take (a string of text other than Latin takes twice its
- * length): their strings, the row's rank fields (`rank_words`, which the fields' lines are cut from
- * and so kept by) and the same fields again as rank.ts reads them, and their objects. */
-function signalsBytes(_id: number, p: Signals): number {
-  let chars = p.url.length + p.host.length + p.title.length + p.headings.length;
-  chars += 2 * (p.fields.title.length + p.fields.url.length + p.fields.headings.length);
-  let strings = 10;
-  for (const w of p.fields.titleWords) chars += w.length;
-  for (const line of p.section ?? []) chars += line.length;
-  for (const lang in p.langShares) chars += lang.length;
-  strings += p.fields.titleWords.length + (p.section?.length ?? 0);
-  return OBJECT_BYTES + chars + HEADER_BYTES * strings + p.fields.signature.byteLength + (p.nearSignature?.byteLength ?? 0);
-}
-
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
 
 /** A head's definers as the query reads them: by index, each page's weight, what its kind takes
@@ -555,6 +503,8 @@ export class IndexReader {
         fields: p.fields,
       };
       const base = baseScore(c, concepts, req.language, max, question);
+      // Ranking may have made the page's heading index, which is kept with its fields: counted with them.
+      if (headingIndexBytes(p.fields)) this.#kept.resize(r.id);
       scored.push({ c, base, bound: 0, s: base, group: c.id, sure: true });
     }
     // Nothing is better than noise: a page holding less than half of the query's words is no answer,
@@ -723,25 +673,7 @@ export class IndexReader {
   #signalsOf(rows: readonly { id: number }[]): AskedOften<number, Signals> {
     const missing: number[] = [];
     for (const r of rows) if (!this.#kept.get(r.id)) missing.push(r.id);
-    if (missing.length) {
-      for (const p of this.#signals.all(ids(missing)) as SignalRow[]) {
-        this.#kept.offer(p.id, {
-          url: p.url,
-          host: hostOf(p.url) ?? '',
-          title: p.title,
-          headings: p.headings,
-          langShares: JSON.parse(p.lang_shares) as Record<string, number>,
-          markupLang: p.markup_lang,
-          urlLang: p.url_lang,
-          inlinks: p.inlinks,
-          authority: p.authority,
-          // Prepared at index time; worked out here for a page indexed before they were.
-          fields: p.rank_words ? decodeRankFields(p.rank_words) : rankFields(p.title, p.url, p.headings),
-          section: p.section ? (JSON.parse(p.section) as string[]) : null,
-          nearSignature: p.near_signature,
-        });
-      }
-    }
+    if (missing.length) for (const row of this.#signals.all(ids(missing)) as SignalRow[]) this.#kept.offer(row.id, signalsOf(row));
     return this.#kept;
   }
 
