@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import { encodeRankFields, rankFields, score } from '../rank.ts';
 import { testCandidate } from '../test-candidate.ts';
 import { parseQuery } from '../tokenize.ts';
@@ -38,26 +39,32 @@ function signalsTable(script: Script, pages: number): DatabaseSync {
   return db;
 }
 
-/** Each page's signals read as a reader reads them, and the heap they take once the rows are gone. */
-function readSignals(db: DatabaseSync): { signals: Signals[]; heap: number } {
+/** Each page's signals read as a reader reads them, and the heap they take once the rows are gone
+ * (measured on a later turn of the event loop: until the function that read them returns, its rows
+ * may still be reachable). */
+async function readSignals(db: DatabaseSync): Promise<{ signals: Signals[]; heap: number }> {
   const select = db.prepare('SELECT * FROM signals');
   const before = heapAfterGc();
-  const signals = (select.all() as SignalRow[]).map(signalsOf);
+  const signals = ((): Signals[] => (select.all() as SignalRow[]).map(signalsOf))();
+  await setImmediate();
   return { signals, heap: heapAfterGc() - before };
 }
 
-/** The heap taken against the bytes counted, for the count to hold the room it is given: at most a
- * tenth more (counted at one byte a character, the Cyrillic and Han pages took 1.19 and 1.21 times
- * their count), and no more than a fifth less (a count that wastes the room). */
-const within = (ratio: number) => ratio > 0.8 && ratio < 1.1;
+/** The heap taken against the bytes counted, for the count to keep within the room it is given: at
+ * most a tenth more (counted at one byte a character, the Cyrillic pages took 1.19 times their
+ * count), and not so much less that the room is wasted (Latin pages take 0.81 of it, the real
+ * pages of the corpus and of 10⁶ 0.90). */
+const within = (ratio: number) => ratio > 0.7 && ratio < 1.1;
 const counted = (signals: readonly Signals[]) => signals.reduce((sum, s, i) => sum + signalsBytes(i, s), 0);
 
 describe("a page's signals", () => {
-  it('are counted as the heap they take, the text beyond Latin-1 at two bytes a character', () => {
+  it('are counted as the heap they take, the text beyond Latin-1 at two bytes a character', async () => {
     assert.equal(textBytes('résumé'), 6);
     assert.equal(textBytes('résumé в'), 16);
+    // Once beforehand, so that what reading signals allocates once (compiled code) is not measured.
+    await readSignals(signalsTable('han', 100));
     for (const script of Object.keys(SCRIPTS) as Script[]) {
-      const { signals, heap } = readSignals(signalsTable(script, 2000));
+      const { signals, heap } = await readSignals(signalsTable(script, 2000));
       const ratio = heap / counted(signals);
       assert.ok(
         within(ratio),
@@ -66,8 +73,8 @@ describe("a page's signals", () => {
     }
   });
 
-  it("count the index of their headings' words once ranking has made it, as the heap it takes", () => {
-    const { signals } = readSignals(signalsTable('latin', 2000));
+  it("count the index of their headings' words once ranking has made it, as the heap it takes", async () => {
+    const { signals } = await readSignals(signalsTable('latin', 2000));
     // A query of two words one of each page's headings holds: ranking asks which heading holds both.
     const concepts = parseQuery('kettle descaling').concepts;
     const before = counted(signals);
