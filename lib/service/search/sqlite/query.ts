@@ -502,9 +502,11 @@ export class IndexReader {
         siblings: siblings?.get(r.id) ?? 0,
         fields: p.fields,
       };
+      const indexed = headingIndexBytes(p.fields);
       const base = baseScore(c, concepts, req.language, max, question);
-      // Ranking may have made the page's heading index, which is kept with its fields: counted with them.
-      if (headingIndexBytes(p.fields)) this.#kept.resize(r.id);
+      // Ranking may have made the page's heading index, which is kept with its fields: counted
+      // with them once, when it is made.
+      if (headingIndexBytes(p.fields) !== indexed) this.#kept.resize(r.id);
       scored.push({ c, base, bound: 0, s: base, group: c.id, sure: true });
     }
     // Nothing is better than noise: a page holding less than half of the query's words is no answer,
