@@ -3,7 +3,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { signatureOf, type WordSignature } from '../word-signature.ts';
 import { NearAnchors } from './near-anchors.ts';
-import { NEAR_SIGNATURE_BITS, NEAR_SIGNATURES_META, NEAR_WORDS_META } from './schema.ts';
+import { DEF_NEAR, NEAR_SIGNATURE_BITS, NEAR_SIGNATURES_META, NEAR_WORDS_META } from './schema.ts';
+import { heldAfterGc } from './test-heap.ts';
 
 /** The tables NearAnchors reads, with `pages`' words near their anchors; `signed`, whether the
  * index says every page's signature of them is in its signals. Reads of `near_words` counted. */
@@ -39,6 +40,18 @@ const signaturesOf =
     const words = id in changed ? changed[id] : pages[id];
     return words ? signatureOf(words, NEAR_SIGNATURE_BITS) : null;
   };
+
+/** An index from before `near_words`: each page's words near its anchors as `defs` rows. */
+function indexBefore(pages: Record<number, string[]>): DatabaseSync {
+  const db = new DatabaseSync(':memory:');
+  db.exec(`CREATE TABLE search_meta (key TEXT PRIMARY KEY, value TEXT);
+    CREATE TABLE defs (head TEXT NOT NULL, page_id INTEGER NOT NULL, weight REAL NOT NULL, kind INTEGER NOT NULL, PRIMARY KEY (head, page_id));`);
+  const row = db.prepare(`INSERT INTO defs VALUES (?, ?, 0, ${DEF_NEAR})`);
+  db.exec('BEGIN');
+  for (const [id, words] of Object.entries(pages)) for (const word of words) row.run(word, Number(id));
+  db.exec('COMMIT');
+  return db;
+}
 
 const ids = (...n: number[]) => n.map((id) => ({ id }));
 const filler = Array.from({ length: 100 }, (_, i) => `filler${i}`);
@@ -82,5 +95,40 @@ describe('the words near a page’s index anchors', () => {
     assert.deepEqual(other.of(['teapot'], ids(4), lying), new Set());
     // A page without a signature has no words near an anchor.
     assert.deepEqual(other.of(['median'], ids(4), signaturesOf(pages, { 4: null })), new Set());
+  });
+
+  it('are the same pages read by word from an index before `near_words`', () => {
+    const before = new NearAnchors(indexBefore(pages));
+    const paged = new NearAnchors(index(pages, false).db);
+    const candidates = ids(5, 4, 3, 2, 1);
+    for (const words of [['median'], ['median', 'aggregate'], ['window', 'aggregate'], ['absent'], ['filler7', 'median'], ['filler99']]) {
+      assert.deepEqual(before.of(words, candidates, () => null), paged.of(words, candidates, () => null), words.join(' '));
+      before.trim();
+    }
+    assert.deepEqual([...before.of(['filler7', 'median'], candidates, () => null)].sort(), [1, 2]);
+  });
+
+  it('of an index before `near_words` keep no more than their room, however many common words queries ask for', () => {
+    // 120 words each near an anchor on 4,000 pages, asked for once each (a stream of distinct
+    // common words): a reader with 1 MB of room against one with none. What the first holds more
+    // is what it keeps, and must be within its room; 10,000 words were kept whatever their size.
+    const many: Record<number, string[]> = {};
+    for (let id = 1; id <= 4_000; id++) many[id] = Array.from({ length: 120 }, (_, w) => `common${w}`);
+    const db = indexBefore(many);
+    const candidates = ids(7, 70, 700);
+    const grown = (near: NearAnchors) => {
+      const before = heldAfterGc();
+      for (let w = 0; w < 120; w++) {
+        assert.equal(near.of([`common${w}`], candidates, () => null).size, 3);
+        near.trim();
+      }
+      return heldAfterGc() - before;
+    };
+    const room = 2 ** 20;
+    const nothing = grown(new NearAnchors(db, 0));
+    assert.ok(nothing < room / 4, `a reader with no room kept ${(nothing / 2 ** 20).toFixed(2)} MB`);
+    const kept = grown(new NearAnchors(db, room)) - nothing;
+    assert.ok(kept > room / 2, `the room is used: kept ${(kept / 2 ** 20).toFixed(2)} MB`);
+    assert.ok(kept < room * 1.2, `kept ${(kept / 2 ** 20).toFixed(2)} MB of words' pages in ${room / 2 ** 20} MB of room`);
   });
 });

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kept } from './kept.ts';
+import { indexIn } from '../sorted.ts';
 import { mayHold, wordHash, type WordSignature } from '../word-signature.ts';
 import { DEF_NEAR, NEAR_SIGNATURES_META, NEAR_WORDS_META } from './schema.ts';
 
@@ -7,8 +8,10 @@ import { DEF_NEAR, NEAR_SIGNATURES_META, NEAR_WORDS_META } from './schema.ts';
  * 10⁵ pages of the scale corpus), and the bytes they may hold. */
 const PAGES_KEPT = 50_000;
 const BYTES_KEPT = 64 * 1024 * 1024;
-/** Words whose pages near an index anchor a reader of an index from before `near_words` keeps. */
+/** Words whose pages near an index anchor a reader of an index from before `near_words` keeps,
+ * and what one takes besides its pages' ids (its entry, key and typed array; measured). */
 const WORDS_KEPT = 10_000;
+const WORD_KEPT_BYTES = 360;
 
 /**
  * Which of a query's candidates have every word of the query within a few words after one of
@@ -28,12 +31,16 @@ export class NearAnchors {
    * version. */
   #kept: 'signed' | 'paged' | 'defs' | null = null;
   /** By page: its words near an anchor, space-separated with a space at either end. */
-  readonly #pages = new Kept<number, string>(PAGES_KEPT, { limit: BYTES_KEPT, of: (words) => 2 * words.length + 64 });
-  /** By word, in an index from before `near_words`: the pages that have it near an anchor. */
-  readonly #words = new Kept<string, Set<number>>(WORDS_KEPT);
+  readonly #pages: Kept<number, string>;
+  /** By word, in an index from before `near_words`: the pages that have it near an anchor, in
+   * order. A common word's are many, so they are counted in bytes too. */
+  readonly #words: Kept<string, Int32Array>;
 
-  constructor(db: DatabaseSync) {
+  /** `bytesKept`: the room for each of the two tiers (tests make it small). */
+  constructor(db: DatabaseSync, bytesKept = BYTES_KEPT) {
     this.#db = db;
+    this.#pages = new Kept(PAGES_KEPT, { limit: bytesKept, of: (words) => 2 * words.length + 64 });
+    this.#words = new Kept(WORDS_KEPT, { limit: bytesKept, of: (pages) => pages.byteLength + WORD_KEPT_BYTES });
   }
 
   /** Drops what was read (the index changed). */
@@ -93,15 +100,18 @@ export class NearAnchors {
 
   #ofWords(words: readonly string[], candidates: readonly { id: number }[]): Set<number> {
     this.#byWord ??= this.#db.prepare(`SELECT page_id AS id FROM defs WHERE head = ? AND kind & ${DEF_NEAR}`);
-    const sets: Set<number>[] = [];
+    const lists: Int32Array[] = [];
     for (const word of words) {
       let pages = this.#words.use(word);
-      if (!pages) this.#words.set(word, (pages = new Set((this.#byWord.all(word) as { id: number }[]).map((r) => r.id))));
-      if (!pages.size) return new Set();
-      sets.push(pages);
+      if (!pages) {
+        pages = Int32Array.from(this.#byWord.all(word) as { id: number }[], (r) => r.id).sort();
+        this.#words.set(word, pages);
+      }
+      if (!pages.length) return new Set();
+      lists.push(pages);
     }
     const out = new Set<number>();
-    for (const c of candidates) if (sets.every((s) => s.has(c.id))) out.add(c.id);
+    for (const c of candidates) if (lists.every((pages) => indexIn(pages, c.id) >= 0)) out.add(c.id);
     return out;
   }
 }
