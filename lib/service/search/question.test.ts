@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { questionHeads, searchedWords, understand } from './question.ts';
+import { ownValues, questionHeads, questionWorth, searchedWords, understand } from './question.ts';
 import { parseQuery } from './tokenize.ts';
 
 test("quoted strings and back-ticked names are the asker's literals", () => {
@@ -60,4 +60,39 @@ test("a question's words are looked up as names, and their starts as the names t
     0,
     'a head the query has is not asked twice',
   );
+});
+
+test("the asker's own values are the words that stand only in quotes or back-ticks", () => {
+  const values = (q: string) => {
+    const understood = understand(q);
+    const concepts = searchedWords(q, understood, 'en').concepts.filter((c) => !c.stop);
+    return concepts.filter((_, i) => ownValues(q, understood, concepts, 'en')[i]).map((c) => c.parts.join(' '));
+  };
+  assert.deepEqual(values('write line "Hello" to file `somefile.txt`'), ['hello', 'somefile txt']);
+  // A word also typed outside them is what the question is about.
+  assert.deepEqual(values('split string `s` into a list of words, keeping the `list` order'), ['s']);
+  assert.deepEqual(values("Python's list and don't repeat"), []);
+  // A query that is nothing but a literal has no values: it is a name.
+  assert.deepEqual(values('"log_min_messages"'), []);
+});
+
+test("a value of the asker's own is worth at most a quarter of the question's rarest other word", () => {
+  const worth = new Map([
+    [0, 1.2],
+    [1, 2.6],
+    [2, 12.3],
+    [3, 0.4],
+  ]);
+  assert.deepEqual(
+    [...questionWorth(worth, [false, false, true, true])],
+    [
+      [0, 1.2],
+      [1, 2.6],
+      [2, 0.65],
+      [3, 0.4],
+    ],
+  );
+  // Without values, or with nothing else worth anything, the worth is the index's.
+  assert.deepEqual(questionWorth(worth, []), worth);
+  assert.deepEqual(questionWorth(new Map([[0, 5]]), [true]), new Map([[0, 5]]));
 });

@@ -79,6 +79,41 @@ export function searchedWords(query: string, understood: Understood, language: s
   return parsed;
 }
 
+/** A value of the asker's own (decision 0165) is worth at most this share of the query's rarest
+ * other word in what a passage, or the text around a link, holds of the query: chosen on the even
+ * half of the natural questions, on the corpus alone and among 10⁶ pages (0 to 1; flat from 0 to
+ * 0.5). */
+const VALUE_WORTH = 0.25;
+
+/** Which of `concepts` are values of the asker's own: words that stand in the query only inside
+ * its quotes or back-ticks (`somefile.txt` in ``write line "Hello" to file `somefile.txt` ``), not
+ * words it also has outside them. None when the query has no words outside its literals. */
+export function ownValues(query: string, understood: Understood, concepts: readonly Concept[], language: string): boolean[] {
+  if (!understood.literals.length) return concepts.map(() => false);
+  const keys = (text: string) => new Set(parseQuery(text, language).concepts.map((c) => c.parts.join(' ')));
+  const inside = keys(understood.literals.join(' '));
+  const outside = keys(query.replace(LITERAL, ' '));
+  return concepts.map((c) => inside.has(c.parts.join(' ')) && !outside.has(c.parts.join(' ')));
+}
+
+/**
+ * What each concept of a question is worth (by its index: the idf of its rarest term, postings.ts
+ * worth()) in the share of it a passage or a link's text holds, its own values (`values`,
+ * ownValues()) at most VALUE_WORTH of the rarest other concept's. A value is what the asker works
+ * on, not what the answer is about: `./test.sh` in `call a shell script `./test.sh` using
+ * subprocess` is on no page of the manual, and among 10⁶ pages on a few others, where its idf
+ * (12.3) outweighs every other word of the question together (5.6), so that no passage of the
+ * page on subprocess held more than a quarter of the question. Values that are what is asked
+ * about (`'utf-8'`, `%Y`) are common words, worth less than the cap already.
+ */
+export function questionWorth(worth: ReadonlyMap<number, number>, values: readonly boolean[]): Map<number, number> {
+  let rarest = 0;
+  for (const [i, w] of worth) if (!values[i]) rarest = Math.max(rarest, w);
+  const out = new Map(worth);
+  if (rarest > 0) for (const [i, w] of worth) if (values[i]) out.set(i, Math.min(w, VALUE_WORTH * rarest));
+  return out;
+}
+
 /** What a question's words name beside the heads the query already has (decision 0082): each word
  * as a definition's name, and its starts of three letters or more (two short of the word at most)
  * as the names it may spell out. */

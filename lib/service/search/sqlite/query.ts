@@ -6,7 +6,7 @@ import { pageLanguage } from '../language-tags.ts';
 import { addAnswerScores, byScore, type Scored } from '../answer-scores.ts';
 import { answerScore, baseScore, copiesByLanguage, headingIndexBytes, type Candidate } from '../rank.ts';
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
-import { QUESTION_FROM, questionHeads, searchedWords, understand } from '../question.ts';
+import { ownValues, QUESTION_FROM, questionHeads, questionWorth, searchedWords, understand } from '../question.ts';
 import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
 import { focusedHosts, hostCounts, recurringHostShares, siteFocus } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
@@ -155,12 +155,14 @@ class PageScratch {
 }
 
 /** A query as the ranking reads it: the request, the concepts typed (stop words among them) and
- * those searched, the joins of adjacent words, how much it reads as a question (question.ts) and
+ * those searched (and which of them are the asker's own values), the joins of adjacent words, how much it reads as a question (question.ts) and
  * the sites it names (site-hints.ts), if any. */
 type Asking = {
   req: SearchRequest;
   typed: readonly Concept[];
   concepts: readonly Concept[];
+  /** Which of `concepts` are values of the asker's own (ownValues()). */
+  values: readonly boolean[];
   joins: readonly string[];
   question: number;
   sites: ReadonlySet<string> | null;
@@ -293,10 +295,12 @@ export class IndexReader {
       }
       // First: the words naming a site are no longer searched once they are found.
       const sites = this.#siteHinted(parsed);
+      const concepts = realConcepts(parsed);
       const asking: Asking = {
         req,
         typed: parsed.concepts,
-        concepts: realConcepts(parsed),
+        concepts,
+        values: ownValues(corrected ?? req.query, understood, concepts, req.language),
         joins: parsed.joins,
         question: understood.question,
         sites,
@@ -516,7 +520,7 @@ export class IndexReader {
     // What answers a question, each candidate's best passage and what the links to it say, for the
     // candidates it can lift onto the page asked for; copies are one address, listed when the copy
     // shown is, and any of them may be.
-    const worth = this.#stage === this.#postings ? this.#postings.worth() : null;
+    const worth = this.#stage === this.#postings ? questionWorth(this.#postings.worth(), asking.values) : null;
     if (worth) {
       const groups = copiesByLanguage(
         scored.map((x) => x.c),
