@@ -12,7 +12,10 @@ export function heapAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** The heap as heapAfterGc() has it, and the buffers of typed arrays besides. */
+/** The heap as heapAfterGc() has it, and the buffers of typed arrays besides. V8 frees the buffers
+ * a collection found dead on another thread, after it (later with the machine busy); the next
+ * collection waits for that first, so there are two. */
 export function heldAfterGc(): number {
+  heapAfterGc();
   return heapAfterGc() + process.memoryUsage().arrayBuffers;
 }
