@@ -100,8 +100,8 @@ export function ownValues(query: string, understood: Understood, concepts: reado
  * What each concept of a question is worth (by its index: the idf of its rarest term, postings.ts
  * worth()) in the share of it a passage or a link's text holds, its own values (`values`,
  * ownValues()) at most VALUE_WORTH of the rarest other concept's. A value is what the asker works
- * on, not what the answer is about: `./test.sh` in `call a shell script `./test.sh` using
- * subprocess` is on no page of the manual, and among 10⁶ pages on a few others, where its idf
+ * on, not what the answer is about: `./test.sh` in ``call a shell script `./test.sh` using
+ * subprocess`` is on no page of the manual, and among 10⁶ pages on a few others, where its idf
  * (12.3) outweighs every other word of the question together (5.6), so that no passage of the
  * page on subprocess held more than a quarter of the question. Values that are what is asked
  * about (`'utf-8'`, `%Y`) are common words, worth less than the cap already.

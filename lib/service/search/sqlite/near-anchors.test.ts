@@ -102,7 +102,11 @@ describe('the words near a page’s index anchors', () => {
     const paged = new NearAnchors(index(pages, false).db);
     const candidates = ids(5, 4, 3, 2, 1);
     for (const words of [['median'], ['median', 'aggregate'], ['window', 'aggregate'], ['absent'], ['filler7', 'median'], ['filler99']]) {
-      assert.deepEqual(before.of(words, candidates, () => null), paged.of(words, candidates, () => null), words.join(' '));
+      assert.deepEqual(
+        before.of(words, candidates, () => null),
+        paged.of(words, candidates, () => null),
+        words.join(' '),
+      );
       before.trim();
     }
     assert.deepEqual([...before.of(['filler7', 'median'], candidates, () => null)].sort(), [1, 2]);

@@ -155,8 +155,8 @@ class PageScratch {
 }
 
 /** A query as the ranking reads it: the request, the concepts typed (stop words among them) and
- * those searched (and which of them are the asker's own values), the joins of adjacent words, how much it reads as a question (question.ts) and
- * the sites it names (site-hints.ts), if any. */
+ * those searched (and which of them are the asker's own values), the joins of adjacent words, how
+ * much it reads as a question (question.ts) and the sites it names (site-hints.ts), if any. */
 type Asking = {
   req: SearchRequest;
   typed: readonly Concept[];

@@ -150,10 +150,11 @@ describe('a question', () => {
     ]);
     assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
   });
+
   it("is answered by the passage about what it asks, not by a page holding the asker's own value", () => {
     // `deploy.sh` is on one page only, and each other word of the question on eight more: the
-    // value's idf is two and a half times any other's. The scripts page holds it with two of them; the
-    // reference holds the four others in one passage, and no value of the asker's (decision 0165).
+    // value's idf is two and a half times any other's. The scripts page holds it with two of them;
+    // the reference holds the four others in one passage, and no value of the asker's (0165).
     const words = ['call', 'shell', 'script', 'subprocess'];
     const common = Array.from({ length: 32 }, (_, i): [string, string] => [
       `https://docs.test/topic-${i}.html`,
@@ -163,7 +164,10 @@ describe('a question', () => {
       ...common,
       [
         'https://docs.test/subprocess.html',
-        page('Subprocess management', '<p>Call a shell script with subprocess.run(), which waits for it to end.</p><p>Timeouts and pipes.</p>'),
+        page(
+          'Subprocess management',
+          '<p>Call a shell script with subprocess.run(), which waits for it to end.</p><p>Timeouts and pipes.</p>',
+        ),
       ],
       ['https://docs.test/scripts.html', page('Scripts', '<p>Our deploy.sh shell script.</p><p>Release notes.</p>')],
     ]);
