@@ -38,11 +38,6 @@ const LANGUAGE_CANDIDATES = 20;
 const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
-/** For a question, the site FOCUS_PAGES or more of its hubs are on (the one with most), and its
- * first-stage best pages there that are candidates (decision 0166): two sites and twenty pages
- * answered no better among 10⁶ pages, and took half as long again a question. */
-const QUESTION_SITES = 1;
-const QUESTION_SITE_CANDIDATES = 10;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
  * call each through SQLite's own small cache. SQLite as Node builds it maps at most 2 GB
@@ -442,7 +437,7 @@ export class IndexReader {
     // the best pages of the sites its best keep coming back to.
     const widened = skip
       ? []
-      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed, hubs), ...hubs];
+      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed), ...hubs];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...definers.joining, ...(described?.keys() ?? []), ...widened]) {
@@ -591,24 +586,23 @@ export class IndexReader {
    * The first stage's best pages (SITE_CANDIDATES) on each site that FOCUS_PAGES or more of its best
    * `k` (`first`) are on, the FOCUSED_SITES such sites with most of them: a query's words on a
    * site about them may be on its page that answers below many pages of other sites that hold
-   * them more often (decision 0123). For a question, the site is that of its `hubs` instead
-   * (QUESTION_SITES, QUESTION_SITE_CANDIDATES; decision 0166): among a million pages the first
-   * stage's best are on sites of their own, and the manual a question is about is where its hubs
-   * are. Not with a site filter, which chose the candidates' sites already.
+   * them more often (decision 0123). Not for a question, whose manual `described` finds, nor
+   * with a site filter, which chose the candidates' sites already.
    */
-  #onFocusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null, hubs: readonly number[]): number[] {
-    if (first.length < k || allowed) return [];
-    const question = asking.question >= QUESTION_FROM;
+  #onFocusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
     const hosts = focusedHosts(
-      this.#sitePages.hostsOf(question ? hubs : first.map((r) => r.id), this.#keptVersion),
+      this.#sitePages.hostsOf(
+        first.map((r) => r.id),
+        this.#keptVersion,
+      ),
       FOCUS_PAGES,
-      question ? QUESTION_SITES : FOCUSED_SITES,
+      FOCUSED_SITES,
     );
     const out: number[] = [];
     for (const host of hosts) {
       const pages = this.#sitePages.allowed({ sites: [host] }, this.#keptVersion) as AllowedPages;
-      for (const r of this.#stage.rank(asking.concepts, asking.joins, question ? QUESTION_SITE_CANDIDATES : SITE_CANDIDATES, pages))
-        out.push(r.id);
+      for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
     }
     return out;
   }
