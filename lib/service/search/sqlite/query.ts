@@ -38,6 +38,10 @@ const LANGUAGE_CANDIDATES = 20;
 const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
+/** For a question, how many of the first stage's best pages on the site of its hubs join its
+ * candidates (decision 0166): two sites of twenty answered no better among 10⁶ pages, and took
+ * half as long again a question. */
+const QUESTION_SITE_CANDIDATES = 10;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
  * call each through SQLite's own small cache. SQLite as Node builds it maps at most 2 GB
@@ -433,11 +437,16 @@ export class IndexReader {
     // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
     // which manual it is about (for every block alike).
     const hubs = this.#hubsFor(asking, first, allowed);
-    // And the best pages in the language asked for, when the first stage's best are in others, and
-    // the best pages of the sites its best keep coming back to.
+    // And the best pages in the language asked for, when the first stage's best are in others, the
+    // best pages of the sites its best keep coming back to, and for a question those of its hubs' site.
     const widened = skip
       ? []
-      : [...this.#inLanguage(asking, first, k, allowed), ...this.#onFocusedSites(asking, first, k, allowed), ...hubs];
+      : [
+          ...this.#inLanguage(asking, first, k, allowed),
+          ...this.#onFocusedSites(asking, first, k, allowed),
+          ...this.#onHubsSite(asking, first, k, allowed, hubs),
+          ...hubs,
+        ];
     if (!skip) {
       const joining: number[] = [];
       for (const id of [...definers.joining, ...(described?.keys() ?? []), ...widened]) {
@@ -605,6 +614,38 @@ export class IndexReader {
       for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
     }
     return out;
+  }
+
+  /**
+   * For a question, the first stage's best pages (QUESTION_SITE_CANDIDATES) on the site that
+   * FOCUS_PAGES or more of its `hubs` are on (the one with most), when fewer than FOCUS_PAGES of the
+   * first stage's best `k` (`first`) are there (decision 0166). Among a million pages those best
+   * are on sites of their own, thousands of which use a question's everyday words more often than
+   * the manual's page that answers it; the manual the question is about is where its hubs are.
+   * Where the first stage did find that site's pages, its best there are among them, and more of
+   * them would only reorder what it found: for `log messages to a file`, whose hubs are the
+   * PostgreSQL manual's, its logging settings joining put Python's logging HOWTOs below the first
+   * three. Not with a site filter, which chose the candidates' sites already.
+   */
+  #onHubsSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null, hubs: readonly number[]): number[] {
+    if (first.length < k || allowed || asking.question < QUESTION_FROM) return [];
+    const [host] = focusedHosts(this.#sitePages.hostsOf(hubs, this.#keptVersion), FOCUS_PAGES, 1);
+    if (host === undefined) return [];
+    const found = this.#sitePages.hostsOf(
+      first.map((r) => r.id),
+      this.#keptVersion,
+    );
+    if (found.filter((h) => h === host).length >= FOCUS_PAGES) return [];
+    // Each of the site's pages scored, not the first stage run again over every posting with the
+    // site as its filter: a manual is a few thousand pages, a question's everyday words' lists
+    // among a million pages hold hundreds of thousands. A copy of the site's array: the stage
+    // remembers what it worked out for an array it is asked about again (the hubs), and a site's
+    // pages are not kept that way.
+    const scores = this.#stage.scores([...this.#sitePages.pagesOf(host, this.#keptVersion)]);
+    return [...scores]
+      .sort(([a, s], [b, t]) => t - s || a - b)
+      .slice(0, QUESTION_SITE_CANDIDATES)
+      .map(([id]) => id);
   }
 
   /**

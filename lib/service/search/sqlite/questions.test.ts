@@ -151,6 +151,34 @@ describe('a question', () => {
     assert.equal(search(reader, 'how do I trim the spaces at the end of a line')[0]?.url, 'https://docs.test/types.html');
   });
 
+  it('finds the page of the manual its hubs are on that answers it, below many pages of sites of their own', () => {
+    // Seventy pages on sites of their own hold the question's words more densely than the manual's
+    // page on argument parsing, which is long and neither a hub nor a definition: the first
+    // stage's sixty best are those seventy. The manual's other pages all link to its three hubs,
+    // which use one of the question's words: the question's hubs say which site it is about, and
+    // that site's best pages join the candidates (decision 0166).
+    const filler = Array.from({ length: 8 }, (_, i) => `<p>Paragraph ${i} is about parsers, options and their help.</p>`).join('');
+    const notes = Array.from({ length: 70 }, (_, i): [string, string] => [
+      `https://notes${i}.test/args.html`,
+      page(`Notes ${i}`, `<p>positional arguments ${i}, positional arguments</p><p>specify several, specify several</p>${filler}`),
+    ]);
+    const hubs = ['functions', 'classes', 'errors'];
+    const topics = Array.from({ length: 20 }, (_, i): [string, string] => [
+      `https://docs.test/topic-${i}.html`,
+      page(`Topic ${i}`, `<p>Topic ${i} and its arguments: see ${hubs.map((h) => `<a href="${h}.html">the ${h}</a>`).join(', ')}.</p>`),
+    ]);
+    const reader = build('question-sites', [
+      ...notes,
+      ...topics,
+      ...hubs.map((h): [string, string] => [`https://docs.test/${h}.html`, page(`The ${h}`, `<p>The ${h} and their arguments.</p>`)]),
+      [
+        'https://docs.test/argparse.html',
+        page('Parser for command-line options', `${filler}<p>To specify several positional arguments, give each its name.</p>`),
+      ],
+    ]);
+    assert.equal(search(reader, 'how do I specify several positional arguments')[0]?.url, 'https://docs.test/argparse.html');
+  });
+
   it("is answered by the passage about what it asks, not by a page holding the asker's own value", () => {
     // `deploy.sh` is on one page only, and each other word of the question on eight more: the
     // value's idf is two and a half times any other's. The scripts page holds it with two of them;

@@ -36,10 +36,18 @@ describe('the pages a site filter allows', () => {
     ]);
   });
 
+  it("a host's pages, the same array while the version stays; none for a host with no page", () => {
+    assert.deepEqual(pages.pagesOf('python.org', 1), [1]);
+    assert.deepEqual(pages.pagesOf('wiki.debian.org', 1), [5]);
+    assert.equal(pages.pagesOf('docs.python.org', 1), pages.pagesOf('docs.python.org', 1));
+    assert.deepEqual(pages.pagesOf('example.org', 1), []);
+  });
+
   it('read again for another index version, kept while it stays', () => {
     add.run(9, 'https://peps.python.org/pep-0008/');
     assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 1)), [1, 2], 'the same version: what was read');
     assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 2)), [1, 2, 9]);
     assert.deepEqual(ids(pages.allowed({ excludeSites: ['debian.org'] }, 2)), [1, 2, 3, 9]);
+    assert.deepEqual(pages.pagesOf('peps.python.org', 2), [9]);
   });
 });

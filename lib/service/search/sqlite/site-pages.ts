@@ -46,6 +46,13 @@ export class SitePages {
     return ids.map((id) => (id < of.length && (of[id] as number) >= 0 ? (names[of[id] as number] as string) : null));
   }
 
+  /** The ids of the pages of `host` at `version` (none for a host the index has no page of); the
+   * array is kept until the version changes, and must not be changed. */
+  pagesOf(host: string, version: number): readonly number[] {
+    this.#sync(version);
+    return this.#pagesByHost().get(host) ?? [];
+  }
+
   /** The pages the filters allow (allowed[id] is 1), or null when they allow every page; `version`
    * is the index's version the caller reads (what was kept for another one is dropped). */
   allowed(filters: SiteFilters, version: number): Uint8Array | null {
