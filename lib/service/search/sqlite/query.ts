@@ -622,10 +622,11 @@ export class IndexReader {
    * first stage's best `k` (`first`) are there (decision 0166). Among a million pages those best
    * are on sites of their own, thousands of which use a question's everyday words more often than
    * the manual's page that answers it; the manual the question is about is where its hubs are.
-   * Where the first stage did find that site's pages, its best there are among them, and more of
-   * them would only reorder what it found: for `log messages to a file`, whose hubs are the
-   * PostgreSQL manual's, its logging settings joining put Python's logging HOWTOs below the first
-   * three. Not with a site filter, which chose the candidates' sites already.
+   * Where the first stage did find that site's pages, its best there are among them, and listing
+   * them again would only reorder what it found: a page a widening run lists has its coverage
+   * looked at beyond FEATURE_DEPTH, so for `log messages to a file` (its hubs are Python's) the
+   * library's logging pages rose above the logging cookbook. Not with a site filter, which chose
+   * the candidates' sites already.
    */
   #onHubsSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null, hubs: readonly number[]): number[] {
     if (first.length < k || allowed || asking.question < QUESTION_FROM) return [];

@@ -155,8 +155,9 @@ describe('a question', () => {
     // Seventy pages on sites of their own hold the question's words more densely than the manual's
     // page on argument parsing, which is long and neither a hub nor a definition: the first
     // stage's sixty best are those seventy. The manual's other pages all link to its three hubs,
-    // which use one of the question's words: the question's hubs say which site it is about, and
-    // that site's best pages join the candidates (decision 0166).
+    // and they all use one of the question's words: the question's hubs say which site it is
+    // about, and that site's ten best pages of its twenty-four holding some of the question join
+    // the candidates (decision 0166).
     const filler = Array.from({ length: 8 }, (_, i) => `<p>Paragraph ${i} is about parsers, options and their help.</p>`).join('');
     const notes = Array.from({ length: 70 }, (_, i): [string, string] => [
       `https://notes${i}.test/args.html`,
