@@ -39,8 +39,7 @@ const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
 /** For a question, how many of the first stage's best pages on the site of its hubs join its
- * candidates (decision 0166): two sites of twenty answered no better among 10⁶ pages, and took
- * half as long again a question. */
+ * candidates (decision 0166): two sites of twenty answered no better among 10⁶ pages. */
 const QUESTION_SITE_CANDIDATES = 10;
 /** The index file is read through a memory map up to this size: a query's scattered reads
  * (passages, definitions, signals) are then page faults the OS serves from its cache, not a read
@@ -100,6 +99,12 @@ export const LIST_CACHE_BYTES = 384 * 1024 * 1024;
 type Definers = { joining: readonly number[]; defines(id: number): number; indexed(id: number): number };
 type DefRow = { id: number; weight: number; kind: number };
 const ids = (list: readonly (number | string)[]) => JSON.stringify(list);
+/** The ids of the `n` best of `ranked` (sorted in place), best first, ties by id, as the first stage orders them. */
+const bestIds = (ranked: Ranked[], n: number): number[] =>
+  ranked
+    .sort((a, b) => b.s - a.s || a.id - b.id)
+    .slice(0, n)
+    .map((r) => r.id);
 
 /** A head's definers as the query reads them: by index, each page's weight, what its kind takes
  * off (PASSAGE_WEIGHT for a word of an anchor's block) and its kind; `most`, the highest page id. */
@@ -643,10 +648,10 @@ export class IndexReader {
     // remembers what it worked out for an array it is asked about again (the hubs), and a site's
     // pages are not kept that way.
     const scores = this.#stage.scores([...this.#sitePages.pagesOf(host, this.#keptVersion)]);
-    return [...scores]
-      .sort(([a, s], [b, t]) => t - s || a - b)
-      .slice(0, QUESTION_SITE_CANDIDATES)
-      .map(([id]) => id);
+    return bestIds(
+      [...scores].map(([id, s]) => ({ id, s })),
+      QUESTION_SITE_CANDIDATES,
+    );
   }
 
   /**
@@ -668,10 +673,7 @@ export class IndexReader {
       const s = scores.get(id);
       if (s !== undefined) best.push({ id, s: s / max + HUB_WEIGHT * Math.log(hubs.authority[i] as number) });
     });
-    return best
-      .sort((a, b) => b.s - a.s || a.id - b.id)
-      .slice(0, HUB_CANDIDATES)
-      .map((r) => r.id);
+    return bestIds(best, HUB_CANDIDATES);
   }
 
   /** The pages defining the query's heads (Definers), a page's definition weight times the
