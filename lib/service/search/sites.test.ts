@@ -11,6 +11,7 @@ import {
   siteAllows,
   siteFiltersKey,
   siteFocus,
+  surprisingHost,
 } from './sites.ts';
 
 describe('site filters', () => {
@@ -108,6 +109,32 @@ describe('hosts of a list of results', () => {
     assert.deepEqual(focusedHosts(hosts, 2, 5), ['a.test', 'b.test', 'c.test']);
     assert.deepEqual(focusedHosts(hosts, 4, 2), []);
     assert.deepEqual(focusedHosts([], 1, 2), []);
+  });
+
+  it('the site holding far more of a set of pages than chance would, by the bound on its chance', () => {
+    // 100 pages of a million: a site of 3,000 pages holds 0.3 of them by chance, one of 1,000 pages 0.1.
+    const set = (counts: Record<string, number>) => {
+      const hosts: (string | null)[] = Object.entries(counts).flatMap(([host, n]) => Array<string | null>(n).fill(host));
+      while (hosts.length < 100) hosts.push(null);
+      return hosts;
+    };
+    const size = (host: string) => (host === 'handbook.test' ? 3000 : 1000);
+    const surprise = (c: number, e: number) => c * Math.log(c / e) - c + e;
+    assert.ok(surprise(26, 0.3) > 30 && surprise(7, 0.1) < 30);
+    assert.equal(surprisingHost(set({ 'handbook.test': 26, 'w1.test': 7 }), size, 1e6, 3, 30), 'handbook.test');
+    assert.equal(
+      surprisingHost(set({ 'handbook.test': 2, 'w1.test': 7 }), size, 1e6, 3, 30),
+      null,
+      'seven pages on a site are chance enough',
+    );
+    assert.equal(surprisingHost(set({ 'w1.test': 7 }), size, 1e6, 3, 14), 'w1.test', 'at a lower bound they are not');
+    // The most surprising, not the most pages: 32 of 1,000 pages beat 35 of 3,000.
+    assert.equal(surprisingHost(set({ 'handbook.test': 35, 'w1.test': 32 }), size, 1e6, 3, 30), 'w1.test');
+    assert.equal(surprisingHost(set({ 'b.test': 20, 'a.test': 20 }), size, 1e6, 3, 30), 'a.test', 'by name among equals');
+    assert.equal(surprisingHost(set({ 'w1.test': 2 }), size, 1e6, 3, 0), null, 'fewer than atLeast pages are never enough');
+    // A site that is most of the index holds most of any set by chance.
+    assert.equal(surprisingHost(set({ 'handbook.test': 90 }), size, 3100, 3, 30), null);
+    assert.equal(surprisingHost([], size, 1e6, 3, 30), null);
   });
 
   it('how much a list comes back to a site, by the logarithm of its pages there', () => {

@@ -48,6 +48,32 @@ export function focusedHosts(hosts: readonly (string | null)[], atLeast: number,
 }
 
 /**
+ * The host holding far more of a set of pages than chance would put on it, or null when none does.
+ * `hosts`: the set's pages' hosts (null: none); `pagesOf`: how many pages of the index a host has;
+ * `total`: how many the index has. A host of n pages holds by chance about e = |set| × n / total of
+ * the set; holding c of them (`atLeast` or more), its surprise is c ln(c/e) − c + e, Chernoff's
+ * bound for a Poisson count (c or more comes by chance at most e^−surprise of the time). The most
+ * surprising host of `surprise` or more, the first by name among equals.
+ */
+export function surprisingHost(
+  hosts: readonly (string | null)[],
+  pagesOf: (host: string) => number,
+  total: number,
+  atLeast: number,
+  surprise: number,
+): string | null {
+  let best: string | null = null;
+  let most = surprise;
+  for (const [host, c] of counted(hosts)) {
+    if (c < atLeast) continue;
+    const e = (hosts.length * pagesOf(host)) / total;
+    const s = e > 0 ? c * Math.log(c / e) - c + e : 0;
+    if (s > most || (s === most && (best === null || host < best))) [best, most] = [host, s];
+  }
+  return best;
+}
+
+/**
  * hostShares() of those of `urls` whose host is there more than once (of all of them when no host
  * is): which sites a list of pages keeps coming back to. A host of one page among many is no sign
  * of what the list is about, and a web of many sites puts many such pages into any list.

@@ -22,6 +22,13 @@ export interface FirstStage {
   /** How much of the last rank() call's query each of `ids` holds, from 0 to 1: the share of its
    * concepts the page holds; null when not known. */
   matched(ids: Iterable<number>): Map<number, number> | null;
+  /**
+   * The pages holding every concept of the last rank() call (of one concept, its pages), ascending:
+   * the pages that name together what the query names, for which site holds them (query.ts). Null
+   * when they may be more than `limit`: the postings give up when the concept held by the fewest
+   * pages is held by more, FTS5 when more than `limit` pages match.
+   */
+  holdingAll(limit: number): Uint32Array | null;
   /** The score rank() gives each of `ids` (pages holding none of the query are left out), for
    * pages that join the candidates from elsewhere, below its `k` best. */
   scores(ids: readonly number[]): Map<number, number>;
@@ -31,6 +38,7 @@ export class FtsStage implements FirstStage {
   readonly #candidates: StatementSync;
   readonly #candidatesAmong: StatementSync;
   readonly #covering: StatementSync;
+  readonly #holding: StatementSync;
   #all: string | null = null;
   #any = '';
 
@@ -45,6 +53,7 @@ export class FtsStage implements FirstStage {
        ORDER BY bm25(fts, ${weights}) LIMIT ?`,
     );
     this.#covering = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
+    this.#holding = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT ?');
   }
 
   rank(concepts: readonly Concept[], joins: readonly string[], k: number, allowed: AllowedPages | null = null): Ranked[] {
@@ -64,6 +73,13 @@ export class FtsStage implements FirstStage {
 
   matched(): null {
     return null;
+  }
+
+  holdingAll(limit: number): Uint32Array | null {
+    const match = this.#all ?? this.#any;
+    if (!match) return new Uint32Array(0);
+    const rows = this.#holding.all(match, limit + 1) as { id: number }[];
+    return rows.length > limit ? null : Uint32Array.from(rows, (r) => r.id).sort();
   }
 
   covering(ids: Iterable<number>): Set<number> {

@@ -188,6 +188,52 @@ describe('postings', () => {
     assert.ok(skipped > 0, 'some queries were answered without scoring every posting');
   });
 
+  it('find every page holding all of the query, pruned or not, and none past the limit', () => {
+    const pruned = new PostingsStage(db, { prune: 'always' });
+    const every = new PostingsStage(db, { prune: 'never' });
+    assert.equal(pruned.refresh(), true);
+    assert.equal(every.refresh(), true);
+    const words = [...WORDS, 'plain', 'particular', 'asyncio.gather', 'pg_stat_activity', 'runs', 'guide', 'reference', 'nowhere'];
+    const ids = Array.from({ length: 64 }, (_, i) => i);
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let some = 0;
+    let none = 0;
+    for (let q = 0; q < 200; q++) {
+      const typed = words.filter(() => next() < 0.2).join(' ') || (words[q % words.length] as string);
+      const { concepts: c, joins } = concepts(typed);
+      // Every page holding all of it: those holding the whole share of its concepts.
+      every.rank(c, joins, 1);
+      const want = [...every.matched(ids)].filter(([, share]) => share === 1).map(([id]) => id);
+      pruned.rank(c, joins, 1);
+      assert.deepEqual([...(every.holdingAll(Infinity) ?? [])], want, typed);
+      assert.deepEqual([...(pruned.holdingAll(Infinity) ?? [])], want, `${typed} (pruned)`);
+      if (want.length) some++;
+      else none++;
+    }
+    assert.ok(some > 20 && none > 20, `${some} queries held by some page, ${none} by none`);
+    // One word: its pages; past the limit (below their number), none.
+    for (const word of ['kettle', 'vacuum', 'pg_stat_activity']) {
+      const { concepts: c, joins } = concepts(word);
+      postings.rank(c, joins, 1);
+      const held = postings.holdingAll(Infinity) as Uint32Array;
+      assert.ok(held.length > 1, word);
+      assert.deepEqual(postings.holdingAll(held.length), held, word);
+      assert.equal(postings.holdingAll(held.length - 1), null, word);
+    }
+  });
+
+  it('find the pages holding all of the query in FTS5 as in the postings, and none past the limit', () => {
+    for (const q of ['router descaling', 'vacuum brewing firewall', 'pg_stat_activity kettle', 'kettle', 'particular words']) {
+      const { concepts: c, joins } = concepts(q);
+      postings.rank(c, joins, 5);
+      fts.rank(c, joins, 5);
+      const held = postings.holdingAll(Infinity) as Uint32Array;
+      assert.deepEqual(fts.holdingAll(1000), held, q);
+      if (held.length) assert.equal(fts.holdingAll(held.length - 1), null, q);
+    }
+  });
+
   it('score pages below the k best as a deeper rank() scores them, pruned or not, and in FTS5', () => {
     const pruned = new PostingsStage(db, { prune: 'always' });
     assert.equal(pruned.refresh(), true);

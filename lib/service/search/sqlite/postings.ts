@@ -621,6 +621,32 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  holdingAll(limit: number): Uint32Array | null {
+    const full = this.#full;
+    if (!full) return new Uint32Array(0);
+    const lists = this.#lastLists;
+    // Every page holding all the concepts holds the one held by the fewest pages (a concept is held
+    // where one of its phrases is, a phrase where all its terms are): that concept's pages are
+    // looked at, and only those (at most its phrases' shortest lists, summed).
+    const phrasesOf = (bit: number) => this.#last.filter((p) => phraseBit(p) & bit && p.terms.length);
+    const atMost = (p: Phrase) => Math.min(...p.terms.map((t) => lists.get(t)?.docs.length ?? 0));
+    let fewest = 0;
+    let least = Infinity;
+    for (let bit = 1; bit && bit <= full; bit = (bit << 1) >>> 0) {
+      if (!(full & bit)) continue;
+      const n = phrasesOf(bit).reduce((sum, p) => sum + atMost(p), 0);
+      if (n < least) [fewest, least] = [bit, n];
+    }
+    if (least > limit) return null;
+    const parts = phrasesOf(fewest).map((p) => intersect(p.terms.map((t) => lists.get(t))));
+    const pages = parts.length === 1 ? (parts[0] as Uint32Array) : unionSorted(parts);
+    if (fewest === full) return pages;
+    const out = new Uint32Array(pages.length);
+    let n = 0;
+    for (let i = 0; i < pages.length; i++) if (this.#maskOf(pages[i] as number) === full) out[n++] = pages[i] as number;
+    return out.slice(0, n);
+  }
+
   covering(ids: Iterable<number>): Set<number> {
     const out = new Set<number>();
     if (this.#full === 0) return out;
@@ -740,6 +766,20 @@ function heldOf(list: ScoredList, sorted: Uint32Array): Held {
 const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
 
 /** Page ids in every list (none when a list is missing). */
+/** The values of any of `parts` (each ascending, each value once), ascending, each once. */
+function unionSorted(parts: readonly Uint32Array[]): Uint32Array {
+  const all = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (!n || all[i] !== all[n - 1]) all[n++] = all[i] as number;
+  return all.slice(0, n);
+}
+
 function intersect(lists: readonly (ScoredList | undefined)[]): Uint32Array {
   if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
   return pagesInAll(lists as ScoredList[]);

@@ -396,6 +396,35 @@ describe("the pages of a site the query's best keep coming back to", () => {
   });
 });
 
+describe('the pages of a site holding the pages that hold all of a query far beyond chance', () => {
+  const file = join(dir, 'holding.db');
+  const writer = new SqliteIndexWriter(file);
+  // A handbook of thirty long pages, each holding a pair of rare words (its guide twice); seventy
+  // short pages of sites of their own holding both; and 640 pages holding neither. Thirty of the
+  // hundred pages holding the pair are on one site, where chance would put four (a surprise of
+  // 34, sites.ts surprisingHost); the first stage's sixty best are short pages.
+  const page = (url: string, title: string, body: string) => writer.upsert(buildDocument({ url, html: html(title, body) }));
+  for (let i = 0; i < 640; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+  for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar with a note ${i}`);
+  for (let i = 0; i < 29; i++)
+    page(`https://handbook.test/chapter-${i}.html`, `Chapter ${i}`, `${longText(STORY, 400)} quokka ${i} zanzibar`);
+  page('https://handbook.test/guide.html', 'The guide', `${longText(STORY, 400)} quokka zanzibar, quokka zanzibar`);
+  writer.finish();
+  writer.close();
+
+  it('are candidates, and count among the pages whose sites say what the query is about', () => {
+    leftOutOfFirstStage(file, 'https://handbook.test/guide.html', 'quokka zanzibar');
+    const reader = new IndexReader(file);
+    after(() => reader.close());
+    const urls = (query: string) => reader.search({ query, language: 'en', limit: 10, exact: true }).results.map((r) => r.url);
+    // Taken in alone, the guide is a candidate but not first: its site's pages are few among the
+    // pages whose sites say what the query is about (the first stage's best) unless they count there.
+    assert.equal(urls('quokka zanzibar')[0], 'https://handbook.test/guide.html');
+    // One word alone is held by the same pages.
+    assert.equal(urls('quokka')[0], 'https://handbook.test/guide.html');
+  });
+});
+
 describe('the reference of a dotted name', () => {
   const file = join(dir, 'siblings.db');
   const writer = new SqliteIndexWriter(file);

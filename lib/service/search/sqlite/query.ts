@@ -8,7 +8,7 @@ import { answerScore, baseScore, copiesByLanguage, headingIndexBytes, type Candi
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { ownValues, QUESTION_FROM, questionHeads, questionWorth, searchedWords, understand } from '../question.ts';
 import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
-import { focusedHosts, hostCounts, recurringHostShares, siteFocus } from '../sites.ts';
+import { focusedHosts, hostCounts, recurringHostShares, siteFocus, surprisingHost } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
@@ -38,6 +38,14 @@ const LANGUAGE_CANDIDATES = 20;
 const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
+/** A site holding the pages that hold all of a query far beyond chance (sites.ts surprisingHost):
+ * its SITE_CANDIDATES best join the candidates (decision 0167). The surprise, in nats, was chosen
+ * on the even half of the known items among 10⁶ pages, where the distractors' sites reach 25 and
+ * the sites that answer start at 27; the pages holding all of a query are looked at only when its
+ * rarest concept is on at most HOLDING_PAGES pages (a query of everyday words names nothing a
+ * site could hold beyond chance, and the walk costs a look-up a page). */
+const HOLDING_SURPRISE = 30;
+const HOLDING_PAGES = 20_000;
 /** For a question, how many of the first stage's best pages on the site of its hubs join its
  * candidates (decision 0166): two sites of twenty answered no better among 10⁶ pages. */
 const QUESTION_SITE_CANDIDATES = 10;
@@ -442,6 +450,9 @@ export class IndexReader {
     // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
     // which manual it is about (for every block alike).
     const hubs = this.#hubsFor(asking, first, allowed);
+    // What does not read as a question: the best pages of a site holding the pages that hold all of
+    // it far beyond chance.
+    const holding = skip ? [] : this.#onHoldingSite(asking, first, k, allowed);
     // And the best pages in the language asked for, when the first stage's best are in others, the
     // best pages of the sites its best keep coming back to, and for a question those of its hubs' site.
     const widened = skip
@@ -450,6 +461,7 @@ export class IndexReader {
           ...this.#inLanguage(asking, first, k, allowed),
           ...this.#onFocusedSites(asking, first, k, allowed),
           ...this.#onHubsSite(asking, first, k, allowed, hubs),
+          ...holding,
           ...hubs,
         ];
     if (!skip) {
@@ -469,8 +481,9 @@ export class IndexReader {
       concepts.length > 1
         ? this.#stage.covering([...rows.slice(0, FEATURE_DEPTH).map((r) => r.id), ...definers.joining, ...widened])
         : null;
-    // The pages whose sites say what the query is about: the first stage's best, and a question's hubs.
-    const sample = [...new Set([...first.slice(0, SITE_SAMPLE).map((r) => r.id), ...hubs])];
+    // The pages whose sites say what the query is about: the first stage's best, a question's hubs,
+    // and those of a site holding the query beyond chance.
+    const sample = [...new Set([...first.slice(0, SITE_SAMPLE).map((r) => r.id), ...hubs, ...holding])];
     const signals = this.#signalsOf([...rows, ...sample.map((id) => ({ id }))]);
     // The candidates that have every word of the query near one of their index anchors (decision 0081).
     const near = this.#near.of([...new Set(concepts.flatMap((c) => c.parts))], rows, (id) => signals.get(id)?.nearSignature ?? null);
@@ -619,6 +632,40 @@ export class IndexReader {
       for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
     }
     return out;
+  }
+
+  /**
+   * The first stage's best pages (SITE_CANDIDATES) on the site holding far more of the pages that
+   * hold all of the query than chance would (sites.ts surprisingHost, HOLDING_SURPRISE; decision
+   * 0167), unless it is a site the first stage's best come back to (#onFocusedSites takes those).
+   * Among a million pages a handbook's pair of rare words (`resize2fs b384c441`) is held by a few
+   * dozen of its pages, one in each of its languages, and by a hundred shorter distractors, each on
+   * a site of its own, and BM25 puts every distractor above the handbook's pages. Not for a
+   * question, whose everyday words many pages of any site hold, nor with a site filter.
+   */
+  #onHoldingSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
+    const held = this.#stage.holdingAll(HOLDING_PAGES);
+    if (!held?.length) return [];
+    const v = this.#keptVersion;
+    const hosts = this.#sitePages.hostsOf(Array.from(held), v);
+    const size = (host: string) => this.#sitePages.pagesOf(host, v).length;
+    const host = surprisingHost(hosts, size, this.#sitePages.pageCount(v), FOCUS_PAGES, HOLDING_SURPRISE);
+    if (host === null) return [];
+    const focused = focusedHosts(
+      this.#sitePages.hostsOf(
+        first.map((r) => r.id),
+        v,
+      ),
+      FOCUS_PAGES,
+      FOCUSED_SITES,
+    );
+    if (focused.includes(host)) return [];
+    const scores = this.#stage.scores(Array.from(held).filter((_, i) => hosts[i] === host));
+    return bestIds(
+      [...scores].map(([id, s]) => ({ id, s })),
+      SITE_CANDIDATES,
+    );
   }
 
   /**

@@ -43,11 +43,15 @@ describe('the pages a site filter allows', () => {
     assert.deepEqual(pages.pagesOf('example.org', 1), []);
   });
 
+  it('how many pages have a host, whatever their ids', () => assert.equal(pages.pageCount(1), 4));
+
   it('read again for another index version, kept while it stays', () => {
     add.run(9, 'https://peps.python.org/pep-0008/');
+    add.run(7, 'not an address');
     assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 1)), [1, 2], 'the same version: what was read');
     assert.deepEqual(ids(pages.allowed({ sites: ['python.org'] }, 2)), [1, 2, 9]);
     assert.deepEqual(ids(pages.allowed({ excludeSites: ['debian.org'] }, 2)), [1, 2, 3, 9]);
     assert.deepEqual(pages.pagesOf('peps.python.org', 2), [9]);
+    assert.equal(pages.pageCount(2), 5, 'a page with no host counts for none');
   });
 });

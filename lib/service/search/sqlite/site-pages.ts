@@ -23,6 +23,7 @@ export class SitePages {
   #hostOfPage: Int32Array | null = null;
   #hostNames: string[] | null = null;
   #maxId = 0;
+  #pageCount = 0;
   readonly #kept = new Map<string, Uint8Array>();
   /** The index version (SQLite's data_version) what is kept was read at. */
   #version: number | null = null;
@@ -44,6 +45,13 @@ export class SitePages {
     const names = this.#hostNames as string[];
     const of = this.#hostOfPage as Int32Array;
     return ids.map((id) => (id < of.length && (of[id] as number) >= 0 ? (names[of[id] as number] as string) : null));
+  }
+
+  /** How many pages of the index have a host, at `version`. */
+  pageCount(version: number): number {
+    this.#sync(version);
+    this.#pagesByHost();
+    return this.#pageCount;
   }
 
   /** The ids of the pages of `host` at `version` (none for a host the index has no page of); the
@@ -95,6 +103,8 @@ export class SitePages {
       if (id > max) max = id;
     }
     this.#maxId = max;
+    this.#pageCount = 0;
+    for (const ids of hosts.values()) this.#pageCount += ids.length;
     this.#hostNames = [...hosts.keys()];
     this.#hostOfPage = new Int32Array(max + 1).fill(-1);
     this.#hostNames.forEach((host, i) => {
