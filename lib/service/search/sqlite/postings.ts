@@ -641,9 +641,21 @@ export class PostingsStage implements FirstStage {
     const parts = phrasesOf(fewest).map((p) => intersect(p.terms.map((t) => lists.get(t))));
     const pages = parts.length === 1 ? (parts[0] as Uint32Array) : unionSorted(parts);
     if (fewest === full) return pages;
+    // Each page's concepts looked up as #maskOf() does, its phrases' lists found once, and nothing
+    // kept: the pages walked may be thousands.
+    const held = this.#last.flatMap((p) => {
+      const bit = phraseBit(p);
+      const own = p.terms.map((t) => lists.get(t));
+      return bit && own.length && own.every((l) => l !== undefined) ? [{ bit, own: own as ScoredList[] }] : [];
+    });
     const out = new Uint32Array(pages.length);
     let n = 0;
-    for (let i = 0; i < pages.length; i++) if (this.#maskOf(pages[i] as number) === full) out[n++] = pages[i] as number;
+    for (let i = 0; i < pages.length; i++) {
+      const d = pages[i] as number;
+      let mask = 0;
+      for (const { bit, own } of held) if ((mask & bit) !== bit && own.every((l) => placeOf(l, d) >= 0)) mask = (mask | bit) >>> 0;
+      if (mask === full) out[n++] = d;
+    }
     return out.slice(0, n);
   }
 
