@@ -127,7 +127,7 @@ describe('hosts of a list of results', () => {
       null,
       'seven pages on a site are chance enough',
     );
-    assert.equal(surprisingHost(set({ 'w1.test': 7 }), size, 1e6, 3, 14), 'w1.test', 'at a lower bound they are not');
+    assert.equal(surprisingHost(set({ 'w1.test': 7 }), size, 1e6, 3, 14), 'w1.test', 'with a bound of 14, seven are beyond chance');
     // The most surprising, not the most pages: 32 of 1,000 pages beat 35 of 3,000.
     assert.equal(surprisingHost(set({ 'handbook.test': 35, 'w1.test': 32 }), size, 1e6, 3, 30), 'w1.test');
     assert.equal(surprisingHost(set({ 'b.test': 20, 'a.test': 20 }), size, 1e6, 3, 30), 'a.test', 'by name among equals');

@@ -777,7 +777,6 @@ function heldOf(list: ScoredList, sorted: Uint32Array): Held {
 /** The concepts a phrase stands for, as a mask: its own, or those of the words it joins. */
 const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
 
-/** Page ids in every list (none when a list is missing). */
 /** The values of any of `parts` (each ascending, each value once), ascending, each once. */
 function unionSorted(parts: readonly Uint32Array[]): Uint32Array {
   const all = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
@@ -792,6 +791,7 @@ function unionSorted(parts: readonly Uint32Array[]): Uint32Array {
   return all.slice(0, n);
 }
 
+/** Page ids in every list (none when a list is missing). */
 function intersect(lists: readonly (ScoredList | undefined)[]): Uint32Array {
   if (!lists.length || lists.some((l) => !l)) return new Uint32Array(0);
   return pagesInAll(lists as ScoredList[]);

@@ -39,11 +39,11 @@ const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
 /** A site holding the pages that hold all of a query far beyond chance (sites.ts surprisingHost):
- * its SITE_CANDIDATES best join the candidates (decision 0167). The surprise, in nats, was chosen
- * on the even half of the known items among 10⁶ pages, where the distractors' sites reach 25 and
- * the sites that answer start at 27; the pages holding all of a query are looked at only when its
- * rarest concept is on at most HOLDING_PAGES pages (a query of everyday words names nothing a
- * site could hold beyond chance, and the walk costs a look-up a page). */
+ * its SITE_CANDIDATES best of them join the candidates (decision 0167). The surprise, in nats, is
+ * above the highest of the distractors' sites on the even half of the known items among 10⁶ pages
+ * (25), and 20 gives the same ranks. The pages holding all of a query are looked at only when its
+ * rarest concept is on at most HOLDING_PAGES pages: a query of everyday words names nothing a site
+ * could hold beyond chance, and the walk costs a look-up a page. */
 const HOLDING_SURPRISE = 30;
 const HOLDING_PAGES = 20_000;
 /** For a question, how many of the first stage's best pages on the site of its hubs join its
@@ -635,9 +635,10 @@ export class IndexReader {
   }
 
   /**
-   * The first stage's best pages (SITE_CANDIDATES) on the site holding far more of the pages that
-   * hold all of the query than chance would (sites.ts surprisingHost, HOLDING_SURPRISE; decision
-   * 0167), unless it is a site the first stage's best come back to (#onFocusedSites takes those).
+   * The best pages by the first stage's score (SITE_CANDIDATES) among those holding all of the
+   * query on the site that holds far more of them than chance would (sites.ts surprisingHost,
+   * HOLDING_SURPRISE; decision 0167), unless it is a site the first stage's best come back to
+   * (#onFocusedSites takes those).
    * Among a million pages a handbook's pair of rare words (`resize2fs b384c441`) is held by a few
    * dozen of its pages, one in each of its languages, and by a hundred shorter distractors, each on
    * a site of its own, and BM25 puts every distractor above the handbook's pages. Not for a
