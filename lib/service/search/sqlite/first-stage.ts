@@ -26,7 +26,8 @@ export interface FirstStage {
    * The pages holding every concept of the last rank() call (of one concept, its pages), ascending:
    * the pages that name together what the query names, for which site holds them (query.ts). Null
    * when they may be more than `limit`: the postings give up when the concept held by the fewest
-   * pages is held by more, FTS5 when more than `limit` pages match.
+   * pages is held by more, FTS5 when more than `limit` pages match. The array may be one the stage
+   * keeps (a list's own pages): it must not be changed.
    */
   holdingAll(limit: number): Uint32Array | null;
   /** The score rank() gives each of `ids` (pages holding none of the query are left out), for

@@ -212,6 +212,9 @@ export class PostingsStage implements FirstStage {
   readonly #blockScores = new Float64Array(PASSAGE_SLOTS);
   readonly #blocksTouched = new Uint16Array(PASSAGE_SLOTS);
   #lastLists = new Map<string, ScoredList>();
+  /** The last rank() call's phrases that stand for concepts, each with its terms' lists (those of
+   * a term the index lacks left out: no page holds them). */
+  #lastChecks: PhraseCheck[] = [];
   /** Arrays of ids scores() was asked about (by identity), sorted, and what each list holds of them. */
   readonly #asked = new WeakMap<readonly number[], { sorted: Uint32Array; held: WeakMap<ScoredList, Held> }>();
   /** The last rank() call's terms' lists, each once, in the order a page's score is summed in. */
@@ -379,6 +382,11 @@ export class PostingsStage implements FirstStage {
     }
     this.#last = phrases;
     this.#lastLists = lists;
+    this.#lastChecks = phrases.flatMap((p) => {
+      const bit = phraseBit(p);
+      const own = p.terms.map((t) => lists.get(t));
+      return bit && own.length && own.every((l) => l !== undefined) ? [{ bit, own: own as ScoredList[] }] : [];
+    });
     return this.#rank(phrases, lists, concepts.length, k, allowed);
   }
 
@@ -641,21 +649,10 @@ export class PostingsStage implements FirstStage {
     const parts = phrasesOf(fewest).map((p) => intersect(p.terms.map((t) => lists.get(t))));
     const pages = parts.length === 1 ? (parts[0] as Uint32Array) : unionSorted(parts);
     if (fewest === full) return pages;
-    // Each page's concepts looked up as #maskOf() does, its phrases' lists found once, and nothing
-    // kept: the pages walked may be thousands.
-    const held = this.#last.flatMap((p) => {
-      const bit = phraseBit(p);
-      const own = p.terms.map((t) => lists.get(t));
-      return bit && own.length && own.every((l) => l !== undefined) ? [{ bit, own: own as ScoredList[] }] : [];
-    });
+    // Each page's concepts looked up, not kept as #maskOf() keeps them: the pages walked may be thousands.
     const out = new Uint32Array(pages.length);
     let n = 0;
-    for (let i = 0; i < pages.length; i++) {
-      const d = pages[i] as number;
-      let mask = 0;
-      for (const { bit, own } of held) if ((mask & bit) !== bit && own.every((l) => placeOf(l, d) >= 0)) mask = (mask | bit) >>> 0;
-      if (mask === full) out[n++] = d;
-    }
+    for (let i = 0; i < pages.length; i++) if (conceptsAt(this.#lastChecks, pages[i] as number) === full) out[n++] = pages[i] as number;
     return out.slice(0, n);
   }
 
@@ -734,20 +731,7 @@ export class PostingsStage implements FirstStage {
   #maskOf(id: number): number {
     if (this.#everyPosting) return id < this.#mask.length ? (this.#mask[id] as number) : 0;
     let mask = this.#lookedUp.get(id);
-    if (mask === undefined) {
-      mask = 0;
-      for (const p of this.#last) {
-        const bit = phraseBit(p);
-        if (!bit || !p.terms.length) continue;
-        let all = true;
-        for (let i = 0; i < p.terms.length && all; i++) {
-          const list = this.#lastLists.get(p.terms[i] as string);
-          all = list !== undefined && placeOf(list, id) >= 0;
-        }
-        if (all) mask = (mask | bit) >>> 0;
-      }
-      this.#lookedUp.set(id, mask);
-    }
+    if (mask === undefined) this.#lookedUp.set(id, (mask = conceptsAt(this.#lastChecks, id)));
     return mask;
   }
 
@@ -776,6 +760,17 @@ function heldOf(list: ScoredList, sorted: Uint32Array): Held {
 
 /** The concepts a phrase stands for, as a mask: its own, or those of the words it joins. */
 const phraseBit = (p: Phrase) => (p.concept >= 0 && p.concept < 32 ? (1 << p.concept) >>> 0 : (p.spans ?? 0));
+
+/** A phrase standing for concepts (`bit`, phraseBit()) with its terms' lists. */
+type PhraseCheck = { bit: number; own: readonly ScoredList[] };
+
+/** Which concepts page `d` holds, as a mask: a concept where one of its phrases is, a phrase where
+ * all its terms are. */
+function conceptsAt(checks: readonly PhraseCheck[], d: number): number {
+  let mask = 0;
+  for (const { bit, own } of checks) if ((mask & bit) !== bit && own.every((l) => placeOf(l, d) >= 0)) mask = (mask | bit) >>> 0;
+  return mask;
+}
 
 /** The values of any of `parts` (each ascending, each value once), ascending, each once. */
 function unionSorted(parts: readonly Uint32Array[]): Uint32Array {

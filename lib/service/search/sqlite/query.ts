@@ -450,16 +450,17 @@ export class IndexReader {
     // For a question, the hubs that hold it best: candidates, and among the pages whose sites say
     // which manual it is about (for every block alike).
     const hubs = this.#hubsFor(asking, first, allowed);
-    // What does not read as a question: the best pages of a site holding the pages that hold all of
-    // it far beyond chance.
-    const holding = skip ? [] : this.#onHoldingSite(asking, first, k, allowed);
+    // What does not read as a question: the sites the first stage's best keep coming back to, and
+    // the best pages of a site holding the pages that hold all of it far beyond chance.
+    const focused = skip ? [] : this.#focusedSites(asking, first, k, allowed);
+    const holding = skip ? [] : this.#onHoldingSite(asking, first, k, allowed, focused);
     // And the best pages in the language asked for, when the first stage's best are in others, the
     // best pages of the sites its best keep coming back to, and for a question those of its hubs' site.
     const widened = skip
       ? []
       : [
           ...this.#inLanguage(asking, first, k, allowed),
-          ...this.#onFocusedSites(asking, first, k, allowed),
+          ...this.#onFocusedSites(asking, focused),
           ...this.#onHubsSite(asking, first, k, allowed, hubs),
           ...holding,
           ...hubs,
@@ -610,15 +611,15 @@ export class IndexReader {
   }
 
   /**
-   * The first stage's best pages (SITE_CANDIDATES) on each site that FOCUS_PAGES or more of its best
-   * `k` (`first`) are on, the FOCUSED_SITES such sites with most of them: a query's words on a
-   * site about them may be on its page that answers below many pages of other sites that hold
-   * them more often (decision 0123). Not for a question, whose manual `described` finds, nor
-   * with a site filter, which chose the candidates' sites already.
+   * The sites that FOCUS_PAGES or more of the first stage's best `k` (`first`) are on, the
+   * FOCUSED_SITES such sites with most of them: a query's words on a site about them may be on its
+   * page that answers below many pages of other sites that hold them more often (decision 0123).
+   * None for a question, whose manual `described` finds, nor with a site filter, which chose the
+   * candidates' sites already.
    */
-  #onFocusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+  #focusedSites(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): string[] {
     if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
-    const hosts = focusedHosts(
+    return focusedHosts(
       this.#sitePages.hostsOf(
         first.map((r) => r.id),
         this.#keptVersion,
@@ -626,8 +627,12 @@ export class IndexReader {
       FOCUS_PAGES,
       FOCUSED_SITES,
     );
+  }
+
+  /** The first stage's best pages (SITE_CANDIDATES) on each of the `focused` sites (#focusedSites). */
+  #onFocusedSites(asking: Asking, focused: readonly string[]): number[] {
     const out: number[] = [];
-    for (const host of hosts) {
+    for (const host of focused) {
       const pages = this.#sitePages.allowed({ sites: [host] }, this.#keptVersion) as AllowedPages;
       for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
     }
@@ -637,14 +642,14 @@ export class IndexReader {
   /**
    * The best pages by the first stage's score (SITE_CANDIDATES) among those holding all of the
    * query on the site that holds far more of them than chance would (sites.ts surprisingHost,
-   * HOLDING_SURPRISE; decision 0167), unless it is a site the first stage's best come back to
-   * (#onFocusedSites takes those).
+   * HOLDING_SURPRISE; decision 0167), unless it is one of the `focused` sites the first stage's
+   * best come back to (#onFocusedSites takes those in).
    * Among a million pages a handbook's pair of rare words (`resize2fs b384c441`) is held by a few
    * dozen of its pages, one in each of its languages, and by a hundred shorter distractors, each on
    * a site of its own, and BM25 puts every distractor above the handbook's pages. Not for a
    * question, whose everyday words many pages of any site hold, nor with a site filter.
    */
-  #onHoldingSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+  #onHoldingSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null, focused: readonly string[]): number[] {
     if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
     const held = this.#stage.holdingAll(HOLDING_PAGES);
     if (!held?.length) return [];
@@ -652,16 +657,7 @@ export class IndexReader {
     const hosts = this.#sitePages.hostsOf(Array.from(held), v);
     const size = (host: string) => this.#sitePages.pagesOf(host, v).length;
     const host = surprisingHost(hosts, size, this.#sitePages.pageCount(v), FOCUS_PAGES, HOLDING_SURPRISE);
-    if (host === null) return [];
-    const focused = focusedHosts(
-      this.#sitePages.hostsOf(
-        first.map((r) => r.id),
-        v,
-      ),
-      FOCUS_PAGES,
-      FOCUSED_SITES,
-    );
-    if (focused.includes(host)) return [];
+    if (host === null || focused.includes(host)) return [];
     const scores = this.#stage.scores(Array.from(held).filter((_, i) => hosts[i] === host));
     return bestIds(
       [...scores].map(([id, s]) => ({ id, s })),
