@@ -32,7 +32,7 @@ import { printTable } from './_stats.ts';
  * and then its first known-item query and first natural question are timed; the service's memory
  * after them is kept too),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
- * (search-quality.ts). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
+ * and of our own questions (search-quality.ts; decision 0168). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
  * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures). A size whose indexing
  * takes hours is indexed apart (bench/scale-corpus.ts writes its corpus) and measured here with
@@ -71,13 +71,27 @@ type Measured = {
   warmMs?: number;
 };
 
-/** MRR@10 per kind of the judged queries, straight on the index file. */
-function quality(indexFile: string): Record<string, number> {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'search-quality.ts'), '--index', indexFile], { encoding: 'utf8' });
+/** Our own judged questions (decisions 0082 and 0083): the handbook's 60 in eight languages (kind
+ * `question`) and 32 in plain English about all three manuals (kind `plain`). */
+const OWN_QUESTIONS = ['handbook-questions.tsv', 'plain-questions.tsv'].map((f) => join(ROOT, 'bench', 'queries', f));
+
+/** MRR@10 per kind of the judged queries (`queries`: search-quality.ts's own by default), straight
+ * on the index file. */
+function qualityOf(indexFile: string, queries: readonly string[] = []): Record<string, number> {
+  const args = [join(ROOT, 'bench', 'search-quality.ts'), '--index', indexFile, ...queries.flatMap((q) => ['--queries', q])];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`search-quality failed: ${r.stderr}`);
   const mrr: Record<string, number> = {};
   for (const m of r.stdout.matchAll(/^(\S+(?: \S+)*?)\s+\d+\s+([\d.]+)\s/gm)) mrr[m[1] as string] = Number(m[2]);
   return mrr;
+}
+
+/** MRR@10 per kind of the corpus's judged queries and of our own questions (`question`, `plain`;
+ * decision 0168: they are what the corpus's judged sets do not show, a handbook question in
+ * French or Russian among distractors). */
+function quality(indexFile: string): Record<string, number> {
+  const { question, plain } = qualityOf(indexFile, OWN_QUESTIONS);
+  return { ...qualityOf(indexFile), ...(question !== undefined && { question }), ...(plain !== undefined && { plain }) };
 }
 
 async function measure(warc: string, dir: string): Promise<Measured> {
@@ -276,6 +290,8 @@ const table = rows.map((r) => ({
   'p50 16c ×': (r.p50x16 / ref.p50x16).toFixed(2),
   'MRR known': (r.mrr['all but natural'] ?? 0).toFixed(3),
   'MRR natural': (r.mrr.natural ?? 0).toFixed(3),
+  // Absent in runs before decision 0168.
+  'MRR ours handbook/plain': r.mrr.question === undefined ? '' : `${r.mrr.question.toFixed(3)}/${(r.mrr.plain ?? 0).toFixed(3)}`,
   'stage ms all': r.firstStage?.msEvery.toFixed(3) ?? '',
   'stage ms pruned': r.firstStage?.msPruned.toFixed(3) ?? '',
   '% scored': r.firstStage ? (100 * r.firstStage.scoredShare).toFixed(1) : '',
