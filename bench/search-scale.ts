@@ -32,7 +32,8 @@ import { printTable } from './_stats.ts';
  * and then its first known-item query and first natural question are timed; the service's memory
  * after them is kept too),
  * and ranked straight on its index file for MRR@10 of the judged known-item and natural queries
- * and of our own questions (search-quality.ts; decision 0168). The corpus alone (5,058 pages) is the first row, the reference of the ratios.
+ * and of our own questions (search-quality.ts; decision 0168). The corpus alone (5,058 pages) is
+ * the first row, the reference of the ratios.
  * Writes the table and a plot of p50 against size (BENCH_SCALE_OUT, default bench/out/;
  * BENCH_SCALE_REPLOT=1 draws the plot again from the last run's figures). A size whose indexing
  * takes hours is indexed apart (bench/scale-corpus.ts writes its corpus) and measured here with
@@ -86,9 +87,8 @@ function qualityOf(indexFile: string, queries: readonly string[] = []): Record<s
   return mrr;
 }
 
-/** MRR@10 per kind of the corpus's judged queries and of our own questions (`question`, `plain`;
- * decision 0168: they are what the corpus's judged sets do not show, a handbook question in
- * French or Russian among distractors). */
+/** MRR@10 per kind of the corpus's judged queries and of our own questions (`question`, `plain`):
+ * among distractors ours lose far more than the corpus's do (decision 0168). */
 function quality(indexFile: string): Record<string, number> {
   const { question, plain } = qualityOf(indexFile, OWN_QUESTIONS);
   return { ...qualityOf(indexFile), ...(question !== undefined && { question }), ...(plain !== undefined && { plain }) };
