@@ -164,7 +164,7 @@ export class Recorder {
       case 'Page.frameNavigated': {
         const frame = p.frame as { parentId?: string; url: string; urlFragment?: string; unreachableUrl?: string };
         if (frame.parentId) return;
-        if (frame.unreachableUrl) this.#failedNavigation(tab, frame.unreachableUrl);
+        if (frame.unreachableUrl) this.#failedNavigation(sessionId, tab, frame.unreachableUrl);
         else {
           // A page the egress proxy answered in the site's place is recorded as one that failed.
           const refused = this.#failedLoads.get(tab);
@@ -232,7 +232,7 @@ export class Recorder {
    * error and, where the egress proxy refused or could not make the connection, why in words; not
    * as the error page Chromium shows in its place (chrome-error://chromewebdata/).
    */
-  #failedNavigation(tab: string, url: string): void {
+  #failedNavigation(sessionId: string, tab: string, url: string): void {
     const failed = this.#failedLoads.get(tab);
     this.#failedLoads.delete(tab);
     const error = failed?.url === url ? failed.error : undefined;
@@ -248,12 +248,15 @@ export class Recorder {
         ? this.#opts.explainUnreachable(host).catch(() => undefined)
         : Promise.resolve(undefined);
     // Written once explained, or without the words if that takes longer than EXPLAIN_WAIT_MS (the
-    // event's moment must stay near the error page's).
+    // event's moment must stay near the error page's). The error page is still, and its frames may
+    // all be older than the event by then: it is captured again, so that the event has a screen.
     let bound: NodeJS.Timeout | undefined;
     void Promise.race([why, new Promise<undefined>((resolve) => (bound = setTimeout(() => resolve(undefined), EXPLAIN_WAIT_MS)))]).then(
       (reason) => {
         clearTimeout(bound);
-        if (!this.#stopped) this.#out.event('navigation', { tab, url, failed: error, reason });
+        if (this.#stopped) return;
+        this.#out.event('navigation', { tab, url, failed: error, reason });
+        if (sessionId === this.#screenSession) this.#settleSoon(sessionId, true);
       },
     );
   }
@@ -312,10 +315,11 @@ export class Recorder {
   /**
    * Capture the screen once it has been still for SETTLE_MS: after a burst of frames (its last
    * change may be a skipped frame), and after a page loads (a page that draws a few times and stops
-   * may send no frame at all when one in `#everyNth` is asked for).
+   * may send no frame at all when one in `#everyNth` is asked for). `always`: also when every frame
+   * is asked for (a still page sends none, and an event written late needs one after it).
    */
-  #settleSoon(sessionId: string): void {
-    if (this.#everyNth === 1) return;
+  #settleSoon(sessionId: string, always = false): void {
+    if (this.#everyNth === 1 && !always) return;
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
     this.#settleTimer = setTimeout(() => {
       this.#settleTimer = null;
