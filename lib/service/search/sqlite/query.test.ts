@@ -425,6 +425,101 @@ describe('the pages of a site holding the pages that hold all of a query far bey
   });
 });
 
+/** Languages a manual is translated into, by the path segment naming each, as the handbook's are. */
+const LOCALES =
+  'ar-MA cs-CZ da-DK de-DE el-GR es-ES fa-IR fi-FI hr-HR hu-HU id-ID it-IT ja-JP ko-KR nb-NO nl-NL pl-PL pt-BR pt-PT ro-RO ru-RU sk-SK sv-SE tr-TR uk-UA vi-VN zh-CN zh-TW en-US'.split(
+    ' ',
+  );
+/** A long French text that holds no word of the queries. */
+const FRENCH = ['le', 'voyage', 'des', 'animaux', 'est', 'une', 'histoire', 'longue', 'et', 'belle'];
+
+/**
+ * A manual's page in 30 languages on `host`, each holding `words` once: 29 copies not translated yet
+ * (English text under each language's address) and the French one, translated and longer, so that
+ * the first stage ranks it below the 29 on its own site. The French page's address.
+ */
+function translatedGuide(page: (url: string, title: string, body: string, lang?: string) => void, host: string, words: string): string {
+  for (const locale of LOCALES) page(`https://${host}/${locale}/guide.html`, 'Quokka and zanzibar', `${longText(STORY, 400)} ${words}`);
+  const french = `https://${host}/fr-FR/guide.html`;
+  page(french, 'Quokka et zanzibar', `${longText(FRENCH, 700)} ${words}`, 'fr');
+  return french;
+}
+
+/** Thirty short French pages of sites of their own holding the query's words, above the manual's
+ * French page: the first stage's best pages in French (#inLanguage's) leave it out. */
+function frenchNotes(page: (url: string, title: string, body: string, lang?: string) => void): void {
+  for (let i = 0; i < 30; i++) page(`https://fr${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar une note ${i}`, 'fr');
+}
+
+/** Checks that the first stage's SITE_CANDIDATES (20) best pages of `host` for `query` leave `url` out. */
+function belowItsSitesBest(file: string, host: string, url: string, query: string): void {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const stage = new PostingsStage(db);
+    assert.ok(stage.refresh());
+    const rows = db.prepare('SELECT id, url FROM pages').all() as { id: number; url: string }[];
+    const site = new Uint8Array(Math.max(...rows.map((r) => r.id)) + 1);
+    for (const r of rows) if (new URL(r.url).host === host) site[r.id] = 1;
+    const id = (rows.find((r) => r.url === url) as { id: number }).id;
+    const { concepts, joins } = parseQuery(query);
+    const best = stage.rank(concepts, joins, 20, site).map((r) => r.id);
+    assert.equal(best.length, 20);
+    assert.ok(!best.includes(id), "the site's twenty best leave it out");
+  } finally {
+    db.close();
+  }
+}
+
+describe("a site's pages in the language asked for, when its best are in others", () => {
+  const langHtml = (title: string, body: string, lang: string) =>
+    `<!doctype html><html lang="${lang}"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+  it("are candidates on a site the first stage's best keep coming back to, and first", () => {
+    const file = join(dir, 'focused-languages.db');
+    const writer = new SqliteIndexWriter(file);
+    const page = (url: string, title: string, body: string, lang = 'en') =>
+      writer.upsert(buildDocument({ url, html: langHtml(title, body, lang) }));
+    // As the suite of the site the query's best keep coming back to, its guide in 30 languages.
+    for (let i = 0; i < 100; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+    for (let i = 0; i < 3; i++)
+      page(`https://manual.test/notes-${i}.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar quokka zanzibar note ${i}`);
+    for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`);
+    frenchNotes(page);
+    const french = translatedGuide(page, 'manual.test', 'quokka zanzibar');
+    writer.finish();
+    writer.close();
+    leftOutOfFirstStage(file, french, 'quokka zanzibar');
+    belowItsSitesBest(file, 'manual.test', french, 'quokka zanzibar');
+    const reader = new IndexReader(file);
+    after(() => reader.close());
+    const first = (language: string) => reader.search({ query: 'quokka zanzibar', language, limit: 10, exact: true }).results[0]?.url;
+    assert.equal(first('fr'), french);
+    assert.notEqual(first('en'), french, 'asked in English, another page');
+  });
+
+  it('are candidates on a site holding the pages that hold all of a query far beyond chance, and first', () => {
+    const file = join(dir, 'holding-languages.db');
+    const writer = new SqliteIndexWriter(file);
+    const page = (url: string, title: string, body: string, lang = 'en') =>
+      writer.upsert(buildDocument({ url, html: langHtml(title, body, lang) }));
+    // As the suite of the site holding the pages that hold all of a query: 30 of the 130 pages
+    // holding the pair are the handbook's guide in 30 languages, where chance would put 3.5.
+    for (let i = 0; i < 1000; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+    for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar with a note ${i}`);
+    frenchNotes(page);
+    const french = translatedGuide(page, 'handbook.test', 'quokka zanzibar');
+    writer.finish();
+    writer.close();
+    leftOutOfFirstStage(file, french, 'quokka zanzibar');
+    belowItsSitesBest(file, 'handbook.test', french, 'quokka zanzibar');
+    const reader = new IndexReader(file);
+    after(() => reader.close());
+    const first = (language: string) => reader.search({ query: 'quokka zanzibar', language, limit: 10, exact: true }).results[0]?.url;
+    assert.equal(first('fr'), french);
+    assert.notEqual(first('en'), french, 'asked in English, another page');
+  });
+});
+
 describe('the reference of a dotted name', () => {
   const file = join(dir, 'siblings.db');
   const writer = new SqliteIndexWriter(file);

@@ -34,16 +34,18 @@ const CANDIDATES = 60;
 const LANGUAGE_CANDIDATES = 20;
 /** The first stage's best pages of a site its best pages keep coming back to (FOCUS_PAGES of them
  * or more, on the FOCUSED_SITES sites with most) that are candidates however many pages of other
- * sites rank above them (decision 0123; 10 to 40 among 95,000 distractors). */
+ * sites rank above them (decision 0123; 10 to 40 among 95,000 distractors); as many again of its
+ * pages in the language asked for, when its best are not all in it (decision 0170). */
 const SITE_CANDIDATES = 20;
 const FOCUS_PAGES = 3;
 const FOCUSED_SITES = 2;
 /** A site holding the pages that hold all of a query far beyond chance (sites.ts surprisingHost):
- * its SITE_CANDIDATES best of them join the candidates (decision 0167). The surprise, in nats, is
- * above the highest of the distractors' sites on the even half of the known items among 10⁶ pages
- * (25), and 20 gives the same ranks. The pages holding all of a query are looked at only when its
- * rarest concept is on at most HOLDING_PAGES pages: a query of everyday words names nothing a site
- * could hold beyond chance, and the walk costs a look-up a page. */
+ * its SITE_CANDIDATES best of them join the candidates (decision 0167), and as many of them in the
+ * language asked for (0170). The surprise, in nats, is above the highest of the distractors' sites
+ * on the even half of the known items among 10⁶ pages (25), and 20 gives the same ranks. The pages
+ * holding all of a query are looked at only when its rarest concept is on at most HOLDING_PAGES
+ * pages: a query of everyday words names nothing a site could hold beyond chance, and the walk
+ * costs a look-up a page. */
 const HOLDING_SURPRISE = 30;
 const HOLDING_PAGES = 20_000;
 /** For a question, how many of the first stage's best pages on the site of its hubs join its
@@ -629,12 +631,31 @@ export class IndexReader {
     );
   }
 
-  /** The first stage's best pages (SITE_CANDIDATES) on each of the `focused` sites (#focusedSites). */
+  /**
+   * The first stage's best pages (SITE_CANDIDATES) on each of the `focused` sites (#focusedSites),
+   * and when those are not all in the language asked for, its best pages in that language as well:
+   * a manual in many languages holds an identifier's page in each of them, alike but for its
+   * language, and the asker's may be below twenty others (decision 0170).
+   */
   #onFocusedSites(asking: Asking, focused: readonly string[]): number[] {
+    const v = this.#keptVersion;
     const out: number[] = [];
     for (const host of focused) {
-      const pages = this.#sitePages.allowed({ sites: [host] }, this.#keptVersion) as AllowedPages;
-      for (const r of this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages)) out.push(r.id);
+      const pages = this.#sitePages.allowed({ sites: [host] }, v) as AllowedPages;
+      const best = this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages);
+      for (const r of best) out.push(r.id);
+      // Fewer than SITE_CANDIDATES: every page of the site holding a word of the query is there.
+      const own = this.#languagePages.of(asking.req.language, v, null);
+      if (best.length < SITE_CANDIDATES || best.every((r) => own[r.id])) continue;
+      // Its pages in the language scored, as #onHubsSite scores a site's (a few hundred, where the
+      // first stage filtered to them would walk every posting of the query's words again).
+      const scores = this.#stage.scores(this.#sitePages.pagesOf(host, v).filter((id) => own[id]));
+      const inLanguage = bestIds(
+        [...scores].map(([id, s]) => ({ id, s })),
+        SITE_CANDIDATES,
+      );
+      const listed = new Set(out);
+      for (const id of inLanguage) if (!listed.has(id)) out.push(id);
     }
     return out;
   }
@@ -642,8 +663,9 @@ export class IndexReader {
   /**
    * The best pages by the first stage's score (SITE_CANDIDATES) among those holding all of the
    * query on the site that holds far more of them than chance would (sites.ts surprisingHost,
-   * HOLDING_SURPRISE; decision 0167), unless it is one of the `focused` sites the first stage's
-   * best come back to (#onFocusedSites takes those in).
+   * HOLDING_SURPRISE; decision 0167), and as many of those in the language asked for (0170), unless
+   * it is one of the `focused` sites the first stage's best come back to (#onFocusedSites takes
+   * those in).
    * Among a million pages a handbook's pair of rare words (`resize2fs b384c441`) is held by a few
    * dozen of its pages, one in each of its languages, and by a hundred shorter distractors, each on
    * a site of its own, and BM25 puts every distractor above the handbook's pages. Not for a
@@ -659,10 +681,14 @@ export class IndexReader {
     const host = surprisingHost(hosts, size, this.#sitePages.pageCount(v), FOCUS_PAGES, HOLDING_SURPRISE);
     if (host === null || focused.includes(host)) return [];
     const scores = this.#stage.scores(Array.from(held).filter((_, i) => hosts[i] === host));
-    return bestIds(
-      [...scores].map(([id, s]) => ({ id, s })),
+    const ranked = [...scores].map(([id, s]) => ({ id, s }));
+    // And its best in the language asked for, as #onFocusedSites takes them.
+    const own = this.#languagePages.of(asking.req.language, v, null);
+    const inLanguage = bestIds(
+      ranked.filter((r) => own[r.id]),
       SITE_CANDIDATES,
     );
+    return [...new Set([...bestIds(ranked, SITE_CANDIDATES), ...inLanguage])];
   }
 
   /**
