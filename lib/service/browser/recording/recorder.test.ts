@@ -14,7 +14,7 @@ type Params = Record<string, unknown>;
 
 /**
  * A browser as the recorder sees it: its DevTools events are the test's to send, and it answers
- * a screenshot with a few bytes that name the moment it was taken.
+ * a screenshot with a few bytes of its own.
  */
 function fakeBrowser(tab: string) {
   const rootEvents = new EventEmitter<{ event: [string, Params] }>();
