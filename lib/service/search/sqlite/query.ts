@@ -640,15 +640,17 @@ export class IndexReader {
   #onFocusedSites(asking: Asking, focused: readonly string[]): number[] {
     const v = this.#keptVersion;
     const out: number[] = [];
+    if (!focused.length) return out;
+    const own = this.#languagePages.of(asking.req.language, v, null);
     for (const host of focused) {
       const pages = this.#sitePages.allowed({ sites: [host] }, v) as AllowedPages;
       const best = this.#stage.rank(asking.concepts, asking.joins, SITE_CANDIDATES, pages);
       for (const r of best) out.push(r.id);
       // Fewer than SITE_CANDIDATES: every page of the site holding a word of the query is there.
-      const own = this.#languagePages.of(asking.req.language, v, null);
       if (best.length < SITE_CANDIDATES || best.every((r) => own[r.id])) continue;
-      // Its pages in the language scored, as #onHubsSite scores a site's (a few hundred, where the
-      // first stage filtered to them would walk every posting of the query's words again).
+      // Its pages in the language scored, as #onHubsSite scores a site's (a manual's pages in one
+      // language are hundreds or a few thousand, where the first stage filtered to them would walk
+      // every posting of the query's words again).
       const scores = this.#stage.scores(this.#sitePages.pagesOf(host, v).filter((id) => own[id]));
       const inLanguage = bestIds(
         [...scores].map(([id, s]) => ({ id, s })),
