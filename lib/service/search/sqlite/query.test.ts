@@ -474,49 +474,47 @@ describe("a site's pages in the language asked for, when its best are in others"
   const langHtml = (title: string, body: string, lang: string) =>
     `<!doctype html><html lang="${lang}"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
 
-  it("are candidates on a site the first stage's best keep coming back to, and first", () => {
-    const file = join(dir, 'focused-languages.db');
+  type Page = (url: string, title: string, body: string, lang?: string) => void;
+  /**
+   * An index of `others` pages holding none of the query, what `pages` writes, 30 short French
+   * pages holding it and `host`'s guide in 30 languages. Checks that the French guide is left out
+   * of the first stage's best, of its site's and of its best in French, and that it comes first
+   * asked in French, and not asked in English.
+   */
+  function frenchGuideFirst(name: string, host: string, others: number, pages: (page: Page) => void): void {
+    const file = join(dir, `${name}.db`);
     const writer = new SqliteIndexWriter(file);
-    const page = (url: string, title: string, body: string, lang = 'en') =>
-      writer.upsert(buildDocument({ url, html: langHtml(title, body, lang) }));
-    // As the suite of the site the query's best keep coming back to, its guide in 30 languages.
-    for (let i = 0; i < 100; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
-    for (let i = 0; i < 3; i++)
-      page(`https://manual.test/notes-${i}.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar quokka zanzibar note ${i}`);
-    for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`);
+    const page: Page = (url, title, body, lang = 'en') => writer.upsert(buildDocument({ url, html: langHtml(title, body, lang) }));
+    for (let i = 0; i < others; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
+    pages(page);
     frenchNotes(page);
-    const french = translatedGuide(page, 'manual.test', 'quokka zanzibar');
+    const french = translatedGuide(page, host, 'quokka zanzibar');
     writer.finish();
     writer.close();
     leftOutOfFirstStage(file, french, 'quokka zanzibar');
-    belowItsSitesBest(file, 'manual.test', french, 'quokka zanzibar');
+    belowItsSitesBest(file, host, french, 'quokka zanzibar');
     const reader = new IndexReader(file);
     after(() => reader.close());
     const first = (language: string) => reader.search({ query: 'quokka zanzibar', language, limit: 10, exact: true }).results[0]?.url;
     assert.equal(first('fr'), french);
     assert.notEqual(first('en'), french, 'asked in English, another page');
+  }
+
+  it("are candidates on a site the first stage's best keep coming back to, and first", () => {
+    // As the suite of the site the query's best keep coming back to: three of its pages among them.
+    frenchGuideFirst('focused-languages', 'manual.test', 100, (page) => {
+      for (let i = 0; i < 3; i++)
+        page(`https://manual.test/notes-${i}.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar quokka zanzibar note ${i}`);
+      for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar quokka zanzibar note ${i}`);
+    });
   });
 
   it('are candidates on a site holding the pages that hold all of a query far beyond chance, and first', () => {
-    const file = join(dir, 'holding-languages.db');
-    const writer = new SqliteIndexWriter(file);
-    const page = (url: string, title: string, body: string, lang = 'en') =>
-      writer.upsert(buildDocument({ url, html: langHtml(title, body, lang) }));
     // As the suite of the site holding the pages that hold all of a query: 30 of the 130 pages
     // holding the pair are the handbook's guide in 30 languages, where chance would put 3.5.
-    for (let i = 0; i < 1000; i++) page(`https://other${i}.test/page.html`, `Page ${i}`, `something else entirely ${i}`);
-    for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar with a note ${i}`);
-    frenchNotes(page);
-    const french = translatedGuide(page, 'handbook.test', 'quokka zanzibar');
-    writer.finish();
-    writer.close();
-    leftOutOfFirstStage(file, french, 'quokka zanzibar');
-    belowItsSitesBest(file, 'handbook.test', french, 'quokka zanzibar');
-    const reader = new IndexReader(file);
-    after(() => reader.close());
-    const first = (language: string) => reader.search({ query: 'quokka zanzibar', language, limit: 10, exact: true }).results[0]?.url;
-    assert.equal(first('fr'), french);
-    assert.notEqual(first('en'), french, 'asked in English, another page');
+    frenchGuideFirst('holding-languages', 'handbook.test', 1000, (page) => {
+      for (let i = 0; i < 70; i++) page(`https://en${i}.test/notes.html`, `Notes ${i}`, `quokka zanzibar with a note ${i}`);
+    });
   });
 });
 
