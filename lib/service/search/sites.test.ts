@@ -10,7 +10,9 @@ import {
   recurringHostShares,
   siteAllows,
   siteFiltersKey,
+  sampleFocus,
   siteFocus,
+  surpriseOf,
   surprisingHost,
 } from './sites.ts';
 
@@ -135,6 +137,13 @@ describe('hosts of a list of results', () => {
     // A site that is most of the index holds most of any set by chance.
     assert.equal(surprisingHost(set({ 'handbook.test': 90 }), size, 3100, 3, 30), null);
     assert.equal(surprisingHost([], size, 1e6, 3, 30), null);
+    // Holding fewer than chance would is no surprise: 216 of 17,840 pages on a site of 3,302 of
+    // 100,000 (589 by chance) was once taken for one (a lower tail's bound of 225).
+    assert.equal(surprisingHost(set({ 'handbook.test': 90 }), (h) => (h === 'handbook.test' ? 90_000 : 10), 100_000, 3, 30), null);
+    assert.equal(surpriseOf(216, 589), 0);
+    assert.equal(surpriseOf(5, 5), 0);
+    assert.equal(surpriseOf(3, 0), 0, 'a site of no pages holds none');
+    assert.equal(surpriseOf(26, 0.3).toFixed(1), '90.3');
   });
 
   it('how much a list comes back to a site, by the logarithm of its pages there', () => {
@@ -149,5 +158,45 @@ describe('hosts of a list of results', () => {
     // Each page more counts for less: a second page of a site among the best says more than a sixth.
     const more = (n: number) => siteFocus(n + 1, 60) - siteFocus(n, 60);
     assert.ok(more(1) > more(5) && more(5) > more(25) && more(25) > 0);
+  });
+
+  it("a site holding far more of a query's best than chance is measured against those on sites that recur", () => {
+    // A million pages: a handbook of 3,300 holds 26 of the 60 best (0.2 by chance), a site of
+    // 1,000 pages holds 2 of them, and 32 are each alone on a site of 1,000.
+    const counts = new Map<string, number>([
+      ['handbook.test', 26],
+      ['w1.test', 2],
+      ...Array.from({ length: 32 }, (_, i): [string, number] => [`w${i + 2}.test`, 1]),
+    ]);
+    const size = (host: string) => (host === 'handbook.test' ? 3300 : 1000);
+    const focusOn = sampleFocus(counts, 60, size, 1e6, 30);
+    assert.equal(siteFocus(26, 60).toFixed(3), '0.802');
+    assert.equal(focusOn('handbook.test', 26), siteFocus(26, 28), 'against the 28 on sites that recur');
+    assert.ok(focusOn('handbook.test', 26) > 0.97, 'from 0.802 against all 60');
+    assert.equal(focusOn('handbook.test', 27), siteFocus(27, 28), 'a page of it from outside the sample counts itself');
+    // Two pages of a site of 1,000 are chance enough (a surprise of 5), one page is one page, and a
+    // site outside the sample counts the candidate alone: each as siteFocus() has it.
+    assert.equal(focusOn('w1.test', 2), siteFocus(2, 60));
+    assert.equal(focusOn('w2.test', 1), siteFocus(1, 60));
+    assert.equal(focusOn('elsewhere.test', 1), siteFocus(1, 60));
+    // On the corpus alone the handbook is two thirds of 5,058 pages: 40 of the 60 best are chance.
+    // A site of 60 pages holding the other 20 holds them far beyond chance (0.7), and is measured
+    // against the pages on sites that recur: all 60 of them.
+    const alone = sampleFocus(
+      new Map([
+        ['handbook.test', 40],
+        ['docs.test', 20],
+      ]),
+      60,
+      (h) => (h === 'handbook.test' ? 3300 : 60),
+      5058,
+      30,
+    );
+    assert.ok(surpriseOf(20, (60 * 60) / 5058) > 30);
+    assert.equal(alone('handbook.test', 40), siteFocus(40, 60));
+    assert.equal(alone('docs.test', 20), siteFocus(20, 60));
+    // No site recurs, and one page is never surprise enough: every site as siteFocus() has it.
+    const scattered = sampleFocus(new Map([['a.test', 1], ['b.test', 1]]), 2, () => 1, 1e6, 30);
+    assert.equal(scattered('a.test', 1), siteFocus(1, 2));
   });
 });

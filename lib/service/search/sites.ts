@@ -37,6 +37,42 @@ function counted(hosts: readonly (string | null)[]): Map<string, number> {
  */
 export const siteFocus = (pages: number, sample: number): number => Math.min(1, Math.log1p(pages) / Math.log1p(sample));
 
+/**
+ * siteFocus() for a query's sample of best pages, by host (decision 0123): `counts`, how many of
+ * the `sample` pages each host has, and a candidate's `pages`, the same with itself counted. Among
+ * a million pages most of a query's best are each alone on its site, the noise of a web of many
+ * sites, not a rival to the one the rest come back to. So a site holding far more of the sample
+ * than chance would give it (a surprise of `surprise` or more, as surprisingHost() measures it,
+ * `pagesOf` and `total` as there) is measured against the sample's pages on sites that recur in
+ * it, not against all of them (decision 0171). On a small web a manual is much of what there is,
+ * chance puts many of its pages among the best, and its focus is the one siteFocus() gives.
+ */
+export function sampleFocus(
+  counts: ReadonlyMap<string, number>,
+  sample: number,
+  pagesOf: (host: string) => number,
+  total: number,
+  surprise: number,
+): (host: string, pages: number) => number {
+  let recurring = 0;
+  for (const n of counts.values()) if (n > 1) recurring += n;
+  const measure = new Map<string, number>();
+  return (host, pages) => {
+    let against = measure.get(host);
+    if (against === undefined) {
+      const beyondChance = surpriseOf(counts.get(host) ?? 0, (sample * pagesOf(host)) / total) >= surprise;
+      against = beyondChance && recurring > 0 ? recurring : sample;
+      measure.set(host, against);
+    }
+    return siteFocus(pages, against);
+  };
+}
+
+/** How far holding `c` of a set is beyond the `e` chance would give, in nats: c ln(c/e) − c + e,
+ * Chernoff's bound for a Poisson count (c or more comes by chance at most e^−surprise of the
+ * time); 0 for c at or below e, as holding fewer than chance would is no sign of holding more. */
+export const surpriseOf = (c: number, e: number): number => (c > e && e > 0 ? c * Math.log(c / e) - c + e : 0);
+
 /** The hosts `atLeast` of `hosts` are on (null: a page of none), the `most` with most of them first
  * (by name among equals). */
 export function focusedHosts(hosts: readonly (string | null)[], atLeast: number, most: number): string[] {
@@ -51,8 +87,7 @@ export function focusedHosts(hosts: readonly (string | null)[], atLeast: number,
  * The host holding far more of a set of pages than chance would put on it, or null when none does.
  * `hosts`: the set's pages' hosts (null: none); `pagesOf`: how many pages of the index a host has;
  * `total`: how many the index has. A host of n pages holds by chance about e = |set| × n / total of
- * the set; holding c of them (`atLeast` or more), its surprise is c ln(c/e) − c + e, Chernoff's
- * bound for a Poisson count (c or more comes by chance at most e^−surprise of the time). The most
+ * the set; holding c of them (`atLeast` or more), its surprise is surpriseOf(c, e). The most
  * surprising host of `surprise` or more, the first by name among equals.
  */
 export function surprisingHost(
@@ -66,8 +101,7 @@ export function surprisingHost(
   let most = surprise;
   for (const [host, c] of counted(hosts)) {
     if (c < atLeast) continue;
-    const e = (hosts.length * pagesOf(host)) / total;
-    const s = e > 0 ? c * Math.log(c / e) - c + e : 0;
+    const s = surpriseOf(c, (hosts.length * pagesOf(host)) / total);
     if (s > most || (s === most && (best === null || host < best))) [best, most] = [host, s];
   }
   return best;

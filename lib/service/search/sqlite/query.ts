@@ -8,7 +8,7 @@ import { answerScore, baseScore, copiesByLanguage, headingIndexBytes, type Candi
 import { makeSnippet, passageAt, passageSnippet, SNIPPET_SCAN, type Passage } from '../snippet.ts';
 import { ownValues, QUESTION_FROM, questionHeads, questionWorth, searchedWords, understand } from '../question.ts';
 import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
-import { focusedHosts, hostCounts, recurringHostShares, siteFocus, surprisingHost } from '../sites.ts';
+import { focusedHosts, hostCounts, recurringHostShares, sampleFocus, surprisingHost } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
 import { rewriteQuery } from '../typos.ts';
@@ -505,8 +505,11 @@ export class IndexReader {
     const sampled = new Set(sample);
     const sampleUrls = sample.map((id) => signals.get(id)?.url ?? '');
     const onSites = described?.size ? recurringHostShares(sampleUrls) : null;
-    // How many of the sample's pages are on each candidate's site (itself counted).
+    // How many of the sample's pages are on each candidate's site (itself counted), and how much
+    // that says the query is about the site.
     const onSite = hostCounts(sampleUrls);
+    const v = this.#keptVersion;
+    const focusOn = sampleFocus(onSite, sample.length, (host) => this.#sitePages.pagesOf(host, v).length, this.#sitePages.pageCount(v), HOLDING_SURPRISE);
     const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
@@ -532,7 +535,7 @@ export class IndexReader {
         described: described?.has(r.id) ? (described.get(r.id) as number) * Math.min(1, 2 * (onSites?.get(p.host) ?? 0)) : 0,
         authority: p.authority,
         onNamedSite: sites?.has(p.host) ? 1 : 0,
-        siteFocus: siteFocus((onSite.get(p.host) ?? 0) + (sampled.has(r.id) ? 0 : 1), sample.length),
+        siteFocus: focusOn(p.host, (onSite.get(p.host) ?? 0) + (sampled.has(r.id) ? 0 : 1)),
         siblings: siblings?.get(r.id) ?? 0,
         fields: p.fields,
       };
