@@ -139,7 +139,10 @@ describe('hosts of a list of results', () => {
     assert.equal(surprisingHost([], size, 1e6, 3, 30), null);
     // Holding fewer than chance would is no surprise: 216 of 17,840 pages on a site of 3,302 of
     // 100,000 (589 by chance) was once taken for one (a lower tail's bound of 225).
-    assert.equal(surprisingHost(set({ 'handbook.test': 90 }), (h) => (h === 'handbook.test' ? 90_000 : 10), 100_000, 3, 30), null);
+    assert.equal(
+      surprisingHost(set({ 'handbook.test': 90 }), (h) => (h === 'handbook.test' ? 90_000 : 10), 100_000, 3, 30),
+      null,
+    );
     assert.equal(surpriseOf(216, 589), 0);
     assert.equal(surpriseOf(5, 5), 0);
     assert.equal(surpriseOf(3, 0), 0, 'a site of no pages holds none');
@@ -196,7 +199,16 @@ describe('hosts of a list of results', () => {
     assert.equal(alone('handbook.test', 40), siteFocus(40, 60));
     assert.equal(alone('docs.test', 20), siteFocus(20, 60));
     // No site recurs, and one page is never surprise enough: every site as siteFocus() has it.
-    const scattered = sampleFocus(new Map([['a.test', 1], ['b.test', 1]]), 2, () => 1, 1e6, 30);
+    const scattered = sampleFocus(
+      new Map([
+        ['a.test', 1],
+        ['b.test', 1],
+      ]),
+      2,
+      () => 1,
+      1e6,
+      30,
+    );
     assert.equal(scattered('a.test', 1), siteFocus(1, 2));
   });
 });

@@ -509,7 +509,13 @@ export class IndexReader {
     // that says the query is about the site.
     const onSite = hostCounts(sampleUrls);
     const v = this.#keptVersion;
-    const focusOn = sampleFocus(onSite, sample.length, (host) => this.#sitePages.pagesOf(host, v).length, this.#sitePages.pageCount(v), HOLDING_SURPRISE);
+    const focusOn = sampleFocus(
+      onSite,
+      sample.length,
+      (host) => this.#sitePages.pagesOf(host, v).length,
+      this.#sitePages.pageCount(v),
+      HOLDING_SURPRISE,
+    );
     const scored: Scored[] = [];
     for (const r of rows) {
       const p = signals.get(r.id);
