@@ -165,15 +165,13 @@ describe('hosts of a list of results', () => {
   });
 
   it("a site holding far more of a query's best than chance is measured against those on sites that recur", () => {
+    // sampleFocus() with 0167's bound of 30, a host's pages among the sample given by name.
+    const focusOf = (counts: Record<string, number>, sample: number, size: (host: string) => number, total: number) =>
+      sampleFocus(new Map(Object.entries(counts)), sample, size, total, 30);
     // A million pages: a handbook of 3,300 holds 26 of the 60 best (0.2 by chance), a site of
     // 1,000 pages holds 2 of them, and 32 are each alone on a site of 1,000.
-    const counts = new Map<string, number>([
-      ['handbook.test', 26],
-      ['w1.test', 2],
-      ...Array.from({ length: 32 }, (_, i): [string, number] => [`w${i + 2}.test`, 1]),
-    ]);
-    const size = (host: string) => (host === 'handbook.test' ? 3300 : 1000);
-    const focusOn = sampleFocus(counts, 60, size, 1e6, 30);
+    const alone32 = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`w${i + 2}.test`, 1]));
+    const focusOn = focusOf({ 'handbook.test': 26, 'w1.test': 2, ...alone32 }, 60, (h) => (h === 'handbook.test' ? 3300 : 1000), 1e6);
     assert.equal(siteFocus(26, 60).toFixed(3), '0.802');
     assert.equal(focusOn('handbook.test', 26), siteFocus(26, 28), 'against the 28 on sites that recur');
     assert.ok(focusOn('handbook.test', 26) > 0.97, 'from 0.802 against all 60');
@@ -184,32 +182,14 @@ describe('hosts of a list of results', () => {
     assert.equal(focusOn('w2.test', 1), siteFocus(1, 60));
     assert.equal(focusOn('elsewhere.test', 1), siteFocus(1, 60));
     // On the corpus alone the handbook is two thirds of 5,058 pages: 40 of the 60 best are chance.
-    // A site of 60 pages holding the other 20 holds them far beyond chance (0.7 by chance), and is measured
-    // against the pages on sites that recur: all 60 of them.
-    const alone = sampleFocus(
-      new Map([
-        ['handbook.test', 40],
-        ['docs.test', 20],
-      ]),
-      60,
-      (h) => (h === 'handbook.test' ? 3300 : 60),
-      5058,
-      30,
-    );
+    // A site of 60 pages holding the other 20 holds them far beyond chance (0.7 by chance), and is
+    // measured against the pages on sites that recur: all 60 of them.
+    const alone = focusOf({ 'handbook.test': 40, 'docs.test': 20 }, 60, (h) => (h === 'handbook.test' ? 3300 : 60), 5058);
     assert.ok(surpriseOf(20, (60 * 60) / 5058) > 30);
     assert.equal(alone('handbook.test', 40), siteFocus(40, 60));
     assert.equal(alone('docs.test', 20), siteFocus(20, 60));
     // No site recurs, and one page is never surprise enough: every site as siteFocus() has it.
-    const scattered = sampleFocus(
-      new Map([
-        ['a.test', 1],
-        ['b.test', 1],
-      ]),
-      2,
-      () => 1,
-      1e6,
-      30,
-    );
+    const scattered = focusOf({ 'a.test': 1, 'b.test': 1 }, 2, () => 1, 1e6);
     assert.equal(scattered('a.test', 1), siteFocus(1, 2));
   });
 });
