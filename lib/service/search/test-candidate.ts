@@ -27,6 +27,7 @@ export function testCandidate(changes: Partial<Candidate> = {}): Candidate {
     authority: 1,
     siteFocus: 0,
     siblings: 0,
+    wordsUsed: 0,
     fields: rankFields(title, url, changes.headings ?? ''),
     ...changes,
   };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { buildDocument } from '../document.ts';
+import { identifierWords } from '../identifier-words.ts';
 import { parseQuery } from '../tokenize.ts';
 import { FtsStage } from './first-stage.ts';
 import { unpackText } from './packed-text.ts';
@@ -776,6 +777,55 @@ describe('postings', () => {
       reader.close();
       reference.close();
     }
+  });
+});
+
+describe("an identifier's words a page uses beyond it", () => {
+  const file = join(dir, 'words-used.db');
+  const filler = 'plain words about nothing in particular '.repeat(30);
+  const page = (name: string, body: string) => ({ url: `https://docs.test/${name}.html`, html: html(name, `<p>${body} ${filler}</p>`) });
+  build(file, [
+    // About it: lo_import again and again, and OIDs.
+    page('about', `lo_import_with_oid returns the OID. ${'Use lo_import to read a file; the oid names it. '.repeat(8)}`),
+    // Naming it in passing: its words only where it names it, twice.
+    page('passing', 'see lo_import_with_oid and lo_import_with_oid'),
+    // Naming it once, and saying `import` once besides.
+    page('import', 'see lo_import_with_oid to import'),
+    // Its words, but not it.
+    page('words', 'Use lo_import to read a file; the oid names it. '.repeat(8)),
+    ...Array.from({ length: 20 }, (_, i) => page(`other-${i}`, `an import of ${i}`)),
+  ]);
+  const db = new DatabaseSync(file, { readOnly: true });
+  after(() => db.close());
+  const stage = new PostingsStage(db);
+  assert.ok(stage.refresh());
+  const ids = new Map(
+    (db.prepare('SELECT id, url FROM pages').all() as { id: number; url: string }[]).map((r) => [r.url.slice(18, -5), r.id]),
+  );
+  const id = (name: string) => ids.get(name) as number;
+  const used = stage.wordsUsed(identifierWords(parseQuery('lo_import_with_oid').concepts, 'en'), [...ids.values()]);
+
+  it('are all its words on a page about it', () => {
+    assert.ok((used.get(id('about')) as number) > 0.99, String(used.get(id('about'))));
+  });
+
+  it('are none where the page holds them only as often as it names it', () => {
+    assert.equal(used.get(id('passing')), undefined);
+  });
+
+  it('are a share by idf, the rarer words counting more', () => {
+    // `import` is on 22 pages, against `lo`, `oid` and the joins on 3 or 4: the smallest share.
+    const share = used.get(id('import')) as number;
+    assert.ok(share > 0 && share < 0.1, String(share));
+  });
+
+  it('are none on a page that does not hold the identifier', () => {
+    assert.equal(used.get(id('words')), undefined);
+    assert.equal(used.get(id('other-0')), undefined);
+  });
+
+  it('are nothing for a query without an identifier', () => {
+    assert.equal(stage.wordsUsed(identifierWords(parseQuery('import').concepts, 'en'), [...ids.values()]).size, 0);
   });
 });
 

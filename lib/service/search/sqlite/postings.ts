@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { rowsAsArrays } from '#shared/sqlite.ts';
 import { indexIn, seek } from '../sorted.ts';
+import type { IdentifierWords } from '../identifier-words.ts';
 import type { Concept } from '../tokenize.ts';
 import type { AllowedPages, FirstStage, Ranked } from './first-stage.ts';
 import { impact, maxScoreTopK } from './max-score.ts';
@@ -174,6 +175,8 @@ const BLOCK_OBJECTS_BYTES = 448;
 type Held = { at: Uint32Array; impacts: Float32Array };
 /** A term and its list (undefined when the index has none) as the last rank() call read them. */
 type TermList = { term: string; list: ScoredList | undefined };
+/** Impacts kept as float32 differ by this share at most for one frequency (wordsUsed()). */
+const SATURATION_TOLERANCE = 1e-4;
 /** A fragment shorter than this is not looked up as the end of longer words; at most this many are. */
 const MIN_FRAGMENT = 3;
 const MAX_COMPLETIONS = 3;
@@ -340,11 +343,16 @@ export class PostingsStage implements FirstStage {
     return out;
   }
 
+  /** BM25's idf of a term on `df` of the index's pages. */
+  #idf(df: number): number {
+    return Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5)));
+  }
+
   /** A list read from the index, scored (its frequencies become its impacts, in place). */
   #withImpacts(list: PostingList): ScoredList {
     const { docs, freqs } = list;
     const df = docs.length;
-    const idf = Math.max(1e-6, Math.log((this.#pages - df + 0.5) / (df + 0.5)));
+    const idf = this.#idf(df);
     const norm = this.#norm;
     const impacts = freqs;
     let bound = 0;
@@ -626,6 +634,52 @@ export class PostingsStage implements FirstStage {
     }
     const out = new Map<number, number>();
     for (let i = 0; i < sorted.length; i++) if ((sums[i] as number) > 0) out.set(sorted[i] as number, sums[i] as number);
+    return out;
+  }
+
+  /**
+   * How much of each identifier's words (identifier-words.ts) each of `ids` uses beyond the
+   * identifier itself, 0 to 1: the words it holds more often than it holds the identifier, each
+   * counted by its idf, as a share of them all; averaged over the identifiers, and 0 for an
+   * identifier the page does not hold. A page's impacts of two terms are their idf times a
+   * saturation that grows with the term's frequency over the same length norm, so the frequencies
+   * compare as the impacts divided by the idf do.
+   */
+  wordsUsed(identifiers: readonly IdentifierWords[], ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (!identifiers.length) return out;
+    const t = this.#tokenizer;
+    t.learn(identifiers.flatMap((i) => [i.compound, ...i.words]));
+    const plans = identifiers.map((i) => ({ compound: t.terms(i.compound), words: i.words.map((w) => t.terms(w)) }));
+    const lists = this.#postings([...new Set(plans.flatMap((p) => [...p.compound, ...p.words.flat()]))]);
+    const idfs = new Map([...lists].map(([term, list]) => [term, this.#idf(list.docs.length)]));
+    // How often a phrase of terms is on page `id`, as the saturation of its rarest there (0 where it is not).
+    const saturation = (terms: readonly string[], id: number) => {
+      let least = Infinity;
+      for (const term of terms) {
+        const list = lists.get(term);
+        const at = list ? placeOf(list, id) : -1;
+        if (at < 0) return 0;
+        least = Math.min(least, ((list as ScoredList).impacts[at] as number) / (idfs.get(term) as number));
+      }
+      return least;
+    };
+    for (const id of ids) {
+      let sum = 0;
+      for (const p of plans) {
+        const own = saturation(p.compound, id);
+        if (!(own > 0)) continue;
+        let used = 0;
+        let all = 0;
+        for (const terms of p.words) {
+          const w = idfs.get(terms[0] as string) ?? 0;
+          all += w;
+          if (saturation(terms, id) > own * (1 + SATURATION_TOLERANCE)) used += w;
+        }
+        if (all > 0) sum += used / all;
+      }
+      if (sum > 0) out.set(id, sum / plans.length);
+    }
     return out;
   }
 

@@ -470,6 +470,25 @@ describe("a site holding far more of the query's best than chance, among pages a
   });
 });
 
+describe('a query that is one identifier, among many short pages naming it once', () => {
+  const file = join(dir, 'identifier.db');
+  const writer = new SqliteIndexWriter(file);
+  const page = (url: string, title: string, body: string) => writer.upsert(buildDocument({ url, html: html(title, body) }));
+  for (let i = 0; i < 80; i++) page(`https://notes${i}.test/notes.html`, `Notes ${i}`, `the quokka_zanzibar_wombat call ${i}`);
+  const about = 'https://docs.test/marsupials.html';
+  page(
+    about,
+    'Marsupial calls',
+    `${longText(STORY, 400)} quokka_zanzibar_wombat opens a quokka zanzibar. ${'The quokka zanzibar holds a wombat. '.repeat(10)}`,
+  );
+  const search = searchOf(writer, file);
+
+  it('has the page about it first, which says its words again and again', () => {
+    leftOutOfFirstStage(file, about, 'quokka_zanzibar_wombat');
+    assert.equal(search('quokka_zanzibar_wombat')[0], 'marsupials.html');
+  });
+});
+
 /** Languages a manual is translated into, by the path segment naming each, as the handbook's are. */
 const LOCALES =
   'ar-MA cs-CZ da-DK de-DE el-GR es-ES fa-IR fi-FI hr-HR hu-HU id-ID it-IT ja-JP ko-KR nb-NO nl-NL pl-PL pt-BR pt-PT ro-RO ru-RU sk-SK sv-SE tr-TR uk-UA vi-VN zh-CN zh-TW en-US'.split(

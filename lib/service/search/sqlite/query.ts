@@ -11,6 +11,7 @@ import { siteHints, siteNames, type SiteNames } from '../site-hints.ts';
 import { focusedHosts, hostCounts, recurringHostShares, sampleFocus, surprisingHost } from '../sites.ts';
 import { grown } from '../typed-arrays.ts';
 import type { Concept, ParsedQuery } from '../tokenize.ts';
+import { identifierWords, type IdentifierWords } from '../identifier-words.ts';
 import { rewriteQuery } from '../typos.ts';
 import { FtsStage, type AllowedPages, type FirstStage, type Ranked } from './first-stage.ts';
 import { PostingsStage } from './postings.ts';
@@ -115,6 +116,13 @@ const bestIds = (ranked: Ranked[], n: number): number[] =>
     .sort((a, b) => b.s - a.s || a.id - b.id)
     .slice(0, n)
     .map((r) => r.id);
+
+/** The words of a query that is one identifier (identifier-words.ts), else none. */
+const oneIdentifier = (asking: Asking): IdentifierWords[] =>
+  asking.concepts.length === 1 ? identifierWords(asking.concepts, asking.req.language) : [];
+/** How many of the pages holding a query of one identifier that use most of its words join its
+ * candidates (#aboutIdentifier; decision 0172). */
+const IDENTIFIER_CANDIDATES = 10;
 
 /** A head's definers as the query reads them: by index, each page's weight, what its kind takes
  * off (PASSAGE_WEIGHT for a word of an anchor's block) and its kind; `most`, the highest page id. */
@@ -466,6 +474,7 @@ export class IndexReader {
           ...this.#onHubsSite(asking, first, k, allowed, hubs),
           ...holding,
           ...hubs,
+          ...this.#aboutIdentifier(asking, first, k, allowed),
         ];
     if (!skip) {
       const joining: number[] = [];
@@ -499,6 +508,14 @@ export class IndexReader {
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
+    // How much of an identifier's words each candidate uses on their own.
+    const wordsUsed =
+      this.#stage === this.#postings
+        ? this.#postings.wordsUsed(
+            oneIdentifier(asking),
+            rows.map((r) => r.id),
+          )
+        : null;
     // A definition answers a question about its own manual: its worth counts in the measure the
     // sample's pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
@@ -543,6 +560,7 @@ export class IndexReader {
         onNamedSite: sites?.has(p.host) ? 1 : 0,
         siteFocus: focusOn(p.host, (onSite.get(p.host) ?? 0) + (sampled.has(r.id) ? 0 : 1)),
         siblings: siblings?.get(r.id) ?? 0,
+        wordsUsed: wordsUsed?.get(r.id) ?? 0,
         fields: p.fields,
       };
       const indexed = headingIndexBytes(p.fields);
@@ -700,6 +718,26 @@ export class IndexReader {
       SITE_CANDIDATES,
     );
     return [...new Set([...bestIds(ranked, SITE_CANDIDATES), ...inLanguage])];
+  }
+
+  /**
+   * For a query that is one identifier, the pages holding it that use most of its words beyond it
+   * (IDENTIFIER_CANDIDATES, postings.ts wordsUsed()), when the first stage's best `k` are not all
+   * of those holding it. Among a million pages a manual's rare name (`lo_import_with_oid`) is held
+   * by a hundred shorter distractors too, each naming it once, and BM25 puts them above the long
+   * page about it; that page says its words (`lo_import`, `OID`) again and again.
+   */
+  #aboutIdentifier(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
+    if (first.length < k || allowed || this.#stage !== this.#postings) return [];
+    const identifiers = oneIdentifier(asking);
+    if (!identifiers.length) return [];
+    const held = this.#stage.holdingAll(HOLDING_PAGES);
+    if (!held?.length) return [];
+    const used = this.#postings.wordsUsed(identifiers, Array.from(held));
+    return bestIds(
+      [...used].map(([id, s]) => ({ id, s })),
+      IDENTIFIER_CANDIDATES,
+    );
   }
 
   /**
