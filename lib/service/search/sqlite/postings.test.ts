@@ -814,7 +814,7 @@ describe("an identifier's words a page uses beyond it", () => {
   });
 
   it('are a share by idf, the rarer words counting more', () => {
-    // `import` is on 22 pages, against `lo`, `oid` and the joins on 3 or 4: the smallest share.
+    // `import` is on 22 pages, against 4 for `lo`, `oid` and `loimport0`: the smallest share.
     const share = used.get(id('import')) as number;
     assert.ok(share > 0 && share < 0.1, String(share));
   });
