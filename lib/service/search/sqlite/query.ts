@@ -463,7 +463,12 @@ export class IndexReader {
     // What does not read as a question: the sites the first stage's best keep coming back to, and
     // the best pages of a site holding the pages that hold all of it far beyond chance.
     const focused = skip ? [] : this.#focusedSites(asking, first, k, allowed);
-    const holding = skip ? [] : this.#onHoldingSite(asking, first, k, allowed, focused);
+    // The pages holding all of the query (HOLDING_PAGES at most), walked once for the two below that read them.
+    let holders: Uint32Array | null | undefined;
+    const held = () => (holders === undefined ? (holders = this.#stage.holdingAll(HOLDING_PAGES)) : holders);
+    const holding = skip ? [] : this.#onHoldingSite(asking, first, k, allowed, focused, held);
+    // For a query that is one identifier, how much of its words each page holding it uses.
+    const about = skip ? null : this.#aboutIdentifier(asking, first, k, allowed, held);
     // And the best pages in the language asked for, when the first stage's best are in others, the
     // best pages of the sites its best keep coming back to, and for a question those of its hubs' site.
     const widened = skip
@@ -474,7 +479,12 @@ export class IndexReader {
           ...this.#onHubsSite(asking, first, k, allowed, hubs),
           ...holding,
           ...hubs,
-          ...this.#aboutIdentifier(asking, first, k, allowed),
+          ...(about
+            ? bestIds(
+                [...about].map(([id, s]) => ({ id, s })),
+                IDENTIFIER_CANDIDATES,
+              )
+            : []),
         ];
     if (!skip) {
       const joining: number[] = [];
@@ -508,14 +518,16 @@ export class IndexReader {
     // How much of the query each candidate holds: its definitions count in that share, and a page
     // holding less than half of the query is no answer (below).
     const matched = this.#stage.matched(rows.map((r) => r.id));
-    // How much of an identifier's words each candidate uses on their own.
+    // How much of an identifier's words each candidate uses on their own: read off the holders'
+    // where they were measured (a page using any holds the identifier, so is one of them).
     const wordsUsed =
-      this.#stage === this.#postings
+      about ??
+      (this.#stage === this.#postings
         ? this.#postings.wordsUsed(
             oneIdentifier(asking),
             rows.map((r) => r.id),
           )
-        : null;
+        : null);
     // A definition answers a question about its own manual: its worth counts in the measure the
     // sample's pages are on its site (twice their share, at most 1), so a question about
     // PostgreSQL is not answered by a Python definition that uses its words.
@@ -700,9 +712,16 @@ export class IndexReader {
    * a site of its own, and BM25 puts every distractor above the handbook's pages. Not for a
    * question, whose everyday words many pages of any site hold, nor with a site filter.
    */
-  #onHoldingSite(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null, focused: readonly string[]): number[] {
+  #onHoldingSite(
+    asking: Asking,
+    first: readonly Ranked[],
+    k: number,
+    allowed: AllowedPages | null,
+    focused: readonly string[],
+    holders: () => Uint32Array | null,
+  ): number[] {
     if (first.length < k || allowed || asking.question >= QUESTION_FROM) return [];
-    const held = this.#stage.holdingAll(HOLDING_PAGES);
+    const held = holders();
     if (!held?.length) return [];
     const v = this.#keptVersion;
     const hosts = this.#sitePages.hostsOf(Array.from(held), v);
@@ -721,23 +740,25 @@ export class IndexReader {
   }
 
   /**
-   * For a query that is one identifier, the pages holding it that use most of its words beyond it
-   * (IDENTIFIER_CANDIDATES, postings.ts wordsUsed()), when the first stage's best `k` are not all
-   * of those holding it. Among a million pages a manual's rare name (`lo_import_with_oid`) is held
-   * by a hundred shorter distractors too, each naming it once, and BM25 puts them above the long
-   * page about it; that page says its words (`lo_import`, `OID`) again and again.
+   * For a query that is one identifier, how much of its words each page holding it uses beyond it
+   * (postings.ts wordsUsed(); those using none left out), when the first stage's best `k` are not
+   * all of those holding it; null otherwise. The IDENTIFIER_CANDIDATES using most join the
+   * candidates. Among a million pages a manual's rare name (`lo_import_with_oid`) is held by a
+   * hundred shorter distractors too, each naming it once, and BM25 puts them above the long page
+   * about it; that page says its words (`lo_import`, `OID`) again and again.
    */
-  #aboutIdentifier(asking: Asking, first: readonly Ranked[], k: number, allowed: AllowedPages | null): number[] {
-    if (first.length < k || allowed || this.#stage !== this.#postings) return [];
+  #aboutIdentifier(
+    asking: Asking,
+    first: readonly Ranked[],
+    k: number,
+    allowed: AllowedPages | null,
+    holders: () => Uint32Array | null,
+  ): Map<number, number> | null {
+    if (first.length < k || allowed || this.#stage !== this.#postings) return null;
     const identifiers = oneIdentifier(asking);
-    if (!identifiers.length) return [];
-    const held = this.#stage.holdingAll(HOLDING_PAGES);
-    if (!held?.length) return [];
-    const used = this.#postings.wordsUsed(identifiers, Array.from(held));
-    return bestIds(
-      [...used].map(([id, s]) => ({ id, s })),
-      IDENTIFIER_CANDIDATES,
-    );
+    if (!identifiers.length) return null;
+    const held = holders();
+    return held?.length ? this.#postings.wordsUsed(identifiers, Array.from(held)) : null;
   }
 
   /**
